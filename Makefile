@@ -1,0 +1,58 @@
+# Every target creates the virtual environment on first use; `make help` lists them.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.installed-bench
+CORPUS ?= corpus
+SRC := policy_assistant tests bench scripts
+
+.PHONY: help install ingest test lint typecheck check bench corpus golden clean
+
+help:
+	@echo "make ingest    set up .venv, ingest the bundled corpus and print the evaluation"
+	@echo "make test      set up .venv with the dev extra and run the tests"
+	@echo "make check     lint, format check, type check and tests"
+	@echo "make bench     run the benchmarks in bench/ (installs the bench extra)"
+	@echo "make corpus    rebuild the bundled PDFs from corpus-src/"
+	@echo "make golden    regenerate the golden files in tests/golden/"
+	@echo "make clean     remove .venv, build/ and caches"
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+ingest: $(STAMP)
+	$(BIN)/policy-assistant parse $(CORPUS)
+
+test: $(STAMP)
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check $(SRC)
+	$(BIN)/ruff format --check $(SRC)
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+check: lint typecheck test
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
+	@touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+corpus: $(STAMP)
+	$(BIN)/python scripts/build_corpus.py
+
+golden: $(STAMP)
+	$(BIN)/python scripts/update_golden.py
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

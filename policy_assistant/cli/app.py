@@ -1,0 +1,43 @@
+"""The Typer app: one command per stage, each a thin layer over one library call."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from policy_assistant import __version__
+from policy_assistant.cli import parse_cmd
+
+app = typer.Typer(
+    name="policy-assistant",
+    help="Turn a folder of PDFs and Markdown into a searchable, citable knowledge base.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"policy-assistant {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """Turn a folder of PDFs and Markdown into a searchable, citable knowledge base."""
+
+
+for module in (parse_cmd,):
+    module.register(app)
+
+
+def main() -> None:
+    """Run the command line."""
+    app()
