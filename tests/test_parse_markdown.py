@@ -185,3 +185,28 @@ def test_unlabelled_documents_are_reported(tmp_path: Path) -> None:
     assert "b.md: no access label; treated as staff (fail closed)" in result.warnings
     assert "catalog.toml: lists gone.md, which is not in the corpus" in result.warnings
     assert not any(w.startswith("a.md") for w in result.warnings)
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "md"
+
+
+def test_real_myst_markdown_reads_as_prose() -> None:
+    data = (FIXTURES / "pip-repeatable-installs.md").read_bytes()
+    doc = parse_bytes(data, "pip-repeatable-installs.md", Catalog())
+    texts = [b.text for b in doc.blocks]
+    # A MyST target line is markup, not text.
+    assert "(repeatability)=" not in doc.text
+    # A {note} directive is prose, a plain fence is code.
+    assert any(
+        b.kind == "paragraph" and b.text.startswith("Pinning refers to using the == operator")
+        for b in doc.blocks
+    )
+    assert any(b.kind == "code" and b.text.startswith("SomePackage == 1.2.3") for b in doc.blocks)
+    # A {ref} role keeps its text and loses its markup.
+    assert any("generated using pip freeze." in t for t in texts)
+    assert "{ref}" not in doc.text
+    assert doc.title == "Repeatable Installs"
+    headings = [b.text for b in doc.blocks if b.kind == "heading"]
+    assert headings[:3] == ["Repeatable Installs", "Pinning the package versions", "Hash-checking"]
+    for block in doc.blocks:
+        assert doc.text[block.start : block.end] == block.text

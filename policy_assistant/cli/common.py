@@ -51,6 +51,18 @@ def warn(message: str) -> None:
     err.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
+WARNING_LIMIT = 10
+"""Warnings printed one by one before the rest are counted."""
+
+
+def print_warnings(messages: list[str], limit: int = WARNING_LIMIT) -> None:
+    """Print warnings on stderr; past `limit`, count the rest instead of flooding the terminal."""
+    for message in messages[:limit]:
+        warn(message)
+    if len(messages) > limit:
+        warn(f"{len(messages) - limit} more warnings like these")
+
+
 def report_failures(failures: Iterable[DocumentError]) -> int:
     """Print each failure on its own line and return the exit code they call for."""
     count = 0

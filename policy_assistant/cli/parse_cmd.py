@@ -13,9 +13,9 @@ from policy_assistant.cli.common import (
     emit_json_lines,
     guarded,
     out,
+    print_warnings,
     progress_bar,
     report_failures,
-    warn,
 )
 from policy_assistant.parse import ParseResult, parse_path
 from policy_assistant.records import Document
@@ -38,8 +38,7 @@ def parse(
     """Parse PDFs and Markdown into blocks with offsets, pages and sections."""
     with progress_bar("parsing", quiet) as progress:
         result = parse_path(path, progress)
-    for message in result.warnings:
-        warn(message)
+    print_warnings(result.warnings)
     if as_json or out_file is not None:
         emit_json_lines((d.to_dict() for d in result.documents), out_file)
     if not as_json:
@@ -67,7 +66,8 @@ def summary_table(result: ParseResult) -> Table:
     """Return the per-document summary of a parse run."""
     table = Table(title=f"{len(result.documents)} documents parsed", title_justify="left")
     for name in ("source", "access", "lang", "blocks", "words", "pages", "tables", "sections"):
-        table.add_column(name, justify="left" if name in ("source", "access", "lang") else "right")
+        left = name in ("source", "access", "lang")
+        table.add_column(name, justify="left" if left else "right", overflow="fold")
     for document in result.documents:
         table.add_row(*document_row(document))
     return table

@@ -16,6 +16,10 @@ from policy_assistant.records import Document
 _MD = MarkdownIt("commonmark").enable("table")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _SPACES = re.compile(r"\s+")
+# MyST (Sphinx Markdown), common in real documentation: roles, targets and directives.
+_MYST_ROLE = re.compile(r"\{[\w:.-]+\}$")
+_MYST_TARGET = re.compile(r"^\([\w.:-]+\)=$")
+_CODE_DIRECTIVES = {"code", "code-block", "code-cell", "sourcecode", "literalinclude"}
 
 
 def decode_markdown(data: bytes, source: str) -> str:
@@ -56,6 +60,8 @@ def inline_text(token: Token) -> str:
     """Return the plain text of an inline token: markup dropped, whitespace collapsed."""
     parts: list[str] = []
     for child in token.children or ():
+        if child.type == "code_inline" and parts:
+            parts[-1] = _MYST_ROLE.sub("", parts[-1])
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
@@ -103,11 +109,20 @@ class _Walker:
             self._text(inline_text(token))
         elif kind in ("fence", "code_block"):
             self._flush_item()
-            self.builder.add("code", token.content.rstrip())
+            self._code(token)
         elif kind == "table_open":
             self._flush_item()
             return self._table(tokens, i)
         return i + 1
+
+    def _code(self, token: Token) -> None:
+        info = token.info.strip()
+        directive = info[1:].partition("}")[0] if info.startswith("{") else ""
+        if directive and directive not in _CODE_DIRECTIVES:
+            # A MyST directive such as {note} holds prose, so its body is Markdown.
+            self.walk(_MD.parse(token.content))
+            return
+        self.builder.add("code", token.content.rstrip())
 
     def _open_item(self) -> None:
         self._flush_item()
@@ -118,7 +133,7 @@ class _Walker:
         self.items.append([marker])
 
     def _text(self, text: str) -> None:
-        if not text:
+        if not text or _MYST_TARGET.match(text):
             return
         if self.items:
             self.items[-1].append(text)
