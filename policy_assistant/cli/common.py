@@ -18,7 +18,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import DocumentError, ExitCode, PolicyAssistantError
 
-out = Console(soft_wrap=False)
+PIPED_WIDTH = 160
+"""Width of tables written to a pipe or file, where no terminal says how wide to be."""
+
+out = Console(soft_wrap=False, width=None if sys.stdout.isatty() else PIPED_WIDTH)
 """Results: tables on a terminal, JSON lines otherwise."""
 err = Console(stderr=True)
 """Progress, warnings and errors."""
