@@ -1,0 +1,163 @@
+"""Parse throughput of the PDF parser against pymupdf's own page.get_text("dict").
+
+Usage (from the repository root):
+
+    .venv/bin/python bench/bench_parse.py [--repeat N] [EXTRA.pdf ...]
+
+Rows: the bundled corpus PDFs; a generated document of text pages only; the same
+document with a ruled table on every tenth page; and any extra PDFs named on the command
+line. For each: pages per second for parse_pdf and for opening the file and calling
+page.get_text("dict") on every page, both measured in this run (best of N), their ratio,
+and how many pages ran table detection. Generated files live in a temporary directory;
+nothing is written into the repository. Exits 1 if the parser falls below a quarter of
+the raw extraction speed on text pages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pymupdf
+
+from policy_assistant.parse.pdf import parse_pdf_with_stats
+from policy_assistant.records import DocumentMeta
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+GENERATED_PAGES = 320
+TABLE_EVERY = 10
+FLOOR = 0.25
+WORDS = (
+    "warranty receipt store product repair replace refund battery charger mower blade season",
+    "garden delivery zone customer member points return window claim service equipment",
+)
+VOCABULARY = [word for line in WORDS for word in line.split(" ")]
+
+
+def _sentence(seed: int, length: int) -> str:
+    words = [VOCABULARY[(seed * 7 + i * 13) % len(VOCABULARY)] for i in range(length)]
+    return " ".join(words).capitalize() + "."
+
+
+def _text_page(page: pymupdf.Page, number: int, top: float) -> None:
+    """Fill a page with a heading, paragraphs and a short bulleted list."""
+    width, height = page.rect.width, page.rect.height
+    page.insert_text((56, 36), "Generated Handbook", fontname="helv", fontsize=8)
+    page.insert_text((56, height - 30), f"Page {number}", fontname="helv", fontsize=8)
+    page.insert_text((56, top), f"Section {number}", fontname="hebo", fontsize=15)
+    y = top + 16
+    for paragraph in range(4):
+        text = " ".join(_sentence(number * 5 + paragraph + s, 14) for s in range(5))
+        box = pymupdf.Rect(56, y, width - 56, y + 120)
+        spare = page.insert_textbox(box, text, fontname="helv", fontsize=10)
+        y = box.y1 - spare + 8
+    for item in range(3):
+        page.insert_text((70, y + 12), f"\u2022 {_sentence(number + item, 8)}", fontsize=10)
+        y += 15
+
+
+def _table(page: pymupdf.Page, top: float) -> None:
+    """Draw a ruled 4 x 8 table with its text."""
+    widths = [120.0, 120.0, 120.0, 120.0]
+    rows = [["Zone", "Distance", "Fee", "Next day"]]
+    rows += [[f"Zone {r}", f"{r * 25} km", f"${r * 40}", f"${r * 60}"] for r in range(1, 8)]
+    bottom = top + 18 * len(rows)
+    for r in range(len(rows) + 1):
+        page.draw_line((56, top + 18 * r), (56 + sum(widths), top + 18 * r), width=0.6)
+    x = 56.0
+    for w in [0.0, *widths]:
+        x += w
+        page.draw_line((x, top), (x, bottom), width=0.6)
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            page.insert_text((60 + sum(widths[:c]), top + 18 * r + 13), cell, fontsize=9)
+
+
+def generate(path: Path, pages: int, tables: bool) -> int:
+    """Write a generated handbook; return how many of its pages hold a table."""
+    doc = pymupdf.open()
+    with_tables = 0
+    for number in range(1, pages + 1):
+        page = doc.new_page(width=595, height=842)
+        if tables and number % TABLE_EVERY == 0:
+            _table(page, 80)
+            _text_page(page, number, 260)
+            with_tables += 1
+        else:
+            _text_page(page, number, 80)
+    doc.save(path)
+    doc.close()
+    return with_tables
+
+
+def _best(run: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _raw(files: list[tuple[Path, bytes]]) -> None:
+    for _, data in files:
+        with pymupdf.open(stream=data, filetype="pdf") as doc:
+            for page in doc:
+                page.get_text("dict")
+
+
+def measure(files: list[Path], repeat: int) -> tuple[int, float, float, int]:
+    """Return (pages, ours pages/s, raw pages/s, pages that ran table detection)."""
+    loaded = [(path, path.read_bytes()) for path in files]
+    pages = scans = 0
+    for path, data in loaded:
+        _, stats = parse_pdf_with_stats(data, path.name, DocumentMeta(), "0")
+        pages += stats.pages
+        scans += stats.table_scans
+
+    def ours() -> None:
+        for path, data in loaded:
+            parse_pdf_with_stats(data, path.name, DocumentMeta(), "0")
+
+    return pages, pages / _best(ours, repeat), pages / _best(lambda: _raw(loaded), repeat), scans
+
+
+def main() -> int:
+    """Measure every row and print the table; exit 1 below the floor on text pages."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per row; the best counts")
+    parser.add_argument("extra", nargs="*", type=Path, help="more PDFs to measure, one row each")
+    args = parser.parse_args()
+    rows: list[tuple[str, list[Path]]] = []
+    corpus = sorted(CORPUS.rglob("*.pdf"))
+    if corpus:
+        rows.append((f"corpus ({len(corpus)} PDFs)", corpus))
+    with tempfile.TemporaryDirectory() as tmp:
+        text_only = Path(tmp) / "text.pdf"
+        mixed = Path(tmp) / "mixed.pdf"
+        generate(text_only, GENERATED_PAGES, tables=False)
+        table_pages = generate(mixed, GENERATED_PAGES, tables=True)
+        rows.append(("generated, text pages", [text_only]))
+        rows.append((f"generated, {table_pages} table pages", [mixed]))
+        rows.extend((path.name, [path]) for path in args.extra)
+        results = [(name, *measure(files, args.repeat)) for name, files in rows]
+    header = (
+        f"{'input':34} {'pages':>6} {'ours p/s':>9} {'raw p/s':>9} {'ratio':>6} {'table scans':>11}"
+    )
+    print(header)
+    print("-" * len(header))
+    for name, pages, ours, raw, scans in results:
+        print(f"{name:34} {pages:6d} {ours:9.0f} {raw:9.0f} {ours / raw:6.2f} {scans:11d}")
+    text_ratio = next(r[2] / r[3] for r in results if r[0] == "generated, text pages")
+    verdict = "ok" if text_ratio >= FLOOR else "BELOW FLOOR"
+    print(f"\nfloor: ours >= {FLOOR:.2f} x raw on text pages: {text_ratio:.2f} ({verdict})")
+    return 0 if text_ratio >= FLOOR else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""Parse a PDF into a Document: the one module that imports pymupdf."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+import pymupdf as _pymupdf_module
+
+from policy_assistant.errors import DocumentError
+from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.parse.pdf_assemble import BlockAssembler
+from policy_assistant.parse.pdf_layout import (
+    PageContent,
+    inner_lines,
+    reading_order,
+    remove_running_lines,
+)
+from policy_assistant.parse.pdf_lines import attach_lone_markers, extract_lines
+from policy_assistant.parse.pdf_structure import (
+    Outline,
+    Run,
+    Typography,
+    assign_levels,
+    region_runs,
+)
+from policy_assistant.parse.pdf_tables import (
+    Table,
+    closing_lines,
+    has_table_signs,
+    table_area,
+    table_from_found,
+)
+from policy_assistant.records import Document, DocumentMeta
+
+pymupdf: Any = _pymupdf_module
+"""pymupdf, seen as untyped: its annotations are partial and strict mypy rejects the rest."""
+
+# Library code must not print: find_tables advertises an add-on package on stdout, and
+# MuPDF reports repairs of damaged files there too.
+pymupdf.no_recommend_layout()
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+TEXT_FLAGS = (
+    pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+)
+"""get_text flags: MuPDF's dict defaults less images (never read here) and less glyph IDs
+for characters without Unicode (they would come out as stray letters, not as U+FFFD)."""
+
+_NOT_A_TITLE = re.compile(
+    r"^(?:untitled|title|document\d*|microsoft word\b.*|slide \d+|presentation\d*)$"
+    r"|\.(?:pdf|docx?|odt|rtf|tex|dvi|ps|indd|txt|html?)$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ParseStats:
+    """Counts of the work one parse did."""
+
+    pages: int
+    """Pages read."""
+    table_scans: int
+    """Pages on which table detection ran (only pages with signs of a table)."""
+    tables: int
+    """Tables found, before tables continued across pages are merged."""
+
+
+def parse_pdf(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Document:
+    """Parse the bytes of a PDF into a Document; DocumentError if it cannot be read."""
+    return parse_pdf_with_stats(data, source, meta, sha256)[0]
+
+
+def parse_pdf_with_stats(
+    data: bytes, source: str, meta: DocumentMeta, sha256: str
+) -> tuple[Document, ParseStats]:
+    """Parse a PDF like parse_pdf, and also say how much table detection ran."""
+    doc = _open(data, source)
+    try:
+        pages, scans = _read_pages(doc, source)
+        outline = Outline(_quietly(doc.get_toc, []))
+        title = _sensible_title(_quietly(lambda: doc.metadata.get("title"), None))
+    finally:
+        doc.close()
+    if meta.title is None and title is not None:
+        meta = dataclasses.replace(meta, title=title)
+    stats = ParseStats(len(pages), scans, sum(len(p.tables) for p in pages))
+    return _build(pages, outline, source, sha256, meta), stats
+
+
+def _quietly(call: Any, default: Any) -> Any:
+    """Return call(), or default if pymupdf fails on a damaged part the text can do without."""
+    try:
+        return call()
+    except Exception:
+        return default
+
+
+def _open(data: bytes, source: str) -> Any:
+    """Open PDF bytes, turning every way that fails into a DocumentError."""
+    if not data:
+        raise DocumentError(source, "not a readable PDF: the file is empty")
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:
+        raise DocumentError(source, f"not a readable PDF: {exc}") from exc
+    if doc.needs_pass:
+        doc.close()
+        raise DocumentError(source, "encrypted PDF: needs a password")
+    if doc.page_count == 0:
+        doc.close()
+        raise DocumentError(source, "PDF has no pages")
+    return doc
+
+
+def _page_data(page: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Return a page's text dict and its vector drawings, in MuPDF's raw form."""
+    return page.get_text("dict", flags=TEXT_FLAGS), page.get_cdrawings()
+
+
+def _find_tables(page: Any, number: int, drawings: list[dict[str, Any]]) -> list[Table]:
+    """Return the tables MuPDF finds on a page; none if its finder fails on the page."""
+    area = table_area(drawings)
+    clip = pymupdf.Rect(area) if area is not None else None
+    finder = _quietly(lambda: page.find_tables(clip=clip), None)
+    if finder is None:
+        return []
+    extra = closing_lines([tuple(found.bbox) for found in finder.tables], drawings)
+    if extra:
+        finder = _quietly(lambda: page.find_tables(clip=clip, add_lines=extra), finder)
+    return [t for found in finder.tables if (t := table_from_found(found, number)) is not None]
+
+
+def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int]:
+    """Read every page's lines and tables; return them and how many pages ran detection."""
+    pages: list[PageContent] = []
+    scans = block_base = 0
+    for index in range(doc.page_count):
+        try:
+            page = doc.load_page(index)
+            page_dict, drawings = _page_data(page)
+            rect = page.rect
+        except Exception as exc:
+            raise DocumentError(source, f"not a readable PDF: page {index + 1}: {exc}") from exc
+        lines = extract_lines(page_dict, index + 1, block_base)
+        block_base += len(page_dict["blocks"])
+        tables: list[Table] = []
+        if has_table_signs(drawings):
+            scans += 1
+            tables = _find_tables(page, index + 1, drawings)
+            lines = [ln for ln in lines if not any(t.contains(ln) for t in tables)]
+        content = PageContent(
+            index + 1, rect.width, rect.height, attach_lone_markers(lines), tables
+        )
+        pages.append(content)
+    return pages, scans
+
+
+def _sensible_title(title: str | None) -> str | None:
+    """Return the PDF's own title if it reads like one rather than a file name or default."""
+    if not title:
+        return None
+    title = " ".join(title.split())
+    letters = sum(ch.isalpha() for ch in title)
+    if letters < 3 or len(title) > 200 or _NOT_A_TITLE.search(title) or "\\" in title:
+        return None
+    return title
+
+
+def _build(
+    pages: list[PageContent], outline: Outline, source: str, sha256: str, meta: DocumentMeta
+) -> Document:
+    """Lay out the pages' lines and tables as blocks and build the Document."""
+    remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
+    # Measured again: running headers and footers would skew the share of each style.
+    type_ = Typography.of([page.lines for page in pages])
+    laid_out = []
+    all_runs: list[Run] = []
+    for page in pages:
+        items: list[Table | list[Run]] = []
+        for region in reading_order(page):
+            if region.table is not None:
+                items.append(region.table)
+            else:
+                runs = region_runs(region.lines, type_, outline)
+                all_runs.extend(runs)
+                items.append(runs)
+        laid_out.append((page, items))
+    assign_levels(all_runs)
+    builder = DocumentBuilder()
+    assembler = BlockAssembler(builder)
+    for page, items in laid_out:
+        left = min((line.x0 for line in page.lines), default=0.0)
+        assembler.start_page(page.number, left)
+        for index, item in enumerate(items):
+            if isinstance(item, Table):
+                assembler.add_table(item, index == 0)
+            else:
+                assembler.add_runs(item, index == 0)
+    assembler.finish()
+    if not builder.blocks:
+        raise DocumentError(source, "PDF has no extractable text (scanned images?)")
+    return builder.build(source, sha256, meta, PurePosixPath(source).stem)

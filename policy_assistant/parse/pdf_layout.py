@@ -1,0 +1,213 @@
+"""Page layout: running headers and footers, and reading order across columns."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from policy_assistant.parse.pdf_lines import Line
+from policy_assistant.parse.pdf_tables import Table
+
+MARGIN_BAND = 0.1
+"""Share of the page height, at top and at bottom, where running headers and footers live."""
+WIDE_SHARE = 0.6
+"""A region wider than this share of the text area spans the columns and splits bands."""
+ROW_TOLERANCE = 3.0
+"""Regions whose tops are this close (points) stand on one row."""
+
+_DIGITS = re.compile(r"\d+")
+_ROMAN = re.compile(r"^[ivxlcdm]+$")
+_PAGE_LABEL = re.compile(r"^[-–\s]*#[-–\s]*$|\bpage #|# of #|#\s*/\s*#")
+
+
+@dataclass(slots=True)
+class PageContent:
+    """What one page holds once read: its size, text lines and tables."""
+
+    number: int
+    """1-based page number."""
+    width: float
+    """Page width in points."""
+    height: float
+    """Page height in points."""
+    lines: list[Line] = field(default_factory=list)
+    """Text lines outside tables, in MuPDF's order."""
+    tables: list[Table] = field(default_factory=list)
+    """Tables found on the page."""
+
+
+@dataclass(slots=True)
+class Region:
+    """A text block or a table: the unit that reading order moves."""
+
+    x0: float
+    """Left edge."""
+    y0: float
+    """Top edge."""
+    x1: float
+    """Right edge."""
+    y1: float
+    """Bottom edge."""
+    lines: list[Line] = field(default_factory=list)
+    """The block's lines; empty for a table."""
+    table: Table | None = None
+    """The table, if the region is one."""
+
+
+def running_key(text: str) -> str:
+    """Return text as a running header compares it: digits masked, case and spacing folded."""
+    folded = " ".join(text.split()).casefold()
+    if _ROMAN.match(folded):
+        return "#"
+    return _DIGITS.sub("#", folded)
+
+
+def _band(line: Line, height: float) -> str | None:
+    """Return 'top' or 'bottom' if the line sits in a margin band of its page."""
+    if line.y1 <= height * MARGIN_BAND:
+        return "top"
+    if line.y0 >= height * (1 - MARGIN_BAND):
+        return "bottom"
+    return None
+
+
+def inner_lines(page: PageContent) -> list[Line]:
+    """Return the page's lines outside its margin bands: the body, without page furniture."""
+    return [line for line in page.lines if _band(line, page.height) is None]
+
+
+def _lone_page_running(line: Line, band: str | None, body: float) -> bool:
+    """Whether a line on a document's only page is its running header or footer."""
+    if band is None or line.size >= body - 0.5:
+        return False
+    return band == "top" or bool(_PAGE_LABEL.search(running_key(line.text)))
+
+
+def _band_keys(page: PageContent) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """Return the running keys of a page's margin-band lines, and of its outermost ones."""
+    keys: set[tuple[str, str]] = set()
+    outer: set[tuple[str, str]] = set()
+    banded = [(band, line) for line in page.lines if (band := _band(line, page.height))]
+    top = min((ln.y0 for band, ln in banded if band == "top"), default=None)
+    bottom = max((ln.y1 for band, ln in banded if band == "bottom"), default=None)
+    for band, line in banded:
+        key = (band, running_key(line.text))
+        keys.add(key)
+        edge = top if band == "top" else bottom
+        if edge is not None and abs((line.y0 if band == "top" else line.y1) - edge) < 2:
+            outer.add(key)
+    return keys, outer
+
+
+def remove_running_lines(pages: list[PageContent], body: float) -> None:
+    """Drop running headers and footers: lines repeated in a margin band across pages.
+
+    A single page has nothing to repeat: there, small type in the top band, and small
+    type in the bottom band that counts pages, is taken for the running lines.
+    """
+    if len(pages) == 1:
+        page = pages[0]
+        page.lines = [
+            line
+            for line in page.lines
+            if not _lone_page_running(line, _band(line, page.height), body)
+        ]
+        return
+    seen: Counter[tuple[str, str]] = Counter()
+    outermost: Counter[tuple[str, str]] = Counter()
+    for page in pages:
+        keys, outer = _band_keys(page)
+        seen.update(keys)
+        outermost.update(outer)
+    # Half the pages, but three suffice in a long document; and the line nearest the edge
+    # on two pages is enough, since a short chapter's running title repeats only so often.
+    needed = max(2, min(math.ceil(len(pages) / 2), 3))
+    running = {key for key, count in seen.items() if count >= needed}
+    running.update(key for key, count in outermost.items() if count >= 2)
+    if not running:
+        return
+    for page in pages:
+        page.lines = [
+            line
+            for line in page.lines
+            if (_band(line, page.height), running_key(line.text)) not in running
+        ]
+
+
+def _regions(page: PageContent) -> list[Region]:
+    """Group a page's lines by MuPDF block, and add its tables, as regions."""
+    by_block: dict[int, list[Line]] = {}
+    for line in page.lines:
+        by_block.setdefault(line.block, []).append(line)
+    regions = [
+        Region(
+            min(ln.x0 for ln in lines),
+            min(ln.y0 for ln in lines),
+            max(ln.x1 for ln in lines),
+            max(ln.y1 for ln in lines),
+            lines,
+        )
+        for lines in by_block.values()
+    ]
+    regions.extend(Region(t.x0, t.y0, t.x1, t.y1, table=t) for t in page.tables)
+    return regions
+
+
+def _row_aligned(columns: list[list[Region]]) -> bool:
+    """Whether most regions are short lines level with one in another column: a form."""
+    level = 0
+    for index, column in enumerate(columns):
+        others = [r.y0 for j, col in enumerate(columns) if j != index for r in col]
+        level += sum(
+            1
+            for r in column
+            if len(r.lines) <= 2 and any(abs(r.y0 - y0) < ROW_TOLERANCE for y0 in others)
+        )
+    return level > sum(len(col) for col in columns) / 2
+
+
+def _columns(band: list[Region]) -> list[list[Region]] | None:
+    """Split a band's regions into columns by gaps in x; None if it is not column text."""
+    ordered = sorted(band, key=lambda r: r.x0)
+    columns: list[list[Region]] = []
+    right = -math.inf
+    for region in ordered:
+        if region.x0 > right:
+            columns.append([])
+        columns[-1].append(region)
+        right = max(right, region.x1)
+    # Labels level with their values read across, row by row, not down each column.
+    if len(columns) < 2 or _row_aligned(columns):
+        return None
+    return columns
+
+
+def _order_band(band: list[Region]) -> list[Region]:
+    """Order a band of regions column by column, each column top to bottom."""
+    columns = _columns(band)
+    if columns is None:
+        return sorted(band, key=lambda r: (round(r.y0), r.x0))
+    return [r for col in columns for r in sorted(col, key=lambda r: (r.y0, r.x0))]
+
+
+def reading_order(page: PageContent) -> list[Region]:
+    """Return a page's regions in reading order: bands split by wide regions, then columns."""
+    regions = _regions(page)
+    if len(regions) < 2:
+        return regions
+    left = min(r.x0 for r in regions)
+    # The text area mirrors its left margin: a short last column must not shrink it.
+    span = max(max(r.x1 for r in regions), page.width - left) - left
+    ordered: list[Region] = []
+    band: list[Region] = []
+    for region in sorted(regions, key=lambda r: (r.y0, r.x0)):
+        if region.x1 - region.x0 > WIDE_SHARE * span:
+            ordered.extend(_order_band(band))
+            band = []
+            ordered.append(region)
+        else:
+            band.append(region)
+    ordered.extend(_order_band(band))
+    return ordered

@@ -1,0 +1,189 @@
+"""Styled text lines from one page's get_text("dict") output, and line-level text repair."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+BOLD_FLAG = 16
+"""Span flag MuPDF sets for a bold font."""
+MONO_FLAG = 8
+"""Span flag MuPDF sets for a monospaced font."""
+
+_BOLD_NAME = re.compile(r"bold|black|heavy|demi|semibold|cmbx|\bbd\b|-bd", re.IGNORECASE)
+_MONO_NAME = re.compile(
+    r"mono|courier|cmtt|consol|typewriter|nimbusmon|menlo|inconsolata|sourcecode|lucidaconsole",
+    re.IGNORECASE,
+)
+_LIGATURES = re.compile("[\ufb00-\ufb06]")
+_INNER_SOFT_HYPHEN = re.compile("\u00ad(?!\\s*$)")
+_SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u3000]+")
+
+_GLYPH_BULLET = re.compile(r"^[•◦▪▫●○■□►▸‣⁃∙·]\s*")
+_MARKER = re.compile(
+    r"^(?:[•◦▪▫●○■□►▸‣⁃∙·](?:\s+|(?=[^\s\d]))|[*\-\u2013]\s+"
+    r"|\(?(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)]\s+)"
+)
+_LONE_MARKER = re.compile(r"^(?:[•◦▪▫●○■□►▸‣⁃∙·*\-\u2013]|\(?(?:\d{1,3}|[a-z])[.)])$")
+
+
+@dataclass(slots=True)
+class Line:
+    """One visual line of text on a page, with the style of most of its characters."""
+
+    text: str
+    """Text with ligatures mended; runs of spaces collapsed unless monospaced."""
+    x0: float
+    """Left edge."""
+    y0: float
+    """Top edge (PDF points, y grows downwards)."""
+    x1: float
+    """Right edge."""
+    y1: float
+    """Bottom edge."""
+    size: float
+    """Font size of most characters, rounded to 0.1 pt."""
+    bold: bool
+    """Whether (nearly) every character is bold."""
+    mono: bool
+    """Whether (nearly) every character is monospaced."""
+    lead_bold: bool
+    """Whether the line's first characters are bold (a run-in bold lead may wrap onto it)."""
+    page: int
+    """1-based page number."""
+    block: int
+    """Number of MuPDF's text block holding the line, unique within the document."""
+
+
+def mend_ligatures(text: str) -> str:
+    """Replace ligature characters (ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ) by their letters, leaving the rest alone."""
+    if not _LIGATURES.search(text):
+        return text
+    return _LIGATURES.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+
+
+def list_marker(text: str) -> str | None:
+    """Return the list marker (with its trailing space) that starts text, if any."""
+    match = _MARKER.match(text)
+    return match.group() if match else None
+
+
+def is_glyph_bullet(marker: str) -> bool:
+    """Whether marker is an unambiguous bullet glyph rather than a dash or a number."""
+    return bool(_GLYPH_BULLET.match(marker))
+
+
+def strip_glyph_bullet(text: str) -> str:
+    """Remove a leading bullet glyph; numbers and dashes stay as the author wrote them."""
+    return _GLYPH_BULLET.sub("", text, count=1)
+
+
+@lru_cache(maxsize=512)
+def _font_style(font: str, flags: int) -> tuple[bool, bool]:
+    bold = bool(flags & BOLD_FLAG) or bool(_BOLD_NAME.search(font))
+    mono = bool(flags & MONO_FLAG) or bool(_MONO_NAME.search(font))
+    return bold, mono
+
+
+def _line_from_spans(spans: list[dict[str, Any]]) -> tuple[str, float, bool, bool, bool] | None:
+    """Return (raw text, size, bold, mono, lead bold) of a line's spans; None if blank."""
+    sizes: Counter[float] = Counter()
+    bold_chars = mono_chars = total = 0
+    lead: bool | None = None
+    parts = []
+    for span in spans:
+        text = span["text"]
+        parts.append(text)
+        weight = len(text.strip())
+        if not weight:
+            continue
+        total += weight
+        sizes[round(span["size"], 1)] += weight
+        bold, mono = _font_style(span["font"], span["flags"])
+        lead = bold if lead is None else lead
+        bold_chars += weight if bold else 0
+        mono_chars += weight if mono else 0
+    if not total:
+        return None
+    size = sizes.most_common(1)[0][0]
+    # A stray regular comma in a bold heading, or an accented letter drawn from a
+    # fallback font in a code line, does not change what the line is.
+    bold = bold_chars >= 0.9 * total
+    return "".join(parts), size, bold, mono_chars >= 0.9 * total, bool(lead)
+
+
+def clean_text(text: str, mono: bool) -> str:
+    """Mend ligatures and normalize spacing; monospaced text keeps its inner spaces."""
+    # A soft hyphen only matters where it breaks a line; elsewhere it is invisible.
+    text = _INNER_SOFT_HYPHEN.sub("", mend_ligatures(text))
+    if mono:
+        return text.replace("\t", "    ").replace("\u00a0", " ").rstrip()
+    return _SPACES.sub(" ", text).strip()
+
+
+def join_wrapped(left: str, right: str) -> str:
+    """Join two wrapped lines with a space, or mend a word the line break hyphenated."""
+    if left.endswith("\u00ad"):
+        return left[:-1] + right
+    if left.endswith(("-", "\u2010")) and len(left) >= 2 and left[-2].isalpha():
+        # "equip-" + "ment" was one word; "PW-" + "2200" keeps its hyphen.
+        return left[:-1] + right if right[:1].islower() else left + right
+    return f"{left} {right}"
+
+
+def extract_lines(page_dict: dict[str, Any], page: int, block_base: int) -> list[Line]:
+    """Return the horizontal text lines of one page, in MuPDF's order."""
+    lines: list[Line] = []
+    for number, block in enumerate(page_dict["blocks"]):
+        if block.get("type") != 0:
+            continue
+        for raw in block["lines"]:
+            dx, dy = raw["dir"]
+            # Rotated text is nearly always a margin stamp or an axis label, not prose.
+            if dx < 0.99 or abs(dy) > 0.01:
+                continue
+            styled = _line_from_spans(raw["spans"])
+            if styled is None:
+                continue
+            text, size, bold, mono, lead = styled
+            text = clean_text(text, mono)
+            if not text.strip():
+                continue
+            x0, y0, x1, y1 = raw["bbox"]
+            block_id = block_base + number
+            lines.append(Line(text, x0, y0, x1, y1, size, bold, mono, lead, page, block_id))
+    return lines
+
+
+def _partner(marker: Line, lines: list[Line]) -> Line | None:
+    """Return the line just right of a lone list marker on the same baseline."""
+    best: Line | None = None
+    for line in lines:
+        if line is marker or line.x0 < marker.x1 - 1 or line.x0 - marker.x1 > 4 * marker.size:
+            continue
+        overlap = min(line.y1, marker.y1) - max(line.y0, marker.y0)
+        if overlap < 0.5 * min(line.y1 - line.y0, marker.y1 - marker.y0):
+            continue
+        if best is None or line.x0 < best.x0:
+            best = line
+    return best
+
+
+def attach_lone_markers(lines: list[Line]) -> list[Line]:
+    """Join a bullet or number that MuPDF put on its own line to the text beside it."""
+    lone = [line for line in lines if _LONE_MARKER.match(line.text)]
+    if not lone:
+        return lines
+    dropped: set[int] = set()
+    for marker in lone:
+        partner = _partner(marker, lines)
+        if partner is None or id(partner) in dropped:
+            continue
+        partner.text = f"{marker.text} {partner.text}"
+        partner.x0 = marker.x0
+        dropped.add(id(marker))
+    return [line for line in lines if id(line) not in dropped]
