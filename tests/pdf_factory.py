@@ -89,20 +89,30 @@ def draw_table(
     row_height: float = 18.0,
     fontsize: float = 9,
     open_top: bool = False,
+    style: str = "grid",
 ) -> float:
     """Draw a ruled table with its text; return the y where it ends.
 
     open_top leaves out the rule above the first row, as layout engines do on the page
-    where a table continues.
+    where a table continues. style "grid" rules every row and column; "inner" leaves out
+    the outer column rules (DocBook and LaTeX tables often do); "booktabs" draws only a
+    top rule, a rule under the header and a bottom rule, and no column rules.
     """
     right = left + sum(widths)
     bottom = top + row_height * len(rows)
-    for index in range(1 if open_top else 0, len(rows) + 1):
-        y = top + index * row_height
+    if style == "booktabs":
+        rules = [top, top + row_height, bottom]
+    else:
+        rules = [top + i * row_height for i in range(1 if open_top else 0, len(rows) + 1)]
+    for y in rules:
         page.draw_line((left, y), (right, y), width=0.6)
     x = left
-    for width in [0.0, *widths]:
+    edges = [0.0, *widths]
+    for number, width in enumerate(edges):
         x += width
+        outer = number in (0, len(edges) - 1)
+        if style == "booktabs" or (style == "inner" and outer):
+            continue
         page.draw_line((x, top), (x, bottom), width=0.6)
     for r, row in enumerate(rows):
         x = left

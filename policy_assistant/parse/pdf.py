@@ -15,24 +15,27 @@ from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.pdf_assemble import BlockAssembler
 from policy_assistant.parse.pdf_layout import (
     PageContent,
+    drop_contents_entries,
     inner_lines,
     reading_order,
     remove_running_lines,
 )
-from policy_assistant.parse.pdf_lines import attach_lone_markers, extract_lines
+from policy_assistant.parse.pdf_lines import attach_lone_markers, extract_lines, mark_wrapped_code
+from policy_assistant.parse.pdf_rules import TableArea, separators, table_areas
 from policy_assistant.parse.pdf_structure import (
     Outline,
     Run,
     Typography,
     assign_levels,
+    merge_labels,
     region_runs,
 )
 from policy_assistant.parse.pdf_tables import (
     Table,
+    Word,
     closing_lines,
-    has_table_signs,
-    table_area,
-    table_from_found,
+    table_from_grid,
+    widen,
 )
 from policy_assistant.records import Document, DocumentMeta
 
@@ -122,17 +125,35 @@ def _page_data(page: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return page.get_text("dict", flags=TEXT_FLAGS), page.get_cdrawings()
 
 
-def _find_tables(page: Any, number: int, drawings: list[dict[str, Any]]) -> list[Table]:
-    """Return the tables MuPDF finds on a page; none if its finder fails on the page."""
-    area = table_area(drawings)
-    clip = pymupdf.Rect(area) if area is not None else None
-    finder = _quietly(lambda: page.find_tables(clip=clip), None)
-    if finder is None:
-        return []
-    extra = closing_lines([tuple(found.bbox) for found in finder.tables], drawings)
-    if extra:
-        finder = _quietly(lambda: page.find_tables(clip=clip, add_lines=extra), finder)
-    return [t for found in finder.tables if (t := table_from_found(found, number)) is not None]
+def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
+    """Return MuPDF's table finder run with options and extra lines; None if it fails."""
+    return _quietly(lambda: page.find_tables(**options, add_lines=lines), None)
+
+
+def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) -> list[Table]:
+    """Return the tables MuPDF finds in a page's table areas; none where its finder fails."""
+    paths = _quietly(page.get_drawings, None) if len(areas) > 1 else None
+    tables: list[Table] = []
+    for area in areas:
+        options: dict[str, Any] = {"clip": pymupdf.Rect(area.box), "paths": paths}
+        if not area.ruled:
+            options.update(vertical_strategy="text", horizontal_strategy="text")
+        finder = _run_finder(page, options, area.closing)
+        if finder is None:
+            continue
+        extra = closing_lines([tuple(found.bbox) for found in finder.tables], drawings)
+        if extra and area.ruled:
+            finder = _run_finder(page, options, area.closing + extra) or finder
+        for found in finder.tables:
+            grid = [list(row.cells) for row in found.rows]
+            # Without column rules, the text's alignment ends where the widest header does:
+            # the outer columns run on to the rules' ends.
+            box = tuple(found.bbox) if area.ruled else widen(grid, found.bbox, area.box)
+            words: list[Word] = page.get_text("words", clip=box, flags=TEXT_FLAGS)
+            table = table_from_grid(grid, words, box, number, area.ruled)
+            if table is not None:
+                tables.append(table)
+    return tables
 
 
 def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int]:
@@ -146,15 +167,20 @@ def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int]:
             rect = page.rect
         except Exception as exc:
             raise DocumentError(source, f"not a readable PDF: page {index + 1}: {exc}") from exc
-        lines = extract_lines(page_dict, index + 1, block_base)
+        lines = mark_wrapped_code(extract_lines(page_dict, index + 1, block_base))
         block_base += len(page_dict["blocks"])
         tables: list[Table] = []
-        if has_table_signs(drawings):
+        if areas := table_areas(drawings, lines):
             scans += 1
-            tables = _find_tables(page, index + 1, drawings)
+            tables = _find_tables(page, index + 1, areas, drawings)
             lines = [ln for ln in lines if not any(t.contains(ln) for t in tables)]
         content = PageContent(
-            index + 1, rect.width, rect.height, attach_lone_markers(lines), tables
+            index + 1,
+            rect.width,
+            rect.height,
+            attach_lone_markers(lines),
+            tables,
+            separators(drawings),
         )
         pages.append(content)
     return pages, scans
@@ -176,6 +202,7 @@ def _build(
 ) -> Document:
     """Lay out the pages' lines and tables as blocks and build the Document."""
     remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
+    drop_contents_entries(pages)
     # Measured again: running headers and footers would skew the share of each style.
     type_ = Typography.of([page.lines for page in pages])
     laid_out = []
@@ -190,12 +217,19 @@ def _build(
                 all_runs.extend(runs)
                 items.append(runs)
         laid_out.append((page, items))
+    labels = {id(run) for run in merge_labels(all_runs)}
+    if labels:
+        all_runs = [run for run in all_runs if id(run) not in labels]
+        for _, items in laid_out:
+            for item in items:
+                if not isinstance(item, Table):
+                    item[:] = [run for run in item if id(run) not in labels]
     assign_levels(all_runs)
     builder = DocumentBuilder()
     assembler = BlockAssembler(builder)
     for page, items in laid_out:
         left = min((line.x0 for line in page.lines), default=0.0)
-        assembler.start_page(page.number, left)
+        assembler.start_page(page.number, left, page.separators)
         for index, item in enumerate(items):
             if isinstance(item, Table):
                 assembler.add_table(item, index == 0)

@@ -19,6 +19,8 @@ from policy_assistant.parse.pdf_tables import Table, same_row, table_text
 _TERMINAL = re.compile(r"[.!?:;]['\"”’)\]]*$")
 HANGING_INDENT = 0.5
 """A line indented this many ems past its item's marker continues the item."""
+MIN_SEPARATOR = 40.0
+"""A horizontal rule this long (points) or longer between two lines parts their blocks."""
 
 
 @dataclass(slots=True)
@@ -58,8 +60,18 @@ def _code_text(lines: list[Line]) -> tuple[str, list[int]]:
     starts: list[int] = []
     offset = 0
     previous: Line | None = None
+    wrapped = False
     for row in _code_rows(lines):
         first = row[0]
+        if wrapped and out:
+            # The rest of a line the layout wrapped: it goes back on the end of its line.
+            rest = " " + " ".join(line.text.strip() for line in sorted(row, key=lambda ln: ln.x0))
+            starts.extend([offset - len(out[-1]) - 1] * len(row))
+            out[-1] += rest
+            offset += len(rest)
+            wrapped = any(line.wraps for line in row)
+            previous = first
+            continue
         if previous and previous.page == first.page and first.y0 - previous.y1 > 0.8 * first.size:
             # Keep the blank line that separated two parts of one listing.
             out.append("")
@@ -72,6 +84,7 @@ def _code_text(lines: list[Line]) -> tuple[str, list[int]]:
             text += " " * max(column - len(text), 1 if text else 0) + line.text
         out.append(text)
         offset += len(text) + 1
+        wrapped = any(line.wraps for line in row)
     return "\n".join(out), starts
 
 
@@ -91,11 +104,26 @@ class BlockAssembler:
         self._pending: _Pending | None = None
         self._waiting: list[int] = []
         self._left: dict[int, float] = {}
+        self._separators: dict[int, list[tuple[float, float, float]]] = {}
 
-    def start_page(self, page: int, left: float) -> None:
-        """Note that page begins; left is its text's left margin."""
+    def start_page(
+        self, page: int, left: float, separators: list[tuple[float, float, float]] | None = None
+    ) -> None:
+        """Note that page begins; left is its text's left margin, separators its rules."""
         self._waiting.append(page)
         self._left[page] = left
+        self._separators[page] = separators or []
+
+    def _parted(self, last: Line, line: Line) -> bool:
+        """Whether a rule or box edge, or a blank line's gap, lies between two lines."""
+        if last.page != line.page or line.y0 < last.y1 - 1:
+            return False
+        for x0, y, x1 in self._separators.get(line.page, ()):
+            # Text underlined for a link has its rule inside its own line's box.
+            long = x1 - x0 >= MIN_SEPARATOR
+            if long and last.y1 - 0.5 <= y <= line.y0 + 1 and x0 < line.x1 and line.x0 < x1:
+                return True
+        return False
 
     def finish(self) -> None:
         """Emit the last block and place pages that held no text at the end."""
@@ -225,13 +253,21 @@ class BlockAssembler:
         pending = self._pending
         if pending is None or pending.kind not in ("paragraph", "list_item"):
             return False
+        last = pending.lines[-1]
+        if self._parted(last, line):
+            # A note, tip or warning box below a list or paragraph starts afresh.
+            return False
+        if pending.kind == "list_item" and line.page == last.page:
+            gap = line.y0 - last.y1
+            if gap > 0.9 * line.size and line.x0 <= pending.indent + self._left.get(line.page, 0):
+                # A blank line's gap and no indent past the marker: the item has ended.
+                return False
         if not new_region:
             if prev is None or pending.kind == "list_item":
                 return True
             return not self._paragraph_break(prev, line)
         # A sentence cut off at the foot of a column or page goes on at the top of the next:
         # the text flows up or onto a new page; a region lower down starts afresh.
-        last = pending.lines[-1]
         flowed = line.page != last.page or line.y0 < last.y0 - 1
         unfinished = flowed and not _TERMINAL.search(pending.text) and not line.text[:1].isupper()
         if pending.kind == "paragraph":

@@ -1,4 +1,12 @@
-"""Page layout: running headers and footers, and reading order across columns."""
+"""Page layout: running headers and footers, contents pages, and reading order across columns.
+
+Table-of-contents entries are dropped. A contents page names every section of the
+document, so its blocks would match nearly every query and crowd out the sections
+themselves; the headings they name are in the text where the sections begin. A page
+counts as a contents page when many of its lines are entries (a title, dot leaders and
+a page number); there its entries, the page numbers MuPDF splits off them, and its
+numbered entries without leaders ("2 Debian package management 37") are dropped.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +27,16 @@ ROW_TOLERANCE = 3.0
 
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"^[ivxlcdm]+$")
+_LEADERS = re.compile(r"(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})?$")
+_PAGE_NUMBER = re.compile(r"^(?:\d{1,4}|[ivxlc]{1,6})$")
+_NUMBERED_ENTRY = re.compile(
+    r"^(?:[A-Z]|\d{1,3}(?:\.\d{1,3})*)\.?\s+\S.*\s(?:\d{1,4}|[ivxlc]{1,6})$"
+)
+_ENTRY_NUMBER = re.compile(r"^(?:[A-Z]|\d{1,3})(?:\.\d{1,3})+\b")
+MIN_CONTENTS_ENTRIES = 5
+"""Lines with dot leaders a page needs to be a contents page..."""
+CONTENTS_SHARE = 0.5
+"""...and the share of its rows of text that read as contents entries."""
 _PAGE_LABEL = re.compile(r"^[-–\s]*#[-–\s]*$|\bpage #|# of #|#\s*/\s*#")
 
 
@@ -36,6 +54,8 @@ class PageContent:
     """Text lines outside tables, in MuPDF's order."""
     tables: list[Table] = field(default_factory=list)
     """Tables found on the page."""
+    separators: list[tuple[float, float, float]] = field(default_factory=list)
+    """(x0, y, x1) of horizontal rules and box edges: a block never runs across one."""
 
 
 @dataclass(slots=True)
@@ -66,9 +86,14 @@ def running_key(text: str) -> str:
 
 def _band(line: Line, height: float) -> str | None:
     """Return 'top' or 'bottom' if the line sits in a margin band of its page."""
-    if line.y1 <= height * MARGIN_BAND:
+    # A bare page number counts by its centre: set in body type, it may reach past the band.
+    if _PAGE_NUMBER.match(line.text.strip()):
+        top = bottom = (line.y0 + line.y1) / 2
+    else:
+        top, bottom = line.y1, line.y0
+    if top <= height * MARGIN_BAND:
         return "top"
-    if line.y0 >= height * (1 - MARGIN_BAND):
+    if bottom >= height * (1 - MARGIN_BAND):
         return "bottom"
     return None
 
@@ -136,6 +161,55 @@ def remove_running_lines(pages: list[PageContent], body: float) -> None:
         ]
 
 
+def _baseline_rows(lines: list[Line]) -> list[list[Line]]:
+    """Group lines that stand on one baseline, left to right."""
+    rows: list[list[Line]] = []
+    for line in sorted(lines, key=lambda ln: (ln.y1, ln.x0)):
+        if rows and abs(line.y1 - rows[-1][0].y1) < 0.4 * line.size:
+            rows[-1].append(line)
+        else:
+            rows.append([line])
+    for row in rows:
+        row.sort(key=lambda ln: ln.x0)
+    return rows
+
+
+def _entry(row: list[Line]) -> bool:
+    """Whether a row of lines reads as a contents entry: a title, then its page number."""
+    text = " ".join(line.text.strip() for line in row)
+    if _LEADERS.search(text):
+        return True
+    last = row[-1]
+    # A page number set apart at the right, after a numbered title or on its own.
+    apart = len(row) > 1 and last.x0 - row[-2].x1 > 2 * last.size
+    return bool(_PAGE_NUMBER.match(last.text.strip())) and (
+        apart or bool(_NUMBERED_ENTRY.match(text))
+    )
+
+
+def drop_contents_entries(pages: list[PageContent]) -> None:
+    """Drop the entries of table-of-contents pages (see the module docstring)."""
+    previous = False
+    for page in pages:
+        leaders = sum(1 for line in page.lines if _LEADERS.search(line.text))
+        # The last page of a contents may hold only a few entries.
+        if leaders < (1 if previous else MIN_CONTENTS_ENTRIES):
+            previous = False
+            continue
+        rows = _baseline_rows(page.lines)
+        entries = [_entry(row) for row in rows]
+        previous = sum(entries) >= CONTENTS_SHARE * len(rows)
+        if not previous:
+            continue
+        dropped: set[int] = set()
+        for index, row in enumerate(rows):
+            # An entry too long for its line starts on the row above its page number.
+            follows = index + 1 < len(rows) and entries[index + 1]
+            if entries[index] or (follows and _ENTRY_NUMBER.match(row[0].text)):
+                dropped.update(id(line) for line in row)
+        page.lines = [line for line in page.lines if id(line) not in dropped]
+
+
 def _regions(page: PageContent) -> list[Region]:
     """Group a page's lines by MuPDF block, and add its tables, as regions."""
     by_block: dict[int, list[Line]] = {}
@@ -178,10 +252,22 @@ def _columns(band: list[Region]) -> list[list[Region]] | None:
             columns.append([])
         columns[-1].append(region)
         right = max(right, region.x1)
-    # Labels level with their values read across, row by row, not down each column.
-    if len(columns) < 2 or _row_aligned(columns):
+    # Labels level with their values read across, row by row, not down each column; and
+    # blocks that never stand side by side (a centred caption below an indented list
+    # item) are one column read top to bottom.
+    if len(columns) < 2 or _row_aligned(columns) or not _side_by_side(columns):
         return None
     return columns
+
+
+def _side_by_side(columns: list[list[Region]]) -> bool:
+    """Whether some region of one column shares height with a region of another column."""
+    for index, column in enumerate(columns):
+        for other in columns[index + 1 :]:
+            for a in column:
+                if any(min(a.y1, b.y1) - max(a.y0, b.y0) > 0 for b in other):
+                    return True
+    return False
 
 
 def _order_band(band: list[Region]) -> list[Region]:

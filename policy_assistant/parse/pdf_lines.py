@@ -22,6 +22,10 @@ _MONO_NAME = re.compile(
 _LIGATURES = re.compile("[\ufb00-\ufb06]")
 _INNER_SOFT_HYPHEN = re.compile("\u00ad(?!\\s*$)")
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u3000]+")
+_NO_GLYPH = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]")
+"""The replacement character and private-use code points: glyphs without a known meaning."""
+_WRAP_MARK = re.compile(r"\s*[←↩↵⤶⏎↲]$")
+"""A marker set at the end of a code line that the layout wrapped onto the next line."""
 
 _GLYPH_BULLET = re.compile(r"^[•◦▪▫●○■□►▸‣⁃∙·]\s*")
 _MARKER = re.compile(
@@ -57,6 +61,8 @@ class Line:
     """1-based page number."""
     block: int
     """Number of MuPDF's text block holding the line, unique within the document."""
+    wraps: bool = False
+    """Whether a code line goes on in the next line: the layout wrapped it, with a marker."""
 
 
 def mend_ligatures(text: str) -> str:
@@ -120,18 +126,32 @@ def clean_text(text: str, mono: bool) -> str:
     """Mend ligatures and normalize spacing; monospaced text keeps its inner spaces."""
     # A soft hyphen only matters where it breaks a line; elsewhere it is invisible.
     text = _INNER_SOFT_HYPHEN.sub("", mend_ligatures(text))
+    if _NO_GLYPH.search(text):
+        text = _NO_GLYPH.sub("", text)
     if mono:
         return text.replace("\t", "    ").replace("\u00a0", " ").rstrip()
     return _SPACES.sub(" ", text).strip()
 
 
 def join_wrapped(left: str, right: str) -> str:
-    """Join two wrapped lines with a space, or mend a word the line break hyphenated."""
+    """Join two wrapped lines with a space, or mend a word the line break hyphenated.
+
+    A hyphen at the end of a line, straight after a word ("X-"), joins the next line
+    without a space. It is dropped only when both sides are lowercase letters
+    ("equip-" + "ment" is "equipment"). It stays when the part before it ends with a
+    digit, or starts with a capital ("PW-" + "2200", "Wi-" + "Fi", "4-" + "digit"), or
+    when the next part starts with a digit or a capital ("long-" + "2025"), or when the
+    part before it is itself a compound ("non-free-" + "firmware"). A hyphen
+    after a space is a dash: the lines join with a space as usual.
+    """
     if left.endswith("\u00ad"):
         return left[:-1] + right
-    if left.endswith(("-", "\u2010")) and len(left) >= 2 and left[-2].isalpha():
-        # "equip-" + "ment" was one word; "PW-" + "2200" keeps its hyphen.
-        return left[:-1] + right if right[:1].islower() else left + right
+    if left.endswith(("-", "\u2010")) and len(left) >= 2 and left[-2].isalnum():
+        before = left[:-1].split()[-1]
+        keep = (
+            before[-1].isdigit() or before[0].isupper() or "-" in before or not right[:1].islower()
+        )
+        return left + right if keep else left[:-1] + right
     return f"{left} {right}"
 
 
@@ -157,6 +177,30 @@ def extract_lines(page_dict: dict[str, Any], page: int, block_base: int) -> list
             block_id = block_base + number
             lines.append(Line(text, x0, y0, x1, y1, size, bold, mono, lead, page, block_id))
     return lines
+
+
+def mark_wrapped_code(lines: list[Line]) -> list[Line]:
+    """Drop the markers of wrapped code lines, noting on each code line that it goes on.
+
+    Listings set in LaTeX mark a line too long for the page with an arrow at its end and
+    go on, indented, on the next line: the arrow is no part of the code.
+    """
+    marks = [line for line in lines if _WRAP_MARK.fullmatch(line.text)]
+    dropped: set[int] = set()
+    for mark in marks:
+        beside = [
+            ln
+            for ln in lines
+            if ln.mono and ln.x1 <= mark.x0 + 1 and abs(ln.y1 - mark.y1) < 0.5 * mark.size
+        ]
+        if beside:
+            max(beside, key=lambda ln: ln.x1).wraps = True
+            dropped.add(id(mark))
+    for line in lines:
+        if line.mono and _WRAP_MARK.search(line.text) and id(line) not in dropped:
+            line.text = _WRAP_MARK.sub("", line.text)
+            line.wraps = True
+    return [line for line in lines if id(line) not in dropped] if dropped else lines
 
 
 def _partner(marker: Line, lines: list[Line]) -> Line | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -28,6 +29,11 @@ _LETTERS = re.compile(r"[^\W\d_]")
 _SENTENCE_END = re.compile(r"[.,;]$")
 _LEADERS = re.compile(r"(?:\.\s?){4,}|…\s*\S*$")
 _CLAUSE_END = re.compile(r"[.:;!?)]$")
+_LABEL = re.compile(
+    r"^(?:chapter|appendix|part|chapitre|annexe|partie|kapitel|anhang|teil)\s+"
+    r"(?:\d{1,3}|[ivxlc]{1,6}|[a-z])\.?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(slots=True)
@@ -271,3 +277,26 @@ def assign_levels(runs: list[Run]) -> None:
             run.level = min(max(larger, default=0) + 1, MAX_LEVEL)
         else:
             run.level = rank[run.style]
+
+
+def merge_labels(runs: list[Run]) -> list[Run]:
+    """Join a standalone "Chapter N" line to the chapter title under it; return the labels.
+
+    Book classes set the label on a line of its own above the title. Alone it would be a
+    heading of its own, one level above a title the outline ranks as a chapter. The
+    title's run takes the label's lines in front and keeps its own level and style; the
+    label runs returned are to be dropped.
+    """
+    labels: list[Run] = []
+    for label, title in itertools.pairwise(runs):
+        if (
+            title.kind == "heading"
+            and label.kind in ("heading", "text")
+            and len(label.lines) == 1
+            and _LABEL.match(label.lines[0].text.strip())
+            and label.lines[0].page == title.lines[0].page
+            and title.lines[0].y0 > label.lines[0].y0
+        ):
+            title.lines[:0] = label.lines
+            labels.append(label)
+    return labels

@@ -1,4 +1,9 @@
-"""Tables on a PDF page: a cheap test for signs of one, then MuPDF's finder, then text rows."""
+"""Tables on a PDF page: MuPDF's finder where pdf_rules sees signs of one, then cell texts.
+
+A cell's text is built from the page's words, each placed in the cell where it starts:
+text that overflows its column (a long word, a URL) stays whole in its own cell instead
+of being cut at the column rule, and the lines of a wrapped cell are joined.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from policy_assistant.parse.pdf_lines import Line, clean_text, join_wrapped
+from policy_assistant.parse.pdf_rules import THIN, Box, vertical_rules
+
+Word = tuple[float, float, float, float, str, int, int, int]
+"""A word as pymupdf's get_text("words") gives it: x0, y0, x1, y1, text, block, line, number."""
 
 CELL_SEPARATOR = " | "
 """Cells of one table row are joined by this in a table block's text."""
-MIN_RULES = 3
-"""Horizontal and vertical rules a page needs (each) before table detection runs on it."""
-_THIN = 3.0
-_MIN_RULE_LENGTH = 8.0
-_AREA_PAD = 4.0
 
 
 @dataclass(slots=True)
@@ -45,81 +49,6 @@ class Table:
         return max((len(row) for row in self.rows), default=0)
 
 
-def _count_rules(items: list[tuple[Any, ...]]) -> tuple[int, int]:
-    """Return (horizontal, vertical) rule counts among a path's items."""
-    horizontal = vertical = 0
-    for item in items:
-        if item[0] == "l":
-            (ax, ay), (bx, by) = item[1], item[2]
-            w, h = abs(bx - ax), abs(by - ay)
-        elif item[0] == "re":
-            x0, y0, x1, y1 = item[1]
-            w, h = abs(x1 - x0), abs(y1 - y0)
-            if w >= _MIN_RULE_LENGTH and h >= _MIN_RULE_LENGTH:
-                # A box has two rules of each kind: a cell or a frame.
-                horizontal += 2
-                vertical += 2
-                continue
-        else:
-            continue
-        if h < _THIN and w >= _MIN_RULE_LENGTH:
-            horizontal += 1
-        elif w < _THIN and h >= _MIN_RULE_LENGTH:
-            vertical += 1
-    return horizontal, vertical
-
-
-def has_table_signs(drawings: list[dict[str, Any]]) -> bool:
-    """Whether a page's vector drawings hold enough straight rules to frame a table."""
-    horizontal = vertical = 0
-    for path in drawings:
-        h, v = _count_rules(path.get("items", ()))
-        horizontal += h
-        vertical += v
-        if horizontal >= MIN_RULES and vertical >= MIN_RULES:
-            return True
-    return False
-
-
-def _vertical(item: tuple[Any, ...]) -> tuple[float, float, float] | None:
-    """Return (x, top, bottom) if a path item is a vertical rule."""
-    if item[0] == "l":
-        (ax, ay), (bx, by) = item[1], item[2]
-    elif item[0] == "re":
-        ax, ay, bx, by = item[1]
-    else:
-        return None
-    if abs(bx - ax) < _THIN and abs(by - ay) >= _MIN_RULE_LENGTH:
-        return (ax + bx) / 2, min(ay, by), max(ay, by)
-    return None
-
-
-def table_area(drawings: list[dict[str, Any]]) -> tuple[float, float, float, float] | None:
-    """Return the box around a page's vertical rules and ruled boxes, where tables can be.
-
-    The table finder reads every character inside its clip one by one; clipping it to
-    the ruled area keeps a small table on a page of prose cheap.
-    """
-    boxes: list[tuple[float, float, float, float]] = []
-    for path in drawings:
-        for item in path.get("items", ()):
-            if (rule := _vertical(item)) is not None:
-                boxes.append((rule[0], rule[1], rule[0], rule[2]))
-            elif item[0] == "re":
-                x0, y0, x1, y1 = item[1]
-                if abs(x1 - x0) >= _MIN_RULE_LENGTH and abs(y1 - y0) >= _MIN_RULE_LENGTH:
-                    boxes.append((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
-    if not boxes:
-        return None
-    pad = _AREA_PAD
-    return (
-        min(b[0] for b in boxes) - pad,
-        min(b[1] for b in boxes) - pad,
-        max(b[2] for b in boxes) + pad,
-        max(b[3] for b in boxes) + pad,
-    )
-
-
 def closing_lines(
     bboxes: list[tuple[float, float, float, float]], drawings: list[dict[str, Any]]
 ) -> list[tuple[tuple[float, float], tuple[float, float]]]:
@@ -128,7 +57,7 @@ def closing_lines(
     A table split across pages often loses the rule above its first row on the new page
     (or below its last row on the old one); the finder then drops that open row.
     """
-    rules = [v for path in drawings for item in path.get("items", ()) if (v := _vertical(item))]
+    rules = vertical_rules(drawings)
     lines = []
     for x0, y0, x1, y1 in bboxes:
         touching = [
@@ -138,36 +67,115 @@ def closing_lines(
             continue
         top = min(r[1] for r in touching)
         bottom = max(r[2] for r in touching)
-        if top < y0 - _THIN:
+        if top < y0 - THIN:
             lines.append(((x0, top), (x1, top)))
-        if bottom > y1 + _THIN:
+        if bottom > y1 + THIN:
             lines.append(((x0, bottom), (x1, bottom)))
     return lines
 
 
-def clean_cell(cell: str | None) -> str:
-    """Return a cell's text on one line: wrapped lines joined, hyphenation mended."""
-    if not cell:
-        return ""
+def _cell_of(word: Word, cells: list[tuple[int, int, Box]]) -> tuple[int, int] | None:
+    """Return (row, column) of the cell where a word starts; None if it starts in none.
+
+    The smallest cell holding the point wins: a cell spanning rows or columns holds the
+    cells it covers in its box, and they come out of MuPDF's grid as no cell at all.
+    """
+    centre_y = (word[1] + word[3]) / 2
+    start = word[0] + min(1.0, (word[2] - word[0]) / 2)
+    for x in (start, (word[0] + word[2]) / 2):
+        holding = [
+            (r, c, box)
+            for r, c, box in cells
+            if box[0] - 0.5 <= x <= box[2] + 0.5 and box[1] - 0.5 <= centre_y <= box[3] + 0.5
+        ]
+        if holding:
+            r, c, _ = min(holding, key=lambda h: (h[2][2] - h[2][0]) * (h[2][3] - h[2][1]))
+            return r, c
+    return None
+
+
+def _cell_text(words: list[Word]) -> str:
+    """Join a cell's words: spaces within a line, wrapped lines mended."""
     text = ""
-    for raw in cell.split("\n"):
-        piece = clean_text(raw, mono=False)
-        if piece:
-            text = join_wrapped(text, piece) if text else piece
+    line: tuple[int, int] | None = None
+    for word in words:
+        piece = clean_text(word[4], mono=False)
+        if not piece:
+            continue
+        key = (word[5], word[6])
+        if not text:
+            text = piece
+        elif key == line:
+            text = f"{text} {piece}"
+        else:
+            text = join_wrapped(text, piece)
+        line = key
     return text
 
 
-def table_from_found(found: Any, page: int) -> Table | None:
-    """Turn one of MuPDF's tables into a Table; None for a frame that is no real table."""
-    # The first ruled row is the header. MuPDF's guess at a header above the ruled area
-    # is not used: it takes the heading or the sentence just above the table.
-    rows = [[clean_cell(cell) for cell in row] for row in found.extract()]
-    rows = [row for row in rows if any(row)]
-    if len(rows) < 2 or max(len(row) for row in rows) < 2:
+def cell_texts(rows: list[list[Box | None]], words: list[Word]) -> list[list[str]]:
+    """Return the text of every cell of a table grid from the words of its area."""
+    cells = [(r, c, box) for r, row in enumerate(rows) for c, box in enumerate(row) if box]
+    placed: list[list[list[Word]]] = [[[] for _ in row] for row in rows]
+    for word in sorted(words, key=lambda w: (w[5], w[6], w[7])):
+        found = _cell_of(word, cells)
+        if found is not None:
+            placed[found[0]][found[1]].append(word)
+    return [[_cell_text(cell) for cell in row] for row in placed]
+
+
+def widen(grid: list[list[Box | None]], found: Box, area: Box) -> Box:
+    """Stretch a grid's outer columns, in place, to the ends of its area; return the box.
+
+    The area is padded for the finder's sake: the box returned lies just inside its rules.
+    """
+    left, right = min(found[0], area[0] + 3), max(found[2], area[2] - 3)
+    for row in grid:
+        if row and row[0] is not None:
+            row[0] = (left, *row[0][1:])
+        if row and row[-1] is not None:
+            row[-1] = (*row[-1][:2], right, row[-1][3])
+    return (left, found[1], right, found[3])
+
+
+def _join_continued_rows(rows: list[list[str]]) -> list[list[str]]:
+    """Merge a row whose first cell is empty into the row above: its wrapped cells go on."""
+    merged: list[list[str]] = []
+    for row in rows:
+        if merged and not row[0] and len(row) == len(merged[-1]):
+            merged[-1] = [
+                join_wrapped(a, b) if a and b else a or b
+                for a, b in zip(merged[-1], row, strict=True)
+            ]
+        else:
+            merged.append(row)
+    return merged
+
+
+def table_from_grid(
+    grid: list[list[Box | None]], words: list[Word], box: Box, page: int, ruled: bool
+) -> Table | None:
+    """Turn a grid of cell boxes found by MuPDF into a Table; None for no real table.
+
+    Rows of a table without horizontal rules between them come from its lines of text,
+    so there a row that leaves its first cell empty continues the row above.
+    """
+    # The first row of the grid is the header. MuPDF's guess at a header above the ruled
+    # area is not used: it takes the heading or the sentence just above the table.
+    rows = [row for row in cell_texts(grid, words) if any(row)]
+    if not ruled:
+        rows = _join_continued_rows(rows)
+    # Columns that no row fills are gaps the text strategy took for columns.
+    keep = [
+        c
+        for c in range(max((len(r) for r in rows), default=0))
+        if any(c < len(r) and r[c] for r in rows)
+    ]
+    rows = [[r[c] if c < len(r) else "" for c in keep] for r in rows]
+    if len(rows) < 2 or len(keep) < 2:
         # A boxed paragraph is found as a 1-row or 1-column "table": keep it as prose.
         return None
-    x0, y0, x1, y1 = found.bbox
-    return Table(x0, y0, x1, y1, page, rows)
+    return Table(*box, page, rows)
 
 
 def table_text(rows: list[list[str]]) -> str:
