@@ -20,7 +20,7 @@ help:
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser]'
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -41,7 +41,7 @@ typecheck: $(STAMP)
 check: lint typecheck test
 
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,bench]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,bench]'
 	@touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)

@@ -7,7 +7,14 @@ from typing import Annotated
 import typer
 
 from policy_assistant import __version__
-from policy_assistant.cli import parse_cmd
+from policy_assistant.cli import (
+    chunk_cmd,
+    eval_cmd,
+    ingest_cmd,
+    inspect_cmd,
+    parse_cmd,
+    search_cmd,
+)
 
 app = typer.Typer(
     name="policy-assistant",
@@ -34,7 +41,7 @@ def root(
     """Turn a folder of PDFs and Markdown into a searchable, citable knowledge base."""
 
 
-for module in (parse_cmd,):
+for module in (parse_cmd, chunk_cmd, ingest_cmd, search_cmd, eval_cmd, inspect_cmd):
     module.register(app)
 
 

@@ -21,10 +21,14 @@ __all__ = [
     "Discovery",
     "ParseResult",
     "Progress",
+    "catalog_warnings",
     "discover",
+    "is_labelled",
     "load_catalog",
     "parse_bytes",
+    "parse_document",
     "parse_path",
+    "read_file",
     "source_of",
 ]
 

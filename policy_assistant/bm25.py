@@ -1,0 +1,611 @@
+"""BM25 over an inverted index held in flat numpy arrays, saved as .npy files.
+
+Term t's postings are rows[ptr[t]:ptr[t + 1]] (chunk rows, ascending) and the same slice of
+weights (t's whole BM25 contribution to each row, computed at build time); terms are sorted
+by their UTF-8 bytes and found by bisection, so loading parses nothing. A query adds up its
+terms' postings (np.bincount, or a MaxScore pass that reads common terms' postings only for
+rows that can still make the top k) and picks the top k with a partition, never a full
+sort. Every path sums a row's weights in the same order, so scores are the same floats
+whichever path ran. Repeated query terms count once per repeat, as in rank-bm25 and
+Elasticsearch; ties break by row ascending. Weights are float64: float32 would round scores
+by ~1e-7, too coarse to reproduce rank-bm25 or to keep near-ties in order.
+
+Variants (params() goes into the manifest):
+
+- "lucene" (default), as Elasticsearch scores one text field: idf = ln(1 + (N - n + 0.5) /
+  (n + 0.5)); weight = idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)); N and avgdl
+  count only rows with at least one term (Lucene's docCount). Elasticsearch keeps the
+  (k1 + 1) factor (LegacyBM25Similarity); plain Lucene 8+ drops it, which scales every score
+  and changes no ranking. Lucene stores dl in one byte, so its scores differ slightly from
+  these exact-length ones.
+- "okapi": exactly rank_bm25.BM25Okapi: idf = ln(N - n + 0.5) - ln(n + 0.5), each negative
+  idf replaced by epsilon * the mean idf of all terms; N and avgdl count every row. A term in
+  exactly half the rows gets idf 0 and never scores.
+"""
+
+from __future__ import annotations
+
+import mmap
+import multiprocessing
+import os
+import pickle
+import sys
+import threading
+from array import array
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import ExitStack
+from itertools import chain
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from policy_assistant.errors import IndexError_
+
+VARIANTS = ("lucene", "okapi")
+BM25_DEFAULTS: dict[str, Any] = {"variant": "lucene", "k1": 1.2, "b": 0.75}
+"""Default scoring: Elasticsearch's BM25."""
+OKAPI_EPSILON = 0.25
+"""rank-bm25's floor for negative idf, as a fraction of the mean idf."""
+BM25_FORMAT = 1
+"""Version of the files save() writes; load() refuses any other."""
+BATCH_ROWS = 32768
+"""Rows counted per batch while building: bounds temporary memory; at most 65536 (uint16)."""
+PRUNE_MIN_POSTINGS = 50_000
+"""Below this many postings a query scores every row it touches; MaxScore costs more."""
+CHECK_RATIO = 4
+"""MaxScore tries to stop only while postings read * this <= postings left to read."""
+SPARSE_RATIO = 8
+"""Score only the touched rows, not a vector over all rows, when postings * this < rows."""
+
+BUILD_WORKERS = min(2, os.cpu_count() or 1)
+"""Worker processes counting rows in a build of more than one batch (Linux, no threads)."""
+PARALLEL_AFTER_BATCHES = 1
+"""Batches counted in-process before workers start: builds of one batch never fork."""
+
+Ints = npt.NDArray[np.int64]
+Rows = npt.NDArray[np.int32]
+Floats = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+Progress = Callable[[int], None]
+Hits = tuple[npt.NDArray[Any], Floats]
+QueryTerms = list[tuple[int, float]]
+Counted = tuple[list[str], Rows, Rows, npt.NDArray[Any], npt.NDArray[Any], Ints]
+"""A batch counted by _count_rows."""
+
+_FILES = ("term_offsets", "ptr", "rows", "weights", "term_max")
+_SLACK = 1e-9
+
+
+class _Vocab(dict[str, int]):
+    """Term -> provisional id, assigned in order of first sight."""
+
+    def __missing__(self, term: str) -> int:
+        value = self[term] = len(self)
+        return value
+
+
+class _TermTable:
+    """The sorted term list as UTF-8 lines, searched by bisection without building a dict."""
+
+    def __init__(self, data: bytes | mmap.mmap, offsets: Ints) -> None:
+        self.data = data
+        self._offsets = offsets
+        self._count = len(offsets) - 1
+
+    def _term(self, i: int) -> bytes:
+        return self.data[int(self._offsets[i]) : int(self._offsets[i + 1]) - 1]
+
+    def find(self, term: str) -> int:
+        """Return the term's id, or -1 when the index does not hold it."""
+        key = term.encode("utf-8")
+        lo, hi = 0, self._count
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._term(mid) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < self._count and self._term(lo) == key else -1
+
+
+class _Builder:
+    """Counted batches, kept until every row is in: then the postings can be laid out.
+
+    Each batch holds its terms (global ids, in first-sight order), per term its posting
+    count, and per posting its row within the batch and its tf.
+    """
+
+    def __init__(self) -> None:
+        self.vocab = _Vocab()
+        self.rows = 0
+        self.lengths: list[Ints] = []
+        self.parts: list[tuple[int, Rows, Rows, npt.NDArray[Any], npt.NDArray[Any]]] = []
+
+    def add(self, counted: Counted) -> None:
+        """Take one batch from _count_rows, its terms renumbered into the global vocabulary."""
+        distinct, local_terms, sizes, local_rows, tf, lengths = counted
+        ids = np.fromiter(map(self.vocab.__getitem__, distinct), np.int32, len(distinct))
+        if len(lengths):
+            self.parts.append((self.rows, ids[local_terms], sizes, local_rows, tf))
+        self.rows += len(lengths)
+        self.lengths.append(lengths)
+
+
+def _count_rows(
+    rows: Sequence[Any], word_terms: Callable[[str], Sequence[str]], texts: bool
+) -> Counted:
+    """Count one batch: each row (a text split on whitespace, or a token list) is its words'
+    terms in order. Needs no shared state, so any worker process can run it.
+
+    Returns the batch's distinct terms, then grouped by term (in the order of that list):
+    each term's index into it and posting count, each posting's row and tf; then row lengths.
+    """
+    words = _Vocab()
+    ids, per_row = array("l"), np.zeros(len(rows) + 1, dtype=np.int64)
+    for i, row in enumerate(rows, 1):
+        ids.extend(map(words.__getitem__, row.split() if texts else row))
+        per_row[i] = len(ids)
+    analyzed = list(map(word_terms, words))  # each distinct word once
+    terms = _Vocab()
+    flat = np.fromiter(map(terms.__getitem__, chain.from_iterable(analyzed)), np.int64)
+    starts = np.zeros(len(analyzed) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, analyzed), np.int64, len(analyzed)), out=starts[1:])
+    word_ids = np.asarray(ids, dtype=np.int64)
+    sizes = starts[word_ids + 1] - starts[word_ids]
+    ends = np.cumsum(sizes)
+    where = np.repeat(starts[word_ids] - ends + sizes, sizes) + np.arange(int(sizes.sum()))
+    term_ids = flat[where]
+    lengths = np.diff(np.concatenate([[0], ends])[per_row])
+    return (list(terms), *_group(term_ids, lengths), lengths)
+
+
+def _group(ids: Ints, lengths: Ints) -> tuple[Rows, Rows, npt.NDArray[Any], npt.NDArray[Any]]:
+    """Return a batch's terms, postings per term, and per posting its row in the batch and tf.
+
+    Rows in a batch must fit in uint16 (BATCH_ROWS <= 65536).
+    """
+    count = max(len(lengths), 1)
+    keys = ids * count + np.repeat(np.arange(len(lengths)), lengths)
+    keys.sort()
+    starts = _run_starts(keys)
+    tf = np.diff(np.append(starts, len(keys)))
+    terms, local = np.divmod(keys[starts], count)
+    term_starts = _run_starts(terms)
+    sizes = np.diff(np.append(term_starts, len(terms))).astype(np.int32)
+    tf_type = np.uint16 if len(tf) == 0 or tf.max() <= 0xFFFF else np.int64
+    return terms[term_starts].astype(np.int32), sizes, local.astype(np.uint16), tf.astype(tf_type)
+
+
+def _run_starts(values: Ints) -> Ints:
+    """Return where each run of equal values starts in a sorted array."""
+    edges = np.empty(len(values), dtype=np.bool_)
+    edges[:1] = True
+    np.not_equal(values[1:], values[:-1], out=edges[1:])
+    return np.flatnonzero(edges)
+
+
+def _batched(rows: Iterable[Any]) -> Iterator[list[Any]]:
+    """Yield rows in lists of BATCH_ROWS (the last one shorter, possibly empty)."""
+    batch: list[Any] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == BATCH_ROWS:
+            yield batch
+            batch = []
+    yield batch
+
+
+def _can_fork(workers: int, word_terms: Callable[[str], Sequence[str]]) -> bool:
+    """Return whether to fork workers: asked for, word_terms can be sent to them, and no other
+    thread exists that forking could break.
+
+    fork, not spawn or forkserver: those re-import the caller's main module, which breaks
+    scripts without a main guard. A forked worker only runs _count_rows.
+    """
+    if workers < 2 or sys.platform != "linux" or threading.active_count() != 1:
+        return False
+    try:
+        pickle.dumps(word_terms)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return False
+    return True
+
+
+def _feed(
+    rows: Iterable[Any],
+    word_terms: Callable[[str], Sequence[str]] | None,
+    builder: _Builder,
+    workers: int,
+    progress: Progress | None,
+) -> None:
+    """Count rows batch by batch; after the first few batches, in worker processes.
+
+    At most 2 * workers batches are in flight and results are taken in submission order,
+    so rows keep their order and memory stays bounded.
+    """
+    args = (word_terms or _one_term, word_terms is not None)
+    pending: deque[Future[Counted]] = deque()
+    with ExitStack() as stack:
+        pool: ProcessPoolExecutor | None = None
+        for n, batch in enumerate(_batched(rows)):
+            if pool is None and n == PARALLEL_AFTER_BATCHES and _can_fork(workers, args[0]):
+                context = multiprocessing.get_context("fork")
+                pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context))
+            if pool is None:
+                builder.add(_count_rows(batch, *args))
+            else:
+                pending.append(pool.submit(_count_rows, batch, *args))
+            while pending and (len(pending) > 2 * workers or pending[0].done()):
+                builder.add(pending.popleft().result())
+            if progress is not None:
+                progress(builder.rows)
+        while pending:
+            builder.add(pending.popleft().result())
+    if progress is not None:
+        progress(builder.rows)
+
+
+def _params(variant: str, k1: float, b: float, epsilon: float) -> dict[str, Any]:
+    """Return validated scoring parameters."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown BM25 variant {variant!r}; expected one of {VARIANTS}")
+    if k1 < 0 or not 0 <= b <= 1:
+        raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+    return {"variant": variant, "k1": float(k1), "b": float(b), "epsilon": float(epsilon)}
+
+
+def _idf(variant: str, df: Floats, n_docs: int, epsilon: float) -> Floats:
+    """Return each term's idf for the variant."""
+    if variant == "lucene":
+        return np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+    idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
+    if len(idf):
+        idf[idf < 0] = epsilon * float(idf.mean())
+    return idf
+
+
+class BM25Index:
+    """An immutable BM25 index: term list, postings rows and weights, per-term offsets."""
+
+    def __init__(self, params: dict[str, Any], data: bytes | mmap.mmap, arrays: dict[str, Any]):
+        self._params = params
+        self._terms = _TermTable(data, arrays["term_offsets"])
+        self._arrays = arrays
+        self._ptr: Ints = arrays["ptr"]
+        self._rows: Rows = arrays["rows"]
+        self._weights: Floats = arrays["weights"]
+        self._term_max: Floats = arrays["term_max"]
+
+    @property
+    def num_docs(self) -> int:
+        """Rows (chunks) the index covers."""
+        return int(self._params["documents"])
+
+    def params(self) -> dict[str, Any]:
+        """Return the scoring variant and parameters, for the manifest."""
+        keys = ["variant", "k1", "b"] + (["epsilon"] if self._params["variant"] == "okapi" else [])
+        return {key: self._params[key] for key in keys}
+
+    @classmethod
+    def build(
+        cls,
+        rows: Iterable[Sequence[str]] | Iterable[str],
+        variant: str = "lucene",
+        k1: float = 1.2,
+        b: float = 0.75,
+        epsilon: float = OKAPI_EPSILON,
+        word_terms: Callable[[str], Sequence[str]] | None = None,
+        progress: Progress | None = None,
+        workers: int = BUILD_WORKERS,
+    ) -> BM25Index:
+        """Index one row per item, in order: a token list, used as given, or with word_terms
+        a text, whose tokens are word_terms(word) for each word of text.split().
+
+        rows may be a generator (nothing needs them all in memory). The text form builds the
+        same index as token lists from an equivalent tokenizer, faster: each distinct word is
+        analyzed once per batch. After the first batch, `workers` forked processes count the
+        rows (word_terms must then pickle, e.g. a module-level function); the result does
+        not depend on workers. progress gets the rows counted so far, once per batch.
+        """
+        params = _params(variant, k1, b, epsilon)
+        builder = _Builder()
+        _feed(rows, word_terms, builder, workers, progress)
+        return _assemble(builder, params)
+
+    def _query_terms(self, query_tokens: Iterable[str]) -> QueryTerms:
+        """Return (term id, repeats) of the known query terms, highest upper bound first."""
+        found = [(self._terms.find(t), float(n)) for t, n in Counter(query_tokens).items()]
+        known = [(term, n) for term, n in found if term >= 0]
+        return sorted(known, key=lambda tn: (-tn[1] * float(self._term_max[tn[0]]), tn[0]))
+
+    def _postings(self, term: int, repeats: float = 1.0) -> tuple[Rows, Floats]:
+        """Return a term's rows and weights, the weights times repeats."""
+        start, stop = int(self._ptr[term]), int(self._ptr[term + 1])
+        weights = self._weights[start:stop]
+        return self._rows[start:stop], weights * repeats if repeats != 1 else weights
+
+    def scores(self, query_tokens: Iterable[str]) -> Floats:
+        """Return every row's score for the query, as a float64 vector."""
+        rows, weights = self._gather(self._query_terms(query_tokens))
+        return _floats(np.bincount(rows, weights=weights, minlength=self.num_docs))
+
+    def _gather(self, terms: QueryTerms) -> tuple[Rows, Floats]:
+        """Concatenate the terms' postings in the given order (the order of the sums)."""
+        parts = [self._postings(term, n) for term, n in terms]
+        rows = np.concatenate([r for r, _ in parts]) if parts else np.empty(0, np.int32)
+        return rows, np.concatenate([w for _, w in parts]) if parts else np.empty(0)
+
+    def search(
+        self, query_tokens: Iterable[str], k: int, allowed: npt.NDArray[Any] | None = None
+    ) -> list[tuple[int, float]]:
+        """Return up to k (row, score) pairs with score > 0, best first, from allowed rows.
+
+        allowed is a boolean mask over rows or an array of row ids. Rows outside it are
+        dropped before the top k are chosen, so k rows come back whenever k allowed rows match.
+        """
+        terms = self._query_terms(query_tokens)
+        if k <= 0 or not terms:
+            return []
+        mask = _as_mask(allowed, self.num_docs)
+        sizes = [int(self._ptr[t + 1] - self._ptr[t]) for t, _ in terms]
+        if self._params["nonnegative"] and sum(sizes) >= PRUNE_MIN_POSTINGS:
+            return _top_k(*self._maxscore(terms, sizes, k, mask), k)
+        rows, weights = self._gather(terms)
+        if sum(sizes) * SPARSE_RATIO < self.num_docs:
+            candidates = _unique(rows)
+            inverse = np.searchsorted(candidates, rows)
+            scores = _floats(np.bincount(inverse, weights=weights, minlength=len(candidates)))
+            return _top_k(*_keep(candidates, scores, mask), k)
+        dense = _floats(np.bincount(rows, weights=weights, minlength=self.num_docs))
+        touched = np.flatnonzero(dense > 0)
+        return _top_k(*_keep(touched, dense[touched], mask), k)
+
+    def _maxscore(self, terms: QueryTerms, sizes: list[int], k: int, mask: Mask | None) -> Hits:
+        """Score the rows that can reach the top k, skipping rows only low-bound terms reach.
+
+        Terms go highest upper bound first into a dense accumulator. Once the k-th best
+        partial score among rows seen (theta) beats the sum of the bounds of the terms left,
+        no unseen row can reach the top k; the seen rows that still can get the remaining
+        terms' weights by binary search in those terms' postings, which are not read whole.
+        Sums run in the same order as in scores(), so every path gives the same floats.
+        """
+        bounds = [n * float(self._term_max[t]) for t, n in terms]
+        acc = np.zeros(self.num_docs)
+        seen: list[Rows] = []
+        done, left = 0, sum(sizes)
+        for j, (term, repeats) in enumerate(terms):
+            rows, weights = self._postings(term, repeats)
+            acc[rows] += weights
+            seen.append(rows)
+            done, left = done + sizes[j], left - sizes[j]
+            if left == 0 or done * CHECK_RATIO > left:
+                continue  # a check costs about what it could save
+            if done * SPARSE_RATIO < self.num_docs:
+                candidates = _unique(np.concatenate(seen))
+            else:  # cheaper than sorting that many rows
+                candidates = np.flatnonzero(acc).astype(np.int32)
+            if mask is not None:
+                candidates = candidates[mask[candidates]]
+            if len(candidates) < k:
+                continue
+            partial = acc[candidates]
+            theta = _kth(partial, k)
+            rest = _loose(sum(bounds[j + 1 :]))
+            if theta > rest:
+                keep = partial >= theta - rest
+                return self._finish(
+                    terms[j + 1 :], bounds[j + 1 :], candidates[keep], partial[keep], k
+                )
+        touched = np.flatnonzero(acc > 0)
+        return _keep(touched, acc[touched], mask)
+
+    def _finish(
+        self, terms: QueryTerms, bounds: list[float], rows: Rows, scores: Floats, k: int
+    ) -> Hits:
+        """Add the remaining terms' weights to the rows' partial scores by binary search,
+        dropping after each term the rows that can no longer reach the k-th best score."""
+        for i, (term, repeats) in enumerate(terms):
+            term_rows, weights = self._postings(term, repeats)
+            pos = np.minimum(np.searchsorted(term_rows, rows), len(term_rows) - 1)
+            hit = term_rows[pos] == rows
+            scores[hit] += weights[pos[hit]]
+            if len(scores) > k:
+                keep = scores >= _kth(scores, k) - _loose(sum(bounds[i + 1 :]))
+                rows, scores = rows[keep], scores[keep]
+        return _keep(rows, scores, None)
+
+    def save(self, folder: Path) -> None:
+        """Write the index into folder (created if needed) as .npy arrays and a term list."""
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "terms.txt").write_bytes(bytes(self._terms.data))
+        for name in _FILES:
+            np.save(folder / f"{name}.npy", np.ascontiguousarray(self._arrays[name]))
+        params = orjson.dumps(self._params, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)
+        (folder / "params.json").write_bytes(params + b"\n")
+
+    @classmethod
+    def load(cls, folder: Path, mmap: bool = True) -> BM25Index:
+        """Open an index save() wrote; arrays are memory-mapped unless mmap is False."""
+        try:
+            params = orjson.loads((folder / "params.json").read_bytes())
+            if not isinstance(params, dict) or params.get("format") != BM25_FORMAT:
+                raise IndexError_(f"{folder.name} is not a BM25 index in format {BM25_FORMAT}")
+            mode: Literal["r"] | None = "r" if mmap else None
+            arrays = {
+                name: np.load(folder / f"{name}.npy", mmap_mode=mode, allow_pickle=False)
+                for name in _FILES
+            }
+            data = _read_terms(folder / "terms.txt", mmap)
+        except OSError as exc:
+            where = Path(exc.filename).name if exc.filename else folder.name
+            raise IndexError_(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
+        except ValueError as exc:  # orjson.JSONDecodeError is one too
+            raise IndexError_(f"{folder.name}: {exc}") from exc
+        _check_shapes(folder, params, arrays, len(data))
+        return cls(params, data, arrays)
+
+
+def _read_terms(path: Path, use_mmap: bool) -> bytes | mmap.mmap:
+    """Return the term list's bytes, memory-mapped when asked and not empty."""
+    with path.open("rb") as handle:
+        if use_mmap and path.stat().st_size:
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        return handle.read()
+
+
+def _check_shapes(folder: Path, params: dict[str, Any], arrays: dict[str, Any], size: int) -> None:
+    """Raise IndexError_ unless the arrays agree with each other and with params."""
+    n_terms, n_postings = params.get("terms"), params.get("postings")
+    if not isinstance(n_terms, int) or not isinstance(n_postings, int):
+        raise IndexError_(f"{folder.name}/params.json lacks the term and posting counts")
+    expected = {
+        "term_offsets": (n_terms + 1, np.int64),
+        "ptr": (n_terms + 1, np.int64),
+        "rows": (n_postings, np.int32),
+        "weights": (n_postings, np.float64),
+        "term_max": (n_terms, np.float64),
+    }
+    for name, (length, dtype) in expected.items():
+        found = arrays[name]
+        if found.ndim != 1 or found.shape[0] != length or found.dtype != dtype:
+            raise IndexError_(f"{folder.name}/{name}.npy does not fit the other arrays")
+    if int(arrays["ptr"][-1]) != n_postings or int(arrays["term_offsets"][-1]) != size:
+        raise IndexError_(f"{folder.name}: offsets do not reach the end of the data")
+
+
+def _kth(scores: Floats, k: int) -> float:
+    """Return the k-th largest score (len(scores) >= k)."""
+    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
+
+
+def _loose(bound: float) -> float:
+    """Return bound widened by far more than float rounding, so pruning never drops a tie."""
+    return bound * (1 + _SLACK) + _SLACK
+
+
+def _floats(values: npt.NDArray[Any]) -> Floats:
+    """Return values as float64 (np.bincount with weights already gives float64)."""
+    return values.astype(np.float64, copy=False)
+
+
+def _unique(rows: Rows) -> Rows:
+    """Return the distinct rows, ascending (np.unique is far slower on large int arrays)."""
+    ordered = np.sort(rows)
+    return ordered[np.diff(ordered, prepend=-1) != 0] if len(ordered) else ordered
+
+
+def _keep(rows: npt.NDArray[Any], scores: Floats, mask: Mask | None) -> Hits:
+    """Return the rows (ascending) with a positive score that the mask allows."""
+    keep = scores > 0
+    if mask is not None:
+        keep &= mask[rows]
+    return rows[keep], scores[keep]
+
+
+def _top_k(rows: npt.NDArray[Any], scores: Floats, k: int) -> list[tuple[int, float]]:
+    """Return the k best (row, score) pairs: score descending, then row ascending.
+
+    rows must be ascending, so that among rows tied at the k-th score the first ones win.
+    """
+    if len(rows) > k:
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        above = np.flatnonzero(scores > kth)
+        tied = np.flatnonzero(scores == kth)[: k - len(above)]
+        chosen = np.concatenate([above, tied])
+        rows, scores = rows[chosen], scores[chosen]
+    order = np.lexsort((rows, -scores))
+    return [(int(rows[i]), float(scores[i])) for i in order]
+
+
+def _as_mask(allowed: npt.NDArray[Any] | None, n_docs: int) -> Mask | None:
+    """Return allowed as a boolean mask over rows (None: every row allowed)."""
+    if allowed is None:
+        return None
+    allowed = np.asarray(allowed)
+    if allowed.dtype == np.bool_:
+        if allowed.shape != (n_docs,):
+            raise ValueError(f"allowed mask has shape {allowed.shape}, index has {n_docs} rows")
+        return allowed
+    mask = np.zeros(n_docs, dtype=np.bool_)
+    mask[allowed.astype(np.int64)] = True
+    return mask
+
+
+def _one_term(token: str) -> tuple[str]:
+    """Return the token as its own single term."""
+    return (token,)
+
+
+def _assemble(builder: _Builder, params: dict[str, Any]) -> BM25Index:
+    """Turn counted batches into the sorted term list and the postings arrays."""
+    vocab = builder.vocab
+    terms = sorted(vocab, key=lambda t: t.encode("utf-8"))
+    if any("\n" in t for t in terms):
+        raise ValueError("a token contains a newline; tokens must be single-line strings")
+    new_of_old = np.empty(len(terms), dtype=np.int32)
+    old_ids = np.fromiter(map(vocab.__getitem__, terms), np.int64, len(terms))
+    new_of_old[old_ids] = np.arange(len(terms), dtype=np.int32)
+    vocab.clear()
+    lengths = np.concatenate(builder.lengths) if builder.lengths else np.empty(0, np.int64)
+    df = np.zeros(len(terms), dtype=np.int64)
+    for _, old, sizes, _, _ in builder.parts:
+        df[new_of_old[old]] += sizes  # a term appears once per batch
+    counted = int((lengths > 0).sum()) if params["variant"] == "lucene" else len(lengths)
+    avgdl = float(lengths.sum()) / counted if counted else 0.0
+    idf = _idf(params["variant"], df.astype(np.float64), counted, params["epsilon"])
+    ptr = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(df, out=ptr[1:])
+    norm = (params["k1"], params["b"], lengths.astype(np.float64), avgdl or 1.0)
+    rows, weights = _scatter(builder, new_of_old, ptr, idf, norm)
+    params = {
+        **params,
+        "format": BM25_FORMAT,
+        "documents": len(lengths),
+        "terms": len(terms),
+        "postings": len(rows),
+        "avgdl": avgdl,
+        "nonnegative": bool((weights >= 0).all()),
+    }
+    encoded = [t.encode("utf-8") + b"\n" for t in terms]
+    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    term_max = np.maximum.reduceat(weights, ptr[:-1]) if len(terms) else np.empty(0)
+    arrays = {"term_offsets": offsets, "ptr": ptr, "rows": rows, "weights": weights}
+    arrays["term_max"] = term_max.astype(np.float64)
+    return BM25Index(params, b"".join(encoded), arrays)
+
+
+def _scatter(
+    builder: _Builder,
+    new_of_old: Rows,
+    ptr: Ints,
+    idf: Floats,
+    norm: tuple[float, float, Floats, float],
+) -> tuple[Rows, Floats]:
+    """Move each batch's postings into their terms' slices, computing weights on the way.
+
+    norm is (k1, b, every row's length, average length).
+    """
+    k1, b, lengths, avgdl = norm
+    rows = np.empty(int(ptr[-1]), dtype=np.int32)
+    weights = np.empty(int(ptr[-1]), dtype=np.float64)
+    fill = ptr[:-1].copy()
+    builder.parts.reverse()
+    while builder.parts:  # popping frees each batch as soon as it is placed
+        first, old, sizes, local, tf_small = builder.parts.pop()
+        new = new_of_old[old]
+        starts = np.cumsum(sizes) - sizes
+        pos = np.repeat(fill[new] - starts, sizes) + np.arange(len(local))
+        fill[new] += sizes
+        batch_rows = local.astype(np.int32) + first
+        rows[pos] = batch_rows
+        tf, dl = tf_small.astype(np.float64), lengths[batch_rows]
+        # The operations of rank_bm25.BM25Okapi.get_scores, in its order.
+        saturation = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+        weights[pos] = np.repeat(idf[new], sizes) * saturation
+    return rows, weights

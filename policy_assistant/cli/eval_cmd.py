@@ -1,0 +1,336 @@
+"""`policy-assistant eval`: compare chunkers at equal context budgets, with a CI gate."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import orjson
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from policy_assistant.atomic import atomic_write_bytes
+from policy_assistant.chunk import CHUNKERS
+from policy_assistant.cli.common import err, error, guarded, out, progress_bar, warn
+from policy_assistant.cli.options import (
+    MaxTableWords,
+    MaxWords,
+    Overlap,
+    OverlapSentences,
+    Quiet,
+    Size,
+    chunker_settings,
+)
+from policy_assistant.errors import ExitCode, UsageError
+from policy_assistant.evaluate import (
+    DEFAULT_BUDGETS,
+    DEFAULT_CORPUS,
+    DEFAULT_K,
+    DEFAULT_QUESTIONS,
+    EvalReport,
+    EvalSettings,
+    GateResult,
+    Interval,
+    compare_to_baseline,
+    default_tolerance,
+    load_baseline,
+    run_eval,
+)
+from policy_assistant.evaluate.bootstrap import DEFAULT_SEED
+from policy_assistant.evaluate.plot import check_plot_path, plot_report
+from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun, metric_name
+from policy_assistant.evaluate.score import QuestionOutcome
+from policy_assistant.inspect.eval_html import render_eval_html
+
+Opt = typer.Option
+
+
+def register(app: typer.Typer) -> None:
+    """Add the eval command to the app."""
+    app.command("eval")(guarded(eval_command))
+
+
+def eval_command(
+    corpus: Annotated[Path, Opt(help="The corpus folder.")] = DEFAULT_CORPUS,
+    questions: Annotated[Path, Opt(help="The questions file (JSON lines).")] = DEFAULT_QUESTIONS,
+    chunker: Annotated[str, Opt(help="Chunkers to compare, comma-separated.")] = ",".join(CHUNKERS),
+    budget: Annotated[str, Opt(help="Context budgets in words, comma-separated.")] = ",".join(
+        map(str, DEFAULT_BUDGETS)
+    ),
+    k: Annotated[int, Opt("-k", "--k", help="Results counted by hit@k.")] = DEFAULT_K,
+    size: Size = None,
+    overlap: Overlap = None,
+    max_words: MaxWords = None,
+    max_table_words: MaxTableWords = None,
+    overlap_sentences: OverlapSentences = None,
+    seed: Annotated[int, Opt(help="Seed of the bootstrap resamples.")] = DEFAULT_SEED,
+    as_json: Annotated[bool, Opt("--json", help="The full report as JSON on stdout.")] = False,
+    out_file: Annotated[Path | None, Opt("--out", help="Write the JSON report here.")] = None,
+    summary: Annotated[
+        bool,
+        Opt(
+            "--summary", help="JSON without per-question detail: the form to commit as a baseline."
+        ),
+    ] = False,
+    plot: Annotated[Path | None, Opt(help="Draw hit@B and complete@B (.png/.svg/.pdf).")] = None,
+    html: Annotated[
+        Path | None, Opt("--html", help="Write the report as one self-contained web page.")
+    ] = None,
+    explain: Annotated[str | None, Opt(help="Show one question's retrieval and misses.")] = None,
+    baseline: Annotated[Path | None, Opt(help="Fail when a figure falls below this.")] = None,
+    tolerance: Annotated[
+        float | None, Opt(help="Allowed fall (default: one question's worth, 1/n).")
+    ] = None,
+    quiet: Quiet = False,
+) -> None:
+    """Compare chunkers on a question set at equal context budgets; optionally gate CI."""
+    options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
+    settings = EvalSettings(
+        chunkers=parse_names(chunker),
+        chunker_options=options,
+        budgets=parse_budgets(budget),
+        k=k,
+        seed=seed,
+    )
+    settings.check()
+    if plot is not None:
+        check_plot_path(plot)
+    if tolerance is not None and tolerance < 0:
+        raise UsageError(f"--tolerance must be zero or more, got {tolerance}")
+    before = load_baseline(baseline) if baseline is not None else None
+    with progress_bar("evaluating", quiet) as progress:
+        report = run_eval(corpus, questions, settings, progress)
+    for message in report.warnings:
+        warn(message)
+    data = report.to_dict(detail=not summary)
+    write_outputs(report, data, as_json, out_file, explain)
+    if plot is not None:
+        plot_report(report, plot)
+    if html is not None:
+        write_html(report, html)
+    failed = report_leaks(report)
+    if before is not None and baseline is not None:
+        gate = compare_to_baseline(
+            data,
+            before,
+            default_tolerance(len(report.questions)) if tolerance is None else tolerance,
+        )
+        failed = report_gate(gate, baseline) or failed
+    raise typer.Exit(int(ExitCode.FAILURE if failed else ExitCode.OK))
+
+
+def write_html(report: EvalReport, target: Path) -> None:
+    """Write the full report, with every retrieved chunk's text, as one page."""
+    chunks = {c.id: c for run in report.runs for c in run.chunks}
+    page = render_eval_html(report.to_dict(detail=True), chunks)
+    atomic_write_bytes(target, page.encode("utf-8"))
+
+
+def parse_names(value: str) -> tuple[str, ...]:
+    """Return the chunker names of a comma-separated list."""
+    return tuple(name.strip() for name in value.split(",") if name.strip())
+
+
+def parse_budgets(value: str) -> tuple[int, ...]:
+    """Return the budgets of a comma-separated list, ascending, without repeats."""
+    budgets: set[int] = set()
+    for item in value.split(","):
+        try:
+            budgets.add(int(item))
+        except ValueError:
+            raise UsageError(
+                f"--budget takes whole numbers of words, got {item.strip()!r}"
+            ) from None
+    return tuple(sorted(budgets))
+
+
+def json_bytes(data: dict[str, Any]) -> bytes:
+    """Return the report as stable JSON: sorted keys, indented, one trailing newline."""
+    return orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
+
+
+def write_outputs(
+    report: EvalReport,
+    data: dict[str, Any],
+    as_json: bool,
+    out_file: Path | None,
+    explain: str | None,
+) -> None:
+    """Write the JSON report where asked, and the tables (or one question) on a terminal."""
+    if explain is not None and explain not in {q.id for q in report.questions}:
+        raise UsageError(f"--explain: no question {explain!r} in the questions file")
+    if out_file is not None:
+        atomic_write_bytes(out_file, json_bytes(data))
+    if as_json:
+        sys.stdout.buffer.write(json_bytes(data))
+        sys.stdout.buffer.flush()
+    elif explain is not None:
+        explain_question(report, explain)
+    else:
+        out.print(k_table(report))
+        out.print(budget_table(report))
+        differences = comparison_table(report)
+        if differences is not None:
+            out.print(differences)
+
+
+def show(figure: Interval) -> str:
+    """Return a share with its interval: 0.817 [0.717-0.900]."""
+    return f"{figure.value:.3f} [{figure.low:.3f}-{figure.high:.3f}]"
+
+
+def k_table(report: EvalReport) -> Table:
+    """Return the figures at equal k, where more text finds more evidence."""
+    k = report.settings["k"]
+    n = len(report.questions)
+    table = Table(title=f"At equal k (k={k}, {n} questions, 95% intervals)", title_justify="left")
+    for name in ("chunker", "chunks", f"hit@{k}", f"median words in top {k}", "leaks"):
+        table.add_column(name, justify="left" if name == "chunker" else "right")
+    for s in report.summaries:
+        words = f"{s.words_at_k.value:.0f} [{s.words_at_k.low:.0f}-{s.words_at_k.high:.0f}]"
+        table.add_row(s.name, str(s.chunks), show(s.hit_at_k), words, str(s.leaks))
+    return table
+
+
+def budget_table(report: EvalReport) -> Table:
+    """Return chunker x budget: what a context of B words holds."""
+    table = Table(title="At equal budgets (words, prefixes included)", title_justify="left")
+    for name in ("chunker", "B", *(f"{m}@B" for m in BUDGET_METRICS), "empty", "median words"):
+        table.add_column(name, justify="left" if name == "chunker" else "right")
+    for s in report.summaries:
+        for i, b in enumerate(s.budgets):
+            figures = [show(b.figures[m]) for m in BUDGET_METRICS]
+            words = f"{b.context_words.value:.0f}"
+            name = s.name if i == 0 else ""
+            table.add_row(name, str(b.budget), *figures, str(b.empty_contexts), words)
+        table.add_section()
+    return table
+
+
+def comparison_table(report: EvalReport) -> Table | None:
+    """Return, per figure, the best chunker and which others differ from it beyond the noise."""
+    if len(report.summaries) < 2:
+        return None
+    n = len(report.questions)
+    title = f"Differences from the best (paired 95% intervals; {n} questions, one is {1 / n:.3f})"
+    table = Table(title=title, title_justify="left")
+    for name in ("figure", "best", "not a difference (interval holds 0)", "a difference"):
+        table.add_column(name, justify="left")
+    for metric in figure_names(report.settings["budgets"]):
+        best = max(report.summaries, key=lambda s: s.figure(metric).value)
+        inside: list[str] = []
+        outside: list[str] = []
+        for other in report.summaries:
+            if other is not best:
+                diff = paired(report, metric, other.name, best.name)
+                (inside if diff.contains(0.0) else outside).append(describe(other.name, diff))
+        best_text = f"{best.name} {best.figure(metric).value:.3f}"
+        table.add_row(metric, best_text, ", ".join(inside), ", ".join(outside))
+    return table
+
+
+def describe(name: str, diff: Interval) -> str:
+    """Return a chunker's difference from the best: `fixed -0.150 [-0.250, -0.050]`."""
+    if diff.low == diff.high == 0.0:
+        return f"{name} ="  # the same on every question
+    return f"{name} {diff.value:+.3f} [{diff.low:+.3f}, {diff.high:+.3f}]"
+
+
+def paired(report: EvalReport, metric: str, a: str, b: str) -> Interval:
+    """Return the paired difference a - b on one figure, whichever way the report holds it."""
+    for c in report.comparisons:
+        if c.metric == metric and (c.a, c.b) == (a, b):
+            return c.difference
+        if c.metric == metric and (c.a, c.b) == (b, a):
+            return negated(c.difference)
+    raise KeyError((metric, a, b))
+
+
+def figure_names(budgets: Sequence[int]) -> list[str]:
+    """Return the gated figures' names in the order shown."""
+    return ["hit@k", *(metric_name(m, b) for b in budgets for m in BUDGET_METRICS)]
+
+
+def negated(interval: Interval) -> Interval:
+    """Return the interval of the opposite difference."""
+    # 0.0 - x, not -x: a zero difference must print as +0.000, not -0.000.
+    return Interval(0.0 - interval.value, 0.0 - interval.high, 0.0 - interval.low)
+
+
+def explain_question(report: EvalReport, question_id: str) -> None:
+    """Print one question's retrieval per chunker, and why each miss missed."""
+    index = next(i for i, q in enumerate(report.questions) if q.id == question_id)
+    question = report.questions[index]
+    out.print(f"[bold]{escape(question.id)}[/] ({question.audience}): {escape(question.question)}")
+    for p in question.relevant:
+        where = f"{p.source}" + (f" / {p.section}" if p.section else "")
+        out.print(f"  evidence in {escape(where)}: {escape(p.evidence)!r}", highlight=False)
+    for run in report.runs:
+        out.print(explain_table(run, run.outcomes[index]))
+        for line in miss_lines(run.outcomes[index]):
+            out.print(line, highlight=False)
+
+
+def explain_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
+    """Return a chunker's ranking for one question, with what each budget packed."""
+    table = Table(title=f"{run.name}: {len(outcome.retrieved)} candidates", title_justify="left")
+    budgets = [b.budget for b in outcome.budgets]
+    heads = ("rank", "chunk", "source", "pos", "words", "relevant", "holds quote")
+    for name in (*heads, *(f"in {b}" for b in budgets)):
+        table.add_column(name, justify="left" if name in ("chunk", "source") else "right")
+    for r in outcome.retrieved:
+        packed = ["yes" if r.rank <= b.packed else "" for b in outcome.budgets]
+        flags = ("yes" if r.relevant else "", "yes" if r.holds else "")
+        row = (str(r.rank), r.chunk.id, escape(r.chunk.source), str(r.chunk.position))
+        table.add_row(*row, str(r.chunk.words), *flags, *packed)
+    return table
+
+
+def miss_lines(outcome: QuestionOutcome) -> list[str]:
+    """Return one line per budget: what the context held, and why a miss missed."""
+    lines = []
+    for b in outcome.budgets:
+        state = "complete" if b.miss is None else f"miss: {b.miss.replace('_', ' ')}"
+        cuts = [", ".join(p.chunks) for p in b.passages if p.chunks]
+        detail = f" (quote cut across {'; '.join(cuts)})" if cuts else ""
+        if b.packed == 0 and outcome.retrieved:
+            detail += " (empty context: the first result alone is over the budget)"
+        lines.append(
+            f"  at {b.budget}: {b.packed} chunks, {b.words} words; hit {yes_no(b.hit)}, "
+            f"recall {b.recall:.2f}, evidence {b.evidence:.2f}; {state}{detail}"
+        )
+    return lines
+
+
+def yes_no(value: bool) -> str:
+    """Return yes or no."""
+    return "yes" if value else "no"
+
+
+def report_leaks(report: EvalReport) -> bool:
+    """Print every chunker that returned staff chunks to public questions; True if any."""
+    for s in report.summaries:
+        if s.leaks:
+            shown = ", ".join(s.leaked_questions[:10])
+            error(f"{s.name}: {s.leaks} non-public chunks returned to public questions ({shown})")
+    return report.leaks > 0
+
+
+def report_gate(gate: GateResult, baseline: Path) -> bool:
+    """Print what fell below the baseline; True when the gate fails."""
+    for note in gate.notes:
+        warn(f"{note} ({baseline}); figures may not be comparable")
+    for missing in gate.missing:
+        error(f"baseline has {missing}, which this run does not measure")
+    for fall in gate.falls:
+        error(f"{fall.describe()}, more than the tolerance {gate.tolerance:.4f}")
+    if gate.passed:
+        err.print(
+            f"baseline {escape(str(baseline))}: {gate.compared} figures, none fell more than "
+            f"{gate.tolerance:.4f}",
+            highlight=False,
+        )
+    return not gate.passed

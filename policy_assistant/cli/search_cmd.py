@@ -1,0 +1,84 @@
+"""`policy-assistant search`: ranked chunks for a query, filtered by access label."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from policy_assistant.cli.common import emit_json_lines, err, guarded, out
+from policy_assistant.cli.options import AsJson, IndexDir
+from policy_assistant.records import ACCESS_LABELS, Chunk
+from policy_assistant.store import SearchHit, open_index, resolve_index_dir
+from policy_assistant.tokenize import tokenize
+
+DEFAULT_K = 5
+"""Results shown when -k is not given."""
+DEFAULT_ACCESS = "public"
+"""Least privilege unless the caller says otherwise."""
+_WORD = re.compile(r"\S+")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the search command to the app."""
+    app.command("search")(guarded(search_command))
+
+
+def search_command(
+    query: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
+    index: IndexDir = None,
+    k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many results.")] = DEFAULT_K,
+    access: Annotated[
+        str,
+        typer.Option(
+            "--access", help="public sees public chunks only; staff sees both.", show_default=True
+        ),
+    ] = DEFAULT_ACCESS,
+    as_json: AsJson = False,
+) -> None:
+    """Search the index; a public search never returns a staff chunk."""
+    if access not in ACCESS_LABELS:
+        raise typer.BadParameter(
+            f"expected one of {', '.join(ACCESS_LABELS)}", param_hint="--access"
+        )
+    with open_index(resolve_index_dir(index)) as opened:
+        hits = opened.search(query, k, access)
+    if as_json:
+        emit_json_lines((hit.to_dict() for hit in hits), None)
+    elif hits:
+        out.print(results_table(hits, set(tokenize(query))))
+    if not hits:
+        err.print(f"no results for {escape(query)!s} at access {access}", highlight=False)
+
+
+def results_table(hits: list[SearchHit], terms: set[str]) -> Table:
+    """Return the ranked hits with where each comes from and the query terms highlighted."""
+    table = Table(show_lines=True)
+    for name in ("#", "score", "source", "text"):
+        table.add_column(name, justify="right" if name in ("#", "score") else "left")
+    for hit in hits:
+        table.add_row(
+            str(hit.rank), f"{hit.score:.2f}", citation(hit.chunk), highlight(hit.chunk.text, terms)
+        )
+    return table
+
+
+def citation(chunk: Chunk) -> Text:
+    """Return where a chunk comes from: ID, source, title, section and pages."""
+    section = " > ".join(chunk.sections[0]) if chunk.sections else ""
+    pages = ("p. " + ",".join(map(str, chunk.pages))) if chunk.pages else ""
+    lines = [chunk.id, chunk.source, chunk.title, section, pages]
+    return Text("\n".join(line for line in lines if line))
+
+
+def highlight(text: str, terms: set[str]) -> Text:
+    """Return text with every word whose tokens meet the query's terms in bold."""
+    styled = Text(text)
+    for match in _WORD.finditer(text):
+        if terms.intersection(tokenize(match.group())):
+            styled.stylize("bold yellow", match.start(), match.end())
+    return styled

@@ -1,0 +1,150 @@
+"""The CI gate: compare a report with a committed baseline report, figure by figure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.evaluate.report import BUDGET_METRICS, metric_name
+
+EPSILON = 1e-9
+"""Float slack, so a drop of exactly the tolerance passes."""
+COMPARED_SETTINGS = ("corpus", "questions", "chunkers", "k", "tokenizer", "bm25")
+"""Settings that, when they differ from the baseline's, make the comparison worth a note."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fall:
+    """A figure that fell below its baseline by more than the tolerance."""
+
+    chunker: str
+    """The chunker."""
+    metric: str
+    """The figure's name."""
+    baseline: float
+    """The baseline's value."""
+    current: float
+    """This run's value."""
+    changed: tuple[str, ...] = ()
+    """Questions whose outcome at this figure's budget changed: `q017 complete -> hit,cut`."""
+
+    def describe(self, limit: int = 8) -> str:
+        """Return one line for the user, naming up to `limit` questions that changed."""
+        line = (
+            f"{self.chunker} {self.metric} fell to {self.current:.4f} from {self.baseline:.4f} "
+            f"({self.current - self.baseline:+.4f})"
+        )
+        if self.changed:
+            more = len(self.changed) - limit
+            shown = "; ".join(self.changed[:limit]) + (f"; and {more} more" if more > 0 else "")
+            line += f"; changed: {shown}"
+        return line
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    """The outcome of comparing a report with a baseline."""
+
+    tolerance: float
+    """How far a figure may fall before the gate fails."""
+    compared: int
+    """How many figures were compared."""
+    falls: tuple[Fall, ...]
+    """Figures that fell by more than the tolerance."""
+    missing: tuple[str, ...]
+    """Figures the baseline has and this run does not measure."""
+    notes: tuple[str, ...]
+    """Settings that differ from the baseline's."""
+
+    @property
+    def passed(self) -> bool:
+        """Whether no figure fell and none went unmeasured."""
+        return not self.falls and not self.missing
+
+
+def default_tolerance(questions: int) -> float:
+    """Return one question's worth: 1 / the number of questions."""
+    return 1.0 / questions
+
+
+def load_baseline(path: Path) -> dict[str, Any]:
+    """Read a baseline report, or raise naming the file and the problem."""
+    try:
+        data = orjson.loads(path.read_bytes())
+    except OSError as exc:
+        raise PolicyAssistantError(f"{path}: cannot read baseline: {exc.strerror or exc}") from exc
+    except orjson.JSONDecodeError as exc:
+        raise PolicyAssistantError(f"{path}: baseline is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("chunkers"), dict):
+        raise PolicyAssistantError(f"{path}: not an eval report (no chunkers)")
+    return data
+
+
+def gated_figures(report: dict[str, Any]) -> dict[tuple[str, str], float]:
+    """Return every gated figure of a report's JSON form, keyed by (chunker, figure name)."""
+    out: dict[tuple[str, str], float] = {}
+    for chunker, summary in report.get("chunkers", {}).items():
+        out[(chunker, "hit@k")] = float(summary["hit@k"]["value"])
+        for budget, figures in summary.get("budgets", {}).items():
+            for metric in BUDGET_METRICS:
+                out[(chunker, metric_name(metric, int(budget)))] = float(figures[metric]["value"])
+    return out
+
+
+def compare_to_baseline(
+    current: dict[str, Any], baseline: dict[str, Any], tolerance: float
+) -> GateResult:
+    """Compare every figure the baseline has; a drop of more than `tolerance` is a fall."""
+    try:
+        now, before = gated_figures(current), gated_figures(baseline)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise PolicyAssistantError(f"baseline is not an eval report: missing {exc}") from exc
+    falls: list[Fall] = []
+    missing: list[str] = []
+    for key in sorted(before, key=lambda k: (k[0], sort_key(k[1]))):
+        if key not in now:
+            missing.append(f"{key[0]} {key[1]}")
+        elif before[key] - now[key] > tolerance + EPSILON:
+            changed = changed_outcomes(current, baseline, *key)
+            falls.append(Fall(key[0], key[1], before[key], now[key], changed))
+    notes = [
+        f"{name} differs from the baseline's"
+        for name in COMPARED_SETTINGS
+        if current.get("settings", {}).get(name) != baseline.get("settings", {}).get(name)
+    ]
+    compared = sum(key in now for key in before)
+    return GateResult(tolerance, compared, tuple(falls), tuple(missing), tuple(notes))
+
+
+def outcome_statuses(report: dict[str, Any], chunker: str) -> dict[str, dict[str, str]]:
+    """Return each question's status per budget (and at k) from a report's outcome lines."""
+    out: dict[str, dict[str, str]] = {}
+    for question, lines in report.get("outcomes", {}).items():
+        line = lines.get(chunker, "") if isinstance(lines, dict) else ""
+        out[question] = dict(part.partition("=")[::2] for part in str(line).split())
+    return out
+
+
+def changed_outcomes(
+    current: dict[str, Any], baseline: dict[str, Any], chunker: str, metric: str
+) -> tuple[str, ...]:
+    """Return the questions whose status at the figure's budget differs from the baseline's."""
+    at = metric.partition("@")[2]
+    now = outcome_statuses(current, chunker)
+    before = outcome_statuses(baseline, chunker)
+    changed = []
+    for question in sorted(set(now) & set(before)):
+        old, new = before[question].get(at), now[question].get(at)
+        if old is not None and new is not None and old != new:
+            changed.append(f"{question} {old} -> {new}")
+    return tuple(changed)
+
+
+def sort_key(metric: str) -> tuple[int, str]:
+    """Order figure names by budget (hit@k first), then name."""
+    name, _, budget = metric.partition("@")
+    return (-1 if budget == "k" else int(budget), name)

@@ -1,0 +1,195 @@
+"""Run the comparison: parse once, chunk and index per chunker, score every question."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from policy_assistant import __version__
+from policy_assistant.bm25 import BM25_DEFAULTS
+from policy_assistant.chunk import CHUNKERS, chunk_documents, make_chunker
+from policy_assistant.errors import PolicyAssistantError, UsageError
+from policy_assistant.evaluate.bootstrap import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Bootstrap,
+)
+from policy_assistant.evaluate.questions import Question, QuestionSet, load_questions
+from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
+from policy_assistant.evaluate.retrieval import BM25Retriever, Retriever, candidates
+from policy_assistant.evaluate.score import Layout, QuestionOutcome, score_question
+from policy_assistant.ids import content_id
+from policy_assistant.parse import parse_path
+from policy_assistant.records import Chunk, Document
+from policy_assistant.tokenize import TOKENIZER_SETTINGS
+
+DEFAULT_CORPUS = Path("corpus")
+"""Where eval looks for the corpus when none is given."""
+DEFAULT_QUESTIONS = Path("questions/questions.jsonl")
+"""Where eval looks for the questions when none are given."""
+DEFAULT_BUDGETS = (100, 200, 400)
+"""Context budgets in words, prefixes included."""
+DEFAULT_K = 5
+"""Results counted by hit@k."""
+
+Progress = Callable[[int, int, str], None]
+"""Called as progress(done, total, item): files while parsing, then chunkers."""
+RetrieverFactory = Callable[[Sequence[Chunk]], Retriever]
+"""Builds the retriever over one chunker's chunks."""
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """What to compare and how."""
+
+    chunkers: tuple[str, ...] = tuple(CHUNKERS)
+    """Registry names of the chunkers to compare, in the order shown."""
+    chunker_options: dict[str, int] = field(default_factory=dict)
+    """Settings given on the command line; each chunker takes the ones it knows."""
+    budgets: tuple[int, ...] = DEFAULT_BUDGETS
+    """Context budgets in words."""
+    k: int = DEFAULT_K
+    """Results counted by hit@k."""
+    seed: int = DEFAULT_SEED
+    """Seed of the bootstrap resamples."""
+    resamples: int = DEFAULT_RESAMPLES
+    """Bootstrap resamples."""
+    level: float = DEFAULT_LEVEL
+    """Confidence level of the intervals."""
+
+    def __post_init__(self) -> None:
+        # Every stage indexes budgets by position: one order (ascending, no repeats) for all.
+        object.__setattr__(self, "budgets", tuple(sorted(set(self.budgets))))
+
+    def check(self) -> None:
+        """Raise UsageError when the settings cannot be run."""
+        if not self.chunkers:
+            raise UsageError("name at least one chunker")
+        unknown = [c for c in self.chunkers if c not in CHUNKERS]
+        if unknown:
+            raise UsageError(f"unknown chunker {unknown[0]!r}; choose from {', '.join(CHUNKERS)}")
+        if len(set(self.chunkers)) != len(self.chunkers):
+            raise UsageError("a chunker is named twice")
+        if not self.budgets or any(b < 1 for b in self.budgets):
+            raise UsageError("budgets must be whole numbers of words, at least 1")
+        if self.k < 1:
+            raise UsageError(f"k must be at least 1, got {self.k}")
+
+    def options_for(self, chunker: str) -> dict[str, int]:
+        """Return the command-line settings the chunker takes."""
+        names = CHUNKERS[chunker].setting_names
+        return {key: value for key, value in self.chunker_options.items() if key in names}
+
+
+def run_eval(
+    corpus: Path,
+    questions_path: Path,
+    settings: EvalSettings,
+    progress: Progress | None = None,
+) -> EvalReport:
+    """Parse the corpus, load the questions, and compare the chunkers on them."""
+    settings.check()
+    unused = sorted(
+        key
+        for key in settings.chunker_options
+        if not any(key in CHUNKERS[c].setting_names for c in settings.chunkers)
+    )
+    if unused:
+        raise UsageError(f"no chunker compared takes {', '.join(unused)}")
+    parsed = parse_path(corpus, progress)
+    if parsed.failures:
+        listed = "; ".join(str(f) for f in parsed.failures)
+        raise PolicyAssistantError(f"eval needs every document; these failed to parse: {listed}")
+    question_set = load_questions(questions_path, parsed.documents)
+    report = evaluate(parsed.documents, question_set, settings, progress=progress)
+    where = {**report.settings, "corpus": corpus_identity(corpus, parsed.documents)}
+    return replace(report, settings=where, warnings=tuple(parsed.warnings))
+
+
+def evaluate(
+    documents: Sequence[Document],
+    question_set: QuestionSet,
+    settings: EvalSettings,
+    make_retriever: RetrieverFactory | None = None,
+    progress: Progress | None = None,
+) -> EvalReport:
+    """Compare the chunkers on parsed documents and loaded questions."""
+    settings.check()
+    factory = make_retriever or (lambda chunks: BM25Retriever(chunks, **BM25_DEFAULTS))
+    questions = question_set.questions
+    runs: list[ChunkerRun] = []
+    for done, name in enumerate(settings.chunkers, 1):
+        chunker = make_chunker(name, **settings.options_for(name))
+        chunks = tuple(chunk_documents(documents, chunker))
+        outcomes = score_all(questions, chunks, factory(chunks), settings)
+        runs.append(ChunkerRun(name, chunker.spec(), chunks, outcomes))
+        if progress:
+            progress(done, len(settings.chunkers), name)
+    boot = Bootstrap(len(questions), settings.seed, settings.resamples, settings.level)
+    return EvalReport(
+        settings=report_settings(question_set, runs, settings),
+        questions=questions,
+        runs=tuple(runs),
+        summaries=tuple(summarize(run, settings.budgets, boot) for run in runs),
+        comparisons=tuple(compare(runs, settings.budgets, boot)),
+    )
+
+
+def score_all(
+    questions: Sequence[Question],
+    chunks: Sequence[Chunk],
+    retriever: Retriever,
+    settings: EvalSettings,
+) -> tuple[QuestionOutcome, ...]:
+    """Rank and score every question with one chunker's chunks."""
+    layout = Layout(chunks)
+    words = [c.words for c in chunks]
+    budgets = settings.budgets
+    out = []
+    for question in questions:
+        ranking = candidates(retriever, question, words, settings.k, budgets[-1])
+        out.append(score_question(question, ranking, chunks, layout, settings.k, budgets))
+    return tuple(out)
+
+
+def report_settings(
+    question_set: QuestionSet, runs: Sequence[ChunkerRun], settings: EvalSettings
+) -> dict[str, Any]:
+    """Return what the figures depend on, as the report records it."""
+    return {
+        "tool": {"name": "policy-assistant", "version": __version__},
+        "questions": {
+            "path": portable_path(question_set.path),
+            "sha256": question_set.sha256,
+            "count": len(question_set.questions),
+        },
+        "chunkers": [run.spec for run in runs],
+        "budgets": list(settings.budgets),
+        "k": settings.k,
+        "tokenizer": TOKENIZER_SETTINGS,
+        "bm25": BM25_DEFAULTS,
+        "bootstrap": {
+            "seed": settings.seed,
+            "resamples": settings.resamples,
+            "level": settings.level,
+        },
+    }
+
+
+def corpus_identity(corpus: Path, documents: Sequence[Document]) -> dict[str, Any]:
+    """Return the corpus as the report records it: where, and a hash of what it held."""
+    contents = [[d.source, d.sha256] for d in documents]
+    return {"path": portable_path(corpus), "documents": len(documents), "id": content_id(contents)}
+
+
+def portable_path(path: Path) -> str:
+    """Return a path fit for a committed file: relative to the working folder when it can be."""
+    if not path.is_absolute():
+        return path.as_posix()
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.name

@@ -1,0 +1,196 @@
+"""Score one question's ranking for one chunker: the metrics at k and at each budget, and why
+a miss missed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from policy_assistant.evaluate import metrics
+from policy_assistant.evaluate.questions import Passage, Question
+from policy_assistant.records import Chunk
+
+COMPLETE = "complete"
+"""The passage's quote lies whole in one chunk of the context."""
+CUT = "cut"
+"""No chunk of the index holds the quote whole: the chunker cut it across chunks."""
+BELOW_BUDGET = "below_budget"
+"""A chunk that would do was retrieved, but ranked below what the budget packs."""
+NOT_RETRIEVED = "not_retrieved"
+"""No chunk that would do was among the candidates retrieved."""
+MISS_ORDER = (CUT, BELOW_BUDGET, NOT_RETRIEVED)
+"""When passages miss for different reasons, the question's reason is the first of these."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """One result of a question's ranking."""
+
+    rank: int
+    """1-based rank."""
+    chunk: Chunk
+    """The chunk retrieved."""
+    score: float
+    """The retriever's score."""
+    relevant: bool
+    """Whether the body overlaps a relevant passage's section (or quote)."""
+    holds: bool
+    """Whether the body holds a relevant passage's quote whole."""
+
+
+@dataclass(frozen=True, slots=True)
+class PassageOutcome:
+    """What became of one relevant passage at one budget."""
+
+    status: str
+    """COMPLETE, CUT, BELOW_BUDGET or NOT_RETRIEVED."""
+    chunks: tuple[str, ...] = ()
+    """For CUT: the IDs of the chunks that each hold a piece of the quote, in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetOutcome:
+    """One question's context at one budget, and what it holds."""
+
+    budget: int
+    """The budget in words."""
+    packed: int
+    """How many leading results the context holds."""
+    words: int
+    """Words in the context, prefixes included."""
+    hit: bool
+    """Whether a chunk of the context is relevant."""
+    recall: float
+    """Share of the passages that a chunk of the context is relevant to."""
+    complete: bool
+    """Whether every quote lies whole in one chunk of the context."""
+    evidence: float
+    """Share of the quotes' characters the context covers."""
+    miss: str | None
+    """None when complete, else why not: CUT, BELOW_BUDGET or NOT_RETRIEVED."""
+    passages: tuple[PassageOutcome, ...]
+    """What became of each passage, in the question's order."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionOutcome:
+    """One question's ranking for one chunker, scored."""
+
+    question: Question
+    """The question."""
+    retrieved: tuple[Retrieved, ...]
+    """The candidates, in rank order."""
+    hit_at_k: bool
+    """Whether a relevant chunk is among the first k."""
+    words_at_k: int
+    """Words in the first k results."""
+    leaks: int
+    """Results a public question should never have seen (access other than public)."""
+    budgets: tuple[BudgetOutcome, ...]
+    """The context at each budget, smallest budget first."""
+
+
+class Layout:
+    """The chunks of one chunker grouped by document, to see which hold each quote."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self.by_source: dict[str, list[Chunk]] = {}
+        for chunk in chunks:
+            self.by_source.setdefault(chunk.source, []).append(chunk)
+        self._cache: dict[tuple[str, int, int], tuple[bool, tuple[str, ...]]] = {}
+
+    def cut(self, passage: Passage) -> tuple[bool, tuple[str, ...]]:
+        """Return whether no chunk holds the quote whole, and the chunks holding its pieces."""
+        key = (passage.source, *passage.evidence_span)
+        if key not in self._cache:
+            chunks = self.by_source.get(passage.source, [])
+            held = any(metrics.holds(c, passage) for c in chunks)
+            span = passage.evidence_span
+            pieces = tuple(c.id for c in chunks if metrics.overlaps((c.start, c.end), span))
+            self._cache[key] = (not held, () if held else pieces)
+        return self._cache[key]
+
+
+def score_question(
+    question: Question,
+    ranking: Sequence[tuple[int, float]],
+    chunks: Sequence[Chunk],
+    layout: Layout,
+    k: int,
+    budgets: Sequence[int],
+) -> QuestionOutcome:
+    """Score a ranking of chunk rows against the question's passages."""
+    passages = question.relevant
+    retrieved = tuple(
+        Retrieved(
+            rank=rank,
+            chunk=chunks[row],
+            score=score,
+            relevant=any(metrics.is_relevant(chunks[row], p) for p in passages),
+            holds=any(metrics.holds(chunks[row], p) for p in passages),
+        )
+        for rank, (row, score) in enumerate(ranking, 1)
+    )
+    ranked = [r.chunk for r in retrieved]
+    leaks = sum(c.access != "public" for c in ranked) if question.audience == "public" else 0
+    return QuestionOutcome(
+        question=question,
+        retrieved=retrieved,
+        hit_at_k=metrics.hit_at_k(ranked, passages, k),
+        words_at_k=sum(c.words for c in ranked[:k]),
+        leaks=leaks,
+        budgets=tuple(score_budget(passages, ranked, layout, b) for b in budgets),
+    )
+
+
+def score_budget(
+    passages: Sequence[Passage], ranked: Sequence[Chunk], layout: Layout, budget: int
+) -> BudgetOutcome:
+    """Pack the ranking into `budget` words and measure what the context holds."""
+    packed = metrics.pack_to_budget([c.words for c in ranked], budget)
+    context = ranked[:packed]
+    hit = metrics.hit(context, passages)
+    outcomes = tuple(passage_outcome(p, context, ranked, layout) for p in passages)
+    complete = all(o.status == COMPLETE for o in outcomes)
+    return BudgetOutcome(
+        budget=budget,
+        packed=packed,
+        words=sum(c.words for c in context),
+        hit=hit,
+        recall=metrics.recall(context, passages),
+        complete=complete,
+        evidence=metrics.evidence_coverage(context, passages),
+        miss=None if complete else miss_reason(hit, passages, ranked, outcomes),
+        passages=outcomes,
+    )
+
+
+def passage_outcome(
+    passage: Passage, context: Sequence[Chunk], ranked: Sequence[Chunk], layout: Layout
+) -> PassageOutcome:
+    """Return whether a passage's quote made it whole into the context, and if not, why."""
+    if any(metrics.holds(c, passage) for c in context):
+        return PassageOutcome(COMPLETE)
+    is_cut, pieces = layout.cut(passage)
+    if is_cut:
+        return PassageOutcome(CUT, pieces)
+    if any(metrics.holds(c, passage) for c in ranked):
+        return PassageOutcome(BELOW_BUDGET)
+    return PassageOutcome(NOT_RETRIEVED)
+
+
+def miss_reason(
+    hit: bool,
+    passages: Sequence[Passage],
+    ranked: Sequence[Chunk],
+    outcomes: Sequence[PassageOutcome],
+) -> str:
+    """Return why a question's context is not complete.
+
+    Without a relevant chunk in the context, the reason is about relevance (was a relevant
+    chunk retrieved at all?); with one, it is the first of MISS_ORDER among the passages.
+    """
+    if not hit:
+        return BELOW_BUDGET if metrics.hit(ranked, passages) else NOT_RETRIEVED
+    statuses = {o.status for o in outcomes}
+    return next(reason for reason in MISS_ORDER if reason in statuses)

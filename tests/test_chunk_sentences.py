@@ -1,0 +1,100 @@
+"""Sentence splitting: abbreviations, decimals, model numbers, French, lines."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from chunk_strategies import paragraph
+from hypothesis import given, settings
+
+from policy_assistant.chunk.sentences import line_spans, sentence_spans, unit_spans
+from policy_assistant.records import Block
+from policy_assistant.text import word_spans
+
+
+def split(text: str) -> list[str]:
+    return [text[s:e] for s, e in sentence_spans(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "One here. Two there! Three? Four…  Five",
+            ["One here.", "Two there!", "Three?", "Four…", "Five"],
+        ),
+        ("Use e.g. a brush. Or i.e. none.", ["Use e.g. a brush.", "Or i.e. none."]),
+        ("It draws approx. 2.5 kW. Done.", ["It draws approx. 2.5 kW.", "Done."]),
+        ("Ask Mr. Smith at No. 5 Main St. Then go.", ["Ask Mr. Smith at No. 5 Main St. Then go."]),
+        ("Model PW-3100. The pump is rated 2.5.", ["Model PW-3100.", "The pump is rated 2.5."]),
+        ("See p. 12 for details. Next.", ["See p. 12 for details.", "Next."]),
+        ("Call J. Smith today. Then wait.", ["Call J. Smith today.", "Then wait."]),
+        ("1. Register the product. Keep it.", ["1. Register the product.", "Keep it."]),
+        ('He said "Stop." Then left.', ['He said "Stop."', "Then left."]),
+        ("Version 4.2. Next part", ["Version 4.2.", "Next part"]),
+        ("Yes. No. Maybe.", ["Yes.", "No.", "Maybe."]),
+        ("iv. Check the hose. Done.", ["iv. Check the hose.", "Done."]),
+        ("lower case. continues here.", ["lower case. continues here."]),
+        ("  padded.   Text  ", ["padded.", "Text"]),
+        ("", []),
+        ("   ", []),
+    ],
+)
+def test_english_sentences(text: str, expected: list[str]) -> None:
+    assert split(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("M. Dupont est là. Mme. Roy aussi.", ["M. Dupont est là.", "Mme. Roy aussi."]),
+        ("Attention ! Le produit est garanti.", ["Attention !", "Le produit est garanti."]),
+        ("Voir p. ex. la notice. C.-à-d. rien.", ["Voir p. ex. la notice.", "C.-à-d. rien."]),
+        ("« Taillez. » Ensuite arrosez.", ["« Taillez. »", "Ensuite arrosez."]),
+        ("Environ 2,5 kg. Env. 3 kg.", ["Environ 2,5 kg.", "Env. 3 kg."]),
+    ],
+)
+def test_french_sentences(text: str, expected: list[str]) -> None:
+    assert split(text) == expected
+
+
+def test_sentences_within_a_range_keep_document_offsets() -> None:
+    text = "Before. One. Two. After."
+    spans = sentence_spans(text, 8, 17)
+    assert [text[s:e] for s, e in spans] == ["One.", "Two."]
+
+
+def test_table_rows_and_code_lines_are_units_of_their_own() -> None:
+    rows = "A | B\nNo. 1 | e.g. two\n\n  x = 1.  \nlast"
+    block = Block("table", rows, 10, 10 + len(rows))
+    text = " " * 10 + rows
+    assert [text[s:e] for s, e in unit_spans(text, block)] == [
+        "A | B",
+        "No. 1 | e.g. two",
+        "x = 1.",
+        "last",
+    ]
+    assert [text[s:e] for s, e in line_spans(text)] == [
+        "A | B",
+        "No. 1 | e.g. two",
+        "x = 1.",
+        "last",
+    ]
+
+
+def test_list_items_are_split_into_sentences() -> None:
+    item = "Keep the receipt. It is proof of purchase."
+    block = Block("list_item", item, 0, len(item))
+    assert len(unit_spans(item, block)) == 2
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=paragraph())
+def test_sentences_cover_every_word_once_in_order(text: str) -> None:
+    spans = sentence_spans(text)
+    words = word_spans(text)
+    assert [w for s, e in spans for w in word_spans(text, s, e)] == words
+    for s, e in spans:
+        assert text[s:e] == text[s:e].strip() and s < e
+    assert all(e1 < s2 for (_, e1), (s2, _) in itertools.pairwise(spans))

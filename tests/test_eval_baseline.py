@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_eval_support import QUESTIONS, parsed_corpus, write_questions
+
+from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.evaluate.baseline import (
+    compare_to_baseline,
+    default_tolerance,
+    gated_figures,
+    load_baseline,
+)
+from policy_assistant.evaluate.questions import Question, load_questions
+from policy_assistant.evaluate.run import EvalSettings, evaluate
+from policy_assistant.records import Chunk
+
+
+class InOrder:
+    """A fake retriever: rows in corpus order, public rows only for public questions."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self.public = [c.access == "public" for c in chunks]
+
+    def search(self, q: Question, n: int) -> list[tuple[int, float]]:
+        rows = [r for r, ok in enumerate(self.public) if ok or q.audience == "staff"]
+        return [(r, 1.0) for r in rows[:n]]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("baseline")
+    documents = parsed_corpus(root / "corpus")
+    questions = load_questions(write_questions(root / "q.jsonl", QUESTIONS), documents)
+    settings = EvalSettings(chunkers=("fixed", "structure"), budgets=(50, 200))
+    return evaluate(documents, questions, settings, make_retriever=InOrder).to_dict()
+
+
+def lowered(report: dict[str, Any], chunker: str, budget: str, metric: str, by: float) -> Any:
+    changed = copy.deepcopy(report)
+    changed["chunkers"][chunker]["budgets"][budget][metric]["value"] -= by
+    return changed
+
+
+def test_a_report_matches_itself(report: dict[str, Any]) -> None:
+    gate = compare_to_baseline(report, report, tolerance=0.0)
+    assert gate.passed and not gate.notes
+    assert gate.compared == 2 * (1 + 4 * 2) == len(gated_figures(report))
+
+
+def test_a_fall_of_one_question_passes_and_more_fails(report: dict[str, Any]) -> None:
+    one = default_tolerance(len(QUESTIONS))
+    assert one == 1 / 7
+    assert compare_to_baseline(lowered(report, "fixed", "200", "hit", one), report, one).passed
+    gate = compare_to_baseline(lowered(report, "fixed", "200", "hit", 2 * one), report, one)
+    assert not gate.passed
+    (fall,) = gate.falls
+    assert (fall.chunker, fall.metric) == ("fixed", "hit@200")
+    assert fall.describe().startswith("fixed hit@200 fell to ")
+    assert fall.describe().endswith(f"({-2 * one:+.4f})")
+
+
+def test_a_rise_never_fails(report: dict[str, Any]) -> None:
+    assert compare_to_baseline(
+        report, lowered(report, "structure", "50", "complete", 0.5), 0
+    ).passed
+
+
+def test_a_figure_the_baseline_has_and_the_run_lacks_fails(report: dict[str, Any]) -> None:
+    current = copy.deepcopy(report)
+    del current["chunkers"]["structure"]["budgets"]["200"]
+    current["settings"]["budgets"] = [50]
+    gate = compare_to_baseline(current, report, 0.1)
+    assert not gate.passed and not gate.falls
+    assert gate.missing == (
+        "structure complete@200",
+        "structure evidence@200",
+        "structure hit@200",
+        "structure recall@200",
+    )
+
+
+def test_different_settings_are_noted(report: dict[str, Any]) -> None:
+    current = copy.deepcopy(report)
+    current["settings"]["k"] = 10
+    current["settings"]["questions"]["sha256"] = "0" * 64
+    gate = compare_to_baseline(current, report, 0.1)
+    assert gate.passed
+    assert gate.notes == ("questions differs from the baseline's", "k differs from the baseline's")
+
+
+def test_a_bad_baseline_file_is_an_error_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_text("{")
+    with pytest.raises(PolicyAssistantError, match=r"baseline\.json: baseline is not valid JSON"):
+        load_baseline(path)
+    path.write_text(json.dumps({"settings": {}}))
+    with pytest.raises(PolicyAssistantError, match="not an eval report"):
+        load_baseline(path)
+    with pytest.raises(PolicyAssistantError, match="cannot read baseline"):
+        load_baseline(tmp_path / "missing.json")
+    with pytest.raises(PolicyAssistantError, match="baseline is not an eval report"):
+        compare_to_baseline({"chunkers": {}}, {"chunkers": {"fixed": {}}}, 0.1)
+
+
+def test_a_fall_names_the_questions_whose_outcome_changed(report: dict[str, Any]) -> None:
+    assert set(report["outcomes"]) == {q["id"] for q in QUESTIONS}
+    line = report["outcomes"]["sprinkler"]["fixed"]
+    assert line.startswith("k=") and " 50=" in line and " 200=" in line
+    baseline = lowered(report, "fixed", "200", "complete", -0.5)  # the baseline was higher
+    for qid in ("sprinkler", "claim"):
+        baseline["outcomes"][qid]["fixed"] = line.split(" 200=")[0] + " 200=earlier"
+    (fall,) = compare_to_baseline(report, baseline, 0.1).falls
+    now = {q: report["outcomes"][q]["fixed"].split(" 200=")[1] for q in ("claim", "sprinkler")}
+    assert fall.changed == (
+        f"claim earlier -> {now['claim']}",
+        f"sprinkler earlier -> {now['sprinkler']}",
+    )
+    assert fall.describe(limit=1).endswith(f"changed: claim earlier -> {now['claim']}; and 1 more")

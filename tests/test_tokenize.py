@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+from itertools import chain
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from policy_assistant import tokenize as tokenize_module
+from policy_assistant.bm25 import BM25Index
+from policy_assistant.tokenize import (
+    STOPWORDS,
+    TOKENIZER_SETTINGS,
+    fold,
+    tokenize,
+    word_terms,
+)
+
+
+def test_accents_and_case_fold_away():
+    assert tokenize("Employé CAFÉ naïve Crème") == tokenize("employe cafe naive creme")
+    assert fold("Straße") == "strasse"
+    assert tokenize("ﬁnance") == tokenize("finance")  # ligature decomposes
+
+
+@pytest.mark.parametrize(
+    "query", ["PW-2200", "pw2200", "PW2200", "PW 2200", "pw‑2200", "ＰＷ－２２００"]
+)
+def test_model_number_queries_share_terms_with_the_chunk(query):
+    chunk = set(tokenize("Reset the PW-2200 router before calling support."))
+    terms = tokenize(query)
+    assert terms and set(terms) <= chunk
+
+
+def test_model_number_gives_parts_and_joined_form():
+    assert tokenize("PW-2200") == ["pw", "2200", "pw2200"]
+    assert tokenize("pw2200") == ["pw", "2200", "pw2200"]
+    assert tokenize("PW 2200") == ["pw", "2200"]
+
+
+def test_numbers_alone_are_not_joined():
+    # A joined "35" would collide with the number 35; only compounds with a letter join.
+    assert tokenize("3.5 2024-01-15") == ["3", "5", "2024", "01", "15"]
+
+
+def test_hyphenated_words_match_their_closed_form():
+    assert "email" in tokenize("e-mail")
+    assert "followup" in tokenize("follow-up")
+
+
+CHUNKS = [
+    "The PW-3300 router has 22 ports.",
+    "Reset the PW-2200 router before calling support.",
+    "Our 2200 employees use PW tools and other routers.",
+    "Routers ship with a power cord.",
+]
+
+
+@pytest.mark.parametrize("query", ["PW-2200", "pw2200", "PW2200"])
+def test_joined_model_number_query_ranks_the_chunk_first(query):
+    index = BM25Index.build([tokenize(c) for c in CHUNKS])
+    assert index.search(tokenize(query), 1)[0][0] == 1
+
+
+def test_spaced_model_number_query_finds_the_chunk():
+    # "PW 2200" cannot tell the model from a text holding both words; it still finds it.
+    index = BM25Index.build([tokenize(c) for c in CHUNKS])
+    assert {row for row, _ in index.search(tokenize("PW 2200"), 2)} == {1, 2}
+
+
+def test_stopwords_are_dropped():
+    assert tokenize("the of and to it is") == []
+    assert tokenize("The warranty of the product") == ["warranti", "product"]
+
+
+def test_stopword_list_is_a_standard_short_list():
+    assert 120 <= len(STOPWORDS) <= 180
+    assert {"the", "and", "not", "of"} <= STOPWORDS
+    assert all(w == w.lower() and w.isalpha() for w in STOPWORDS)
+
+
+def test_contractions_and_possessives_leave_no_fragments():
+    assert tokenize("The employee's manager doesn't") == ["employe", "manag"]
+
+
+def test_stems_merge_inflections():
+    assert tokenize("warranties") == tokenize("warranty")
+    assert tokenize("running") == tokenize("runs") == ["run"]
+
+
+def test_french_goes_through_the_one_english_pipeline():
+    assert TOKENIZER_SETTINGS["languages"] == "one english pipeline for every language"
+    terms = tokenize("Les congés payés de l'employé")
+    assert terms == tokenize("les conges payes de l employe")
+    # French function words are not English stopwords: BM25's idf weighs them down instead.
+    assert "les" in terms and "de" in terms
+
+
+def test_settings_record_the_pipeline():
+    assert TOKENIZER_SETTINGS["stopwords"] == "english"
+    assert TOKENIZER_SETTINGS["stemmer"] == "english"
+    assert TOKENIZER_SETTINGS["lowercase"] and TOKENIZER_SETTINGS["fold_accents"]
+    assert len(TOKENIZER_SETTINGS["stopwords_id"]) == 16
+
+
+def test_memo_limit_starts_over_without_changing_results(monkeypatch):
+    text = "Alpha beta-2 gamma délta PW-2200 epsilon " * 3
+    expected = tokenize(text)
+    monkeypatch.setattr(tokenize_module, "MEMO_LIMIT", 2)
+    tokenize_module._MEMO.clear()
+    assert tokenize(text) == expected
+    assert len(tokenize_module._MEMO) <= 2
+
+
+words = st.text(alphabet=st.characters(exclude_categories=("Cs",)), min_size=0, max_size=12).filter(
+    lambda w: w.split() == [w]
+)
+
+
+@given(st.lists(words, max_size=8), st.sampled_from([" ", "\n", "\t", "\u00a0", "  "]))
+def test_tokenize_is_word_terms_over_whitespace_words(parts, space):
+    text = space.join(parts)
+    assert tokenize(text) == list(chain.from_iterable(word_terms(w) for w in text.split()))
+
+
+@given(st.text(max_size=60))
+def test_terms_are_nonempty_lowercase_and_single_line(text):
+    for term in tokenize(text):
+        assert term and term == term.lower()
+        assert not any(ch.isspace() for ch in term)
