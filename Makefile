@@ -7,11 +7,13 @@ BENCH_STAMP := $(VENV)/.installed-bench
 CORPUS ?= corpus
 SRC := policy_assistant tests bench scripts
 
-.PHONY: help install ingest test lint typecheck check bench corpus golden clean
+.PHONY: help install ingest eval baseline test lint typecheck check bench corpus golden clean
 
 help:
 	@echo "make ingest    set up .venv, ingest the bundled corpus and print the evaluation"
 	@echo "make test      set up .venv with the dev extra and run the tests"
+	@echo "make eval      the CI gate: evaluate and compare with questions/baseline.json"
+	@echo "make baseline  write questions/baseline.json from the current code (review its diff)"
 	@echo "make check     lint, format check, type check and tests"
 	@echo "make bench     run the benchmarks in bench/ (installs the bench extra)"
 	@echo "make corpus    rebuild the bundled PDFs from corpus-src/"
@@ -26,7 +28,14 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 ingest: $(STAMP)
-	$(BIN)/policy-assistant parse $(CORPUS)
+	$(BIN)/policy-assistant ingest $(CORPUS)
+	$(BIN)/policy-assistant eval --corpus $(CORPUS)
+
+eval: $(STAMP)
+	$(BIN)/policy-assistant eval --baseline questions/baseline.json
+
+baseline: $(STAMP)
+	$(BIN)/policy-assistant eval --summary --out questions/baseline.json
 
 test: $(STAMP)
 	$(BIN)/pytest

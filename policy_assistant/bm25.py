@@ -592,6 +592,9 @@ def _scatter(
     norm is (k1, b, every row's length, average length).
     """
     k1, b, lengths, avgdl = norm
+    # The operations of rank_bm25.BM25Okapi.get_scores, in its order; the length part once
+    # per row rather than once per posting (the same floats).
+    row_norm = k1 * (1 - b + b * lengths / avgdl)
     rows = np.empty(int(ptr[-1]), dtype=np.int32)
     weights = np.empty(int(ptr[-1]), dtype=np.float64)
     fill = ptr[:-1].copy()
@@ -599,13 +602,11 @@ def _scatter(
     while builder.parts:  # popping frees each batch as soon as it is placed
         first, old, sizes, local, tf_small = builder.parts.pop()
         new = new_of_old[old]
-        starts = np.cumsum(sizes) - sizes
-        pos = np.repeat(fill[new] - starts, sizes) + np.arange(len(local))
+        pos = np.repeat(fill[new] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(local))
         fill[new] += sizes
         batch_rows = local.astype(np.int32) + first
         rows[pos] = batch_rows
-        tf, dl = tf_small.astype(np.float64), lengths[batch_rows]
-        # The operations of rank_bm25.BM25Okapi.get_scores, in its order.
-        saturation = tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+        tf = tf_small.astype(np.float64)
+        saturation = tf * (k1 + 1) / (tf + row_norm[batch_rows])
         weights[pos] = np.repeat(idf[new], sizes) * saturation
     return rows, weights

@@ -32,9 +32,9 @@ class Chunker(ABC):
     setting_names: ClassVar[tuple[str, ...]]
     """The settings the constructor takes, in the order they are shown."""
 
-    @abstractmethod
     def settings(self) -> dict[str, int]:
-        """Return the effective settings, defaults included."""
+        """Return the effective settings, defaults included, in setting_names order."""
+        return {name: int(getattr(self, name)) for name in self.setting_names}
 
     def spec(self) -> dict[str, Any]:
         """Return the name and settings, as stored in every chunk's `chunker` field."""

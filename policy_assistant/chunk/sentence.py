@@ -72,10 +72,6 @@ class SentenceChunker(Chunker):
         self.max_words = check_positive("max_words", max_words)
         self.overlap_sentences = check_not_negative("overlap_sentences", overlap_sentences)
 
-    def settings(self) -> dict[str, int]:
-        """Return max_words and overlap_sentences."""
-        return {"max_words": self.max_words, "overlap_sentences": self.overlap_sentences}
-
     def chunk(self, doc: Document) -> list[Chunk]:
         """Return the sentence chunks of one document."""
         blocks = body_blocks(doc)

@@ -57,10 +57,6 @@ class StructureChunker(Chunker):
         self.max_words = check_positive("max_words", max_words)
         self.max_table_words = check_positive("max_table_words", max_table_words)
 
-    def settings(self) -> dict[str, int]:
-        """Return max_words and max_table_words."""
-        return {"max_words": self.max_words, "max_table_words": self.max_table_words}
-
     def chunk(self, doc: Document) -> list[Chunk]:
         """Return the section chunks of one document."""
         blocks = body_blocks(doc)

@@ -46,10 +46,6 @@ class OverlappingChunker(Chunker):
             )
         self._pattern = window_pattern(self.size - self.overlap, self.overlap)
 
-    def settings(self) -> dict[str, int]:
-        """Return size and overlap."""
-        return {"size": self.size, "overlap": self.overlap}
-
     def chunk(self, doc: Document) -> list[Chunk]:
         """Return the windows of one document."""
         text = doc.text
@@ -73,7 +69,3 @@ class FixedChunker(OverlappingChunker):
 
     def __init__(self, size: int = DEFAULT_SIZE) -> None:
         super().__init__(size=size, overlap=0)
-
-    def settings(self) -> dict[str, int]:
-        """Return size."""
-        return {"size": self.size}

@@ -24,8 +24,8 @@ from policy_assistant.cli.options import (
 )
 from policy_assistant.errors import UsageError
 from policy_assistant.inspect import Inspection, inspect_document, write_pages
-from policy_assistant.inspect.source import DEFAULT_CORPUS
 from policy_assistant.inspect.terminal import render_inspection
+from policy_assistant.parse import DEFAULT_CORPUS
 
 Opt = typer.Option
 

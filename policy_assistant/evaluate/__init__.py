@@ -28,13 +28,13 @@ from policy_assistant.evaluate.questions import Passage, Question, QuestionSet, 
 from policy_assistant.evaluate.report import ChunkerSummary, Comparison, EvalReport
 from policy_assistant.evaluate.run import (
     DEFAULT_BUDGETS,
-    DEFAULT_CORPUS,
     DEFAULT_K,
     DEFAULT_QUESTIONS,
     EvalSettings,
     evaluate,
     run_eval,
 )
+from policy_assistant.parse import DEFAULT_CORPUS
 
 __all__ = [
     "DEFAULT_BUDGETS",

@@ -26,8 +26,6 @@ from policy_assistant.parse import parse_path
 from policy_assistant.records import Chunk, Document
 from policy_assistant.tokenize import TOKENIZER_SETTINGS
 
-DEFAULT_CORPUS = Path("corpus")
-"""Where eval looks for the corpus when none is given."""
 DEFAULT_QUESTIONS = Path("questions/questions.jsonl")
 """Where eval looks for the questions when none are given."""
 DEFAULT_BUDGETS = (100, 200, 400)

@@ -22,9 +22,10 @@ from policy_assistant.inspect.html import (
     render_index_page,
 )
 from policy_assistant.inspect.index_source import IndexSource, open_index_source
-from policy_assistant.inspect.source import DEFAULT_CORPUS, load_document, load_folder, locate
+from policy_assistant.inspect.source import load_document, load_folder, locate
 from policy_assistant.inspect.variants import Variant, chunk_variant, preset_variants
 from policy_assistant.inspect.view import View, build_view
+from policy_assistant.parse import DEFAULT_CORPUS
 from policy_assistant.records import Document
 
 __all__ = [

@@ -21,9 +21,6 @@ from policy_assistant.parse import (
 from policy_assistant.parse.discover import find_root
 from policy_assistant.records import Document
 
-DEFAULT_CORPUS = Path("corpus")
-"""The corpus folder SOURCE is looked up in when none is given."""
-
 
 def locate(source: str, corpus: Path) -> tuple[Path, Path]:
     """Return (corpus root, path) of SOURCE; UsageError when it is in neither place."""

@@ -12,11 +12,15 @@ from policy_assistant.parse.catalog import CATALOG_NAME, Catalog, load_catalog
 from policy_assistant.parse.discover import SUFFIXES, Discovery, discover, source_of
 from policy_assistant.records import Document
 
+DEFAULT_CORPUS = Path("corpus")
+"""The corpus folder commands read when none is named."""
+
 Progress = Callable[[int, int, str], None]
 """Called as progress(done, total, source) after each file."""
 
 __all__ = [
     "CATALOG_NAME",
+    "DEFAULT_CORPUS",
     "Catalog",
     "Discovery",
     "ParseResult",

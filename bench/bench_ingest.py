@@ -1,0 +1,133 @@
+"""Time `ingest`: the bundled corpus cold and warm, and 10,000 generated documents with one changed.
+
+Usage (from the repository root)::
+
+    .venv/bin/python bench/bench_ingest.py                # bundled corpus and 10,000 documents
+    .venv/bin/python bench/bench_ingest.py --documents 2000
+
+What it shows: a warm ingest (nothing changed) parses nothing and writes nothing, and a change to
+one document out of 10,000 parses that one only (counted by wrapping the pipeline's parser, as the
+tests do). Times are wall seconds of the library call, interpreter start-up excluded, plus one
+end-to-end run of the installed command for the bundled corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from policy_assistant import pipeline
+from policy_assistant.chunk import make_chunker
+from policy_assistant.pipeline import IngestSummary, ingest
+
+ROOT = Path(__file__).resolve().parent.parent
+VOCABULARY = """
+    warranty refund receipt mower sprinkler hose nozzle battery charger compost seed lawn
+    greenhouse frame panel delivery zone courier assembly fee voucher loyalty points store
+    manager till cash float drawer supervisor approval recall supplier batch label pallet
+"""
+WORDS = VOCABULARY.split()
+
+
+def counting_parser() -> list[str]:
+    """Wrap the pipeline's parser so every parsed source is recorded."""
+    calls: list[str] = []
+    real: Callable[..., Any] = pipeline.parse_document
+
+    def counted(data: bytes, source: str, catalog: Any) -> Any:
+        calls.append(source)
+        return real(data, source, catalog)
+
+    pipeline.parse_document = counted  # type: ignore[assignment]
+    return calls
+
+
+def timed(corpus: Path, index: Path) -> tuple[float, IngestSummary]:
+    """Run one ingest with the default chunker; return wall seconds and the summary."""
+    start = time.perf_counter()
+    summary = ingest(corpus, index, make_chunker("structure"))
+    return time.perf_counter() - start, summary
+
+
+def write_documents(root: Path, count: int, seed: int) -> None:
+    """Write `count` Markdown documents of about 150 words, labelled public in front matter."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        paragraphs = [" ".join(rng.choices(WORDS, k=50)) + "." for _ in range(3)]
+        body = "\n\n".join(paragraphs)
+        text = f"---\naccess: public\nversion: '1'\n---\n# Document {i}\n\n## Terms\n\n{body}\n"
+        (root / f"doc-{i:05d}.md").write_text(text, encoding="utf-8")
+
+
+def row(label: str, seconds: float, summary: IngestSummary, parsed: int) -> str:
+    """Return one line of the results table."""
+    return (
+        f"{label:<40} {seconds:8.3f} s  parsed {parsed:>6}  added {len(summary.added):>6}  "
+        f"changed {len(summary.changed):>3}  unchanged {len(summary.unchanged):>6}  "
+        f"written {'yes' if summary.written else 'no'}"
+    )
+
+
+def bench_bundled(calls: list[str], scratch: Path) -> list[str]:
+    """Cold and warm ingest of corpus/, in-process and through the command."""
+    index = scratch / "bundled-index"
+    lines = []
+    for label in ("bundled corpus, cold", "bundled corpus, warm (nothing changed)"):
+        calls.clear()
+        seconds, summary = timed(ROOT / "corpus", index)
+        lines.append(row(label, seconds, summary, len(calls)))
+    command = [str(Path(sys.executable).parent / "policy-assistant"), "ingest", "corpus", "-q"]
+    for label, target in (
+        ("command, cold", scratch / "cli-index"),
+        ("command, warm", scratch / "cli-index"),
+    ):
+        start = time.perf_counter()
+        subprocess.run(
+            [*command, "--index", str(target)], cwd=ROOT, check=True, capture_output=True
+        )
+        name = f"bundled corpus, {label} (with start-up)"
+        lines.append(f"{name:<40} {time.perf_counter() - start:8.3f} s")
+    return lines
+
+
+def bench_generated(calls: list[str], scratch: Path, count: int) -> list[str]:
+    """Cold, warm, and one-changed ingest of `count` generated documents."""
+    corpus, index = scratch / "generated", scratch / "generated-index"
+    write_documents(corpus, count, seed=1)
+    lines = []
+    for label in (f"{count} documents, cold", f"{count} documents, warm (nothing changed)"):
+        calls.clear()
+        seconds, summary = timed(corpus, index)
+        lines.append(row(label, seconds, summary, len(calls)))
+    changed = corpus / f"doc-{count // 2:05d}.md"
+    changed.write_text(
+        changed.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8"
+    )
+    calls.clear()
+    seconds, summary = timed(corpus, index)
+    lines.append(row(f"{count} documents, one changed", seconds, summary, len(calls)))
+    return lines
+
+
+def main() -> None:
+    """Run the benchmark and print its table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--documents", type=int, default=10_000)
+    args = parser.parse_args()
+    calls = counting_parser()
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp)
+        lines = bench_bundled(calls, scratch) + bench_generated(calls, scratch, args.documents)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
