@@ -218,7 +218,8 @@ def _settings_change(manifest: Manifest, spec: dict[str, Any], params: dict[str,
         return f"chunker settings changed ({_spec(manifest.chunker)} -> {_spec(spec)})"
     if manifest.tokenizer != TOKENIZER_SETTINGS:
         return "tokenizer settings changed"
-    if manifest.bm25 != params:
+    # The index records derived parameters too (okapi's epsilon); compare what can be asked for.
+    if {key: manifest.bm25.get(key) for key in params} != params:
         return f"BM25 settings changed ({manifest.bm25} -> {params})"
     return ""
 

@@ -167,3 +167,14 @@ def test_a_damaged_index_is_rebuilt_by_ingest(tmp_path: Path) -> None:
     summary = ingest(corpus, tmp_path / "i", STRUCTURE)
     assert summary.rebuilt is not None and "unusable" in summary.rebuilt
     assert open_index(tmp_path / "i").search("mowers", 1, "public")
+
+
+def test_okapi_index_is_reused_when_nothing_changed(tmp_path: Path, spy: ParserSpy) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    ingest(corpus, tmp_path / "i", STRUCTURE, bm25={"variant": "okapi"})
+    spy.sources.clear()
+    summary = ingest(corpus, tmp_path / "i", STRUCTURE, bm25={"variant": "okapi"})
+    assert (summary.rebuilt, summary.written, spy.sources) == (None, False, [])
+    assert load_manifest(tmp_path / "i").bm25["variant"] == "okapi"
+    back = ingest(corpus, tmp_path / "i", STRUCTURE)
+    assert back.rebuilt is not None and "BM25 settings changed" in back.rebuilt

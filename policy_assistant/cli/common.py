@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,6 +55,9 @@ def warn(message: str) -> None:
     err.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
+REFRESH_SECONDS = 0.1
+"""How often the progress bar is redrawn at most."""
+
 WARNING_LIMIT = 10
 """Warnings printed one by one before the rest are counted."""
 
@@ -103,10 +107,16 @@ def progress_bar(label: str, quiet: bool = False) -> Iterator[Callable[[int, int
         TimeElapsedColumn(),
         TextColumn("{task.fields[item]}"),
     )
-    with Progress(*columns, console=err, transient=True) as bar:
+    # No refresh thread: the BM25 build forks workers only while the process has one thread.
+    with Progress(*columns, console=err, transient=True, auto_refresh=False) as bar:
         task = bar.add_task(label, total=None, item="")
+
+        last = [0.0]
 
         def update(done: int, total: int, item: str) -> None:
             bar.update(task, completed=done, total=total, item=escape(item))
+            if done == total or time.monotonic() - last[0] > REFRESH_SECONDS:
+                last[0] = time.monotonic()
+                bar.refresh()
 
         yield update

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from policy_assistant.bm25 import BM25_DEFAULTS, VARIANTS
 from policy_assistant.cli.common import (
     guarded,
     out,
@@ -31,6 +32,7 @@ from policy_assistant.cli.options import (
     chunker_settings,
     make_cli_chunker,
 )
+from policy_assistant.errors import UsageError
 from policy_assistant.pipeline import IngestSummary, ingest
 from policy_assistant.store import resolve_index_dir
 
@@ -49,6 +51,13 @@ def ingest_command(
     max_words: MaxWords = None,
     max_table_words: MaxTableWords = None,
     overlap_sentences: OverlapSentences = None,
+    bm25_variant: Annotated[
+        str,
+        typer.Option(
+            "--bm25",
+            help=f"BM25 scoring: {' or '.join(VARIANTS)} (okapi reproduces rank-bm25's BM25Okapi).",
+        ),
+    ] = BM25_DEFAULTS["variant"],
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first bad file; keep the old index.")
     ] = False,
@@ -56,11 +65,20 @@ def ingest_command(
     quiet: Quiet = False,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
+    if bm25_variant not in VARIANTS:
+        raise UsageError(f"--bm25 must be one of {', '.join(VARIANTS)}, got {bm25_variant!r}")
     settings = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     made = make_cli_chunker(chunker, settings)
     index_dir = resolve_index_dir(index)
     with progress_bar("ingesting", quiet) as progress:
-        summary = ingest(corpus, index_dir, made, strict=strict, progress=progress)
+        summary = ingest(
+            corpus,
+            index_dir,
+            made,
+            bm25={"variant": bm25_variant},
+            strict=strict,
+            progress=progress,
+        )
     print_warnings(summary.warnings)
     if as_json:
         typer.echo(orjson.dumps(summary.to_dict(), option=orjson.OPT_SORT_KEYS).decode())
