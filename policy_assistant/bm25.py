@@ -21,22 +21,18 @@ Variants (params() goes into the manifest):
 - "okapi": exactly rank_bm25.BM25Okapi: idf = ln(N - n + 0.5) - ln(n + 0.5), each negative
   idf replaced by epsilon * the mean idf of all terms; N and avgdl count every row. A term in
   exactly half the rows gets idf 0 and never scores.
+
+Building (counting rows, in forked workers for large builds) lives in bm25_build.py; this
+module validates the parameters, searches, saves and loads. Nothing on disk is pickled: the
+arrays are .npy files, loaded with allow_pickle=False. The only pickling is multiprocessing's
+own, passing batches to build workers and their counts back (bm25_build.py).
 """
 
 from __future__ import annotations
 
 import mmap
-import multiprocessing
-import os
-import pickle
-import sys
-import threading
-from array import array
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import ExitStack
-from itertools import chain
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -44,6 +40,8 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from policy_assistant.bm25_build import BUILD_WORKERS as BUILD_WORKERS  # re-exported
+from policy_assistant.bm25_build import Floats, Ints, Progress, Rows, WordTerms, build_postings
 from policy_assistant.errors import IndexError_
 
 VARIANTS = ("lucene", "okapi")
@@ -53,8 +51,6 @@ OKAPI_EPSILON = 0.25
 """rank-bm25's floor for negative idf, as a fraction of the mean idf."""
 BM25_FORMAT = 1
 """Version of the files save() writes; load() refuses any other."""
-BATCH_ROWS = 32768
-"""Rows counted per batch while building: bounds temporary memory; at most 65536 (uint16)."""
 PRUNE_MIN_POSTINGS = 50_000
 """Below this many postings a query scores every row it touches; MaxScore costs more."""
 CHECK_RATIO = 4
@@ -62,31 +58,12 @@ CHECK_RATIO = 4
 SPARSE_RATIO = 8
 """Score only the touched rows, not a vector over all rows, when postings * this < rows."""
 
-BUILD_WORKERS = min(2, os.cpu_count() or 1)
-"""Worker processes counting rows in a build of more than one batch (Linux, no threads)."""
-PARALLEL_AFTER_BATCHES = 1
-"""Batches counted in-process before workers start: builds of one batch never fork."""
-
-Ints = npt.NDArray[np.int64]
-Rows = npt.NDArray[np.int32]
-Floats = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
-Progress = Callable[[int], None]
 Hits = tuple[npt.NDArray[Any], Floats]
 QueryTerms = list[tuple[int, float]]
-Counted = tuple[list[str], Rows, Rows, npt.NDArray[Any], npt.NDArray[Any], Ints]
-"""A batch counted by _count_rows."""
 
 _FILES = ("term_offsets", "ptr", "rows", "weights", "term_max")
 _SLACK = 1e-9
-
-
-class _Vocab(dict[str, int]):
-    """Term -> provisional id, assigned in order of first sight."""
-
-    def __missing__(self, term: str) -> int:
-        value = self[term] = len(self)
-        return value
 
 
 class _TermTable:
@@ -113,143 +90,6 @@ class _TermTable:
         return lo if lo < self._count and self._term(lo) == key else -1
 
 
-class _Builder:
-    """Counted batches, kept until every row is in: then the postings can be laid out.
-
-    Each batch holds its terms (global ids, in first-sight order), per term its posting
-    count, and per posting its row within the batch and its tf.
-    """
-
-    def __init__(self) -> None:
-        self.vocab = _Vocab()
-        self.rows = 0
-        self.lengths: list[Ints] = []
-        self.parts: list[tuple[int, Rows, Rows, npt.NDArray[Any], npt.NDArray[Any]]] = []
-
-    def add(self, counted: Counted) -> None:
-        """Take one batch from _count_rows, its terms renumbered into the global vocabulary."""
-        distinct, local_terms, sizes, local_rows, tf, lengths = counted
-        ids = np.fromiter(map(self.vocab.__getitem__, distinct), np.int32, len(distinct))
-        if len(lengths):
-            self.parts.append((self.rows, ids[local_terms], sizes, local_rows, tf))
-        self.rows += len(lengths)
-        self.lengths.append(lengths)
-
-
-def _count_rows(
-    rows: Sequence[Any], word_terms: Callable[[str], Sequence[str]], texts: bool
-) -> Counted:
-    """Count one batch: each row (a text split on whitespace, or a token list) is its words'
-    terms in order. Needs no shared state, so any worker process can run it.
-
-    Returns the batch's distinct terms, then grouped by term (in the order of that list):
-    each term's index into it and posting count, each posting's row and tf; then row lengths.
-    """
-    words = _Vocab()
-    ids, per_row = array("l"), np.zeros(len(rows) + 1, dtype=np.int64)
-    for i, row in enumerate(rows, 1):
-        ids.extend(map(words.__getitem__, row.split() if texts else row))
-        per_row[i] = len(ids)
-    analyzed = list(map(word_terms, words))  # each distinct word once
-    terms = _Vocab()
-    flat = np.fromiter(map(terms.__getitem__, chain.from_iterable(analyzed)), np.int64)
-    starts = np.zeros(len(analyzed) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, analyzed), np.int64, len(analyzed)), out=starts[1:])
-    word_ids = np.asarray(ids, dtype=np.int64)
-    sizes = starts[word_ids + 1] - starts[word_ids]
-    ends = np.cumsum(sizes)
-    where = np.repeat(starts[word_ids] - ends + sizes, sizes) + np.arange(int(sizes.sum()))
-    term_ids = flat[where]
-    lengths = np.diff(np.concatenate([[0], ends])[per_row])
-    return (list(terms), *_group(term_ids, lengths), lengths)
-
-
-def _group(ids: Ints, lengths: Ints) -> tuple[Rows, Rows, npt.NDArray[Any], npt.NDArray[Any]]:
-    """Return a batch's terms, postings per term, and per posting its row in the batch and tf.
-
-    Rows in a batch must fit in uint16 (BATCH_ROWS <= 65536).
-    """
-    count = max(len(lengths), 1)
-    keys = ids * count + np.repeat(np.arange(len(lengths)), lengths)
-    keys.sort()
-    starts = _run_starts(keys)
-    tf = np.diff(np.append(starts, len(keys)))
-    terms, local = np.divmod(keys[starts], count)
-    term_starts = _run_starts(terms)
-    sizes = np.diff(np.append(term_starts, len(terms))).astype(np.int32)
-    tf_type = np.uint16 if len(tf) == 0 or tf.max() <= 0xFFFF else np.int64
-    return terms[term_starts].astype(np.int32), sizes, local.astype(np.uint16), tf.astype(tf_type)
-
-
-def _run_starts(values: Ints) -> Ints:
-    """Return where each run of equal values starts in a sorted array."""
-    edges = np.empty(len(values), dtype=np.bool_)
-    edges[:1] = True
-    np.not_equal(values[1:], values[:-1], out=edges[1:])
-    return np.flatnonzero(edges)
-
-
-def _batched(rows: Iterable[Any]) -> Iterator[list[Any]]:
-    """Yield rows in lists of BATCH_ROWS (the last one shorter, possibly empty)."""
-    batch: list[Any] = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) == BATCH_ROWS:
-            yield batch
-            batch = []
-    yield batch
-
-
-def _can_fork(workers: int, word_terms: Callable[[str], Sequence[str]]) -> bool:
-    """Return whether to fork workers: asked for, word_terms can be sent to them, and no other
-    thread exists that forking could break.
-
-    fork, not spawn or forkserver: those re-import the caller's main module, which breaks
-    scripts without a main guard. A forked worker only runs _count_rows.
-    """
-    if workers < 2 or sys.platform != "linux" or threading.active_count() != 1:
-        return False
-    try:
-        pickle.dumps(word_terms)
-    except (pickle.PicklingError, AttributeError, TypeError):
-        return False
-    return True
-
-
-def _feed(
-    rows: Iterable[Any],
-    word_terms: Callable[[str], Sequence[str]] | None,
-    builder: _Builder,
-    workers: int,
-    progress: Progress | None,
-) -> None:
-    """Count rows batch by batch; after the first few batches, in worker processes.
-
-    At most 2 * workers batches are in flight and results are taken in submission order,
-    so rows keep their order and memory stays bounded.
-    """
-    args = (word_terms or _one_term, word_terms is not None)
-    pending: deque[Future[Counted]] = deque()
-    with ExitStack() as stack:
-        pool: ProcessPoolExecutor | None = None
-        for n, batch in enumerate(_batched(rows)):
-            if pool is None and n == PARALLEL_AFTER_BATCHES and _can_fork(workers, args[0]):
-                context = multiprocessing.get_context("fork")
-                pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context))
-            if pool is None:
-                builder.add(_count_rows(batch, *args))
-            else:
-                pending.append(pool.submit(_count_rows, batch, *args))
-            while pending and (len(pending) > 2 * workers or pending[0].done()):
-                builder.add(pending.popleft().result())
-            if progress is not None:
-                progress(builder.rows)
-        while pending:
-            builder.add(pending.popleft().result())
-    if progress is not None:
-        progress(builder.rows)
-
-
 def _params(variant: str, k1: float, b: float, epsilon: float) -> dict[str, Any]:
     """Return validated scoring parameters."""
     if variant not in VARIANTS:
@@ -257,16 +97,6 @@ def _params(variant: str, k1: float, b: float, epsilon: float) -> dict[str, Any]
     if k1 < 0 or not 0 <= b <= 1:
         raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
     return {"variant": variant, "k1": float(k1), "b": float(b), "epsilon": float(epsilon)}
-
-
-def _idf(variant: str, df: Floats, n_docs: int, epsilon: float) -> Floats:
-    """Return each term's idf for the variant."""
-    if variant == "lucene":
-        return np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-    idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
-    if len(idf):
-        idf[idf < 0] = epsilon * float(idf.mean())
-    return idf
 
 
 class BM25Index:
@@ -299,7 +129,7 @@ class BM25Index:
         k1: float = 1.2,
         b: float = 0.75,
         epsilon: float = OKAPI_EPSILON,
-        word_terms: Callable[[str], Sequence[str]] | None = None,
+        word_terms: WordTerms | None = None,
         progress: Progress | None = None,
         workers: int = BUILD_WORKERS,
     ) -> BM25Index:
@@ -309,13 +139,12 @@ class BM25Index:
         rows may be a generator (nothing needs them all in memory). The text form builds the
         same index as token lists from an equivalent tokenizer, faster: each distinct word is
         analyzed once per batch. After the first batch, `workers` forked processes count the
-        rows (word_terms must then pickle, e.g. a module-level function); the result does
-        not depend on workers. progress gets the rows counted so far, once per batch.
+        rows (bm25_build); the result does not depend on workers. progress gets the rows
+        counted so far, once per batch.
         """
         params = _params(variant, k1, b, epsilon)
-        builder = _Builder()
-        _feed(rows, word_terms, builder, workers, progress)
-        return _assemble(builder, params)
+        counts, data, arrays = build_postings(rows, params, word_terms, progress, workers)
+        return cls({**params, "format": BM25_FORMAT, **counts}, data, arrays)
 
     def _query_terms(self, query_tokens: Iterable[str]) -> QueryTerms:
         """Return (term id, repeats) of the known query terms, highest upper bound first."""
@@ -534,79 +363,3 @@ def _as_mask(allowed: npt.NDArray[Any] | None, n_docs: int) -> Mask | None:
     mask = np.zeros(n_docs, dtype=np.bool_)
     mask[allowed.astype(np.int64)] = True
     return mask
-
-
-def _one_term(token: str) -> tuple[str]:
-    """Return the token as its own single term."""
-    return (token,)
-
-
-def _assemble(builder: _Builder, params: dict[str, Any]) -> BM25Index:
-    """Turn counted batches into the sorted term list and the postings arrays."""
-    vocab = builder.vocab
-    terms = sorted(vocab, key=lambda t: t.encode("utf-8"))
-    if any("\n" in t for t in terms):
-        raise ValueError("a token contains a newline; tokens must be single-line strings")
-    new_of_old = np.empty(len(terms), dtype=np.int32)
-    old_ids = np.fromiter(map(vocab.__getitem__, terms), np.int64, len(terms))
-    new_of_old[old_ids] = np.arange(len(terms), dtype=np.int32)
-    vocab.clear()
-    lengths = np.concatenate(builder.lengths) if builder.lengths else np.empty(0, np.int64)
-    df = np.zeros(len(terms), dtype=np.int64)
-    for _, old, sizes, _, _ in builder.parts:
-        df[new_of_old[old]] += sizes  # a term appears once per batch
-    counted = int((lengths > 0).sum()) if params["variant"] == "lucene" else len(lengths)
-    avgdl = float(lengths.sum()) / counted if counted else 0.0
-    idf = _idf(params["variant"], df.astype(np.float64), counted, params["epsilon"])
-    ptr = np.zeros(len(terms) + 1, dtype=np.int64)
-    np.cumsum(df, out=ptr[1:])
-    norm = (params["k1"], params["b"], lengths.astype(np.float64), avgdl or 1.0)
-    rows, weights = _scatter(builder, new_of_old, ptr, idf, norm)
-    params = {
-        **params,
-        "format": BM25_FORMAT,
-        "documents": len(lengths),
-        "terms": len(terms),
-        "postings": len(rows),
-        "avgdl": avgdl,
-        "nonnegative": bool((weights >= 0).all()),
-    }
-    encoded = [t.encode("utf-8") + b"\n" for t in terms]
-    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    term_max = np.maximum.reduceat(weights, ptr[:-1]) if len(terms) else np.empty(0)
-    arrays = {"term_offsets": offsets, "ptr": ptr, "rows": rows, "weights": weights}
-    arrays["term_max"] = term_max.astype(np.float64)
-    return BM25Index(params, b"".join(encoded), arrays)
-
-
-def _scatter(
-    builder: _Builder,
-    new_of_old: Rows,
-    ptr: Ints,
-    idf: Floats,
-    norm: tuple[float, float, Floats, float],
-) -> tuple[Rows, Floats]:
-    """Move each batch's postings into their terms' slices, computing weights on the way.
-
-    norm is (k1, b, every row's length, average length).
-    """
-    k1, b, lengths, avgdl = norm
-    # The operations of rank_bm25.BM25Okapi.get_scores, in its order; the length part once
-    # per row rather than once per posting (the same floats).
-    row_norm = k1 * (1 - b + b * lengths / avgdl)
-    rows = np.empty(int(ptr[-1]), dtype=np.int32)
-    weights = np.empty(int(ptr[-1]), dtype=np.float64)
-    fill = ptr[:-1].copy()
-    builder.parts.reverse()
-    while builder.parts:  # popping frees each batch as soon as it is placed
-        first, old, sizes, local, tf_small = builder.parts.pop()
-        new = new_of_old[old]
-        pos = np.repeat(fill[new] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(local))
-        fill[new] += sizes
-        batch_rows = local.astype(np.int32) + first
-        rows[pos] = batch_rows
-        tf = tf_small.astype(np.float64)
-        saturation = tf * (k1 + 1) / (tf + row_norm[batch_rows])
-        weights[pos] = np.repeat(idf[new], sizes) * saturation
-    return rows, weights

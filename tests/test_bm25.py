@@ -1,14 +1,20 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+import textwrap
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import orjson
 import pytest
 from rank_bm25 import BM25Okapi
 
 from policy_assistant import bm25 as bm25_module
+from policy_assistant import bm25_build
 from policy_assistant.bm25 import BM25Index
 from policy_assistant.errors import IndexError_
 from policy_assistant.tokenize import tokenize, word_terms
@@ -189,17 +195,61 @@ def test_texts_with_word_terms_build_the_token_index(tmp_path: Path):
     assert_same_index(by_tokens, BM25Index.build(texts, word_terms=word_terms), tmp_path)
 
 
-def test_worker_processes_do_not_change_the_index(monkeypatch, tmp_path: Path, corpus):
-    monkeypatch.setattr(bm25_module, "BATCH_ROWS", 97)
-    monkeypatch.setattr(bm25_module, "PARALLEL_AFTER_BATCHES", 2)
-    assert bm25_module._can_fork(2, word_terms)  # else the pool would go untested
-    texts = [" ".join(doc) for doc in corpus]
-    one = BM25Index.build(texts, word_terms=word_terms, workers=1)
-    assert_same_index(one, BM25Index.build(iter(texts), word_terms=word_terms, workers=2), tmp_path)
+# Builds the corpus with workers=1 and workers=2 and prints each build's file digests. It
+# runs in a fresh interpreter: workers fork only when no other thread exists, and earlier
+# tests in this process may have left one running (a progress bar, a browser driver).
+WORKER_BUILDS = """
+import hashlib, json, sys, tempfile
+from pathlib import Path
+from policy_assistant import bm25_build
+from policy_assistant.bm25 import BM25Index
+from policy_assistant.tokenize import word_terms
+from tests.test_bm25 import zipf_corpus
+
+class CountingPool(bm25_build.ProcessPoolExecutor):
+    submitted = 0
+
+    def submit(self, *args, **kwargs):
+        CountingPool.submitted += 1
+        return super().submit(*args, **kwargs)
+
+bm25_build.ProcessPoolExecutor = CountingPool
+bm25_build.BATCH_ROWS, bm25_build.PARALLEL_AFTER_BATCHES = 97, 2
+texts = [" ".join(doc) for doc in zipf_corpus()]
+assert bm25_build._can_fork(2), "a thread exists, so the workers would not fork"
+digests = {}
+with tempfile.TemporaryDirectory() as tmp:
+    for workers, rows in ((1, texts), (2, iter(texts))):
+        folder = Path(tmp, str(workers))
+        BM25Index.build(rows, word_terms=word_terms, workers=workers).save(folder)
+        digests[workers] = {
+            p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()
+        }
+        if workers == 1:
+            assert CountingPool.submitted == 0, "workers=1 used the pool"
+batches = len(texts) // 97 + 1  # the last batch may be empty
+assert CountingPool.submitted == batches - 2, f"pool took {CountingPool.submitted} batches"
+json.dump(digests, sys.stdout)
+"""
+
+
+def test_worker_processes_do_not_change_the_index():
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(WORKER_BUILDS)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    digests = orjson.loads(done.stdout)
+    assert digests["1"], "the build saved no files"
+    assert digests["2"] == digests["1"]
 
 
 def test_progress_reports_rows_counted(monkeypatch, corpus):
-    monkeypatch.setattr(bm25_module, "BATCH_ROWS", 1000)
+    monkeypatch.setattr(bm25_build, "BATCH_ROWS", 1000)
     seen: list[int] = []
     BM25Index.build(corpus, progress=seen.append)
     assert seen[-1] == len(corpus) and seen == sorted(seen)

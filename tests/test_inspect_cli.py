@@ -102,7 +102,10 @@ def test_a_folder_without_html_is_a_usage_error(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["inspect", "nope.md"], "no such document"),
-        (["inspect", "b.md", "--chunker", "fixed", "--max-words", "3"], "does not take --max-words"),
+        (
+            ["inspect", "b.md", "--chunker", "fixed", "--max-words", "3"],
+            "does not take --max-words",
+        ),
         (["inspect", "b.md", "--chunker", "magic"], "unknown chunker"),
         (["inspect", "b.md", "--open"], "--open opens the page that --html writes"),
         (["inspect", "b.md", "--index", "ix", "--size", "3"], "--index shows the index's own"),

@@ -1,0 +1,306 @@
+"""Building a BM25 index: count rows in batches, then lay out the postings and weights.
+
+Rows are counted batch by batch (_count_rows), after the first few batches in forked worker
+processes; every counted batch is kept until all rows are in, then _assemble sorts the terms
+and _scatter moves each batch's postings into its terms' slices, computing the weights.
+
+Nothing here touches disk, and nothing is pickled to disk: bm25.py saves the arrays as .npy
+files. The only pickling is multiprocessing's own, carrying batches of row texts to the
+workers and their counts back (IPC between forked processes). word_terms is not sent at all:
+each worker inherits it through fork.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from array import array
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import ExitStack
+from itertools import chain
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+BATCH_ROWS = 32768
+"""Rows counted per batch while building: bounds temporary memory; at most 65536 (uint16)."""
+BUILD_WORKERS = min(2, os.cpu_count() or 1)
+"""Worker processes counting rows in a build of more than one batch (Linux, no threads)."""
+PARALLEL_AFTER_BATCHES = 1
+"""Batches counted in-process before workers start: builds of one batch never fork."""
+
+Ints = npt.NDArray[np.int64]
+Rows = npt.NDArray[np.int32]
+Floats = npt.NDArray[np.float64]
+Progress = Callable[[int], None]
+WordTerms = Callable[[str], Sequence[str]]
+Counted = tuple[list[str], Rows, Rows, npt.NDArray[Any], npt.NDArray[Any], Ints]
+"""A batch counted by _count_rows."""
+Built = tuple[dict[str, Any], bytes, dict[str, Any]]
+"""What build_postings returns: the index's counts, its term list, its arrays by file name."""
+
+
+class _Vocab(dict[str, int]):
+    """Term -> provisional id, assigned in order of first sight."""
+
+    def __missing__(self, term: str) -> int:
+        value = self[term] = len(self)
+        return value
+
+
+class _Builder:
+    """Counted batches, kept until every row is in: then the postings can be laid out.
+
+    Each batch holds its terms (global ids, in first-sight order), per term its posting
+    count, and per posting its row within the batch and its tf.
+    """
+
+    def __init__(self) -> None:
+        self.vocab = _Vocab()
+        self.rows = 0
+        self.lengths: list[Ints] = []
+        self.parts: list[tuple[int, Rows, Rows, npt.NDArray[Any], npt.NDArray[Any]]] = []
+
+    def add(self, counted: Counted) -> None:
+        """Take one batch from _count_rows, its terms renumbered into the global vocabulary."""
+        distinct, local_terms, sizes, local_rows, tf, lengths = counted
+        ids = np.fromiter(map(self.vocab.__getitem__, distinct), np.int32, len(distinct))
+        if len(lengths):
+            self.parts.append((self.rows, ids[local_terms], sizes, local_rows, tf))
+        self.rows += len(lengths)
+        self.lengths.append(lengths)
+
+
+def build_postings(
+    rows: Iterable[Any],
+    params: dict[str, Any],
+    word_terms: WordTerms | None,
+    progress: Progress | None,
+    workers: int,
+) -> Built:
+    """Count the rows (texts with word_terms, else token lists) and lay out their postings.
+
+    params holds the validated variant, k1, b and epsilon.
+    """
+    builder = _Builder()
+    _feed(rows, word_terms, builder, workers, progress)
+    return _assemble(builder, params)
+
+
+def _count_rows(rows: Sequence[Any], word_terms: WordTerms, texts: bool) -> Counted:
+    """Count one batch: each row (a text split on whitespace, or a token list) is its words'
+    terms in order. Needs no shared state, so any worker process can run it.
+
+    Returns the batch's distinct terms, then grouped by term (in the order of that list):
+    each term's index into it and posting count, each posting's row and tf; then row lengths.
+    """
+    words = _Vocab()
+    ids, per_row = array("l"), np.zeros(len(rows) + 1, dtype=np.int64)
+    for i, row in enumerate(rows, 1):
+        ids.extend(map(words.__getitem__, row.split() if texts else row))
+        per_row[i] = len(ids)
+    analyzed = list(map(word_terms, words))  # each distinct word once
+    terms = _Vocab()
+    flat = np.fromiter(map(terms.__getitem__, chain.from_iterable(analyzed)), np.int64)
+    starts = np.zeros(len(analyzed) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, analyzed), np.int64, len(analyzed)), out=starts[1:])
+    word_ids = np.asarray(ids, dtype=np.int64)
+    sizes = starts[word_ids + 1] - starts[word_ids]
+    ends = np.cumsum(sizes)
+    where = np.repeat(starts[word_ids] - ends + sizes, sizes) + np.arange(int(sizes.sum()))
+    term_ids = flat[where]
+    lengths = np.diff(np.concatenate([[0], ends])[per_row])
+    return (list(terms), *_group(term_ids, lengths), lengths)
+
+
+def _group(ids: Ints, lengths: Ints) -> tuple[Rows, Rows, npt.NDArray[Any], npt.NDArray[Any]]:
+    """Return a batch's terms, postings per term, and per posting its row in the batch and tf.
+
+    Rows in a batch must fit in uint16 (BATCH_ROWS <= 65536).
+    """
+    count = max(len(lengths), 1)
+    keys = ids * count + np.repeat(np.arange(len(lengths)), lengths)
+    keys.sort()
+    starts = _run_starts(keys)
+    tf = np.diff(np.append(starts, len(keys)))
+    terms, local = np.divmod(keys[starts], count)
+    term_starts = _run_starts(terms)
+    sizes = np.diff(np.append(term_starts, len(terms))).astype(np.int32)
+    tf_type = np.uint16 if len(tf) == 0 or tf.max() <= 0xFFFF else np.int64
+    return terms[term_starts].astype(np.int32), sizes, local.astype(np.uint16), tf.astype(tf_type)
+
+
+def _run_starts(values: Ints) -> Ints:
+    """Return where each run of equal values starts in a sorted array."""
+    edges = np.empty(len(values), dtype=np.bool_)
+    edges[:1] = True
+    np.not_equal(values[1:], values[:-1], out=edges[1:])
+    return np.flatnonzero(edges)
+
+
+def _batched(rows: Iterable[Any]) -> Iterator[list[Any]]:
+    """Yield rows in lists of BATCH_ROWS (the last one shorter, possibly empty)."""
+    batch: list[Any] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == BATCH_ROWS:
+            yield batch
+            batch = []
+    yield batch
+
+
+def _can_fork(workers: int) -> bool:
+    """Return whether to fork workers: asked for, and no other thread exists that forking
+    could break.
+
+    fork, not spawn or forkserver: those re-import the caller's main module, which breaks
+    scripts without a main guard. A forked worker only runs _count_rows.
+    """
+    return workers >= 2 and sys.platform == "linux" and threading.active_count() == 1
+
+
+_worker_word_terms: WordTerms | None = None
+"""In a forked worker, the build's word_terms (set by _start_worker)."""
+
+
+def _start_worker(word_terms: WordTerms) -> None:
+    """Keep word_terms for this worker; it arrives through fork, never pickled."""
+    global _worker_word_terms
+    _worker_word_terms = word_terms
+
+
+def _count_in_worker(rows: Sequence[Any], texts: bool) -> Counted:
+    """Run _count_rows in a worker with the word_terms _start_worker kept."""
+    if _worker_word_terms is None:
+        raise RuntimeError("_count_in_worker runs only in a worker _start_worker set up")
+    return _count_rows(rows, _worker_word_terms, texts)
+
+
+def _feed(
+    rows: Iterable[Any],
+    word_terms: WordTerms | None,
+    builder: _Builder,
+    workers: int,
+    progress: Progress | None,
+) -> None:
+    """Count rows batch by batch; after the first few batches, in worker processes.
+
+    At most 2 * workers batches are in flight and results are taken in submission order,
+    so rows keep their order and memory stays bounded.
+    """
+    terms_of, texts = word_terms or _one_term, word_terms is not None
+    pending: deque[Future[Counted]] = deque()
+    with ExitStack() as stack:
+        pool: ProcessPoolExecutor | None = None
+        for n, batch in enumerate(_batched(rows)):
+            if pool is None and n == PARALLEL_AFTER_BATCHES and _can_fork(workers):
+                pool = stack.enter_context(_fork_pool(workers, terms_of))
+            if pool is None:
+                builder.add(_count_rows(batch, terms_of, texts))
+            else:
+                pending.append(pool.submit(_count_in_worker, batch, texts))
+            while pending and (len(pending) > 2 * workers or pending[0].done()):
+                builder.add(pending.popleft().result())
+            if progress is not None:
+                progress(builder.rows)
+        while pending:
+            builder.add(pending.popleft().result())
+    if progress is not None:
+        progress(builder.rows)
+
+
+def _fork_pool(workers: int, word_terms: WordTerms) -> ProcessPoolExecutor:
+    """Return a pool of forked workers, each holding word_terms."""
+    context = multiprocessing.get_context("fork")
+    return ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_start_worker, initargs=(word_terms,)
+    )
+
+
+def _one_term(token: str) -> tuple[str]:
+    """Return the token as its own single term."""
+    return (token,)
+
+
+def _idf(variant: str, df: Floats, n_docs: int, epsilon: float) -> Floats:
+    """Return each term's idf for the variant."""
+    if variant == "lucene":
+        return np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+    idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
+    if len(idf):
+        idf[idf < 0] = epsilon * float(idf.mean())
+    return idf
+
+
+def _assemble(builder: _Builder, params: dict[str, Any]) -> Built:
+    """Turn counted batches into the sorted term list and the postings arrays."""
+    vocab = builder.vocab
+    terms = sorted(vocab, key=lambda t: t.encode("utf-8"))
+    if any("\n" in t for t in terms):
+        raise ValueError("a token contains a newline; tokens must be single-line strings")
+    new_of_old = np.empty(len(terms), dtype=np.int32)
+    old_ids = np.fromiter(map(vocab.__getitem__, terms), np.int64, len(terms))
+    new_of_old[old_ids] = np.arange(len(terms), dtype=np.int32)
+    vocab.clear()
+    lengths = np.concatenate(builder.lengths) if builder.lengths else np.empty(0, np.int64)
+    df = np.zeros(len(terms), dtype=np.int64)
+    for _, old, sizes, _, _ in builder.parts:
+        df[new_of_old[old]] += sizes  # a term appears once per batch
+    counted = int((lengths > 0).sum()) if params["variant"] == "lucene" else len(lengths)
+    avgdl = float(lengths.sum()) / counted if counted else 0.0
+    idf = _idf(params["variant"], df.astype(np.float64), counted, params["epsilon"])
+    ptr = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(df, out=ptr[1:])
+    norm = (params["k1"], params["b"], lengths.astype(np.float64), avgdl or 1.0)
+    rows, weights = _scatter(builder, new_of_old, ptr, idf, norm)
+    counts = {
+        "documents": len(lengths),
+        "terms": len(terms),
+        "postings": len(rows),
+        "avgdl": avgdl,
+        "nonnegative": bool((weights >= 0).all()),
+    }
+    encoded = [t.encode("utf-8") + b"\n" for t in terms]
+    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    term_max = np.maximum.reduceat(weights, ptr[:-1]) if len(terms) else np.empty(0)
+    arrays = {"term_offsets": offsets, "ptr": ptr, "rows": rows, "weights": weights}
+    arrays["term_max"] = term_max.astype(np.float64)
+    return counts, b"".join(encoded), arrays
+
+
+def _scatter(
+    builder: _Builder,
+    new_of_old: Rows,
+    ptr: Ints,
+    idf: Floats,
+    norm: tuple[float, float, Floats, float],
+) -> tuple[Rows, Floats]:
+    """Move each batch's postings into their terms' slices, computing weights on the way.
+
+    norm is (k1, b, every row's length, average length).
+    """
+    k1, b, lengths, avgdl = norm
+    # The operations of rank_bm25.BM25Okapi.get_scores, in its order; the length part once
+    # per row rather than once per posting (the same floats).
+    row_norm = k1 * (1 - b + b * lengths / avgdl)
+    rows = np.empty(int(ptr[-1]), dtype=np.int32)
+    weights = np.empty(int(ptr[-1]), dtype=np.float64)
+    fill = ptr[:-1].copy()
+    builder.parts.reverse()
+    while builder.parts:  # popping frees each batch as soon as it is placed
+        first, old, sizes, local, tf_small = builder.parts.pop()
+        new = new_of_old[old]
+        pos = np.repeat(fill[new] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(local))
+        fill[new] += sizes
+        batch_rows = local.astype(np.int32) + first
+        rows[pos] = batch_rows
+        tf = tf_small.astype(np.float64)
+        saturation = tf * (k1 + 1) / (tf + row_norm[batch_rows])
+        weights[pos] = np.repeat(idf[new], sizes) * saturation
+    return rows, weights

@@ -1,0 +1,59 @@
+"""Where an index folder is, and which of its generations is live (the CURRENT file).
+
+Shared by store_write.py and store_read.py; the folder's layout is described in store.py.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from policy_assistant.errors import IndexError_
+
+DEFAULT_INDEX_DIR = Path("build/index")
+INDEX_ENV = "POLICY_ASSISTANT_INDEX"
+"""Environment variable naming the index folder when --index is not given."""
+
+GENERATION = re.compile(r"gen-[0-9a-f]{16}(-b)?")
+"""A generation folder's name."""
+
+
+def resolve_index_dir(option: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:
+    """Return the index folder: the --index option, else $POLICY_ASSISTANT_INDEX, else default."""
+    if option is not None:
+        return option
+    value = (os.environ if environ is None else environ).get(INDEX_ENV)
+    return Path(value) if value else DEFAULT_INDEX_DIR
+
+
+def ingest_hint(index_dir: Path) -> str:
+    """Return what to run to (re)build index_dir."""
+    extra = "" if index_dir == DEFAULT_INDEX_DIR else f" --index {index_dir}"
+    return f"run `policy-assistant ingest corpus/{extra}`"
+
+
+def damaged(index_dir: Path, problem: object) -> IndexError_:
+    """Return the error for an index whose files are unreadable or disagree."""
+    return IndexError_(f"damaged index at {index_dir}: {problem}: {ingest_hint(index_dir)}")
+
+
+def read_current(index_dir: Path) -> str | None:
+    """Return the generation CURRENT names, or None when there is no CURRENT."""
+    try:
+        return (index_dir / "CURRENT").read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise damaged(index_dir, exc) from exc
+
+
+def live_generation(index_dir: Path) -> Path:
+    """Return the live generation's folder, or raise IndexError_ saying what to run."""
+    name = read_current(index_dir)
+    if name is None:
+        raise IndexError_(f"no index at {index_dir}: {ingest_hint(index_dir)}")
+    if not GENERATION.fullmatch(name) or not (index_dir / name).is_dir():
+        raise damaged(index_dir, f"CURRENT names {name!r}")
+    return index_dir / name

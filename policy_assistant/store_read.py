@@ -1,0 +1,158 @@
+"""Reading an index folder: the live generation's manifest, BM25 index and chunks.
+
+Readers take no lock: they follow CURRENT once and keep their files open, and retry if a
+writer retired the generation before they opened it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from policy_assistant.bm25 import BM25Index
+from policy_assistant.errors import IndexError_, UsageError
+from policy_assistant.records import Chunk
+from policy_assistant.store_folder import damaged, ingest_hint, live_generation, read_current
+from policy_assistant.store_manifest import FORMAT_VERSION, Manifest
+from policy_assistant.tokenize import TOKENIZER_SETTINGS, tokenize
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One search result."""
+
+    rank: int
+    """Position in the results, from 1."""
+    score: float
+    """BM25 score."""
+    chunk: Chunk
+    """The chunk found."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {"rank": self.rank, "score": self.score, "chunk": self.chunk.to_dict()}
+
+
+def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
+    """Parse a generation's manifest; raise IndexError_ if stale or damaged."""
+    try:
+        data = orjson.loads((generation / "manifest.json").read_bytes())
+        found = data.get("format_version")
+        if found != FORMAT_VERSION:
+            raise IndexError_(
+                f"index at {index_dir} is in format {found}, this version reads format "
+                f"{FORMAT_VERSION}: {ingest_hint(index_dir)}"
+            )
+        return Manifest.from_dict(data)
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+        raise damaged(index_dir, f"manifest.json: {exc}") from exc
+
+
+def load_manifest(index_dir: Path) -> Manifest:
+    """Return the live generation's manifest (for a pipeline deciding what to reuse)."""
+    return _read_manifest(index_dir, live_generation(index_dir))
+
+
+def load_chunks(index_dir: Path) -> list[Chunk]:
+    """Return every chunk of the live generation, in row order, whatever its tokenizer."""
+    with open_index(index_dir, check_tokenizer=False) as index:
+        return index.chunks()
+
+
+class LoadedIndex:
+    """An open generation: manifest, BM25 arrays (memory-mapped), chunks read on demand."""
+
+    def __init__(self, index_dir: Path, generation: Path, manifest: Manifest) -> None:
+        self.index_dir = index_dir
+        self.manifest = manifest
+        try:
+            self.bm25 = BM25Index.load(generation / "bm25")
+        except IndexError_ as exc:
+            raise damaged(index_dir, exc) from exc
+        self._offsets: npt.NDArray[np.int64] = _load_array(generation / "chunk_offsets.npy")
+        self._access: npt.NDArray[np.uint8] = _load_array(generation / "chunk_access.npy")
+        self._fd = os.open(generation / "chunks.jsonl", os.O_RDONLY)
+        self._masks: dict[str, npt.NDArray[np.bool_]] = {}
+        rows, size = len(self._access), os.fstat(self._fd).st_size
+        agree = self._offsets.shape == (rows + 1,) and int(self._offsets[-1]) == size
+        agree &= rows == self.bm25.num_docs == len(manifest.chunk_ids)
+        if not agree or self.bm25.params() != manifest.bm25:
+            self.close()
+            raise damaged(index_dir, "its files disagree")
+
+    def __len__(self) -> int:
+        return len(self._access)
+
+    def __enter__(self) -> LoadedIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the chunks file."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def chunk(self, row: int) -> Chunk:
+        """Return the chunk at row, reading only its line."""
+        start, end = int(self._offsets[row]), int(self._offsets[row + 1])
+        return Chunk.from_dict(orjson.loads(os.pread(self._fd, end - start, start)))
+
+    def chunks(self) -> list[Chunk]:
+        """Return every chunk, in row order."""
+        data = os.pread(self._fd, int(self._offsets[-1]), 0)
+        return [Chunk.from_dict(orjson.loads(line)) for line in data.splitlines()]
+
+    def allowed(self, access: str | None) -> npt.NDArray[np.bool_] | None:
+        """Return the mask of rows a reader with this access level may see (None: all)."""
+        if access is None:
+            return None
+        labels = self.manifest.access_labels
+        if access not in labels:
+            raise UsageError(f"unknown access level {access!r}; expected one of {list(labels)}")
+        if access not in self._masks:
+            self._masks[access] = np.asarray(self._access) <= labels.index(access)
+        return self._masks[access]
+
+    def search(self, query: str, k: int = 10, access: str | None = None) -> list[SearchHit]:
+        """Return the top k chunks for query that access may see, best first.
+
+        Labels are ordered least restricted first: "public" sees public chunks only, "staff"
+        sees public and staff ones; None applies no filter.
+        """
+        pairs = self.bm25.search(tokenize(query), k, self.allowed(access))
+        return [SearchHit(i, score, self.chunk(row)) for i, (row, score) in enumerate(pairs, 1)]
+
+
+def _load_array(path: Path) -> Any:
+    return np.load(path, mmap_mode="r", allow_pickle=False)
+
+
+def open_index(index_dir: Path, check_tokenizer: bool = True) -> LoadedIndex:
+    """Open the live generation for search; raise IndexError_ if missing, stale or damaged.
+
+    An index built with other tokenizer settings is stale for search (check_tokenizer);
+    its chunks can still be read.
+    """
+    while True:
+        generation = live_generation(index_dir)
+        try:
+            manifest = _read_manifest(index_dir, generation)
+            if check_tokenizer and manifest.tokenizer != TOKENIZER_SETTINGS:
+                hint = ingest_hint(index_dir)
+                raise IndexError_(f"index at {index_dir} was built with another tokenizer: {hint}")
+            try:
+                return LoadedIndex(index_dir, generation, manifest)
+            except (OSError, ValueError) as exc:
+                raise damaged(index_dir, exc) from exc
+        except IndexError_:
+            if read_current(index_dir) == generation.name:
+                raise  # not a writer swapping generations under us

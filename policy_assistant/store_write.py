@@ -1,0 +1,207 @@
+"""Writing an index folder: the one writer's lock, then a new generation made live.
+
+A writer fills `.tmp-<pid>/`, fsyncs it, renames it to its generation name and only then
+replaces CURRENT; the other generations are renamed to `.trash-*` and deleted after that
+(store.py says why).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from policy_assistant.bm25 import BM25Index
+from policy_assistant.errors import IndexError_
+from policy_assistant.records import Chunk
+from policy_assistant.store_folder import GENERATION, read_current
+from policy_assistant.store_manifest import Manifest
+
+LOCK_TIMEOUT = 10.0
+"""Seconds a second writer waits for the lock before giving up."""
+
+Progress = Callable[[int], None]
+
+_OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-.+|\.CURRENT\.tmp")
+_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
+_HELD: dict[Path, int] = {}
+
+
+class IndexBusyError(IndexError_):
+    """Another process kept the index's write lock for longer than the timeout."""
+
+
+@contextmanager
+def index_lock(index_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the index's write lock, waiting up to timeout seconds for another writer.
+
+    Re-entrant within a process, so a pipeline can hold it from reading the old index to
+    writing the new one and still call write_index.
+    """
+    key = index_dir.resolve()
+    if key in _HELD:
+        _HELD[key] += 1
+        try:
+            yield
+        finally:
+            _HELD[key] -= 1
+        return
+    index_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(index_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:  # closing the descriptor releases the lock, also when the process dies
+        _acquire(fd, index_dir, timeout)
+        _HELD[key] = 1
+        try:
+            yield
+        finally:
+            del _HELD[key]
+    finally:
+        os.close(fd)
+
+
+def _acquire(fd: int, index_dir: Path, timeout: float) -> None:
+    """flock fd, polling until timeout; then record our pid for the next waiter's message."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                who = f" (process {holder})" if holder.isdigit() else ""
+                raise IndexBusyError(
+                    f"{index_dir} is being written by another ingest{who}; waited "
+                    f"{timeout:g} s: try again when it finishes"
+                ) from None
+            time.sleep(0.05)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+
+
+def write_index(
+    index_dir: Path,
+    chunks: Sequence[Chunk],
+    manifest: Manifest,
+    bm25: BM25Index,
+    lock_timeout: float = LOCK_TIMEOUT,
+    progress: Progress | None = None,
+) -> Path:
+    """Write a new generation, make it current and delete the others; return its folder.
+
+    chunks must be in row order (sort_chunks) and agree with manifest.documents and bm25,
+    row for row. Takes the lock, waiting up to lock_timeout; progress gets chunks written.
+    """
+    _check_consistent(chunks, manifest, bm25)
+    with index_lock(index_dir, lock_timeout):
+        tmp = index_dir / f".tmp-{os.getpid()}"
+        _remove(tmp)
+        tmp.mkdir()
+        try:
+            name = _write_generation(tmp, chunks, manifest, bm25, progress)
+        except BaseException:
+            _remove(tmp)
+            raise
+        if read_current(index_dir) == name:
+            # The same content is live, but its files may have been damaged since: write
+            # anyway, into the other slot, since the live folder cannot be replaced in place.
+            name += "-b"
+        _publish(index_dir, tmp, name)
+        _clean(index_dir, keep=name)
+        return index_dir / name
+
+
+def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Index) -> None:
+    """Raise ValueError unless chunks, manifest and BM25 rows agree."""
+    if any(a >= b for a, b in pairwise((c.source, c.position) for c in chunks)):
+        raise ValueError("chunks must be sorted by source then position (see sort_chunks)")
+    if [c.id for c in chunks] != manifest.chunk_ids:
+        raise ValueError("manifest chunk IDs do not match the chunks, row for row")
+    if bm25.num_docs != len(chunks):
+        raise ValueError(f"BM25 index has {bm25.num_docs} rows for {len(chunks)} chunks")
+    if bm25.params() != manifest.bm25:
+        raise ValueError(f"manifest BM25 settings {manifest.bm25} != index {bm25.params()}")
+    if unknown := {c.access for c in chunks} - set(manifest.access_labels):
+        raise ValueError(f"unknown access labels {sorted(unknown)}")
+
+
+def _write_generation(
+    tmp: Path, chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Index, progress: Any
+) -> str:
+    """Fill tmp with a whole generation, manifest last, flushed to disk; return its name."""
+    codes = {label: i for i, label in enumerate(manifest.access_labels)}
+    offsets = np.zeros(len(chunks) + 1, dtype=np.int64)
+    digest = hashlib.sha256()
+    with (tmp / "chunks.jsonl").open("wb") as out:
+        for row, chunk in enumerate(chunks, 1):
+            line = orjson.dumps(chunk.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n"
+            out.write(line)
+            digest.update(line)
+            offsets[row] = offsets[row - 1] + len(line)
+            if progress is not None and row % 10_000 == 0:
+                progress(row)
+    np.save(tmp / "chunk_offsets.npy", offsets)
+    np.save(tmp / "chunk_access.npy", np.array([codes[c.access] for c in chunks], np.uint8))
+    bm25.save(tmp / "bm25")
+    manifest_json = orjson.dumps(manifest.to_dict(), option=_JSON) + b"\n"
+    (tmp / "manifest.json").write_bytes(manifest_json)
+    for root, _, files in os.walk(tmp):
+        for name in files:
+            _fsync(Path(root) / name)
+        _fsync(Path(root))
+    digest.update(manifest_json)
+    return f"gen-{digest.hexdigest()[:16]}"
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _publish(index_dir: Path, tmp: Path, name: str) -> None:
+    """Rename tmp to name (not the live generation) and point CURRENT at it."""
+    target = index_dir / name
+    if target.exists():  # left behind by a killed writer; replace it whole
+        _retire(target)
+    tmp.rename(target)
+    pointer = index_dir / ".CURRENT.tmp"
+    pointer.write_text(name + "\n", encoding="utf-8")
+    _fsync(pointer)
+    os.replace(pointer, index_dir / "CURRENT")
+    _fsync(index_dir)
+
+
+def _clean(index_dir: Path, keep: str) -> None:
+    """Delete our other generations and every leftover; foreign files stay."""
+    for entry in sorted(index_dir.iterdir()):
+        if entry.name != keep and _OURS.fullmatch(entry.name):
+            _retire(entry) if GENERATION.fullmatch(entry.name) else _remove(entry)
+
+
+def _retire(generation: Path) -> None:
+    """Delete a generation, renaming it first, so a gen-* folder is always whole."""
+    trash = generation.with_name(f".trash-{generation.name}")
+    _remove(trash)
+    generation.rename(trash)
+    _remove(trash)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
