@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import sys
 import threading
 from array import array
@@ -43,6 +44,20 @@ Counted = tuple[list[str], Rows, Rows, npt.NDArray[Any], npt.NDArray[Any], Ints]
 """A batch counted by _count_rows."""
 Built = tuple[dict[str, Any], bytes, dict[str, Any]]
 """What build_postings returns: the index's counts, its term list, its arrays by file name."""
+Split = tuple[list[str], Ints, Ints]
+"""A batch's distinct words, each word's index into them, words before each row (_split)."""
+
+_OTHER_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+"""The non-ASCII characters str.split() splits at (tested against str.isspace)."""
+_SOLID = np.ones(256, dtype=np.bool_)
+_SOLID[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = False
+"""Per byte value: False for the ASCII bytes str.split() splits at."""
+_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
+"""Per word size 0-8: the low bytes of a little-endian 8-byte load that hold the word."""
+_SHIFT = np.uint64(24)
+_POSITION = (1 << 24) - 1
+"""Hashes keep their high 40 bits, and a word's position in the batch in the low 24."""
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x94D049BB133111EB], dtype=np.uint64)
 
 
 class _Vocab(dict[str, int]):
@@ -99,23 +114,103 @@ def _count_rows(rows: Sequence[Any], word_terms: WordTerms, texts: bool) -> Coun
     Returns the batch's distinct terms, then grouped by term (in the order of that list):
     each term's index into it and posting count, each posting's row and tf; then row lengths.
     """
-    words = _Vocab()
-    ids, per_row = array("l"), np.zeros(len(rows) + 1, dtype=np.int64)
-    for i, row in enumerate(rows, 1):
-        ids.extend(map(words.__getitem__, row.split() if texts else row))
-        per_row[i] = len(ids)
+    words, word_ids, per_row = (_split_texts(rows) if texts else None) or _split(rows, texts)
     analyzed = list(map(word_terms, words))  # each distinct word once
     terms = _Vocab()
     flat = np.fromiter(map(terms.__getitem__, chain.from_iterable(analyzed)), np.int64)
     starts = np.zeros(len(analyzed) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, analyzed), np.int64, len(analyzed)), out=starts[1:])
-    word_ids = np.asarray(ids, dtype=np.int64)
     sizes = starts[word_ids + 1] - starts[word_ids]
     ends = np.cumsum(sizes)
     where = np.repeat(starts[word_ids] - ends + sizes, sizes) + np.arange(int(sizes.sum()))
     term_ids = flat[where]
     lengths = np.diff(np.concatenate([[0], ends])[per_row])
     return (list(terms), *_group(term_ids, lengths), lengths)
+
+
+def _split(rows: Sequence[Any], texts: bool) -> Split:
+    """Return the batch's distinct words, each word's index into them, and per row the
+    number of words before it (one more entry than rows): word by word, in Python."""
+    words = _Vocab()
+    ids, per_row = array("l"), np.zeros(len(rows) + 1, dtype=np.int64)
+    for i, row in enumerate(rows, 1):
+        ids.extend(map(words.__getitem__, row.split() if texts else row))
+        per_row[i] = len(ids)
+    return list(words), np.asarray(ids, dtype=np.int64), per_row
+
+
+def _split_texts(texts: Sequence[str]) -> Split | None:
+    """Return what _split does for texts, found with numpy over their UTF-8 bytes.
+
+    Words of up to 16 bytes are told apart by a hash of their bytes, checked against
+    one occurrence of each hash (None on a collision: _split takes over); longer ones,
+    rare, by a dict. Non-ASCII whitespace becomes a space first, so the words are
+    exactly those of str.split().
+    """
+    encoded = [_utf8(_OTHER_SPACE.sub(" ", t) if not t.isascii() else t) for t in texts]
+    data = b" ".join(encoded) + b" " * 16  # the padding keeps 8-byte loads in bounds
+    row_starts = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), np.int64, len(texts)) + 1, out=row_starts[1:])
+    starts, sizes = _word_spans(np.frombuffer(data, np.uint8))
+    per_row = np.searchsorted(starts, row_starts)
+    word_ids = np.empty(len(starts), dtype=np.int64)
+    short = sizes <= 16
+    words = _short_words(data, starts[short], sizes[short], word_ids, short)
+    if words is None:
+        return None
+    long = np.flatnonzero(~short)
+    found = _Vocab()
+    spans = zip(starts[long].tolist(), (starts[long] + sizes[long]).tolist(), strict=True)
+    long_words = (data[start:end].decode("utf-8", "surrogatepass") for start, end in spans)
+    word_ids[long] = np.fromiter(map(found.__getitem__, long_words), np.int64, len(long))
+    word_ids[long] += len(words)
+    return words + list(found), word_ids, per_row
+
+
+def _word_spans(data: npt.NDArray[np.uint8]) -> tuple[Ints, Ints]:
+    """Return where each word of data (UTF-8 ending in whitespace) starts, and its size."""
+    spaces = np.flatnonzero(data <= 32)  # every ASCII whitespace byte, and a few others
+    spaces = spaces[~_SOLID[data[spaces]]]
+    gaps = np.diff(spaces, prepend=-1)
+    words = gaps > 1
+    return spaces[words] - gaps[words] + 1, gaps[words] - 1
+
+
+def _short_words(
+    data: bytes, starts: Ints, sizes: Ints, word_ids: Ints, where: npt.NDArray[np.bool_]
+) -> list[str] | None:
+    """Number the words of up to 16 bytes at starts in data by their hash into
+    word_ids[where]; return the distinct words, or None if two share a hash."""
+    loads = np.ndarray((len(data) - 7,), "<u8", data, 0, (1,))  # unaligned 8-byte loads
+    low = loads[starts] & _MASKS[np.minimum(sizes, 8)]
+    high = loads[starts + 8] & _MASKS[np.clip(sizes - 8, 0, 8)]
+    hashes = low * _MIX[0] ^ (high + sizes.astype(np.uint64)) * _MIX[1]
+    hashes ^= hashes >> np.uint64(31)
+    hashes *= _MIX[2]
+    if len(hashes) > _POSITION:
+        return None
+    keys = hashes & ~np.uint64(_POSITION) | np.arange(len(hashes), dtype=np.uint64)
+    keys.sort()  # by hash, then position: far faster than an argsort
+    order = (keys & np.uint64(_POSITION)).astype(np.int64)
+    new = np.empty(len(keys), dtype=np.bool_)
+    new[:1] = True
+    np.not_equal(keys[1:] >> _SHIFT, keys[:-1] >> _SHIFT, out=new[1:])
+    ids = np.empty(len(keys), dtype=np.int64)
+    ids[order] = np.cumsum(new) - 1
+    first = order[new]
+    seen = first[ids]
+    if not ((low[seen] == low).all() and (high[seen] == high).all()):
+        return None
+    if not (sizes[seen] == sizes).all():
+        return None
+    word_ids[where] = ids
+    spans = zip(starts[first].tolist(), (starts[first] + sizes[first]).tolist(), strict=True)
+    return [data[start:end].decode("utf-8", "surrogatepass") for start, end in spans]
+
+
+def _utf8(text: str) -> bytes:
+    """Return text as UTF-8, lone surrogates and all."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 def _group(ids: Ints, lengths: Ints) -> tuple[Rows, Rows, npt.NDArray[Any], npt.NDArray[Any]]:
