@@ -1,8 +1,9 @@
 """Building a BM25 index: count rows in batches, then lay out the postings and weights.
 
 Rows are counted batch by batch (_count_rows), after the first few batches in forked worker
-processes; every counted batch is kept until all rows are in, then _assemble sorts the terms
-and _scatter moves each batch's postings into its terms' slices, computing the weights.
+processes, texts split into words by numpy over their UTF-8 bytes (_split_texts); every
+counted batch is kept until all rows are in, then _assemble sorts the terms and _scatter
+moves each batch's postings into its terms' slices, computing the weights.
 
 Nothing here touches disk, and nothing is pickled to disk: bm25.py saves the arrays as .npy
 files. The only pickling is multiprocessing's own, carrying batches of row texts to the
@@ -12,6 +13,7 @@ each worker inherits it through fork.
 
 from __future__ import annotations
 
+import mmap
 import multiprocessing
 import os
 import re
@@ -54,9 +56,6 @@ _SOLID[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = False
 """Per byte value: False for the ASCII bytes str.split() splits at."""
 _MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 """Per word size 0-8: the low bytes of a little-endian 8-byte load that hold the word."""
-_SHIFT = np.uint64(24)
-_POSITION = (1 << 24) - 1
-"""Hashes keep their high 40 bits, and a word's position in the batch in the low 24."""
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x94D049BB133111EB], dtype=np.uint64)
 
 
@@ -142,29 +141,27 @@ def _split(rows: Sequence[Any], texts: bool) -> Split:
 def _split_texts(texts: Sequence[str]) -> Split | None:
     """Return what _split does for texts, found with numpy over their UTF-8 bytes.
 
-    Words of up to 16 bytes are told apart by a hash of their bytes, checked against
-    one occurrence of each hash (None on a collision: _split takes over); longer ones,
-    rare, by a dict. Non-ASCII whitespace becomes a space first, so the words are
-    exactly those of str.split().
+    Words of up to 16 bytes are told apart by a hash of their bytes, checked against one
+    occurrence of each hash (None on a collision: _split takes over); longer ones, rare, by
+    a dict. Non-ASCII whitespace becomes a space first: the words are those of str.split().
     """
-    encoded = [_utf8(_OTHER_SPACE.sub(" ", t) if not t.isascii() else t) for t in texts]
+    spaced = (t if t.isascii() else _OTHER_SPACE.sub(" ", t) for t in texts)
+    encoded = [t.encode("utf-8", "surrogatepass") for t in spaced]  # lone surrogates too
     data = b" ".join(encoded) + b" " * 16  # the padding keeps 8-byte loads in bounds
-    row_starts = np.zeros(len(texts) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), np.int64, len(texts)) + 1, out=row_starts[1:])
+    row_starts = np.cumsum([0, *map(len, encoded)]) + np.arange(len(texts) + 1)
     starts, sizes = _word_spans(np.frombuffer(data, np.uint8))
-    per_row = np.searchsorted(starts, row_starts)
-    word_ids = np.empty(len(starts), dtype=np.int64)
-    short = sizes <= 16
-    words = _short_words(data, starts[short], sizes[short], word_ids, short)
-    if words is None:
+    short, word_ids = sizes <= 16, np.empty(len(starts), dtype=np.int64)
+    found = _short_words(data, starts[short], sizes[short])
+    if found is None:
         return None
+    words, word_ids[short] = found
     long = np.flatnonzero(~short)
-    found = _Vocab()
+    long_words = _Vocab()
     spans = zip(starts[long].tolist(), (starts[long] + sizes[long]).tolist(), strict=True)
-    long_words = (data[start:end].decode("utf-8", "surrogatepass") for start, end in spans)
-    word_ids[long] = np.fromiter(map(found.__getitem__, long_words), np.int64, len(long))
+    each = (data[start:end].decode("utf-8", "surrogatepass") for start, end in spans)
+    word_ids[long] = np.fromiter(map(long_words.__getitem__, each), np.int64, len(long))
     word_ids[long] += len(words)
-    return words + list(found), word_ids, per_row
+    return words + list(long_words), word_ids, np.searchsorted(starts, row_starts)
 
 
 def _word_spans(data: npt.NDArray[np.uint8]) -> tuple[Ints, Ints]:
@@ -176,41 +173,28 @@ def _word_spans(data: npt.NDArray[np.uint8]) -> tuple[Ints, Ints]:
     return spaces[words] - gaps[words] + 1, gaps[words] - 1
 
 
-def _short_words(
-    data: bytes, starts: Ints, sizes: Ints, word_ids: Ints, where: npt.NDArray[np.bool_]
-) -> list[str] | None:
-    """Number the words of up to 16 bytes at starts in data by their hash into
-    word_ids[where]; return the distinct words, or None if two share a hash."""
+def _short_words(data: bytes, starts: Ints, sizes: Ints) -> tuple[list[str], Ints] | None:
+    """Return the distinct words of up to 16 bytes at starts in data, and each word's index
+    into them; None if two distinct words share a hash."""
     loads = np.ndarray((len(data) - 7,), "<u8", data, 0, (1,))  # unaligned 8-byte loads
     low = loads[starts] & _MASKS[np.minimum(sizes, 8)]
     high = loads[starts + 8] & _MASKS[np.clip(sizes - 8, 0, 8)]
     hashes = low * _MIX[0] ^ (high + sizes.astype(np.uint64)) * _MIX[1]
     hashes ^= hashes >> np.uint64(31)
     hashes *= _MIX[2]
-    if len(hashes) > _POSITION:
-        return None
-    keys = hashes & ~np.uint64(_POSITION) | np.arange(len(hashes), dtype=np.uint64)
+    bits = np.uint64(len(hashes).bit_length())  # the low bits hold each word's position
+    keys = hashes >> bits << bits | np.arange(len(hashes), dtype=np.uint64)
     keys.sort()  # by hash, then position: far faster than an argsort
-    order = (keys & np.uint64(_POSITION)).astype(np.int64)
-    new = np.empty(len(keys), dtype=np.bool_)
-    new[:1] = True
-    np.not_equal(keys[1:] >> _SHIFT, keys[:-1] >> _SHIFT, out=new[1:])
+    order = (keys & ((np.uint64(1) << bits) - np.uint64(1))).astype(np.int64)
+    new = _new_runs(keys >> bits)
     ids = np.empty(len(keys), dtype=np.int64)
     ids[order] = np.cumsum(new) - 1
     first = order[new]
     seen = first[ids]
-    if not ((low[seen] == low).all() and (high[seen] == high).all()):
+    if not all((part[seen] == part).all() for part in (low, high, sizes)):
         return None
-    if not (sizes[seen] == sizes).all():
-        return None
-    word_ids[where] = ids
     spans = zip(starts[first].tolist(), (starts[first] + sizes[first]).tolist(), strict=True)
-    return [data[start:end].decode("utf-8", "surrogatepass") for start, end in spans]
-
-
-def _utf8(text: str) -> bytes:
-    """Return text as UTF-8, lone surrogates and all."""
-    return text.encode("utf-8", "surrogatepass")
+    return [data[start:end].decode("utf-8", "surrogatepass") for start, end in spans], ids
 
 
 def _group(ids: Ints, lengths: Ints) -> tuple[Rows, Rows, npt.NDArray[Any], npt.NDArray[Any]]:
@@ -221,21 +205,21 @@ def _group(ids: Ints, lengths: Ints) -> tuple[Rows, Rows, npt.NDArray[Any], npt.
     count = max(len(lengths), 1)
     keys = ids * count + np.repeat(np.arange(len(lengths)), lengths)
     keys.sort()
-    starts = _run_starts(keys)
+    starts = np.flatnonzero(_new_runs(keys))
     tf = np.diff(np.append(starts, len(keys)))
     terms, local = np.divmod(keys[starts], count)
-    term_starts = _run_starts(terms)
+    term_starts = np.flatnonzero(_new_runs(terms))
     sizes = np.diff(np.append(term_starts, len(terms))).astype(np.int32)
     tf_type = np.uint16 if len(tf) == 0 or tf.max() <= 0xFFFF else np.int64
     return terms[term_starts].astype(np.int32), sizes, local.astype(np.uint16), tf.astype(tf_type)
 
 
-def _run_starts(values: Ints) -> Ints:
-    """Return where each run of equal values starts in a sorted array."""
+def _new_runs(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    """Return, per value of a sorted array, whether it starts a run of equal values."""
     edges = np.empty(len(values), dtype=np.bool_)
     edges[:1] = True
     np.not_equal(values[1:], values[:-1], out=edges[1:])
-    return np.flatnonzero(edges)
+    return edges
 
 
 def _batched(rows: Iterable[Any]) -> Iterator[list[Any]]:
@@ -384,8 +368,8 @@ def _scatter(
     # The operations of rank_bm25.BM25Okapi.get_scores, in its order; the length part once
     # per row rather than once per posting (the same floats).
     row_norm = k1 * (1 - b + b * lengths / avgdl)
-    rows = np.empty(int(ptr[-1]), dtype=np.int32)
-    weights = np.empty(int(ptr[-1]), dtype=np.float64)
+    rows = _small_paged(int(ptr[-1]), np.dtype(np.int32))
+    weights = _small_paged(int(ptr[-1]), np.dtype(np.float64))
     fill = ptr[:-1].copy()
     builder.parts.reverse()
     while builder.parts:  # popping frees each batch as soon as it is placed
@@ -399,3 +383,14 @@ def _scatter(
         saturation = tf * (k1 + 1) / (tf + row_norm[batch_rows])
         weights[pos] = np.repeat(idf[new], sizes) * saturation
     return rows, weights
+
+
+def _small_paged(count: int, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
+    """Return an uninitialised array in a memory map of its own (4 KiB pages) on Linux:
+    numpy asks for huge pages for large arrays, whose first touch on a virtual machine can
+    cost a second per GB, more than all else _scatter does."""
+    if sys.platform != "linux":
+        return np.empty(count, dtype)
+    size = max(count * dtype.itemsize, 1)
+    memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return np.frombuffer(memory, dtype, count)

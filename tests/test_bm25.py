@@ -195,6 +195,53 @@ def test_texts_with_word_terms_build_the_token_index(tmp_path: Path):
     assert_same_index(by_tokens, BM25Index.build(texts, word_terms=word_terms), tmp_path)
 
 
+# Words str.split() must find: every kind of whitespace, words of 0-40 bytes around the 8-
+# and 16-byte loads, non-ASCII, control bytes, NUL, lone surrogates, one word as a prefix of
+# another; rows empty, blank or all one long word.
+SPLIT_TEXTS = [
+    "",
+    "   ",
+    "a",
+    "abcdefgh abcdefghi abcdefghijklmnop abcdefghijklmnopq x" * 2,
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f tab\tnl\nff\x0cfs\x1cus\x1f end",
+    "nbsp\xa0nel\x85ogham\u1680en\u2002thin\u2009ls\u2028ps\u2029nn\u202fmm\u205fid\u3000x",
+    "Congés payés: e-mail x86_64 ﬁn 𝕊ss ß \u200bzwsp\u200b",
+    "nul\x00byte a\x00 a bell\x07 \x7f del",
+    "sur\ud800rogate \ud83d\ude00 pair",
+    "https://example.com/a/very/long/path?query=1&other=2 " + "ü" * 20,
+    "w" * 40,
+]
+
+
+def test_splitting_texts_as_bytes_finds_the_words_of_str_split():
+    texts = SPLIT_TEXTS * 3
+    found = bm25_build._split_texts(texts)
+    assert found is not None
+    words, ids, per_row = found
+    expected = [word for text in texts for word in text.split()]
+    assert [words[i] for i in ids] == expected
+    assert len(set(words)) == len(words)
+    assert per_row.tolist() == np.cumsum([0] + [len(t.split()) for t in texts]).tolist()
+
+
+def test_the_byte_split_knows_every_whitespace_character():
+    spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+    assert [c for c in spaces if c.isascii()] == [
+        chr(b) for b in range(128) if not bm25_build._SOLID[b]
+    ]
+    assert [c for c in spaces if not c.isascii()] == [
+        chr(c) for c in range(128, 0x110000) if bm25_build._OTHER_SPACE.match(chr(c))
+    ]
+
+
+def test_a_hash_collision_falls_back_to_splitting_word_by_word(monkeypatch, tmp_path: Path):
+    texts = SPLIT_TEXTS * 20
+    expected = BM25Index.build([tokenize(t) for t in texts])
+    monkeypatch.setattr(bm25_build, "_MIX", np.zeros(3, dtype=np.uint64))  # one hash for all
+    assert bm25_build._split_texts(texts) is None
+    assert_same_index(expected, BM25Index.build(texts, word_terms=word_terms), tmp_path)
+
+
 # Builds the corpus with workers=1 and workers=2 and prints each build's file digests. It
 # runs in a fresh interpreter: workers fork only when no other thread exists, and earlier
 # tests in this process may have left one running (a progress bar, a browser driver).
