@@ -8,8 +8,6 @@ system's chromium by path, so never run `playwright install`. Run from anywhere:
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -20,6 +18,10 @@ from policy_assistant.chunk import CHUNKERS, DEFAULT_CHUNKER, make_chunker
 from policy_assistant.inspect import inspect_document, write_document_page
 
 ROOT = Path(__file__).resolve().parent.parent
+# One definition of how the system chromium is found and launched: the browser tests' own.
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+from browser_support import CHROMIUM_ARGS, chromium_path  # noqa: E402
+
 CORPUS = ROOT / "corpus"
 DOCS = ROOT / "docs"
 SOURCE = "policies/warranty-policy.pdf"
@@ -27,21 +29,10 @@ SHOWN_CHUNK = 3
 """The chunk clicked before each screenshot, so its record shows beside the document."""
 WIDTH, HEIGHT = 1280, 1700
 """The window: wide enough for the record panel, tall enough for the table and page break."""
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def chromium() -> str:
-    found = (
-        os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    )
+    found = chromium_path()
     if not found:
         sys.exit("no chromium on PATH (Debian: apt-get install chromium)")
     return found

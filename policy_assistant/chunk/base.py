@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -98,6 +99,16 @@ def block_word_start(block: Block) -> int:
     if text[:1].isspace():
         return block.start + len(text) - len(text.lstrip())
     return block.start
+
+
+def pack_by_section(
+    blocks: tuple[Block, ...], add_block: Callable[[int], None], flush: Callable[[], None]
+) -> None:
+    """Feed every section's blocks, by index, to a packer, and flush it at each section's end."""
+    for run in section_runs(blocks):
+        for index in run:
+            add_block(index)
+        flush()
 
 
 def section_runs(blocks: tuple[Block, ...]) -> list[range]:

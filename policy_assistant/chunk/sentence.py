@@ -25,7 +25,7 @@ from policy_assistant.chunk.base import (
     body_blocks,
     check_not_negative,
     check_positive,
-    section_runs,
+    pack_by_section,
     word_runs,
 )
 from policy_assistant.chunk.sentences import unit_spans
@@ -76,10 +76,7 @@ class SentenceChunker(Chunker):
         """Return the sentence chunks of one document."""
         blocks = body_blocks(doc)
         packer = _SentencePacker(doc, blocks, self)
-        for run in section_runs(blocks):
-            for index in run:
-                packer.add_block(index)
-            packer.flush()
+        pack_by_section(blocks, packer.add_block, packer.flush)
         return packer.emitter.chunks
 
 

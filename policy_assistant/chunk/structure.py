@@ -29,7 +29,7 @@ from policy_assistant.chunk.base import (
     block_word_start,
     body_blocks,
     check_positive,
-    section_runs,
+    pack_by_section,
     word_runs,
 )
 from policy_assistant.chunk.sentences import line_spans, unit_spans
@@ -61,10 +61,7 @@ class StructureChunker(Chunker):
         """Return the section chunks of one document."""
         blocks = body_blocks(doc)
         packer = _SectionPacker(doc, blocks, self)
-        for run in section_runs(blocks):
-            for index in run:
-                packer.add_block(blocks[index])
-            packer.flush()
+        pack_by_section(blocks, lambda index: packer.add_block(blocks[index]), packer.flush)
         return packer.emitter.chunks
 
 
