@@ -13,7 +13,7 @@ hold common words as real ones do. Each engine runs in its own subprocess. Figur
   page cache warm);
 - query: median and 95th percentile over the 100 queries of text -> top-10 row ids.
 
-Engines: ours (policy_assistant.bm25 via the tokenizer), store (ours through the index
+Engines: ours (policy_assistant.index.bm25 via the tokenizer), store (ours through the index
 folder: chunks, manifest, atomic write; load includes reading the hit chunks), rank_bm25
 (BM25Okapi, no save/load), bm25s and tantivy (bench-only installs; skipped if missing).
 Temporary indexes go under the system temp folder; nothing is written into the repository.
@@ -46,7 +46,7 @@ STORE_MAX = 100_000
 
 def make_words(seed: int) -> list[str]:
     """Return VOCABULARY distinct lowercase made-up words of 2-4 syllables."""
-    from policy_assistant.tokenize import STOPWORDS
+    from policy_assistant.index.tokenize import STOPWORDS
 
     rng = np.random.default_rng(seed)
     onsets = [*"bcdfghjklmnprstvwz", "br", "ch", "st", "tr", "pl"]
@@ -130,16 +130,16 @@ Searcher = Callable[[str], Any]
 
 
 def build_ours(data: Path, folder: Path) -> Searcher:
-    from policy_assistant.bm25 import BM25Index
-    from policy_assistant.tokenize import word_terms
+    from policy_assistant.index.bm25 import BM25Index
+    from policy_assistant.index.tokenize import word_terms
 
     BM25Index.build(corpus(data), word_terms=word_terms).save(folder)
     return open_ours(folder)
 
 
 def open_ours(folder: Path) -> Searcher:
-    from policy_assistant.bm25 import BM25Index
-    from policy_assistant.tokenize import tokenize
+    from policy_assistant.index.bm25 import BM25Index
+    from policy_assistant.index.tokenize import tokenize
 
     index = BM25Index.load(folder)
     return lambda q: index.search(tokenize(q), 10)
@@ -175,7 +175,7 @@ def synthetic_chunks(data: Path) -> list[Any]:
 
 
 def build_store(data: Path, folder: Path) -> Searcher:
-    from policy_assistant import store
+    from policy_assistant import index as store
 
     chunks = synthetic_chunks(data)
     bm25 = store.build_bm25(chunks)
@@ -193,7 +193,7 @@ def build_store(data: Path, folder: Path) -> Searcher:
 
 
 def open_store(folder: Path) -> Searcher:
-    from policy_assistant import store
+    from policy_assistant import index as store
 
     index = store.open_index(folder)
     return lambda q: index.search(q, 10, access="staff")
@@ -255,7 +255,7 @@ def open_bm25s(folder: Path) -> Searcher:
 def build_rank_bm25(data: Path, folder: Path) -> Searcher:
     from rank_bm25 import BM25Okapi
 
-    from policy_assistant.tokenize import tokenize
+    from policy_assistant.index.tokenize import tokenize
 
     model = BM25Okapi([tokenize(text) for text in corpus(data)])
 
@@ -316,7 +316,7 @@ def _preimport(engine: str) -> None:
     """Import what the engine needs, so the load figure excludes import time."""
     import Stemmer  # noqa: F401
 
-    import policy_assistant.store  # noqa: F401
+    import policy_assistant.index  # noqa: F401
 
     if engine in ("tantivy", "bm25s"):
         __import__(engine)

@@ -16,6 +16,18 @@ from typing import Any
 from policy_assistant.chunk import Chunker
 from policy_assistant.errors import DocumentError, IndexError_
 from policy_assistant.ids import file_sha256
+from policy_assistant.index import (
+    BM25_DEFAULTS,
+    DocumentEntry,
+    Manifest,
+    build_bm25,
+    index_lock,
+    load_chunks,
+    load_manifest,
+    sort_chunks,
+    write_index,
+)
+from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.parse import (
     Catalog,
     catalog_warnings,
@@ -27,18 +39,6 @@ from policy_assistant.parse import (
     source_of,
 )
 from policy_assistant.records import Chunk
-from policy_assistant.store import (
-    BM25_DEFAULTS,
-    DocumentEntry,
-    Manifest,
-    build_bm25,
-    index_lock,
-    load_chunks,
-    load_manifest,
-    sort_chunks,
-    write_index,
-)
-from policy_assistant.tokenize import TOKENIZER_SETTINGS
 
 Progress = Callable[[int, int, str], None]
 """Called as progress(done, total, source) after each file."""

@@ -13,11 +13,11 @@ import orjson
 import pytest
 from rank_bm25 import BM25Okapi
 
-from policy_assistant import bm25 as bm25_module
-from policy_assistant import bm25_build
-from policy_assistant.bm25 import BM25Index
 from policy_assistant.errors import IndexError_
-from policy_assistant.tokenize import tokenize, word_terms
+from policy_assistant.index import bm25 as bm25_module
+from policy_assistant.index import bm25_build
+from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.tokenize import tokenize, word_terms
 
 VOCAB = 3000
 
@@ -248,9 +248,9 @@ def test_a_hash_collision_falls_back_to_splitting_word_by_word(monkeypatch, tmp_
 WORKER_BUILDS = """
 import hashlib, json, sys, tempfile
 from pathlib import Path
-from policy_assistant import bm25_build
-from policy_assistant.bm25 import BM25Index
-from policy_assistant.tokenize import word_terms
+from policy_assistant.index import bm25_build
+from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.tokenize import word_terms
 from tests.test_bm25 import zipf_corpus
 
 class CountingPool(bm25_build.ProcessPoolExecutor):

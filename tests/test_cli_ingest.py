@@ -13,7 +13,7 @@ from test_pipeline import write_corpus
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
-from policy_assistant.store import load_manifest, open_index
+from policy_assistant.index import load_manifest, open_index
 
 runner = CliRunner()
 

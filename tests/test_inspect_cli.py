@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.cli import inspect_cmd
+from policy_assistant.index import DocumentEntry, Manifest, build_bm25, sort_chunks, write_index
 from policy_assistant.parse import parse_path
-from policy_assistant.store import DocumentEntry, Manifest, build_bm25, sort_chunks, write_index
 
 runner = CliRunner()
 DATA_RE = re.compile(r'<script type="application/json" id="data">(.*?)</script>', re.DOTALL)

@@ -8,8 +8,8 @@ import pytest
 from policy_assistant import pipeline
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import DocumentError, IndexError_
+from policy_assistant.index import load_manifest, open_index
 from policy_assistant.pipeline import ingest
-from policy_assistant.store import load_manifest, open_index
 
 STRUCTURE = make_chunker("structure")
 

@@ -15,12 +15,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from policy_assistant import store
-from policy_assistant.bm25 import BM25Index
+from policy_assistant import index as store
 from policy_assistant.errors import IndexError_, UsageError
 from policy_assistant.ids import content_id
-from policy_assistant.records import Chunk, Document
-from policy_assistant.store import (
+from policy_assistant.index import (
     DocumentEntry,
     IndexBusyError,
     Manifest,
@@ -30,6 +28,8 @@ from policy_assistant.store import (
     open_index,
     write_index,
 )
+from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.records import Chunk, Document
 
 CHUNKER = {"name": "test", "size": 3}
 
@@ -269,7 +269,8 @@ def run_python(code: str) -> subprocess.Popen[str]:
     """Start a Python that has this module's helpers and `store` imported."""
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     prelude = (
-        "from policy_assistant import store\nfrom tests.test_store import make_chunks, make_index\n"
+        "from policy_assistant import index as store\n"
+        "from tests.test_store import make_chunks, make_index\n"
     )
     return subprocess.Popen(
         [sys.executable, "-c", prelude + textwrap.dedent(code)],

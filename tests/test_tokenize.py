@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from policy_assistant import tokenize as tokenize_module
-from policy_assistant.bm25 import BM25Index
-from policy_assistant.tokenize import (
+from policy_assistant.index import tokenize as tokenize_module
+from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.tokenize import (
     STOPWORDS,
     TOKENIZER_SETTINGS,
     fold,

@@ -10,7 +10,6 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from policy_assistant.bm25 import BM25_DEFAULTS, VARIANTS
 from policy_assistant.cli.common import (
     guarded,
     out,
@@ -33,8 +32,9 @@ from policy_assistant.cli.options import (
     make_cli_chunker,
 )
 from policy_assistant.errors import UsageError
+from policy_assistant.index import resolve_index_dir
+from policy_assistant.index.bm25 import BM25_DEFAULTS, VARIANTS
 from policy_assistant.pipeline import IngestSummary, ingest
-from policy_assistant.store import resolve_index_dir
 
 
 def register(app: typer.Typer) -> None:

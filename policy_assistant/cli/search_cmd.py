@@ -12,9 +12,9 @@ from rich.text import Text
 
 from policy_assistant.cli.common import emit_json_lines, err, guarded, out
 from policy_assistant.cli.options import AsJson, IndexDir
+from policy_assistant.index import SearchHit, open_index, resolve_index_dir
+from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS, Chunk
-from policy_assistant.store import SearchHit, open_index, resolve_index_dir
-from policy_assistant.tokenize import tokenize
 
 DEFAULT_K = 5
 """Results shown when -k is not given."""

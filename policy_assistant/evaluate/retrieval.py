@@ -9,9 +9,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from policy_assistant.evaluate.questions import Question
+from policy_assistant.index import build_bm25
+from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import Chunk
-from policy_assistant.store import build_bm25
-from policy_assistant.tokenize import tokenize
 
 FIRST_DEPTH = 32
 """Results asked for first; the depth doubles until the largest budget is overfilled."""

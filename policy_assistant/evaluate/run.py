@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant import __version__
-from policy_assistant.bm25 import BM25_DEFAULTS
 from policy_assistant.chunk import CHUNKERS, chunk_documents, make_chunker
 from policy_assistant.errors import PolicyAssistantError, UsageError
 from policy_assistant.evaluate.bootstrap import (
@@ -22,9 +21,10 @@ from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, su
 from policy_assistant.evaluate.retrieval import BM25Retriever, Retriever, candidates
 from policy_assistant.evaluate.score import Layout, QuestionOutcome, score_question
 from policy_assistant.ids import content_id
+from policy_assistant.index.bm25 import BM25_DEFAULTS
+from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.parse import parse_path
 from policy_assistant.records import Chunk, Document
-from policy_assistant.tokenize import TOKENIZER_SETTINGS
 
 DEFAULT_QUESTIONS = Path("questions/questions.jsonl")
 """Where eval looks for the questions when none are given."""

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant.errors import IndexError_
+from policy_assistant.index import ingest_hint, load_chunks, load_manifest
 from policy_assistant.inspect.variants import Variant
 from policy_assistant.records import Chunk, Document
-from policy_assistant.store import ingest_hint, load_chunks, load_manifest
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,12 +15,12 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from policy_assistant.bm25 import BM25Index
 from policy_assistant.errors import IndexError_, UsageError
+from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.folder import damaged, ingest_hint, live_generation, read_current
+from policy_assistant.index.manifest import FORMAT_VERSION, Manifest
+from policy_assistant.index.tokenize import TOKENIZER_SETTINGS, tokenize
 from policy_assistant.records import Chunk
-from policy_assistant.store_folder import damaged, ingest_hint, live_generation, read_current
-from policy_assistant.store_manifest import FORMAT_VERSION, Manifest
-from policy_assistant.tokenize import TOKENIZER_SETTINGS, tokenize
 
 
 @dataclass(frozen=True, slots=True)

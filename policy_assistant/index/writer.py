@@ -2,7 +2,7 @@
 
 A writer fills `.tmp-<pid>/`, fsyncs it, renames it to its generation name and only then
 replaces CURRENT; the other generations are renamed to `.trash-*` and deleted after that
-(store.py says why).
+(index/__init__.py says why).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 import orjson
 
-from policy_assistant.bm25 import BM25Index
 from policy_assistant.errors import IndexError_
+from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.folder import GENERATION, read_current
+from policy_assistant.index.manifest import Manifest
 from policy_assistant.records import Chunk
-from policy_assistant.store_folder import GENERATION, read_current
-from policy_assistant.store_manifest import Manifest
 
 LOCK_TIMEOUT = 10.0
 """Seconds a second writer waits for the lock before giving up."""

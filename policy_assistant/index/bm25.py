@@ -40,9 +40,16 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from policy_assistant.bm25_build import BUILD_WORKERS as BUILD_WORKERS  # re-exported
-from policy_assistant.bm25_build import Floats, Ints, Progress, Rows, WordTerms, build_postings
 from policy_assistant.errors import IndexError_
+from policy_assistant.index.bm25_build import BUILD_WORKERS as BUILD_WORKERS  # re-exported
+from policy_assistant.index.bm25_build import (
+    Floats,
+    Ints,
+    Progress,
+    Rows,
+    WordTerms,
+    build_postings,
+)
 
 VARIANTS = ("lucene", "okapi")
 BM25_DEFAULTS: dict[str, Any] = {"variant": "lucene", "k1": 1.2, "b": 0.75}

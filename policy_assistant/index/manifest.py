@@ -1,6 +1,6 @@
 """The index manifest: what an index holds and the settings it was built with.
 
-store_write.py writes it last into each generation as manifest.json; store_read.py reads it
+writer.py writes it last into each generation as manifest.json; reader.py reads it
 back, and a pipeline compares its documents' hashes to decide what to reuse.
 """
 
@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from policy_assistant import __version__
+from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import ACCESS_LABELS, Document
-from policy_assistant.tokenize import TOKENIZER_SETTINGS
 
 FORMAT_VERSION = 1
 """Version of the index folder layout; an index in any other is stale."""

@@ -22,39 +22,39 @@ The index folder stays a real directory (not a symlink), so the lock file can li
 Readers take no lock: they follow CURRENT once and keep their files open, and retry if a
 writer retired the generation before they opened it.
 
-This module is the public API; the work is done in store_manifest.py (the manifest),
-store_folder.py (locating the folder and its live generation), store_write.py (the lock and
-the writer) and store_read.py (opening and searching an index).
+This module is the public API; the work is done in manifest.py (the manifest),
+folder.py (locating the folder and its live generation), writer.py (the lock and
+the writer) and reader.py (opening and searching an index).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from policy_assistant.bm25 import BM25_DEFAULTS, BM25Index
-from policy_assistant.records import Chunk
-from policy_assistant.store_folder import (
+from policy_assistant.index.bm25 import BM25_DEFAULTS, BM25Index
+from policy_assistant.index.folder import (
     DEFAULT_INDEX_DIR,
     INDEX_ENV,
     ingest_hint,
     resolve_index_dir,
 )
-from policy_assistant.store_manifest import FORMAT_VERSION, DocumentEntry, Manifest
-from policy_assistant.store_read import (
+from policy_assistant.index.manifest import FORMAT_VERSION, DocumentEntry, Manifest
+from policy_assistant.index.reader import (
     LoadedIndex,
     SearchHit,
     load_chunks,
     load_manifest,
     open_index,
 )
-from policy_assistant.store_write import (
+from policy_assistant.index.tokenize import word_terms
+from policy_assistant.index.writer import (
     LOCK_TIMEOUT,
     IndexBusyError,
     Progress,
     index_lock,
     write_index,
 )
-from policy_assistant.tokenize import word_terms
+from policy_assistant.records import Chunk
 
 __all__ = [
     "BM25_DEFAULTS",
