@@ -40,6 +40,7 @@ from policy_assistant.index.folder import (
 )
 from policy_assistant.index.manifest import FORMAT_VERSION, DocumentEntry, Manifest
 from policy_assistant.index.reader import (
+    Index,
     LoadedIndex,
     SearchHit,
     load_chunks,
@@ -63,6 +64,7 @@ __all__ = [
     "INDEX_ENV",
     "LOCK_TIMEOUT",
     "DocumentEntry",
+    "Index",
     "IndexBusyError",
     "LoadedIndex",
     "Manifest",

@@ -111,25 +111,42 @@ class LoadedIndex:
         data = os.pread(self._fd, int(self._offsets[-1]), 0)
         return [Chunk.from_dict(orjson.loads(line)) for line in data.splitlines()]
 
-    def allowed(self, access: str | None) -> npt.NDArray[np.bool_] | None:
-        """Return the mask of rows a reader with this access level may see (None: all)."""
-        if access is None:
-            return None
+    def allowed(self, access: str | None) -> npt.NDArray[np.bool_]:
+        """Return the mask of rows a reader with this access level may see.
+
+        None is the least restricted label ("public"): a caller that names no access gets
+        public rows only (fail closed).
+        """
         labels = self.manifest.access_labels
-        if access not in labels:
-            raise UsageError(f"unknown access level {access!r}; expected one of {list(labels)}")
-        if access not in self._masks:
-            self._masks[access] = np.asarray(self._access) <= labels.index(access)
-        return self._masks[access]
+        level = labels[0] if access is None else access
+        if level not in labels:
+            raise UsageError(f"unknown access level {level!r}; expected one of {list(labels)}")
+        if level not in self._masks:
+            self._masks[level] = np.asarray(self._access) <= labels.index(level)
+        return self._masks[level]
 
     def search(self, query: str, k: int = 10, access: str | None = None) -> list[SearchHit]:
         """Return the top k chunks for query that access may see, best first.
 
-        Labels are ordered least restricted first: "public" sees public chunks only, "staff"
-        sees public and staff ones; None applies no filter.
+        Labels are ordered least restricted first: "public" (also what None means) sees public
+        chunks only, "staff" sees public and staff ones. Each returned record's own label is
+        checked again, so a damaged label array cannot leak a chunk.
         """
-        pairs = self.bm25.search(tokenize(query), k, self.allowed(access))
-        return [SearchHit(i, score, self.chunk(row)) for i, (row, score) in enumerate(pairs, 1)]
+        mask = self.allowed(access)
+        rank = self.manifest.access_labels.index(access or self.manifest.access_labels[0])
+        pairs = self.bm25.search(tokenize(query), k, mask)
+        hits = [(row, score, self.chunk(row)) for row, score in pairs]
+        if any(self._rank(chunk.access) > rank for _, _, chunk in hits):
+            raise damaged(self.index_dir, "chunk_access.npy disagrees with chunks.jsonl")
+        return [SearchHit(i, score, chunk) for i, (_, score, chunk) in enumerate(hits, 1)]
+
+    def _rank(self, label: str) -> int:
+        labels = self.manifest.access_labels
+        return labels.index(label) if label in labels else len(labels)
+
+
+Index = LoadedIndex
+"""The public name of an open index."""
 
 
 def _load_array(path: Path) -> Any:
