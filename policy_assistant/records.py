@@ -73,6 +73,27 @@ class DocumentMeta:
 
 
 @dataclass(frozen=True, slots=True)
+class Dropped:
+    """Text the parser left out of the blocks on purpose, and why: nothing is lost silently."""
+
+    text: str
+    """The text as it stood in the file (a line, or a page's text joined by newlines)."""
+    reason: str
+    """Why it was left out, e.g. "running head", "footer", "page number", "contents page"."""
+    page: int | None = None
+    """1-based page it stood on; None where the format has no pages."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {"text": self.text, "reason": self.reason, "page": self.page}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Dropped:
+        """Rebuild a record from its JSON form."""
+        return cls(text=data["text"], reason=data["reason"], page=data.get("page"))
+
+
+@dataclass(frozen=True, slots=True)
 class Document:
     """A parsed document: its identity, metadata, normalized text and blocks."""
 
@@ -94,6 +115,12 @@ class Document:
     """Character offset where each PDF page starts; empty for Markdown."""
     blocks: tuple[Block, ...] = field(default=())
     """The blocks, in reading order."""
+    dropped: tuple[Dropped, ...] = ()
+    """What the parser left out on purpose (furniture, contents pages), with the reason."""
+    ocr_pages: tuple[int, ...] = ()
+    """1-based pages whose text came from OCR rather than the file's text layer."""
+    notes: tuple[str, ...] = ()
+    """Parse-summary remarks about this document (e.g. "slide 4: mostly image")."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
@@ -107,6 +134,9 @@ class Document:
             "text": self.text,
             "pages": list(self.pages),
             "blocks": [b.to_dict() for b in self.blocks],
+            "dropped": [d.to_dict() for d in self.dropped],
+            "ocr_pages": list(self.ocr_pages),
+            "notes": list(self.notes),
         }
 
     @classmethod
@@ -122,6 +152,9 @@ class Document:
             text=data["text"],
             pages=tuple(data.get("pages", ())),
             blocks=tuple(Block.from_dict(b) for b in data.get("blocks", ())),
+            dropped=tuple(Dropped.from_dict(d) for d in data.get("dropped", ())),
+            ocr_pages=tuple(data.get("ocr_pages", ())),
+            notes=tuple(data.get("notes", ())),
         )
 
 
