@@ -18,7 +18,7 @@ from policy_assistant.evaluate.bootstrap import (
 )
 from policy_assistant.evaluate.questions import Question, QuestionSet, load_questions
 from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
-from policy_assistant.evaluate.retrieval import BM25Retriever, Retriever, candidates
+from policy_assistant.evaluate.retrieval import Retriever, candidates, chunk_retriever
 from policy_assistant.evaluate.score import Layout, QuestionOutcome, score_question
 from policy_assistant.ids import content_id
 from policy_assistant.index.bm25 import BM25_DEFAULTS
@@ -116,7 +116,7 @@ def evaluate(
 ) -> EvalReport:
     """Compare the chunkers on parsed documents and loaded questions."""
     settings.check()
-    factory = make_retriever or (lambda chunks: BM25Retriever(chunks, **BM25_DEFAULTS))
+    factory = make_retriever or (lambda chunks: chunk_retriever(chunks, BM25_DEFAULTS))
     questions = question_set.questions
     runs: list[ChunkerRun] = []
     for done, name in enumerate(settings.chunkers, 1):

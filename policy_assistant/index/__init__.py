@@ -29,9 +29,8 @@ the writer) and reader.py (opening and searching an index).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from policy_assistant.index.bm25 import BM25_DEFAULTS, BM25Index
+from policy_assistant.index.bm25 import BM25_DEFAULTS
+from policy_assistant.index.build import BuildResult, IndexSettings, build_index, sort_chunks
 from policy_assistant.index.folder import (
     DEFAULT_INDEX_DIR,
     INDEX_ENV,
@@ -39,15 +38,16 @@ from policy_assistant.index.folder import (
     resolve_index_dir,
 )
 from policy_assistant.index.manifest import FORMAT_VERSION, DocumentEntry, Manifest
-from policy_assistant.index.reader import (
+from policy_assistant.index.reader import LoadedIndex, load_chunks, load_manifest, open_index
+from policy_assistant.index.search import (
+    DEFAULT_ACCESS,
+    DEFAULT_K,
     Index,
-    LoadedIndex,
+    MemoryIndex,
     SearchHit,
-    load_chunks,
-    load_manifest,
-    open_index,
+    build_bm25,
+    memory_index,
 )
-from policy_assistant.index.tokenize import word_terms
 from policy_assistant.index.writer import (
     LOCK_TIMEOUT,
     IndexBusyError,
@@ -55,45 +55,34 @@ from policy_assistant.index.writer import (
     index_lock,
     write_index,
 )
-from policy_assistant.records import Chunk
 
 __all__ = [
     "BM25_DEFAULTS",
+    "DEFAULT_ACCESS",
     "DEFAULT_INDEX_DIR",
+    "DEFAULT_K",
     "FORMAT_VERSION",
     "INDEX_ENV",
     "LOCK_TIMEOUT",
+    "BuildResult",
     "DocumentEntry",
     "Index",
     "IndexBusyError",
+    "IndexSettings",
     "LoadedIndex",
     "Manifest",
+    "MemoryIndex",
     "Progress",
     "SearchHit",
     "build_bm25",
+    "build_index",
     "index_lock",
     "ingest_hint",
     "load_chunks",
     "load_manifest",
+    "memory_index",
     "open_index",
     "resolve_index_dir",
     "sort_chunks",
     "write_index",
 ]
-
-
-def sort_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
-    """Return chunks in index row order: by source, then position."""
-    return sorted(chunks, key=lambda c: (c.source, c.position))
-
-
-def build_bm25(
-    chunks: Sequence[Chunk],
-    variant: str = BM25_DEFAULTS["variant"],
-    k1: float = BM25_DEFAULTS["k1"],
-    b: float = BM25_DEFAULTS["b"],
-    progress: Progress | None = None,
-) -> BM25Index:
-    """Return the BM25 index of the chunks' texts under tokenize(), one row per chunk."""
-    texts = (chunk.text for chunk in chunks)
-    return BM25Index.build(texts, variant, k1, b, word_terms=word_terms, progress=progress)
