@@ -10,6 +10,7 @@ from policy_assistant import __version__
 from policy_assistant.cli import (
     chunk_cmd,
     eval_cmd,
+    index_cmd,
     ingest_cmd,
     inspect_cmd,
     parse_cmd,
@@ -41,7 +42,7 @@ def root(
     """Turn a folder of PDFs and Markdown into a searchable, citable knowledge base."""
 
 
-for module in (parse_cmd, chunk_cmd, ingest_cmd, search_cmd, eval_cmd, inspect_cmd):
+for module in (parse_cmd, chunk_cmd, index_cmd, ingest_cmd, search_cmd, eval_cmd, inspect_cmd):
     module.register(app)
 
 

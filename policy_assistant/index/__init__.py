@@ -29,32 +29,55 @@ the writer) and reader.py (opening and searching an index).
 
 from __future__ import annotations
 
-from policy_assistant.index.bm25 import BM25_DEFAULTS
-from policy_assistant.index.build import BuildResult, IndexSettings, build_index, sort_chunks
-from policy_assistant.index.folder import (
-    DEFAULT_INDEX_DIR,
-    INDEX_ENV,
-    ingest_hint,
-    resolve_index_dir,
-)
-from policy_assistant.index.manifest import FORMAT_VERSION, DocumentEntry, Manifest
-from policy_assistant.index.reader import LoadedIndex, load_chunks, load_manifest, open_index
-from policy_assistant.index.search import (
-    DEFAULT_ACCESS,
-    DEFAULT_K,
-    Index,
-    MemoryIndex,
-    SearchHit,
-    build_bm25,
-    memory_index,
-)
-from policy_assistant.index.writer import (
-    LOCK_TIMEOUT,
-    IndexBusyError,
-    Progress,
-    index_lock,
-    write_index,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from policy_assistant.index.build import BuildResult, IndexSettings, build_index, sort_chunks
+    from policy_assistant.index.folder import (
+        DEFAULT_INDEX_DIR,
+        INDEX_ENV,
+        ingest_hint,
+        resolve_index_dir,
+    )
+    from policy_assistant.index.manifest import FORMAT_VERSION, DocumentEntry, Manifest
+    from policy_assistant.index.reader import LoadedIndex, load_chunks, load_manifest, open_index
+    from policy_assistant.index.search import (
+        DEFAULT_ACCESS,
+        DEFAULT_K,
+        Index,
+        MemoryIndex,
+        SearchHit,
+        build_bm25,
+        memory_index,
+    )
+    from policy_assistant.index.settings import BM25_DEFAULTS
+    from policy_assistant.index.writer import (
+        LOCK_TIMEOUT,
+        IndexBusyError,
+        Progress,
+        index_lock,
+        write_index,
+    )
+
+_HOMES = {
+    "build": ("BuildResult", "IndexSettings", "build_index", "sort_chunks"),
+    "folder": ("DEFAULT_INDEX_DIR", "INDEX_ENV", "ingest_hint", "resolve_index_dir"),
+    "manifest": ("FORMAT_VERSION", "DocumentEntry", "Manifest"),
+    "reader": ("LoadedIndex", "load_chunks", "load_manifest", "open_index"),
+    "search": (
+        "DEFAULT_ACCESS",
+        "DEFAULT_K",
+        "Index",
+        "MemoryIndex",
+        "SearchHit",
+        "build_bm25",
+        "memory_index",
+    ),
+    "settings": ("BM25_DEFAULTS",),
+    "writer": ("LOCK_TIMEOUT", "IndexBusyError", "Progress", "index_lock", "write_index"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "BM25_DEFAULTS",
@@ -86,3 +109,11 @@ __all__ = [
     "sort_chunks",
     "write_index",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use, so `import policy_assistant.index` is cheap."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -14,7 +14,7 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-from policy_assistant.errors import IndexError_, UsageError
+from policy_assistant.errors import IndexError_, PolicyAssistantError
 from policy_assistant.index.bm25 import BM25_DEFAULTS
 from policy_assistant.index.manifest import DocumentEntry, Manifest
 from policy_assistant.index.reader import load_manifest
@@ -64,13 +64,15 @@ def sort_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
 
 
 def chunker_spec(chunks: Sequence[Chunk]) -> dict[str, Any]:
-    """Return the one chunker spec the chunks were made with; UsageError if none or mixed."""
+    """Return the one chunker spec the chunks were made with; an error if none or mixed."""
     specs = {_spec_key(c.chunker): c.chunker for c in chunks}
     if not specs:
-        raise UsageError("no chunks to index")
+        raise PolicyAssistantError("no chunks to index")
     if len(specs) > 1:
         names = ", ".join(sorted(specs)[:3])
-        raise UsageError(f"the chunks were made by more than one chunker ({names}); index one")
+        raise PolicyAssistantError(
+            f"the chunks were made by more than one chunker ({names}); index one"
+        )
     return dict(next(iter(specs.values())))
 
 
@@ -79,17 +81,17 @@ def _spec_key(spec: dict[str, Any]) -> str:
 
 
 def entries_of(chunks: Sequence[Chunk]) -> list[DocumentEntry]:
-    """Return one manifest entry per document of sorted chunks; UsageError on a bad stream."""
+    """Return one manifest entry per document of sorted chunks; an error on a bad stream."""
     entries = []
     for _, group in groupby(chunks, key=lambda c: c.source):
         doc_chunks = list(group)
         positions = [c.position for c in doc_chunks]
         if positions != sorted(set(positions)):
-            raise UsageError(f"{doc_chunks[0].source}: two chunks share a position")
+            raise PolicyAssistantError(f"{doc_chunks[0].source}: two chunks share a position")
         try:
             entries.append(DocumentEntry.from_chunks(doc_chunks))
         except ValueError as exc:
-            raise UsageError(str(exc)) from None
+            raise PolicyAssistantError(str(exc)) from None
     return entries
 
 
@@ -110,7 +112,9 @@ def build_index(
     rows = sort_chunks(chunks)
     ids = [c.id for c in rows]
     if len(set(ids)) != len(ids):
-        raise UsageError("two chunks share an ID; the chunk stream holds a document twice")
+        raise PolicyAssistantError(
+            "two chunks share an ID; the chunk stream holds a document twice"
+        )
     spec = settings.chunker or chunker_spec(rows)
     params = {**BM25_DEFAULTS, **settings.bm25}
     new = {e.source: e for e in (entries if entries is not None else entries_of(rows))}
