@@ -108,3 +108,12 @@ def test_a_damaged_label_array_raises_instead_of_leaking() -> None:
     index._access = np.zeros(len(chunks), np.uint8)  # every row claims to be public
     with pytest.raises(IndexError_, match="access labels disagree"):
         index.search("till refund procedure staff discount authorization", k=50)
+
+
+def test_parse_chunk_index_through_pipes_equals_ingest(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    documents = invoke("parse", str(corpus), "--json").stdout_bytes
+    chunks = invoke("chunk", "-", "--json", "-q", stdin=documents).stdout_bytes
+    assert invoke("index", "-", "--index", str(tmp_path / "i"), stdin=chunks).exit_code == 0
+    assert invoke("ingest", str(corpus), "--index", str(tmp_path / "j"), "-q").exit_code == 0
+    assert tree(tmp_path / "i") == tree(tmp_path / "j")

@@ -17,7 +17,7 @@ NAMES = sorted(COMMAND.commands)  # type: ignore[attr-defined]
 
 
 def test_the_commands_are_the_ones_the_readme_describes() -> None:
-    assert sorted(["chunk", "eval", "ingest", "inspect", "parse", "search"]) == NAMES
+    assert sorted(["chunk", "eval", "index", "ingest", "inspect", "parse", "search"]) == NAMES
 
 
 @pytest.mark.parametrize("name", NAMES)
