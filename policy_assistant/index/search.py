@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -57,7 +57,7 @@ class Index:
     def __len__(self) -> int:
         return len(self._access)
 
-    def __enter__(self) -> Index:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
