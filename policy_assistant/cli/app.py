@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -16,6 +17,7 @@ from policy_assistant.cli import (
     parse_cmd,
     search_cmd,
 )
+from policy_assistant.errors import ExitCode
 
 app = typer.Typer(
     name="policy-assistant",
@@ -47,5 +49,9 @@ for module in (parse_cmd, chunk_cmd, index_cmd, ingest_cmd, search_cmd, eval_cmd
 
 
 def main() -> None:
-    """Run the command line."""
-    app()
+    """Run the command line; Ctrl-C outside a command (while starting) is exit 130 too."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        raise SystemExit(int(ExitCode.INTERRUPTED)) from None
