@@ -15,7 +15,6 @@ import orjson
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import DocumentError, ExitCode, PolicyAssistantError
@@ -130,6 +129,14 @@ def progress_bar(label: str, quiet: bool = False) -> Iterator[Callable[[int, int
     if quiet or not err.is_terminal:
         yield lambda done, total, item: None
         return
+    from rich.progress import (  # only a terminal draws a bar: a pipe never pays the import
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
