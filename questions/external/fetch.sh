@@ -2,7 +2,9 @@
 # Build the corpus folder of each external question set under build/external/<set>/.
 #
 # Usage, from the repository root:  questions/external/fetch.sh [SET ...]
-# Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules (default: all).
+# Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
+# (default: all). long-documents puts the four long documents in one corpus and writes their
+# questions, renumbered, to build/external/long-documents.jsonl.
 #
 # Documents come from Debian packages (apt-get download + dpkg -x, no root needed once the apt
 # lists exist: run `apt-get update` first if apt-get cannot find a package) and from a PyPI
@@ -104,7 +106,39 @@ set_ansible_lint_rules() {
     catalog "$dir" "$version" $(cd "$dir" && ls -- *.md)
 }
 
-[ $# -gt 0 ] || set -- debian-reference fhs developers-reference gpl-3 ansible-lint-rules
+set_long_documents() {
+    long="debian-reference fhs developers-reference gpl-3"
+    dir="$OUT/long-documents"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    : >"$dir/catalog.toml"
+    for part in $long; do
+        [ -f "$OUT/$part/catalog.toml" ] || "set_$(echo "$part" | tr - _)"
+        find "$OUT/$part" -maxdepth 1 -type f ! -name catalog.toml -exec cp {} "$dir/" \;
+        cat "$OUT/$part/catalog.toml" >>"$dir/catalog.toml"
+    done
+    # One id sequence (q001, q002, ...) over the four sets, in this order.
+    "$PYTHON" - "$OUT/long-documents.jsonl" $long <<'PY'
+import json
+import sys
+from pathlib import Path
+
+out, sets = Path(sys.argv[1]), sys.argv[2:]
+lines = []
+for name in sets:
+    text = Path("questions/external", f"{name}.jsonl").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.strip():
+            question = json.loads(line)
+            question["id"] = f"q{len(lines) + 1:03d}"
+            lines.append(json.dumps(question, ensure_ascii=False))
+out.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+PY
+}
+
+all="debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents"
+# shellcheck disable=SC2086 # the set names are one word each
+[ $# -gt 0 ] || set -- $all
 for name in "$@"; do
     case "$name" in
     debian-reference) set_debian_reference ;;
@@ -112,7 +146,8 @@ for name in "$@"; do
     developers-reference) set_developers_reference ;;
     gpl-3) set_gpl_3 ;;
     ansible-lint-rules) set_ansible_lint_rules ;;
-    *) fail "unknown set '$name' (debian-reference fhs developers-reference gpl-3 ansible-lint-rules)" ;;
+    long-documents) set_long_documents ;;
+    *) fail "unknown set '$name' (one of: $all)" ;;
     esac
     echo "$OUT/$name"
 done
