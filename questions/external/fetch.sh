@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build the corpus folder of each external question set under build/external/<set>/.
 #
-# Usage, from the repository root:  questions/external/fetch.sh [SET ...]
+# Usage:  questions/external/fetch.sh [SET ...]
 # Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
 # (default: all). long-documents puts the four long documents in one corpus and writes their
 # questions, renumbered, to build/external/long-documents.jsonl.
@@ -13,6 +13,8 @@
 # of silently breaking the quotes. Downloads are kept in build/external/.cache.
 set -eu
 
+# Paths below are relative to the repository root, wherever the script is called from.
+cd "$(dirname "$0")/../.."
 OUT="${OUT:-build/external}"
 CACHE="$OUT/.cache"
 PYTHON="${PYTHON:-.venv/bin/python}"
