@@ -117,3 +117,36 @@ def test_parse_chunk_index_through_pipes_equals_ingest(tmp_path: Path) -> None:
     assert invoke("index", "-", "--index", str(tmp_path / "i"), stdin=chunks).exit_code == 0
     assert invoke("ingest", str(corpus), "--index", str(tmp_path / "j"), "-q").exit_code == 0
     assert tree(tmp_path / "i") == tree(tmp_path / "j")
+
+
+def test_ls_and_show_say_what_the_index_holds(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    index = str(tmp_path / "i")
+    assert invoke("ingest", str(corpus), "--index", index, "-q").exit_code == 0
+    rows = [json.loads(x) for x in invoke("ls", "--index", index, "--json").stdout.splitlines()]
+    assert [(r["source"], r["access"], r["chunks"]) for r in rows] == [
+        ("a.md", "public", 1),
+        ("b.md", "public", 1),
+        ("staff/c.md", "staff", 1),
+    ]
+    with open_index(tmp_path / "i") as opened:
+        chunk = opened.chunk(2)
+    shown = json.loads(invoke("show", chunk.id, "--index", index, "--json").stdout)
+    assert shown == chunk.to_dict()
+    assert rows[2]["words"] == chunk.words
+    missing = invoke("show", "0000000000000000", "--index", index)
+    assert (missing.exit_code, "no chunk '0000000000000000'" in missing.stderr) == (1, True)
+
+
+def test_an_empty_query_is_a_usage_error_and_hidden_staff_matches_are_said(
+    tmp_path: Path,
+) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    index = str(tmp_path / "i")
+    assert invoke("ingest", str(corpus), "--index", index, "-q").exit_code == 0
+    assert invoke("search", "  ?! ", "--index", index).exit_code == 2
+    hidden = invoke("search", "sprinkler refund code", "--index", index)
+    assert hidden.exit_code == 0
+    assert "--access staff" not in hidden.stderr  # a.md matches publicly: nothing hidden to say
+    only_staff = invoke("search", "4471", "--index", index)
+    assert "staff-only chunks match this query: search with --access staff" in only_staff.stderr

@@ -17,7 +17,8 @@ NAMES = sorted(COMMAND.list_commands(None))  # type: ignore[attr-defined, arg-ty
 
 
 def test_the_commands_are_the_ones_the_readme_describes() -> None:
-    assert sorted(["chunk", "eval", "index", "ingest", "inspect", "parse", "search"]) == NAMES
+    expected = ["chunk", "eval", "index", "ingest", "inspect", "ls", "parse", "search", "show"]
+    assert sorted(expected) == NAMES
 
 
 @pytest.mark.parametrize("name", NAMES)

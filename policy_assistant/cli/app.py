@@ -36,6 +36,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "eval_cmd",
         "Compare chunkers on a question set at equal context budgets; optionally gate CI.",
     ),
+    "ls": (
+        "ls_cmd",
+        "List the documents an index holds: source, title, version, access, chunks and words.",
+    ),
+    "show": ("show_cmd", "Print one chunk's record: where it comes from, and its text."),
     "inspect": (
         "inspect_cmd",
         "Draw a document's chunks over its text: where each starts, overlaps and cuts.",

@@ -15,14 +15,83 @@ import orjson
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import DocumentError, ExitCode, PolicyAssistantError
 
 PIPED_WIDTH = 160
-"""Width of tables written to a pipe or file, where no terminal says how wide to be."""
+"""Width of tables written to a pipe or file when neither a terminal nor COLUMNS says."""
 
-out = Console(soft_wrap=False, width=None if sys.stdout.isatty() else PIPED_WIDTH)
+
+class FittingConsole(Console):
+    """A console whose tables fold long values onto more lines instead of cutting them.
+
+    A source path is a citation and a number is a figure: neither may end in an ellipsis,
+    whatever the width (tested at 60, 80 and 120 columns).
+    """
+
+    @property
+    def _width(self) -> int | None:
+        """The width, read when printing: a terminal's own, else COLUMNS, else PIPED_WIDTH."""
+        return _out_width()
+
+    @_width.setter
+    def _width(self, value: int | None) -> None:
+        """Ignore the width rich's constructor sets: it is read when printing instead."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        """Print as rich does, with every table's columns set to fold."""
+        for item in objects:
+            fold_tables(item, self.width * 2 // 5)
+            for table in tables_in(item):
+                if self._too_wide(table):
+                    table.box, table.show_edge = None, False  # borders cost 3 characters a column
+                if self._too_wide(table):
+                    for column in table.columns:
+                        column.min_width = None  # paths fold rather than crop the numbers
+        super().print(*objects, **kwargs)
+
+    def _too_wide(self, table: Table) -> bool:
+        return table.__rich_measure__(self, self.options).minimum > self.width
+
+
+def tables_in(renderable: Any) -> list[Table]:
+    """Return the tables in a renderable: itself, or those of a group, depth first."""
+    if isinstance(renderable, Table):
+        return [renderable]
+    return [t for child in getattr(renderable, "renderables", ()) for t in tables_in(child)]
+
+
+def fold_tables(renderable: Any, path_width: int) -> None:
+    """Fit the tables in a renderable (a table, or a group of them) without cutting a value.
+
+    Text columns fold; numbers (right-aligned columns) never break; a column that holds
+    source paths keeps a path of up to path_width characters on one line, so a citation can
+    be copied whole, and folds a longer one rather than cut it.
+    """
+    if isinstance(renderable, Table):
+        for column in renderable.columns:
+            column.overflow = "fold"
+            if column.justify == "right" and not any(" " in str(c) for c in column.cells):
+                column.no_wrap = True
+            if column.header == "source":
+                lines = (line for cell in column.cells for line in str(cell).splitlines())
+                longest = max((len(line) for line in lines if " " not in line), default=0)
+                column.min_width = max(column.min_width or 0, min(longest, path_width))
+    for child in getattr(renderable, "renderables", ()):
+        fold_tables(child, path_width)
+
+
+def _out_width() -> int | None:
+    """None lets rich ask the terminal; else COLUMNS when it is a number, else PIPED_WIDTH."""
+    if sys.stdout.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else PIPED_WIDTH
+
+
+out = FittingConsole(soft_wrap=False)
 """Results: tables on a terminal, JSON lines otherwise."""
 err = Console(stderr=True)
 """Progress, warnings and errors."""

@@ -195,8 +195,13 @@ def write_outputs(
 
 
 def show(figure: Interval) -> str:
-    """Return a share with its interval: 0.817 [0.717-0.900]."""
-    return f"{figure.value:.3f} [{figure.low:.3f}-{figure.high:.3f}]"
+    """Return a share with its interval: 0.817 [0.717-0.900], the interval below when narrow."""
+    gap = "\n" if out.width < NARROW else " "
+    return f"{figure.value:.3f}{gap}[{figure.low:.3f}-{figure.high:.3f}]"
+
+
+NARROW = 100
+"""Below this many columns the budget table is printed one figure per row."""
 
 
 def k_table(report: EvalReport) -> Table:
@@ -207,13 +212,16 @@ def k_table(report: EvalReport) -> Table:
     for name in ("chunker", "chunks", f"hit@{k}", f"median words in top {k}", "leaks"):
         table.add_column(name, justify="left" if name == "chunker" else "right")
     for s in report.summaries:
-        words = f"{s.words_at_k.value:.0f} [{s.words_at_k.low:.0f}-{s.words_at_k.high:.0f}]"
+        gap = "\n" if out.width < NARROW else " "
+        words = f"{s.words_at_k.value:.0f}{gap}[{s.words_at_k.low:.0f}-{s.words_at_k.high:.0f}]"
         table.add_row(s.name, str(s.chunks), show(s.hit_at_k), words, str(s.leaks))
     return table
 
 
 def budget_table(report: EvalReport) -> Table:
-    """Return chunker x budget: what a context of B words holds."""
+    """Return chunker x budget: what a context of B words holds (one figure a row if narrow)."""
+    if out.width < NARROW:
+        return long_budget_table(report)
     table = Table(title="At equal budgets (words, prefixes included)", title_justify="left")
     for name in ("chunker", "B", *(f"{m}@B" for m in BUDGET_METRICS), "empty", "median words"):
         table.add_column(name, justify="left" if name == "chunker" else "right")
@@ -224,6 +232,24 @@ def budget_table(report: EvalReport) -> Table:
             name = s.name if i == 0 else ""
             table.add_row(name, str(b.budget), *figures, str(b.empty_contexts), words)
         table.add_section()
+    return table
+
+
+def long_budget_table(report: EvalReport) -> Table:
+    """Return the budget figures one per row: chunker, B, figure, value and interval."""
+    table = Table(title="At equal budgets (words, prefixes included)", title_justify="left")
+    for name in ("chunker", "B", "figure", "value", "interval"):
+        table.add_column(name, justify="left" if name in ("chunker", "figure") else "right")
+    for s in report.summaries:
+        for b in s.budgets:
+            for i, m in enumerate(BUDGET_METRICS):
+                f = b.figures[m]
+                interval = f"[{f.low:.3f}-{f.high:.3f}]"
+                name, budget = (s.name, str(b.budget)) if i == 0 else ("", "")
+                table.add_row(name, budget, f"{m}@B", f"{f.value:.3f}", interval)
+            table.add_row("", "", "empty", str(b.empty_contexts), "")
+            table.add_row("", "", "median words", f"{b.context_words.value:.0f}", "")
+            table.add_section()
     return table
 
 

@@ -12,14 +12,12 @@ from rich.text import Text
 
 from policy_assistant.cli.common import emit_json_lines, err, guarded, out
 from policy_assistant.cli.options import AsJson, IndexDir
+from policy_assistant.errors import UsageError
 from policy_assistant.index import SearchHit, open_index, resolve_index_dir
+from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS, Chunk
 
-DEFAULT_K = 5
-"""Results shown when -k is not given."""
-DEFAULT_ACCESS = "public"
-"""Least privilege unless the caller says otherwise."""
 _WORD = re.compile(r"\S+")
 
 
@@ -45,14 +43,25 @@ def search_command(
         raise typer.BadParameter(
             f"expected one of {', '.join(ACCESS_LABELS)}", param_hint="--access"
         )
+    if not tokenize(query):
+        raise UsageError(f"the query {query!r} has no words to search for")
     with open_index(resolve_index_dir(index)) as opened:
         hits = opened.search(query, k, access)
+        hidden = not hits and access != ACCESS_LABELS[-1] and opened.search(query, 1, "staff")
     if as_json:
         emit_json_lines((hit.to_dict() for hit in hits), None)
     elif hits:
         out.print(results_table(hits, set(tokenize(query))))
     if not hits:
-        err.print(f"no results for {escape(query)!s} at access {access}", highlight=False)
+        err.print(
+            f"no results for {escape(query)!s} at access {access}", highlight=False, soft_wrap=True
+        )
+    if hidden:
+        err.print(
+            "staff-only chunks match this query: search with --access staff if you may see them",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def results_table(hits: list[SearchHit], terms: set[str]) -> Table:
@@ -71,7 +80,7 @@ def citation(chunk: Chunk) -> Text:
     """Return where a chunk comes from: ID, source, title, section and pages."""
     section = " > ".join(chunk.sections[0]) if chunk.sections else ""
     pages = ("p. " + ",".join(map(str, chunk.pages))) if chunk.pages else ""
-    lines = [chunk.id, chunk.source, chunk.title, section, pages]
+    lines = [chunk.id, chunk.source, chunk.title, section, pages, chunk.access]
     return Text("\n".join(line for line in lines if line))
 
 

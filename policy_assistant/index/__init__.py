@@ -43,15 +43,13 @@ if TYPE_CHECKING:
     from policy_assistant.index.manifest import FORMAT_VERSION, DocumentEntry, Manifest
     from policy_assistant.index.reader import LoadedIndex, load_chunks, load_manifest, open_index
     from policy_assistant.index.search import (
-        DEFAULT_ACCESS,
-        DEFAULT_K,
         Index,
         MemoryIndex,
         SearchHit,
         build_bm25,
         memory_index,
     )
-    from policy_assistant.index.settings import BM25_DEFAULTS
+    from policy_assistant.index.settings import BM25_DEFAULTS, DEFAULT_ACCESS, DEFAULT_K
     from policy_assistant.index.writer import (
         LOCK_TIMEOUT,
         IndexBusyError,
@@ -66,15 +64,13 @@ _HOMES = {
     "manifest": ("FORMAT_VERSION", "DocumentEntry", "Manifest"),
     "reader": ("LoadedIndex", "load_chunks", "load_manifest", "open_index"),
     "search": (
-        "DEFAULT_ACCESS",
-        "DEFAULT_K",
         "Index",
         "MemoryIndex",
         "SearchHit",
         "build_bm25",
         "memory_index",
     ),
-    "settings": ("BM25_DEFAULTS",),
+    "settings": ("BM25_DEFAULTS", "DEFAULT_ACCESS", "DEFAULT_K"),
     "writer": ("LOCK_TIMEOUT", "IndexBusyError", "Progress", "index_lock", "write_index"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}

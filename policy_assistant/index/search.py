@@ -16,13 +16,9 @@ import numpy.typing as npt
 
 from policy_assistant.errors import IndexError_, UsageError
 from policy_assistant.index.bm25 import BM25_DEFAULTS, BM25Index
+from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K
 from policy_assistant.index.tokenize import tokenize, word_terms
 from policy_assistant.records import ACCESS_LABELS, Chunk
-
-DEFAULT_K = 5
-"""Results a search returns when the caller does not say."""
-DEFAULT_ACCESS = ACCESS_LABELS[0]
-"""What a caller that names no access level sees: the least restricted label (fail closed)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,37 @@
+"""`policy-assistant ls`: what an index holds."""
+
+from __future__ import annotations
+
+import typer
+
+from policy_assistant.cli.common import guarded, out
+from policy_assistant.cli.options import AsJson, IndexDir
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ls command to the app."""
+    app.command("ls")(guarded(ls_command))
+
+
+def ls_command(index: IndexDir = None, as_json: AsJson = False) -> None:
+    """List the documents an index holds: source, title, version, access, chunks and words."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from policy_assistant.cli.common import emit_json_lines
+    from policy_assistant.index import open_index, resolve_index_dir
+    from policy_assistant.index.listing import list_documents
+
+    with open_index(resolve_index_dir(index), check_tokenizer=False) as opened:
+        listing = list_documents(opened)
+    if as_json:
+        emit_json_lines((d.to_dict() for d in listing), None)
+        return
+    table = Table(title=f"{len(listing)} documents", title_justify="left")
+    for name in ("source", "version", "access", "lang", "chunks", "words"):
+        numeric = name in ("chunks", "words")
+        table.add_column(name, justify="right" if numeric else "left", overflow="fold")
+    for d in listing:
+        row = (f"{d.source}\n{d.title}", d.version, d.access, d.language)
+        table.add_row(*(escape(v) for v in row), str(d.chunks), str(d.words))
+    out.print(table)

@@ -1,0 +1,50 @@
+"""`policy-assistant show`: one chunk's record."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from policy_assistant.cli.common import guarded, out
+from policy_assistant.cli.options import AsJson, IndexDir
+
+
+def register(app: typer.Typer) -> None:
+    """Add the show command to the app."""
+    app.command("show")(guarded(show_command))
+
+
+def show_command(
+    chunk_id: Annotated[str, typer.Argument(help="A chunk ID, as search and ls --json show it.")],
+    index: IndexDir = None,
+    as_json: AsJson = False,
+) -> None:
+    """Print one chunk's record: where it comes from, and its text."""
+    import orjson
+    from rich.markup import escape
+
+    from policy_assistant.index import open_index, resolve_index_dir
+    from policy_assistant.index.listing import find_chunk
+
+    with open_index(resolve_index_dir(index), check_tokenizer=False) as opened:
+        chunk = find_chunk(opened, chunk_id)
+    if as_json:
+        typer.echo(orjson.dumps(chunk.to_dict(), option=orjson.OPT_SORT_KEYS).decode())
+        return
+    sections = "; ".join(" > ".join(s) for s in chunk.sections) or "-"
+    pages = ",".join(map(str, chunk.pages)) or "-"
+    fields = (
+        ("id", chunk.id),
+        ("source", chunk.source),
+        ("title", chunk.title),
+        ("version", chunk.version),
+        ("access", chunk.access),
+        ("sections", sections),
+        ("pages", pages),
+        ("offsets", f"{chunk.start}-{chunk.end}"),
+        ("words", str(chunk.words)),
+    )
+    for name, value in fields:
+        out.print(f"[bold]{name}:[/] {escape(value)}", highlight=False)
+    out.print(escape(chunk.text), highlight=False)

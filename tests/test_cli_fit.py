@@ -1,0 +1,56 @@
+"""Every table fits the terminal from 60 columns up without cutting a number or a path."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from policy_assistant.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = str(ROOT / "corpus")
+QUESTIONS = str(ROOT / "questions" / "questions.jsonl")
+WIDTHS = (60, 80, 120)
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> str:
+    folder = tmp_path_factory.mktemp("fit") / "i"
+    done = CliRunner().invoke(app, ["ingest", CORPUS, "--index", str(folder), "-q"])
+    assert done.exit_code == 0, done.output
+    return str(folder)
+
+
+def render(width: int, args: list[str]) -> str:
+    result = CliRunner(env={"COLUMNS": str(width)}).invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+COMMANDS = {
+    "parse": ["parse", CORPUS],
+    "chunk": ["chunk", f"{CORPUS}/policies/warranty-policy.pdf", "-q"],
+    "ingest": ["ingest", CORPUS, "-q", "--index", "{index}"],
+    "search": ["search", "sprinkler warranty", "--index", "{index}"],
+    "ls": ["ls", "--index", "{index}"],
+    "eval": ["eval", "--corpus", CORPUS, "--questions", QUESTIONS, "-q", "--chunker", "fixed"],
+    "inspect": ["inspect", "policies/warranty-policy.pdf", "--corpus", CORPUS, "-q"],
+}
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_tables_fit_and_cut_nothing(index: str, name: str, width: int) -> None:
+    args = [a.format(index=index) for a in COMMANDS[name]]
+    text = render(width, args)
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= width
+    wide = render(200, args)
+    # Every number of the wide rendering is still whole somewhere in the narrow one.
+    numbers = set(NUMBER.findall(wide))
+    assert numbers
+    assert numbers <= set(NUMBER.findall(text))
