@@ -22,6 +22,7 @@ from policy_assistant.index import (
     Manifest,
     build_bm25,
     index_lock,
+    ingest_hint,
     load_chunks,
     load_manifest,
     sort_chunks,
@@ -123,6 +124,8 @@ def ingest(
     with index_lock(index_dir):
         previous = _load_previous(index_dir, chunker.spec(), params)
         summary.rebuilt = previous.rebuild
+        if previous.rebuild and previous.rebuild.startswith("the old index is unusable"):
+            summary.warnings.append(previous.rebuild)
         entries, chunks = _collect(
             found.files, found.root, catalog, chunker, previous, summary, strict, progress
         )
@@ -197,7 +200,7 @@ def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
         manifest = load_manifest(index_dir)
     except IndexError_ as exc:
         missing = not (index_dir / "CURRENT").exists()
-        return _Previous(rebuild=None if missing else f"the old index is unusable ({exc})")
+        return _Previous(rebuild=None if missing else _unusable(index_dir, exc))
     known = {entry.source for entry in manifest.documents}
     reason = _settings_change(manifest, spec, params)
     if reason:
@@ -207,9 +210,15 @@ def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
         for chunk in load_chunks(index_dir):
             by_source.setdefault(chunk.source, []).append(chunk)
     except IndexError_ as exc:
-        return _Previous(known=known, exists=True, rebuild=f"the old index is unusable ({exc})")
+        return _Previous(known=known, exists=True, rebuild=_unusable(index_dir, exc))
     entries = {entry.source: entry for entry in manifest.documents}
     return _Previous(entries, by_source, known, exists=True)
+
+
+def _unusable(index_dir: Path, exc: IndexError_) -> str:
+    """Say why the old index cannot be read, without its advice to run ingest."""
+    problem = str(exc).removesuffix(f": {ingest_hint(index_dir)}")
+    return f"the old index is unusable ({problem}); rebuilt from the corpus"
 
 
 def _settings_change(manifest: Manifest, spec: dict[str, Any], params: dict[str, Any]) -> str:

@@ -7,15 +7,15 @@ back, and a pipeline compares its documents' hashes to decide what to reuse.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from policy_assistant import __version__
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import ACCESS_LABELS, Document
 
-FORMAT_VERSION = 1
-"""Version of the index folder layout; an index in any other is stale."""
+FORMAT_VERSION = 2
+"""Version of the index folder layout; an index in any other is stale (2: file checksums)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class DocumentEntry:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {**asdict(self), "chunk_ids": list(self.chunk_ids)}
+        return {**_shallow(self), "chunk_ids": list(self.chunk_ids)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DocumentEntry:
@@ -75,6 +75,9 @@ class Manifest:
     """One entry per document, by source; their chunks are the index rows, in this order."""
     access_labels: tuple[str, ...] = ACCESS_LABELS
     """Access labels, least restricted first; chunk_access.npy holds indexes into it."""
+    files: dict[str, str] = field(default_factory=dict)
+    """Hex SHA-256 of each other file of the generation, by POSIX path within it; the writer
+    fills it in (with_files), and open_index(..., verify=True) checks it."""
 
     @classmethod
     def create(
@@ -90,10 +93,15 @@ class Manifest:
         """Every chunk ID, in row order."""
         return [chunk_id for doc in self.documents for chunk_id in doc.chunk_ids]
 
+    def with_files(self, files: dict[str, str]) -> Manifest:
+        """Return this manifest recording the checksums of the generation's files."""
+        return replace(self, files=dict(sorted(files.items())))
+
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
         documents = [d.to_dict() for d in self.documents]
-        return {**asdict(self), "documents": documents, "access_labels": list(self.access_labels)}
+        labels = list(self.access_labels)
+        return {**_shallow(self), "documents": documents, "access_labels": labels}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Manifest:
@@ -101,3 +109,8 @@ class Manifest:
         documents = tuple(DocumentEntry.from_dict(d) for d in data["documents"])
         labels = tuple(data["access_labels"])
         return cls(**{**data, "documents": documents, "access_labels": labels})
+
+
+def _shallow(record: Any) -> dict[str, Any]:
+    """Return a dataclass's fields by name without copying them (asdict deep-copies)."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}

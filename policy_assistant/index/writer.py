@@ -24,7 +24,7 @@ import orjson
 
 from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import BM25Index
-from policy_assistant.index.folder import GENERATION, read_current
+from policy_assistant.index.folder import GENERATION, checksum, read_current
 from policy_assistant.index.manifest import Manifest
 from policy_assistant.records import Chunk
 
@@ -234,14 +234,24 @@ def _write_generation(
     np.save(tmp / "chunk_offsets.npy", offsets)
     np.save(tmp / "chunk_access.npy", np.array([codes[c.access] for c in chunks], np.uint8))
     bm25.save(tmp / "bm25")
-    manifest_json = orjson.dumps(manifest.to_dict(), option=_JSON) + b"\n"
+    checksums = _flush_files(tmp)
+    manifest_json = orjson.dumps(manifest.with_files(checksums).to_dict(), option=_JSON) + b"\n"
     (tmp / "manifest.json").write_bytes(manifest_json)
-    for root, _, files in os.walk(tmp):
-        for name in files:
-            _fsync(Path(root) / name)
+    _fsync(tmp / "manifest.json")
+    for root, _, _ in os.walk(tmp):
         _fsync(Path(root))
     digest.update(manifest_json)
     return f"gen-{digest.hexdigest()[:16]}"
+
+
+def _flush_files(folder: Path) -> dict[str, str]:
+    """fsync every file under folder; return each one's hex SHA-256 by relative POSIX path."""
+    checksums = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        with path.open("rb") as handle:
+            checksums[path.relative_to(folder).as_posix()] = checksum(handle)
+            os.fsync(handle.fileno())
+    return checksums
 
 
 def _fsync(path: Path) -> None:
