@@ -103,6 +103,8 @@ class _Previous:
     """Whether there was a usable old index."""
     rebuild: str | None = None
     """Why nothing can be reused, when something rules it out."""
+    damaged: bool = False
+    """Whether the old index could not be read (a warning, not only a rebuild)."""
 
 
 def ingest(
@@ -124,7 +126,7 @@ def ingest(
     with index_lock(index_dir):
         previous = _load_previous(index_dir, chunker.spec(), params)
         summary.rebuilt = previous.rebuild
-        if previous.rebuild and previous.rebuild.startswith("the old index is unusable"):
+        if previous.damaged and previous.rebuild:
             summary.warnings.append(previous.rebuild)
         entries, chunks = _collect(
             found.files, found.root, catalog, chunker, previous, summary, strict, progress
@@ -200,7 +202,7 @@ def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
         manifest = load_manifest(index_dir)
     except IndexError_ as exc:
         missing = not (index_dir / "CURRENT").exists()
-        return _Previous(rebuild=None if missing else _unusable(index_dir, exc))
+        return _Previous(rebuild=None if missing else _unusable(index_dir, exc), damaged=True)
     known = {entry.source for entry in manifest.documents}
     reason = _settings_change(manifest, spec, params)
     if reason:
@@ -210,7 +212,8 @@ def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
         for chunk in load_chunks(index_dir):
             by_source.setdefault(chunk.source, []).append(chunk)
     except IndexError_ as exc:
-        return _Previous(known=known, exists=True, rebuild=_unusable(index_dir, exc))
+        rebuild = _unusable(index_dir, exc)
+        return _Previous(known=known, exists=True, rebuild=rebuild, damaged=True)
     entries = {entry.source: entry for entry in manifest.documents}
     return _Previous(entries, by_source, known, exists=True)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +128,11 @@ class LoadedIndex:
             raise damaged(self.index_dir, f"chunks.jsonl: {exc}") from exc
         if hashlib.sha256(data).hexdigest() != self.manifest.files.get(_CHUNKS):
             raise damaged(self.index_dir, f"{_CHUNKS} does not match its checksum")
-        return [self.chunk(row) for row in range(len(self))]
+        try:
+            lines = (data[a:b] for a, b in pairwise(self._offsets.tolist()))
+            return [Chunk.from_dict(orjson.loads(line)) for line in lines]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise damaged(self.index_dir, f"{_CHUNKS}: {exc}") from exc
 
     def allowed(self, access: str | None) -> npt.NDArray[np.bool_]:
         """Return the mask of rows a reader with this access level may see.
