@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import errno
 import os
+import random
 import shutil
+from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
@@ -256,3 +258,26 @@ def test_an_immutable_index_folder_ingests_unchanged_and_refuses_changes(built, 
     changed = runner.invoke(app, ["ingest", str(corpus), "--index", str(index_dir), "-q"])
     assert_one_line_error(changed, "cannot write the index at", "Operation not permitted")
     assert tree_digest(index_dir) == before
+
+
+def test_random_bytes_in_any_file_give_index_errors_never_a_traceback(built) -> None:
+    """Seeded: a few random bytes in one file; search either works or raises IndexError_,
+    and verify=True always notices."""
+    _, index_dir = built
+    generation = live(index_dir)
+    rng = random.Random(14)
+    for path in sorted(p for p in generation.rglob("*") if p.is_file()):
+        original = path.read_bytes()
+        for _ in range(12):
+            data = bytearray(original)
+            for _ in range(rng.randint(1, 4)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+            path.write_bytes(bytes(data))
+            with suppress(IndexError_), open_index(index_dir) as index:
+                for query in ("sprinkler warranty", "mowers", "refund code 4471"):
+                    index.search(query, 5, "staff")
+                    index.search(query, 5)
+            if bytes(data) != original:
+                with pytest.raises(IndexError_):
+                    open_index(index_dir, verify=True)
+        path.write_bytes(original)

@@ -19,6 +19,7 @@ import orjson
 
 from policy_assistant.errors import IndexError_, UsageError
 from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.bm25_files import load_array
 from policy_assistant.index.folder import (
     checksum,
     damaged,
@@ -173,7 +174,7 @@ Index = LoadedIndex
 
 
 def _load_array(path: Path) -> Any:
-    return np.load(path, mmap_mode="r", allow_pickle=False)
+    return load_array(path, "r")
 
 
 def verify_files(index_dir: Path, generation: Path, manifest: Manifest) -> None:
