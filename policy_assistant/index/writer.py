@@ -2,7 +2,13 @@
 
 A writer fills `.tmp-<pid>/`, fsyncs it, renames it to its generation name and only then
 replaces CURRENT; the other generations are renamed to `.trash-*` and deleted after that
-(index/__init__.py says why).
+(index/__init__.py says why). The manifest, written last, records every other file's SHA-256.
+
+The lock dies with its writer: the kernel drops a flock when the last descriptor of its open
+file closes, so forked children close theirs (_forget_locks_in_child) and BM25 workers die
+with their parent (children.py). Whoever takes the lock first removes what killed writers
+left. A disk that refuses a write (full, out of inodes, read-only) is an IndexError_ of one
+line, after the partial generation is removed; CURRENT still names the old one.
 """
 
 from __future__ import annotations
