@@ -281,3 +281,16 @@ def test_random_bytes_in_any_file_give_index_errors_never_a_traceback(built) -> 
                 with pytest.raises(IndexError_):
                     open_index(index_dir, verify=True)
         path.write_bytes(original)
+
+
+def test_an_index_of_the_format_before_checksums_is_rebuilt_by_ingest(built) -> None:
+    corpus, index_dir = built
+    path = live(index_dir) / "manifest.json"
+    old = orjson.loads(path.read_bytes())
+    del old["files"]
+    path.write_bytes(orjson.dumps(old | {"format_version": 1}))
+    assert_one_line_error(search_cli(index_dir, "mowers"), "in format 1", "reads format 2")
+    summary = ingest(corpus, index_dir, STRUCTURE)
+    assert summary.written and summary.added == ["a.md", "b.md", "staff/c.md"]
+    assert any("format 1" in w for w in summary.warnings)
+    open_index(index_dir, verify=True).close()
