@@ -25,7 +25,7 @@ from policy_assistant.index import (
     load_chunks,
     load_manifest,
 )
-from policy_assistant.index.build import IndexSettings, build_index, settings_change
+from policy_assistant.index.build import IndexSettings, build_index, settings_change, unusable
 from policy_assistant.parse import (
     Catalog,
     catalog_warnings,
@@ -95,6 +95,8 @@ class _Previous:
     """Entries that may be reused (none when everything must be redone)."""
     chunks: dict[str, list[Chunk]] = field(default_factory=dict)
     """Reusable chunks by source."""
+    damage: str | None = None
+    """What was found damaged in the old index, when its manifest read but its chunks did not."""
 
 
 def ingest(
@@ -119,12 +121,13 @@ def ingest(
             found.files, found.root, catalog, chunker, previous, summary, strict, progress
         )
         summary.warnings.extend(catalog_warnings(catalog, found))
-        built = build_index(
-            chunks, index_dir, IndexSettings(chunker.spec(), params), entries=entries
-        )
+        settings = IndexSettings(chunker.spec(), params)
+        built = build_index(chunks, index_dir, settings, entries=entries, damage=previous.damage)
     summary.added, summary.changed, summary.removed = built.added, built.changed, built.removed
     summary.unchanged, summary.chunks, summary.words = built.unchanged, built.chunks, built.words
     summary.rebuilt, summary.written = built.rebuilt, built.written
+    if built.damaged and built.rebuilt:
+        summary.warnings.append(built.rebuilt)
     return summary
 
 
@@ -201,11 +204,14 @@ def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
     """Read what the old index offers: nothing when it is unusable or its settings differ."""
     try:
         manifest = load_manifest(index_dir)
-        if settings_change(manifest, spec, params):
-            return _Previous()
-        by_source: dict[str, list[Chunk]] = {}
-        for chunk in load_chunks(index_dir):
-            by_source.setdefault(chunk.source, []).append(chunk)
     except IndexError_:
         return _Previous()  # build_index says why everything is redone
+    if settings_change(manifest, spec, params):
+        return _Previous()
+    by_source: dict[str, list[Chunk]] = {}
+    try:
+        for chunk in load_chunks(index_dir):
+            by_source.setdefault(chunk.source, []).append(chunk)
+    except IndexError_ as exc:
+        return _Previous(damage=unusable(index_dir, exc))
     return _Previous({e.source: e for e in manifest.documents}, by_source)

@@ -329,3 +329,45 @@ def test_damaged_files_raise_index_error(tmp_path: Path, lucene: BM25Index):
         BM25Index.load(tmp_path / "d")
     with pytest.raises(IndexError_):
         BM25Index.load(tmp_path / "missing")
+
+
+def test_postings_naming_rows_outside_the_index_raise_index_error(tmp_path: Path, lucene):
+    lucene.save(tmp_path / "d")
+    rows = np.load(tmp_path / "d" / "rows.npy")
+    term = lucene._terms.find("w1")
+    start, end = int(lucene._ptr[term]), int(lucene._ptr[term + 1])
+    for bad in (lucene.num_docs + 5, -3):
+        damaged = rows.copy()
+        damaged[start:end] = bad
+        np.save(tmp_path / "d" / "rows.npy", damaged)
+        index = BM25Index.load(tmp_path / "d")  # shapes agree: only search can tell
+        for k in (1, 2500):
+            with pytest.raises(IndexError_, match="damaged BM25 postings"):
+                index.search(["w1"], k)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        {"documents": None},
+        {"k1": "1.2"},
+        {"variant": "bm26"},
+        {"nonnegative": 1},
+    ],
+)
+def test_params_missing_a_setting_search_reads_raise_index_error(tmp_path, lucene, damage):
+    lucene.save(tmp_path / "d")
+    path = tmp_path / "d" / "params.json"
+    path.write_bytes(orjson.dumps(orjson.loads(path.read_bytes()) | damage))
+    with pytest.raises(IndexError_, match=r"params\.json is damaged"):
+        BM25Index.load(tmp_path / "d")
+
+
+def test_a_damaged_npy_header_raises_index_error(tmp_path: Path, lucene: BM25Index):
+    lucene.save(tmp_path / "d")
+    path = tmp_path / "d" / "weights.npy"
+    data = bytearray(path.read_bytes())
+    data[20:24] = b"(((("  # inside the header's Python literal: numpy's parser trips over it
+    path.write_bytes(bytes(data))
+    with pytest.raises(IndexError_, match=r"weights\.npy"):
+        BM25Index.load(tmp_path / "d")

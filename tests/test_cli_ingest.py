@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import subprocess
@@ -12,8 +11,10 @@ from pathlib import Path
 from test_pipeline import write_corpus
 from typer.testing import CliRunner
 
+from policy_assistant.chunk import make_chunker
 from policy_assistant.cli import app
 from policy_assistant.index import load_manifest, open_index
+from policy_assistant.pipeline import ingest
 
 runner = CliRunner()
 
@@ -96,36 +97,60 @@ def _many_documents(root: Path, count: int, marker: str) -> None:
         (root / f"d{i:04d}.md").write_text(f"---\naccess: public\n---\n# Doc {i}\n\n{body}\n")
 
 
+def _ingest_command(corpus: Path, index: Path) -> list[str]:
+    return [sys.executable, "-m", "policy_assistant", "ingest", str(corpus), "--index", str(index)]
+
+
+def _row_ids(index: Path) -> list[str]:
+    """The live generation's chunk IDs in row order, its chunks file checked whole."""
+    with open_index(index) as opened:
+        ids = [c.id for c in opened.chunks()]
+        assert opened.manifest.chunk_ids == ids
+        return ids
+
+
+def _mid_write(index: Path, pid: int) -> bool:
+    """Whether a killed writer left signs of an unfinished write: its temporary folder, a
+    generation besides the live one, or trash."""
+    names = [p.name for p in index.iterdir()]
+    generations = [n for n in names if n.startswith("gen-")]
+    return f".tmp-{pid}" in names or len(generations) > 1 or any(".trash-" in n for n in names)
+
+
 def test_an_ingest_killed_at_random_points_leaves_the_old_or_the_new_index(tmp_path: Path) -> None:
-    corpus, index = tmp_path / "c", tmp_path / "i"
-    _many_documents(corpus, 400, "oldmarker")
-    script = [
-        sys.executable,
-        "-m",
-        "policy_assistant",
-        "ingest",
-        str(corpus),
-        "--index",
-        str(index),
-        "-q",
-    ]
-    subprocess.run(script, check=True, capture_output=True)
-    old = {c.id for c in open_index(index).chunks()}
-    _many_documents(corpus, 400, "newmarker")
+    corpora = {marker: tmp_path / marker for marker in ("old", "new")}
+    for marker, root in corpora.items():
+        _many_documents(root, 150, f"{marker}marker")
+    index = tmp_path / "i"
+    ingest(corpora["new"], tmp_path / "ref", make_chunker("structure"))  # the command's default
+    start = time.monotonic()
+    subprocess.run(_ingest_command(corpora["old"], index), check=True, capture_output=True)
+    whole_run = time.monotonic() - start
+    expected = {"old": _row_ids(index), "new": _row_ids(tmp_path / "ref")}
     rng = random.Random(7)
-    seen = set()
-    for _ in range(6):
-        proc = subprocess.Popen(script, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.2, 1.6))
-        os.kill(proc.pid, signal.SIGKILL)
+    live, mid_write, outcomes = "old", 0, []
+    for attempt in range(6):
+        target = "new" if live == "old" else "old"  # every run has a whole index to write
+        proc = subprocess.Popen(
+            _ingest_command(corpora[target], index),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        if attempt % 2:  # aimed: kill as soon as the writer has started its generation
+            tmp, deadline = index / f".tmp-{proc.pid}", time.monotonic() + 30
+            while not tmp.exists() and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.001)
+            time.sleep(rng.uniform(0, 0.005))
+        else:
+            time.sleep(rng.uniform(0.3, 1.1) * whole_run)
+        proc.send_signal(signal.SIGKILL)
         proc.wait()
-        with open_index(index) as opened:
-            ids = {c.id for c in opened.chunks()}
-            assert len(opened) == len(ids)
-            if ids == old:
-                seen.add("old")
-            else:
-                assert all("newmarker" in c.text for c in opened.chunks())
-                seen.add("new")
-    subprocess.run(script, check=True, capture_output=True)
-    assert all("newmarker" in c.text for c in open_index(index).chunks())
+        mid_write += _mid_write(index, proc.pid)
+        ids = _row_ids(index)
+        assert ids in (expected[live], expected[target])  # one whole generation, never a mix
+        live = target if ids == expected[target] else live
+        outcomes.append(live)
+    assert mid_write >= 1, outcomes  # else no kill tested what this test is named after
+    subprocess.run(_ingest_command(corpora["new"], index), check=True, capture_output=True)
+    assert _row_ids(index) == expected["new"]
+    assert not _mid_write(index, 0) and not list(index.glob(".tmp-*"))

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import signal
@@ -87,9 +88,14 @@ def chunks() -> list[Chunk]:
 
 def test_round_trip(tmp_path: Path, chunks: list[Chunk]):
     index_dir = tmp_path / "index"
-    write(index_dir, chunks)
+    generation = write(index_dir, chunks)
     manifest, _ = make_index(chunks)
-    assert load_manifest(index_dir) == manifest
+    on_disk = {
+        p.relative_to(generation).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in generation.rglob("*")
+        if p.is_file() and p.name != "manifest.json"
+    }
+    assert load_manifest(index_dir) == manifest.with_files(on_disk)
     assert load_chunks(index_dir) == chunks
     with open_index(index_dir) as index:
         assert len(index) == len(chunks)

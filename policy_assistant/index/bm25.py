@@ -50,6 +50,7 @@ from policy_assistant.index.bm25_build import (
     WordTerms,
     build_postings,
 )
+from policy_assistant.index.bm25_files import check_params, check_shapes, load_array, read_terms
 from policy_assistant.index.settings import BM25_DEFAULTS as BM25_DEFAULTS  # re-exported
 from policy_assistant.index.settings import VARIANTS as VARIANTS  # re-exported
 
@@ -182,11 +183,24 @@ class BM25Index:
 
         allowed is a boolean mask over rows or an array of row ids. Rows outside it are
         dropped before the top k are chosen, so k rows come back whenever k allowed rows match.
+        Raises IndexError_ when the postings name rows the index does not hold (damage).
         """
+        mask = _as_mask(allowed, self.num_docs)
+        try:
+            found = self._search(query_tokens, k, mask)
+        except (IndexError, ValueError) as exc:  # numpy on rows out of range or negative
+            raise IndexError_(f"damaged BM25 postings: {exc}") from exc
+        if any(not 0 <= row < self.num_docs for row, _ in found):
+            raise IndexError_("damaged BM25 postings: a posting names a row outside the index")
+        return found
+
+    def _search(
+        self, query_tokens: Iterable[str], k: int, mask: Mask | None
+    ) -> list[tuple[int, float]]:
+        """Return what search does, for a mask already checked."""
         terms = self._query_terms(query_tokens)
         if k <= 0 or not terms:
             return []
-        mask = _as_mask(allowed, self.num_docs)
         sizes = [int(self._ptr[t + 1] - self._ptr[t]) for t, _ in terms]
         if self._params["nonnegative"] and sum(sizes) >= PRUNE_MIN_POSTINGS:
             return _top_k(*self._maxscore(terms, sizes, k, mask), k)
@@ -270,47 +284,17 @@ class BM25Index:
             params = orjson.loads((folder / "params.json").read_bytes())
             if not isinstance(params, dict) or params.get("format") != BM25_FORMAT:
                 raise IndexError_(f"{folder.name} is not a BM25 index in format {BM25_FORMAT}")
+            check_params(folder, params, VARIANTS)
             mode: Literal["r"] | None = "r" if mmap else None
-            arrays = {
-                name: np.load(folder / f"{name}.npy", mmap_mode=mode, allow_pickle=False)
-                for name in _FILES
-            }
-            data = _read_terms(folder / "terms.txt", mmap)
+            arrays = {name: load_array(folder / f"{name}.npy", mode) for name in _FILES}
+            data = read_terms(folder / "terms.txt", mmap)
         except OSError as exc:
             where = Path(exc.filename).name if exc.filename else folder.name
             raise IndexError_(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
         except ValueError as exc:  # orjson.JSONDecodeError is one too
             raise IndexError_(f"{folder.name}: {exc}") from exc
-        _check_shapes(folder, params, arrays, len(data))
+        check_shapes(folder, params, arrays, len(data))
         return cls(params, data, arrays)
-
-
-def _read_terms(path: Path, use_mmap: bool) -> bytes | mmap.mmap:
-    """Return the term list's bytes, memory-mapped when asked and not empty."""
-    with path.open("rb") as handle:
-        if use_mmap and path.stat().st_size:
-            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        return handle.read()
-
-
-def _check_shapes(folder: Path, params: dict[str, Any], arrays: dict[str, Any], size: int) -> None:
-    """Raise IndexError_ unless the arrays agree with each other and with params."""
-    n_terms, n_postings = params.get("terms"), params.get("postings")
-    if not isinstance(n_terms, int) or not isinstance(n_postings, int):
-        raise IndexError_(f"{folder.name}/params.json lacks the term and posting counts")
-    expected = {
-        "term_offsets": (n_terms + 1, np.int64),
-        "ptr": (n_terms + 1, np.int64),
-        "rows": (n_postings, np.int32),
-        "weights": (n_postings, np.float64),
-        "term_max": (n_terms, np.float64),
-    }
-    for name, (length, dtype) in expected.items():
-        found = arrays[name]
-        if found.ndim != 1 or found.shape[0] != length or found.dtype != dtype:
-            raise IndexError_(f"{folder.name}/{name}.npy does not fit the other arrays")
-    if int(arrays["ptr"][-1]) != n_postings or int(arrays["term_offsets"][-1]) != size:
-        raise IndexError_(f"{folder.name}: offsets do not reach the end of the data")
 
 
 def _kth(scores: Floats, k: int) -> float:

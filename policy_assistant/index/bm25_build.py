@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from policy_assistant.index.children import die_with_parent
+
 BATCH_ROWS = 32768
 """Rows counted per batch while building: bounds temporary memory; at most 65536 (uint16)."""
 BUILD_WORKERS = min(2, os.cpu_count() or 1)
@@ -247,8 +249,9 @@ _worker_word_terms: WordTerms | None = None
 """In a forked worker, the build's word_terms (set by _start_worker)."""
 
 
-def _start_worker(word_terms: WordTerms) -> None:
-    """Keep word_terms for this worker; it arrives through fork, never pickled."""
+def _start_worker(word_terms: WordTerms, parent: int) -> None:
+    """Die with parent, and keep word_terms for this worker: it arrives through fork."""
+    die_with_parent(parent)
     global _worker_word_terms
     _worker_word_terms = word_terms
 
@@ -294,10 +297,10 @@ def _feed(
 
 
 def _fork_pool(workers: int, word_terms: WordTerms) -> ProcessPoolExecutor:
-    """Return a pool of forked workers, each holding word_terms."""
+    """Return a pool of forked workers, each holding word_terms and dying with us."""
     context = multiprocessing.get_context("fork")
     return ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_start_worker, initargs=(word_terms,)
+        workers, mp_context=context, initializer=_start_worker, initargs=(word_terms, os.getpid())
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from policy_assistant.errors import IndexError_, PolicyAssistantError
 from policy_assistant.index.bm25 import BM25_DEFAULTS
+from policy_assistant.index.folder import ingest_hint
 from policy_assistant.index.manifest import DocumentEntry, Manifest
 from policy_assistant.index.reader import load_manifest
 from policy_assistant.index.search import build_bm25
@@ -56,6 +57,8 @@ class BuildResult:
     """Why every document was indexed again, when the settings or the old index called for it."""
     written: bool = False
     """Whether a new generation was written."""
+    damaged: bool = False
+    """Whether the old index could not be read (worth a warning, not only a rebuild)."""
 
 
 def sort_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
@@ -101,12 +104,14 @@ def build_index(
     settings: IndexSettings | None = None,
     *,
     entries: Sequence[DocumentEntry] | None = None,
+    damage: str | None = None,
     progress: Progress | None = None,
 ) -> BuildResult:
     """Make the index at index_dir hold exactly these chunks; see the module docstring.
 
     entries may name documents that have no chunks (an empty document), so that a later run
-    knows them; by default they are read off the chunks.
+    knows them; by default they are read off the chunks. damage says what the caller found
+    damaged in the live generation (its chunks unreadable): a new one is written whatever else.
     """
     settings = settings or IndexSettings()
     rows = sort_chunks(chunks)
@@ -120,7 +125,9 @@ def build_index(
     new = {e.source: e for e in (entries if entries is not None else entries_of(rows))}
     result = BuildResult(index_dir, chunks=len(rows), words=sum(c.words for c in rows))
     with index_lock(index_dir):
-        old, result.rebuilt = _previous(index_dir, spec, params)
+        old, result.rebuilt, result.damaged = _previous(index_dir, spec, params)
+        if damage and not result.rebuilt:
+            result.rebuilt, result.damaged = damage, True
         _compare(old, new, result)
         if old is None or result.rebuilt or result.added or result.changed or result.removed:
             bm25 = build_bm25(rows, params["variant"], params["k1"], params["b"])
@@ -132,15 +139,22 @@ def build_index(
 
 def _previous(
     index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
-) -> tuple[dict[str, DocumentEntry] | None, str | None]:
-    """Return the live generation's entries (None if there is none) and why to rebuild, if so."""
+) -> tuple[dict[str, DocumentEntry] | None, str | None, bool]:
+    """Return the live entries (None if none), why to rebuild if so, and whether it is damaged."""
     try:
         manifest = load_manifest(index_dir)
     except IndexError_ as exc:
-        missing = not (index_dir / "CURRENT").exists()
-        return None, None if missing else f"the old index is unusable ({exc})"
+        if not (index_dir / "CURRENT").exists():
+            return None, None, False
+        return None, unusable(index_dir, exc), True
     entries = {e.source: e for e in manifest.documents}
-    return entries, settings_change(manifest, spec, params) or None
+    return entries, settings_change(manifest, spec, params) or None, False
+
+
+def unusable(index_dir: Path, exc: IndexError_) -> str:
+    """Say why the old index cannot be read, without its advice to run ingest."""
+    problem = str(exc).removesuffix(f": {ingest_hint(index_dir)}")
+    return f"the old index is unusable ({problem}); rebuilt from the corpus"
 
 
 def settings_change(manifest: Manifest, spec: dict[str, Any], params: dict[str, Any]) -> str:

@@ -5,9 +5,11 @@ Shared by writer.py and reader.py; the folder's layout is described in __init__.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Mapping
+from io import BufferedReader
 from pathlib import Path
 
 from policy_assistant.errors import IndexError_
@@ -45,7 +47,13 @@ def ingest_hint(index_dir: Path) -> str:
 
 def damaged(index_dir: Path, problem: object) -> IndexError_:
     """Return the error for an index whose files are unreadable or disagree."""
-    return IndexError_(f"damaged index at {index_dir}: {problem}: {ingest_hint(index_dir)}")
+    one_line = " ".join(str(problem).split())  # an OS or JSON message may hold a newline
+    return IndexError_(f"damaged index at {index_dir}: {one_line}: {ingest_hint(index_dir)}")
+
+
+def checksum(handle: BufferedReader) -> str:
+    """Return the hex SHA-256 of an open file's bytes, read from where it stands."""
+    return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def read_current(index_dir: Path) -> str | None:

@@ -7,7 +7,7 @@ back, and a pipeline compares its documents' hashes to decide what to reuse.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from policy_assistant import __version__
@@ -15,7 +15,9 @@ from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import ACCESS_LABELS, Chunk, Document
 
 FORMAT_VERSION = 2
-"""Version of the index folder layout; an index in any other is stale."""
+"""Version of the index folder layout; an index in any other is stale.
+
+2: entries read off the chunk records (title, no catalog entry), and file checksums."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +82,7 @@ class DocumentEntry:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {**asdict(self), "chunk_ids": list(self.chunk_ids)}
+        return {**_shallow(self), "chunk_ids": list(self.chunk_ids)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DocumentEntry:
@@ -106,6 +108,9 @@ class Manifest:
     """One entry per document, by source; their chunks are the index rows, in this order."""
     access_labels: tuple[str, ...] = ACCESS_LABELS
     """Access labels, least restricted first; chunk_access.npy holds indexes into it."""
+    files: dict[str, str] = field(default_factory=dict)
+    """Hex SHA-256 of each other file of the generation, by POSIX path within it; the writer
+    fills it in (with_files), and open_index(..., verify=True) checks it."""
 
     @classmethod
     def create(
@@ -121,10 +126,15 @@ class Manifest:
         """Every chunk ID, in row order."""
         return [chunk_id for doc in self.documents for chunk_id in doc.chunk_ids]
 
+    def with_files(self, files: dict[str, str]) -> Manifest:
+        """Return this manifest recording the checksums of the generation's files."""
+        return replace(self, files=dict(sorted(files.items())))
+
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
         documents = [d.to_dict() for d in self.documents]
-        return {**asdict(self), "documents": documents, "access_labels": list(self.access_labels)}
+        labels = list(self.access_labels)
+        return {**_shallow(self), "documents": documents, "access_labels": labels}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Manifest:
@@ -132,3 +142,8 @@ class Manifest:
         documents = tuple(DocumentEntry.from_dict(d) for d in data["documents"])
         labels = tuple(data["access_labels"])
         return cls(**{**data, "documents": documents, "access_labels": labels})
+
+
+def _shallow(record: Any) -> dict[str, Any]:
+    """Return a dataclass's fields by name without copying them (asdict deep-copies)."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}

@@ -6,7 +6,9 @@ writer retired the generation before they opened it.
 
 from __future__ import annotations
 
+import hashlib
 import os
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +18,20 @@ import orjson
 
 from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import BM25Index
-from policy_assistant.index.folder import damaged, ingest_hint, live_generation, read_current
+from policy_assistant.index.bm25_files import load_array
+from policy_assistant.index.folder import (
+    checksum,
+    damaged,
+    ingest_hint,
+    live_generation,
+    read_current,
+)
 from policy_assistant.index.manifest import FORMAT_VERSION, Manifest
 from policy_assistant.index.search import Index
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import Chunk
+
+_CHUNKS = "chunks.jsonl"
 
 
 def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
@@ -34,7 +45,8 @@ def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
                 f"{FORMAT_VERSION}: {ingest_hint(index_dir)}"
             )
         return Manifest.from_dict(data)
-    except (OSError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        # orjson.JSONDecodeError (bad JSON or bytes) is a ValueError
         raise damaged(index_dir, f"manifest.json: {exc}") from exc
 
 
@@ -76,14 +88,26 @@ class LoadedIndex(Index):
             self._fd = -1
 
     def chunk(self, row: int) -> Chunk:
-        """Return the chunk at row, reading only its line."""
+        """Return the chunk at row, reading only its line; raise IndexError_ if damaged."""
         start, end = int(self._offsets[row]), int(self._offsets[row + 1])
-        return Chunk.from_dict(orjson.loads(os.pread(self._fd, end - start, start)))
+        try:
+            return Chunk.from_dict(orjson.loads(os.pread(self._fd, end - start, start)))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise damaged(self.index_dir, f"chunks.jsonl row {row}: {exc}") from exc
 
     def chunks(self) -> list[Chunk]:
-        """Return every chunk, in row order."""
-        data = os.pread(self._fd, int(self._offsets[-1]), 0)
-        return [Chunk.from_dict(orjson.loads(line)) for line in data.splitlines()]
+        """Return every chunk, in row order, the file checked against its checksum first."""
+        try:
+            data = os.pread(self._fd, int(self._offsets[-1]), 0)
+        except OSError as exc:
+            raise damaged(self.index_dir, f"chunks.jsonl: {exc}") from exc
+        if hashlib.sha256(data).hexdigest() != self.manifest.files.get(_CHUNKS):
+            raise damaged(self.index_dir, f"{_CHUNKS} does not match its checksum")
+        try:
+            lines = (data[a:b] for a, b in pairwise(self._offsets.tolist()))
+            return [Chunk.from_dict(orjson.loads(line)) for line in lines]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise damaged(self.index_dir, f"{_CHUNKS}: {exc}") from exc
 
     def damage(self, problem: str) -> IndexError_:
         """Return the error for this index's damaged files."""
@@ -91,14 +115,45 @@ class LoadedIndex(Index):
 
 
 def _load_array(path: Path) -> Any:
-    return np.load(path, mmap_mode="r", allow_pickle=False)
+    return load_array(path, "r")
 
 
-def open_index(index_dir: Path, check_tokenizer: bool = True) -> LoadedIndex:
+def verify_files(index_dir: Path, generation: Path, manifest: Manifest) -> None:
+    """Raise IndexError_ unless every file the manifest lists has its recorded SHA-256."""
+    if not manifest.files:
+        raise damaged(index_dir, "manifest.json records no file checksums")
+    for name, expected in manifest.files.items():
+        try:
+            with (generation / name).open("rb") as handle:
+                found = checksum(handle)
+        except OSError as exc:
+            raise damaged(index_dir, f"{name}: {exc.strerror or exc}") from exc
+        if found != expected:
+            raise damaged(index_dir, f"{name} does not match its checksum")
+    _verify_name(index_dir, generation)
+
+
+def _verify_name(index_dir: Path, generation: Path) -> None:
+    """Raise IndexError_ unless the generation's name is the hash of its chunks and manifest.
+
+    The writer names a generation after that hash, so this checks the manifest itself, which
+    holds the other files' checksums and so cannot hold its own.
+    """
+    digest = hashlib.sha256()
+    try:
+        for name in (_CHUNKS, "manifest.json"):
+            digest.update((generation / name).read_bytes())
+    except OSError as exc:
+        raise damaged(index_dir, f"{exc.filename}: {exc.strerror or exc}") from exc
+    if generation.name.removesuffix("-b") != f"gen-{digest.hexdigest()[:16]}":
+        raise damaged(index_dir, "manifest.json does not match the generation's name")
+
+
+def open_index(index_dir: Path, check_tokenizer: bool = True, verify: bool = False) -> LoadedIndex:
     """Open the live generation for search; raise IndexError_ if missing, stale or damaged.
 
     An index built with other tokenizer settings is stale for search (check_tokenizer);
-    its chunks can still be read.
+    its chunks can still be read. verify reads every file and checks its checksum.
     """
     while True:
         generation = live_generation(index_dir)
@@ -107,6 +162,8 @@ def open_index(index_dir: Path, check_tokenizer: bool = True) -> LoadedIndex:
             if check_tokenizer and manifest.tokenizer != TOKENIZER_SETTINGS:
                 hint = ingest_hint(index_dir)
                 raise IndexError_(f"index at {index_dir} was built with another tokenizer: {hint}")
+            if verify:
+                verify_files(index_dir, generation, manifest)
             try:
                 return LoadedIndex(index_dir, generation, manifest)
             except (OSError, ValueError) as exc:

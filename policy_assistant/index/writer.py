@@ -2,7 +2,13 @@
 
 A writer fills `.tmp-<pid>/`, fsyncs it, renames it to its generation name and only then
 replaces CURRENT; the other generations are renamed to `.trash-*` and deleted after that
-(index/__init__.py says why).
+(index/__init__.py says why). The manifest, written last, records every other file's SHA-256.
+
+The lock dies with its writer: the kernel drops a flock when the last descriptor of its open
+file closes, so forked children close theirs (_forget_locks_in_child) and BM25 workers die
+with their parent (children.py). Whoever takes the lock first removes what killed writers
+left. A disk that refuses a write (full, out of inodes, read-only) is an IndexError_ of one
+line, after the partial generation is removed; CURRENT still names the old one.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -24,7 +30,7 @@ import orjson
 
 from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import BM25Index
-from policy_assistant.index.folder import GENERATION, read_current
+from policy_assistant.index.folder import GENERATION, checksum, read_current
 from policy_assistant.index.manifest import Manifest
 from policy_assistant.records import Chunk
 
@@ -35,7 +41,8 @@ Progress = Callable[[int], None]
 
 _OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-.+|\.CURRENT\.tmp")
 _JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
-_HELD: dict[Path, int] = {}
+_HELD: dict[Path, list[int]] = {}
+"""Per index folder this process locks: the lock descriptor and how deeply it is held."""
 
 
 class IndexBusyError(IndexError_):
@@ -47,27 +54,61 @@ def index_lock(index_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]
     """Hold the index's write lock, waiting up to timeout seconds for another writer.
 
     Re-entrant within a process, so a pipeline can hold it from reading the old index to
-    writing the new one and still call write_index.
+    writing the new one and still call write_index. Taking it removes what killed writers
+    left behind (remove_leftovers), so every writer cleans up, also one with nothing to do.
     """
-    key = index_dir.resolve()
+    key, owner = index_dir.resolve(), os.getpid()
     if key in _HELD:
-        _HELD[key] += 1
+        _HELD[key][1] += 1
         try:
             yield
         finally:
-            _HELD[key] -= 1
+            _HELD[key][1] -= 1
         return
-    index_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(index_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_lock(index_dir)
     try:  # closing the descriptor releases the lock, also when the process dies
         _acquire(fd, index_dir, timeout)
-        _HELD[key] = 1
+        _HELD[key] = [fd, 1]
         try:
+            remove_leftovers(index_dir)
             yield
         finally:
-            del _HELD[key]
+            if os.getpid() == owner:  # a forked child unwinding this frame holds nothing
+                del _HELD[key]
     finally:
-        os.close(fd)
+        if os.getpid() == owner:
+            os.close(fd)
+
+
+def _forget_locks_in_child() -> None:
+    """In a forked child, close the lock descriptors: the lock must die with its writer.
+
+    flock belongs to the open file, which a fork shares: a child that kept the descriptor
+    would hold the lock after its parent died.
+    """
+    for fd, _ in _HELD.values():
+        with suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_forget_locks_in_child)
+
+
+def _open_lock(index_dir: Path) -> int:
+    """Open the lock file, creating the folder and file; read-only if they cannot be written.
+
+    flock works on a read-only descriptor, so an ingest with nothing to write can run on a
+    read-only index folder.
+    """
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        return os.open(index_dir / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        try:
+            return os.open(index_dir / ".lock", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            raise cannot_write(index_dir, exc) from exc
 
 
 def _acquire(fd: int, index_dir: Path, timeout: float) -> None:
@@ -86,8 +127,38 @@ def _acquire(fd: int, index_dir: Path, timeout: float) -> None:
                     f"{timeout:g} s: try again when it finishes"
                 ) from None
             time.sleep(0.05)
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    with suppress(OSError):  # a courtesy only: a read-only lock file cannot say who we are
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+
+
+def cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> IndexError_:
+    """Return the one-line error for an index folder that cannot be written (full, read-only)."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    kept = "; the old index is unchanged" if unchanged else ""
+    return IndexError_(f"cannot write the index at {index_dir}: {exc.strerror or exc}{where}{kept}")
+
+
+def remove_leftovers(index_dir: Path) -> None:
+    """Delete temporary, trash and stale generation folders that killed writers left.
+
+    Call with the lock held. When CURRENT cannot be read, which generation is live is
+    unknown, so generations stay until the next write replaces them all.
+    """
+    try:
+        live, keep_generations = read_current(index_dir), False
+    except IndexError_:
+        live, keep_generations = None, True
+    try:
+        for entry in sorted(index_dir.iterdir()):
+            if entry.name == live or not _OURS.fullmatch(entry.name):
+                continue
+            if not GENERATION.fullmatch(entry.name):
+                _remove(entry)
+            elif not keep_generations:
+                _retire(entry)
+    except OSError as exc:
+        raise cannot_write(index_dir, exc) from exc
 
 
 def write_index(
@@ -106,20 +177,35 @@ def write_index(
     _check_consistent(chunks, manifest, bm25)
     with index_lock(index_dir, lock_timeout):
         tmp = index_dir / f".tmp-{os.getpid()}"
-        _remove(tmp)
-        tmp.mkdir()
         try:
-            name = _write_generation(tmp, chunks, manifest, bm25, progress)
-        except BaseException:
             _remove(tmp)
+            tmp.mkdir()
+            name = _write_generation(tmp, chunks, manifest, bm25, progress)
+            if _live_name(index_dir) == name:
+                # The same content is live, but its files may have been damaged since: write
+                # anyway, into the other slot, since the live folder cannot be replaced in place.
+                name += "-b"
+            _publish(index_dir, tmp, name)
+        except OSError as exc:
+            _discard(tmp)
+            raise cannot_write(index_dir, exc) from exc
+        except BaseException:
+            _discard(tmp)
             raise
-        if read_current(index_dir) == name:
-            # The same content is live, but its files may have been damaged since: write
-            # anyway, into the other slot, since the live folder cannot be replaced in place.
-            name += "-b"
-        _publish(index_dir, tmp, name)
-        _clean(index_dir, keep=name)
+        try:
+            _clean(index_dir, keep=name)
+        except OSError as exc:
+            raise cannot_write(index_dir, exc, unchanged=False) from exc
         return index_dir / name
+
+
+def _live_name(index_dir: Path) -> str | None:
+    """Return the live generation's name; None when CURRENT is missing or unreadable."""
+    try:
+        name = read_current(index_dir)
+    except IndexError_:
+        return None
+    return name if name is not None and GENERATION.fullmatch(name) else None
 
 
 def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Index) -> None:
@@ -154,14 +240,24 @@ def _write_generation(
     np.save(tmp / "chunk_offsets.npy", offsets)
     np.save(tmp / "chunk_access.npy", np.array([codes[c.access] for c in chunks], np.uint8))
     bm25.save(tmp / "bm25")
-    manifest_json = orjson.dumps(manifest.to_dict(), option=_JSON) + b"\n"
+    checksums = _flush_files(tmp)
+    manifest_json = orjson.dumps(manifest.with_files(checksums).to_dict(), option=_JSON) + b"\n"
     (tmp / "manifest.json").write_bytes(manifest_json)
-    for root, _, files in os.walk(tmp):
-        for name in files:
-            _fsync(Path(root) / name)
+    _fsync(tmp / "manifest.json")
+    for root, _, _ in os.walk(tmp):
         _fsync(Path(root))
     digest.update(manifest_json)
     return f"gen-{digest.hexdigest()[:16]}"
+
+
+def _flush_files(folder: Path) -> dict[str, str]:
+    """fsync every file under folder; return each one's hex SHA-256 by relative POSIX path."""
+    checksums = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        with path.open("rb") as handle:
+            checksums[path.relative_to(folder).as_posix()] = checksum(handle)
+            os.fsync(handle.fileno())
+    return checksums
 
 
 def _fsync(path: Path) -> None:
@@ -174,14 +270,18 @@ def _fsync(path: Path) -> None:
 
 def _publish(index_dir: Path, tmp: Path, name: str) -> None:
     """Rename tmp to name (not the live generation) and point CURRENT at it."""
-    target = index_dir / name
+    target, pointer = index_dir / name, index_dir / ".CURRENT.tmp"
     if target.exists():  # left behind by a killed writer; replace it whole
         _retire(target)
     tmp.rename(target)
-    pointer = index_dir / ".CURRENT.tmp"
-    pointer.write_text(name + "\n", encoding="utf-8")
-    _fsync(pointer)
-    os.replace(pointer, index_dir / "CURRENT")
+    try:
+        pointer.write_text(name + "\n", encoding="utf-8")
+        _fsync(pointer)
+        os.replace(pointer, index_dir / "CURRENT")
+    except BaseException:
+        _discard(pointer)
+        _discard(target)  # never published: CURRENT still names the old generation
+        raise
     _fsync(index_dir)
 
 
@@ -198,6 +298,12 @@ def _retire(generation: Path) -> None:
     _remove(trash)
     generation.rename(trash)
     _remove(trash)
+
+
+def _discard(path: Path) -> None:
+    """Remove path if possible: cleaning up after a failed write must not hide its error."""
+    with suppress(OSError):
+        _remove(path)
 
 
 def _remove(path: Path) -> None:
