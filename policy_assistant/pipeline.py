@@ -15,7 +15,6 @@ from typing import Any
 
 from policy_assistant.chunk import Chunker
 from policy_assistant.errors import DocumentError, IndexError_
-from policy_assistant.ids import file_sha256
 from policy_assistant.index import (
     BM25_DEFAULTS,
     DocumentEntry,
@@ -28,16 +27,7 @@ from policy_assistant.index import (
     write_index,
 )
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
-from policy_assistant.parse import (
-    Catalog,
-    catalog_warnings,
-    discover,
-    is_labelled,
-    load_catalog,
-    parse_document,
-    read_file,
-    source_of,
-)
+from policy_assistant.parse import CorpusFile, CorpusOptions, CorpusRead, Reused, read_corpus
 from policy_assistant.records import Chunk
 
 Progress = Callable[[int, int, str], None]
@@ -65,7 +55,9 @@ class IngestSummary:
     failures: list[DocumentError] = field(default_factory=list)
     """Files that could not be parsed."""
     warnings: list[str] = field(default_factory=list)
-    """Things the user should know (unlabelled documents, stale catalog entries)."""
+    """Per-document things the user should know (no access label, no text)."""
+    notices: list[str] = field(default_factory=list)
+    """Corpus-level lines never folded away (refused entries, stale catalog keys, skipped files)."""
     rebuilt: str | None = None
     """Why every document was redone, when the settings or the old index called for it."""
     written: bool = False
@@ -83,6 +75,7 @@ class IngestSummary:
             "words": self.words,
             "failures": [{"source": f.source, "problem": f.problem} for f in self.failures],
             "warnings": self.warnings,
+            "notices": self.notices,
             "rebuilt": self.rebuilt,
             "written": self.written,
         }
@@ -112,22 +105,26 @@ def ingest(
     bm25: dict[str, Any] | None = None,
     strict: bool = False,
     progress: Progress | None = None,
+    options: CorpusOptions | None = None,
 ) -> IngestSummary:
     """Bring the index at index_dir up to date with the corpus; see the module docstring."""
     params = {**BM25_DEFAULTS, **(bm25 or {})}
-    found = discover(corpus)
-    catalog = load_catalog(found.root)
-    summary = IngestSummary(index_dir, failures=list(found.failures))
-    if strict and summary.failures:
-        raise summary.failures[0]
+    summary = IngestSummary(index_dir)
     with index_lock(index_dir):
         previous = _load_previous(index_dir, chunker.spec(), params)
         summary.rebuilt = previous.rebuild
-        entries, chunks = _collect(
-            found.files, found.root, catalog, chunker, previous, summary, strict, progress
-        )
+
+        def reuse(file: CorpusFile) -> Reused | None:
+            old = previous.entries.get(file.source)
+            if old is None or old.sha256 != file.sha256 or old.catalog != file.fields:
+                return None
+            return Reused(empty=not old.chunk_ids)
+
+        read = read_corpus(corpus, options, progress=progress, reuse=reuse, strict=strict)
+        summary.failures, summary.warnings = read.failures, read.warnings
+        summary.notices = read.notices
+        entries, chunks = _collect(read, chunker, previous, summary)
         summary.removed = sorted(previous.known - set(entries))
-        summary.warnings.extend(catalog_warnings(catalog, found))
         summary.chunks = len(chunks)
         summary.words = sum(c.words for c in chunks)
         if _needs_writing(summary, previous):
@@ -137,58 +134,24 @@ def ingest(
 
 
 def _collect(
-    files: list[Path],
-    root: Path,
-    catalog: Catalog,
-    chunker: Chunker,
-    previous: _Previous,
-    summary: IngestSummary,
-    strict: bool,
-    progress: Progress | None,
+    read: CorpusRead, chunker: Chunker, previous: _Previous, summary: IngestSummary
 ) -> tuple[dict[str, DocumentEntry], list[Chunk]]:
-    """Reuse or redo each document; return the new entries and every chunk."""
+    """Keep what was reused, chunk what was parsed; return the new entries and every chunk."""
     entries: dict[str, DocumentEntry] = {}
     chunks: list[Chunk] = []
-    for done, path in enumerate(files, 1):
-        source = source_of(path, root)
-        try:
-            entry, doc_chunks = _one(path, source, catalog, chunker, previous, summary)
-        except DocumentError as exc:
-            if strict:
-                raise
-            summary.failures.append(exc)
-        else:
-            entries[source] = entry
-            chunks.extend(doc_chunks)
-        if progress:
-            progress(done, len(files), source)
-    summary.failures.sort(key=lambda e: e.source)
+    for file in read.reused:
+        summary.unchanged.append(file.source)
+        entries[file.source] = previous.entries[file.source]
+        chunks.extend(previous.chunks.get(file.source, []))
+    for document in read.documents:
+        doc_chunks = chunker.chunk(document)
+        known = document.source in previous.known
+        (summary.changed if known else summary.added).append(document.source)
+        fields = read.catalog.fields_for(document.source)
+        ids = [c.id for c in doc_chunks]
+        entries[document.source] = DocumentEntry.from_document(document, ids, fields)
+        chunks.extend(doc_chunks)
     return entries, sort_chunks(chunks)
-
-
-def _one(
-    path: Path,
-    source: str,
-    catalog: Catalog,
-    chunker: Chunker,
-    previous: _Previous,
-    summary: IngestSummary,
-) -> tuple[DocumentEntry, list[Chunk]]:
-    """Return one document's manifest entry and chunks, parsing only when it changed."""
-    data = read_file(path, source)
-    sha256 = file_sha256(data)
-    entry_catalog = catalog.entries.get(source, {})
-    if not is_labelled(source, data, catalog):
-        summary.warnings.append(f"{source}: no access label; treated as staff (fail closed)")
-    old = previous.entries.get(source)
-    if old is not None and old.sha256 == sha256 and old.catalog == entry_catalog:
-        summary.unchanged.append(source)
-        return old, previous.chunks.get(source, [])
-    document = parse_document(data, source, catalog)
-    doc_chunks = chunker.chunk(document)
-    (summary.changed if source in previous.known else summary.added).append(source)
-    entry = DocumentEntry.from_document(document, [c.id for c in doc_chunks], entry_catalog)
-    return entry, doc_chunks
 
 
 def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]) -> _Previous:

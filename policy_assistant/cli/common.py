@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import DocumentError, ExitCode, PolicyAssistantError
+from policy_assistant.parse.files import printable
 
 PIPED_WIDTH = 160
 """Width of tables written to a pipe or file, where no terminal says how wide to be."""
@@ -46,13 +47,13 @@ def guarded(command: Callable[P, R]) -> Callable[P, R]:
 
 
 def error(message: str) -> None:
-    """Print one error line on stderr."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    """Print one error line on stderr; control characters in file names are escaped."""
+    err.print(f"[bold red]error:[/] {escape(printable(message))}", highlight=False, soft_wrap=True)
 
 
 def warn(message: str) -> None:
-    """Print one warning line on stderr."""
-    err.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    """Print one warning line on stderr; control characters in file names are escaped."""
+    err.print(f"[yellow]warning:[/] {escape(printable(message))}", highlight=False, soft_wrap=True)
 
 
 REFRESH_SECONDS = 0.1
@@ -68,6 +69,12 @@ def print_warnings(messages: list[str], limit: int = WARNING_LIMIT) -> None:
         warn(message)
     if len(messages) > limit:
         warn(f"{len(messages) - limit} more warnings like these")
+
+
+def print_notices(messages: list[str]) -> None:
+    """Print corpus-level warnings (refused entries, stale catalog keys, skips), every one."""
+    for message in messages:
+        warn(message)
 
 
 def report_failures(failures: Iterable[DocumentError]) -> int:
@@ -114,7 +121,7 @@ def progress_bar(label: str, quiet: bool = False) -> Iterator[Callable[[int, int
         last = [0.0]
 
         def update(done: int, total: int, item: str) -> None:
-            bar.update(task, completed=done, total=total, item=escape(item))
+            bar.update(task, completed=done, total=total, item=escape(printable(item)))
             if done == total or time.monotonic() - last[0] > REFRESH_SECONDS:
                 last[0] = time.monotonic()
                 bar.refresh()

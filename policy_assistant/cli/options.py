@@ -20,6 +20,9 @@ from policy_assistant.chunk import (
     make_chunker,
 )
 from policy_assistant.errors import UsageError
+from policy_assistant.parse import DEFAULT_CACHE_DIR, DEFAULT_MAX_FILE_SIZE, CorpusOptions
+
+MIB = 1024 * 1024
 
 ChunkerName = Annotated[str, typer.Option("--chunker", help=f"One of: {', '.join(CHUNKERS)}.")]
 Size = Annotated[
@@ -59,23 +62,75 @@ IndexDir = Annotated[
         show_default=False,
     ),
 ]
+Include = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--include", help="Read only files matching this glob (repeatable; ** spans folders)."
+    ),
+]
+Exclude = Annotated[
+    list[str] | None,
+    typer.Option("--exclude", help="Leave out files or folders matching this glob (repeatable)."),
+]
+DefaultAccess = Annotated[
+    str | None,
+    typer.Option(
+        "--default-access",
+        help="public or staff: the label of documents neither the catalog nor front matter "
+        "labels [staff, with a warning].",
+        show_default=False,
+    ),
+]
+MaxFileSize = Annotated[
+    int,
+    typer.Option("--max-file-size", help="Largest document read, in MiB; a larger one fails."),
+]
+ParseCache = Annotated[
+    Path,
+    typer.Option("--parse-cache", help="Parse cache folder: unchanged files are not parsed again."),
+]
+DEFAULT_MAX_FILE_MIB = DEFAULT_MAX_FILE_SIZE // MIB
+"""--max-file-size when not given."""
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 AsJson = Annotated[bool, typer.Option("--json", help="JSON on stdout instead of a table.")]
 
 __all__ = [
+    "DEFAULT_CACHE_DIR",
     "DEFAULT_CHUNKER",
+    "DEFAULT_MAX_FILE_MIB",
     "AsJson",
     "ChunkerName",
+    "DefaultAccess",
+    "Exclude",
+    "Include",
     "IndexDir",
+    "MaxFileSize",
     "MaxTableWords",
     "MaxWords",
     "Overlap",
     "OverlapSentences",
+    "ParseCache",
     "Quiet",
     "Size",
     "chunker_settings",
+    "corpus_options",
     "make_cli_chunker",
 ]
+
+
+def corpus_options(
+    include: list[str] | None,
+    exclude: list[str] | None,
+    default_access: str | None,
+    max_file_mib: int,
+    cache_dir: Path | None = None,
+) -> CorpusOptions:
+    """Return how to read the corpus, as asked; impossible values are usage errors."""
+    options = CorpusOptions(
+        tuple(include or ()), tuple(exclude or ()), default_access, cache_dir, max_file_mib * MIB
+    )
+    options.check()
+    return options
 
 
 def chunker_settings(
