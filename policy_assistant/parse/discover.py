@@ -148,8 +148,9 @@ def _entry(walk: _Walk, full: str, rel: str, name: str, depth: int) -> tuple[str
     if rel == CATALOG_NAME:
         found.skipped[CATALOG_NAME] += 1
         return None
-    if not path_selected(rel, walk.include, walk.exclude):
-        found.skipped[EXCLUDED] += not os.path.isdir(full)
+    # Folders are walked even when excluded, so every file left out is counted.
+    if not path_selected(rel, walk.include, walk.exclude) and not os.path.isdir(full):
+        found.skipped[EXCLUDED] += 1
         return None
     try:
         info = os.lstat(full)

@@ -46,7 +46,7 @@ def is_utf8_name(name: str) -> bool:
 def size_text(size: int) -> str:
     """Return a byte count as a short human figure (MiB above one)."""
     mib = size / (1024 * 1024)
-    return f"{mib:.0f} MiB" if mib >= 1 else f"{size} bytes"
+    return f"{mib:.1f}".rstrip("0").rstrip(".") + " MiB" if mib >= 1 else f"{size} bytes"
 
 
 def file_kind(mode: int) -> str:
