@@ -320,3 +320,16 @@ def test_strict_stops_at_the_first_failure(tmp_path: Path) -> None:
     (corpus / "bad.md").write_bytes(b"\xff")
     with pytest.raises(DocumentError, match=r"^bad\.md: "):
         corpus_reader.read_corpus(corpus, strict=True)
+
+
+def test_inspect_of_a_folder_prints_the_readers_lines(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    (corpus / "sub" / "sheet.xlsx").write_bytes(b"PK")
+    page = tmp_path / "pages" / "index.html"
+    args = ["inspect", "sub", "--corpus", str(corpus), "--html", str(page), "--quiet"]
+    done = runner.invoke(app, args)
+    assert done.exit_code == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert "warning: skipped 1 file: .xlsx 1" in lines
+    assert "warning: sub/c.md: no access label; treated as staff (fail closed)" in lines
+    assert page.exists()

@@ -11,7 +11,16 @@ from typing import Annotated
 import typer
 
 from policy_assistant.chunk import CHUNKERS, DEFAULT_CHUNKER, Chunker
-from policy_assistant.cli.common import err, guarded, out, progress_bar, report_failures, warn
+from policy_assistant.cli.common import (
+    err,
+    guarded,
+    out,
+    print_notices,
+    print_warnings,
+    progress_bar,
+    report_failures,
+    warn,
+)
 from policy_assistant.cli.options import (
     DEFAULT_CACHE_DIR,
     DEFAULT_MAX_FILE_MIB,
@@ -111,6 +120,8 @@ def write_html(
     """Write the page (or a folder's pages), say what was written, return the exit code."""
     with progress_bar("writing pages", quiet) as progress:
         result = write_pages(source, chunker, target, corpus, index, progress, reading)
+    print_notices(result.notices)
+    print_warnings(result.warnings)
     others = [page for page in result.pages if page != target]
     beside = f" and {len(others)} document pages beside it" if others else ""
     out.print(f"wrote {target}{beside}", highlight=False, soft_wrap=True)

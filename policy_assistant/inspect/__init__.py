@@ -107,6 +107,10 @@ class Pages:
     """One page per document, in source order."""
     failures: list[DocumentError] = field(default_factory=list)
     """Documents that could not be parsed (no page for them)."""
+    notices: list[str] = field(default_factory=list)
+    """Lines about the folder as a whole (refused entries, skipped files), as the reader gives."""
+    warnings: list[str] = field(default_factory=list)
+    """Per-document warnings (no access label, no text), as the reader gives."""
 
 
 def write_pages(
@@ -124,8 +128,9 @@ def write_pages(
         doc = load_document(root, path, options)
         page = write_document_page(Inspection(doc, _variant_for(doc, chunker, opened)), target)
         return Pages(target, [page])
-    docs, failures = load_folder(root, path, options=options)
-    result = Pages(target, failures=failures)
+    read = load_folder(root, path, options=options)
+    docs = read.documents
+    result = Pages(target, failures=read.failures, notices=read.notices, warnings=read.warnings)
     entries = []
     for done, doc in enumerate(docs, 1):
         inspection = Inspection(doc, _variant_for(doc, chunker, opened))

@@ -10,8 +10,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from policy_assistant.errors import DocumentError, UsageError
-from policy_assistant.parse import CorpusOptions, read_corpus
+from policy_assistant.errors import UsageError
+from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
 from policy_assistant.parse.discover import find_root
 from policy_assistant.records import Document
 
@@ -52,7 +52,6 @@ def load_folder(
     folder: Path,
     progress: Callable[[int, int, str], None] | None = None,
     options: CorpusOptions | None = None,
-) -> tuple[list[Document], list[DocumentError]]:
+) -> CorpusRead:
     """Parse every document under `folder`, with sources relative to the corpus `root`."""
-    read = read_corpus(_absolute(folder), options, progress=progress, root=_absolute(root))
-    return read.documents, read.failures
+    return read_corpus(_absolute(folder), options, progress=progress, root=_absolute(root))
