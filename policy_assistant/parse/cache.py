@@ -10,7 +10,6 @@ are written atomically; a damaged or foreign entry reads as a miss and is writte
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -44,6 +43,8 @@ def parser_fingerprint() -> str:
 
 def _library_versions() -> dict[str, str]:
     """Return the installed version of every library the package requires (none imported)."""
+    import importlib.metadata  # costs tens of milliseconds: only when the cache is used
+
     try:
         requirements = importlib.metadata.requires("policy-assistant") or []
     except importlib.metadata.PackageNotFoundError:

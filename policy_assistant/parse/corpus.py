@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from policy_assistant.errors import DocumentError, PolicyAssistantError
+from policy_assistant.errors import DocumentError, PolicyAssistantError, UsageError
 from policy_assistant.ids import file_sha256
 from policy_assistant.parse.cache import ParseCache
 from policy_assistant.parse.catalog import CATALOG_NAME, Catalog, load_catalog
@@ -43,8 +43,6 @@ class CorpusOptions:
 
     def check(self) -> None:
         """Refuse impossible options with a UsageError naming the option."""
-        from policy_assistant.errors import UsageError
-
         if self.default_access is not None and self.default_access not in ACCESS_LABELS:
             labels = " or ".join(ACCESS_LABELS)
             raise UsageError(f"--default-access must be {labels}, got {self.default_access!r}")
