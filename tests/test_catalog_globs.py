@@ -193,3 +193,11 @@ def test_a_bad_default_access_is_a_usage_error(tmp_path: Path) -> None:
     done = runner.invoke(app, ["parse", str(tmp_path), "--default-access", "admin"])
     assert done.exit_code == 2
     assert "--default-access must be public or staff" in done.stderr
+
+
+def test_a_key_with_glob_characters_that_names_a_file_is_that_file(tmp_path: Path) -> None:
+    (tmp_path / "catalog.toml").write_text('["notes [draft].md"]\naccess = "public"\n')
+    (tmp_path / "notes [draft].md").write_text("# Draft\n\ntext\n")
+    read = read_corpus(tmp_path)
+    assert read.documents[0].access == "public"
+    assert not [n for n in read.notices if "lists" in n]

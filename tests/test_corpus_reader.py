@@ -333,3 +333,10 @@ def test_inspect_of_a_folder_prints_the_readers_lines(tmp_path: Path) -> None:
     assert "warning: skipped 1 file: .xlsx 1" in lines
     assert "warning: sub/c.md: no access label; treated as staff (fail closed)" in lines
     assert page.exists()
+
+
+def test_a_max_file_size_below_one_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n")
+    done = runner.invoke(app, ["parse", str(tmp_path), "--max-file-size", "0"])
+    assert done.exit_code == 2
+    assert "--max-file-size must be above 0 (MiB), got 0" in done.stderr

@@ -126,6 +126,8 @@ def corpus_options(
     cache_dir: Path | None = None,
 ) -> CorpusOptions:
     """Return how to read the corpus, as asked; impossible values are usage errors."""
+    if max_file_mib <= 0:
+        raise UsageError(f"--max-file-size must be above 0 (MiB), got {max_file_mib}")
     options = CorpusOptions(
         tuple(include or ()), tuple(exclude or ()), default_access, cache_dir, max_file_mib * MIB
     )

@@ -93,7 +93,11 @@ class Catalog:
         present = list(sources)
         known = set(present)
         missing = [k for k in self.entries if not is_glob(k) and k not in known]
-        missing += [g.pattern for g, _ in self._globs if not any(g.matches(s) for s in present)]
+        missing += [
+            g.pattern
+            for g, _ in self._globs
+            if g.pattern not in known and not any(g.matches(s) for s in present)
+        ]
         return sorted(missing)
 
 
