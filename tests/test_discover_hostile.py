@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -247,3 +249,68 @@ def test_a_broken_link_is_a_warning(tmp_path: Path) -> None:
     read = read_corpus(corpus)
     assert "gone.md: broken link (No such file or directory); skipped" in read.notices
     assert [d.source for d in read.documents] == ["good.md"]
+
+
+# A seeded generator of hostile trees: every mix gives one line per bad entry, no traceback,
+# the good documents indexed, and an exit code of 1 exactly when a document could not be read.
+
+FAILING = {"ctrl", "linkout"}
+"""Kinds that are documents which should have been read: they make the exit code 1."""
+
+
+def plant(corpus: Path, outside: Path, kind: str, token: str) -> None:
+    """Add one hostile entry of `kind` whose name holds `token`."""
+    base = corpus / token
+    if kind == "loop":
+        Path(f"{base}-loop.md").symlink_to(f"{token}-loop.md")
+    elif kind == "broken":
+        Path(f"{base}-broken.md").symlink_to("nowhere.md")
+    elif kind == "badname":
+        fd = os.open(os.fsencode(base) + b"-\xff.md", os.O_CREAT | os.O_WRONLY, 0o644)
+        os.close(fd)
+    elif kind == "fifo":
+        os.mkfifo(f"{base}-fifo.md")
+    elif kind == "deep":
+        Path(f"{base}-deep", *["d"] * (MAX_DEPTH + 2)).mkdir(parents=True)
+    elif kind == "ctrl":
+        Path(f"{base}-\x1b[1m\n.md").write_bytes(b"\xff")
+    elif kind == "symdir":
+        Path(f"{base}-dir").symlink_to("docs", target_is_directory=True)
+    elif kind == "linkout":
+        Path(f"{base}-out.md").symlink_to(outside)
+    elif kind == "empty":
+        Path(f"{base}-empty.md").write_text("")
+
+
+KINDS = ("loop", "broken", "badname", "fifo", "deep", "ctrl", "symdir", "linkout", "empty")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mixed_hostile_trees_give_one_line_each_and_index_the_rest(
+    tmp_path: Path, seed: int, deadline: None
+) -> None:
+    rng = random.Random(seed)
+    corpus = tmp_path / "c"
+    (corpus / "docs").mkdir(parents=True)
+    (corpus / "catalog.toml").write_text('[defaults]\naccess = "public"\n')
+    outside = tmp_path / "outside.md"
+    outside.write_text(GOOD)
+    good = {f"docs/g{i}.md" for i in range(rng.randint(1, 4))}
+    for source in good:
+        (corpus / source).write_text(f"# Doc\n\nText of {source} about sprinklers.\n")
+    kinds = rng.sample(KINDS, rng.randint(2, len(KINDS)))
+    tokens = {kind: f"hx{n:02}x" for n, kind in enumerate(kinds)}
+    for kind, token in tokens.items():
+        plant(corpus, outside, kind, token)
+    (corpus / "stray.xlsx").write_bytes(b"PK")
+    start = time.monotonic()
+    done = ingest(corpus, tmp_path / "i")
+    assert time.monotonic() - start < 20
+    assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
+    assert "Traceback" not in done.output and "\x1b" not in done.stderr
+    assert done.exit_code == (1 if FAILING & set(kinds) else 0), done.stderr
+    for kind, token in tokens.items():
+        assert len(lines_about(done.stderr, token)) == 1, (kind, done.stderr)
+    assert any("skipped" in line and ".xlsx 1" in line for line in done.stderr.splitlines())
+    with open_index(tmp_path / "i") as opened:
+        assert {c.source for c in opened.chunks()} == good
