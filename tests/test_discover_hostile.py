@@ -208,6 +208,7 @@ def test_printable_escapes_controls_and_undecodable_bytes_only() -> None:
     assert printable("a\nb\rc\td\x1b[0m\x7f\x9b") == "a\\nb\\rc\\td\\x1b[0m\\x7f\\x9b"
     assert printable(os.fsdecode(b"caf\xe9")) == "caf\\xe9"
     assert printable("café/ok name.md") == "café/ok name.md"
+    assert printable("invoice\u202egpj.md") == "invoice\\u202egpj.md"
     assert printable(printable("a\nb")) == printable("a\nb")
 
 

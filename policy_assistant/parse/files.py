@@ -12,6 +12,8 @@ DEFAULT_MAX_FILE_SIZE = 256 * 1024 * 1024
 """Largest file read as a document, in bytes (256 MiB: the biggest real manuals fit)."""
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_BIDI = frozenset([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+"""Bidirectional overrides, which can make a name read as another on a terminal."""
 
 
 def printable(text: str) -> str:
@@ -27,7 +29,7 @@ def printable(text: str) -> str:
             out.append(_ESCAPES[char])
         elif 0xDC80 <= code <= 0xDCFF:  # a byte of a non-UTF-8 file name (surrogateescape)
             out.append(f"\\x{code - 0xDC00:02x}")
-        elif code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF:
+        elif code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF or code in _BIDI:
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
         else:
             out.append(char)
