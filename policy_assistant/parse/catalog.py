@@ -115,6 +115,7 @@ def meta_from_fields(
         access = catalog.get("default_access")
 
     def pick(name: str) -> str | None:
+        """Return a field: the catalog's, else the front matter's, else the default."""
         return catalog.get(name) or front.get(name) or catalog.get(f"default_{name}") or None
 
     return DocumentMeta(
