@@ -16,8 +16,8 @@ from policy_assistant.errors import DocumentError, PolicyAssistantError, UsageEr
 from policy_assistant.ids import file_sha256
 from policy_assistant.parse.cache import ParseCache
 from policy_assistant.parse.catalog import CATALOG_NAME, Catalog, load_catalog
-from policy_assistant.parse.discover import Discovery, discover, skipped_line, source_of
-from policy_assistant.parse.dispatch import is_labelled, parse_document
+from policy_assistant.parse.discover import Discovery, discover, skipped_line
+from policy_assistant.parse.dispatch import labelled_by, parse_document
 from policy_assistant.parse.files import DEFAULT_MAX_FILE_SIZE, printable, read_regular
 from policy_assistant.parse.globs import is_glob
 from policy_assistant.records import ACCESS_LABELS, Document
@@ -125,8 +125,7 @@ def read_corpus(
     if strict and result.failures:
         raise result.failures[0]
     cache = ParseCache(options.cache_dir) if options.cache_dir is not None else None
-    for done, file in enumerate(found.files, 1):
-        source = source_of(file, found.root)
+    for done, (source, file) in enumerate(zip(found.sources, found.files, strict=True), 1):
         try:
             _read_one(file, source, options, cache, reuse, result)
         except DocumentError as exc:
@@ -157,14 +156,14 @@ def _read_one(
     kept = reuse(corpus_file) if reuse is not None else None
     if kept is not None:
         result.reused.append(corpus_file)
-        labelled = is_labelled(source, data, catalog)
+        labelled = labelled_by(source, data, corpus_file.fields)
         result.warnings.extend(document_warnings(source, labelled, kept.empty))
         return
     key = ParseCache.key(source, corpus_file.sha256, corpus_file.fields) if cache else ""
     hit = cache.get(key) if cache else None
     if hit is None:
         document = parse_document(data, source, catalog)
-        labelled = is_labelled(source, data, catalog)
+        labelled = labelled_by(source, data, corpus_file.fields)
         result.parsed += 1
         if cache:
             cache.put(key, document, labelled)
@@ -188,7 +187,7 @@ def _notices(path: Path, found: Discovery, catalog: Catalog) -> list[str]:
     """Return the corpus-level lines: hostile entries, catalog problems, skipped files."""
     notices = list(found.warnings) + list(catalog.problems)
     if path.is_dir() and Path(os.path.abspath(path)) == found.root:
-        present = [source_of(f, found.root) for f in found.files]
+        present = list(found.sources)
         present += [e.source for e in found.failures]
         notices += [_unmatched(key) for key in catalog.unmatched(present)]
     line = skipped_line(found.skipped)

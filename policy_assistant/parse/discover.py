@@ -51,6 +51,8 @@ class Discovery:
     """The corpus root that sources are relative to."""
     files: list[Path] = field(default_factory=list)
     """Files to parse, in sorted source order."""
+    sources: list[str] = field(default_factory=list)
+    """The corpus-relative source of each file, in the same order."""
     failures: list[DocumentError] = field(default_factory=list)
     """Documents that cannot be read (a link out of the corpus)."""
     warnings: list[str] = field(default_factory=list)
@@ -114,7 +116,9 @@ def discover(
         _walk(walk, target, source_of(target, root))
     else:
         _entry(walk, str(target), source_of(target, root), target.name, 0)
-    walk.found.files.sort(key=lambda p: source_of(p, root))
+    ordered = sorted(zip(walk.found.sources, walk.found.files, strict=True))
+    walk.found.sources[:] = [source for source, _ in ordered]
+    walk.found.files[:] = [file for _, file in ordered]
     walk.found.failures.sort(key=lambda e: e.source)
     return walk.found
 
@@ -204,14 +208,21 @@ def _file(walk: _Walk, full: str, rel: str, mode: int) -> None:
         found.warnings.append(f"{printable(rel)}: {file_kind(mode)}, not a regular file; skipped")
     else:
         found.files.append(Path(full))
+        found.sources.append(rel)
+
+
+def suffix_of(name: str) -> str:
+    """Return a file name's ending, lower-cased, as Path.suffix gives it ("" for none)."""
+    suffix = os.path.splitext(name)[1].lower()
+    return "" if suffix == "." else suffix
 
 
 def _is_document(rel: str) -> bool:
-    return Path(rel).suffix.lower() in SUFFIXES
+    return suffix_of(rel) in SUFFIXES
 
 
 def _count(found: Discovery, rel: str) -> None:
-    found.skipped[Path(rel).suffix.lower() or "(no extension)"] += 1
+    found.skipped[suffix_of(rel) or "(no extension)"] += 1
 
 
 def skipped_line(skipped: Counter[str]) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from policy_assistant.errors import DocumentError
 from policy_assistant.ids import file_sha256
 from policy_assistant.parse.catalog import Catalog
-from policy_assistant.parse.discover import SUFFIXES
+from policy_assistant.parse.discover import SUFFIXES, suffix_of
 from policy_assistant.records import Document, DocumentMeta
 
 MetaParser = Callable[[bytes, str, DocumentMeta, str], Document]
@@ -27,7 +27,7 @@ PARSERS = {
 
 def kind_of(source: str) -> str | None:
     """Return the parser kind for a source's ending, or None when no parser reads it."""
-    return SUFFIXES.get(Path(source).suffix.lower())
+    return SUFFIXES.get(suffix_of(source))
 
 
 def parse_bytes(data: bytes, source: str, catalog: Catalog, sha256: str | None = None) -> Document:
@@ -71,7 +71,11 @@ def parse_document(data: bytes, source: str, catalog: Catalog) -> Document:
 
 def is_labelled(source: str, data: bytes, catalog: Catalog) -> bool:
     """Return whether the catalog, its defaults or front matter give `source` an access label."""
-    fields = catalog.fields_for(source)
+    return labelled_by(source, data, catalog.fields_for(source))
+
+
+def labelled_by(source: str, data: bytes, fields: dict[str, str]) -> bool:
+    """Return whether catalog `fields` (Catalog.fields_for) or front matter label `source`."""
     if "access" in fields or "default_access" in fields:
         return True
     if kind_of(source) != "markdown":

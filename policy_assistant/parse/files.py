@@ -70,19 +70,34 @@ def read_regular(path: Path, source: str, max_size: int = DEFAULT_MAX_FILE_SIZE)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise DocumentError(source, f"cannot read: {exc.strerror or exc}") from exc
-    with os.fdopen(fd, "rb") as handle:
+    try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise DocumentError(source, f"{file_kind(info.st_mode)}, not a regular file")
         if info.st_size > max_size:
             raise DocumentError(source, _too_big(info.st_size, max_size))
-        try:
-            data = handle.read(max_size + 1)
-        except OSError as exc:
-            raise DocumentError(source, f"cannot read: {exc.strerror or exc}") from exc
+        data = _read_all(fd, source, max_size + 1)
+    finally:
+        os.close(fd)
     if len(data) > max_size:  # the file grew while it was read
         raise DocumentError(source, _too_big(len(data), max_size))
     return data
+
+
+def _read_all(fd: int, source: str, limit: int) -> bytes:
+    """Read up to `limit` bytes from `fd`, however many calls it takes."""
+    parts: list[bytes] = []
+    left = limit
+    try:
+        while left > 0:
+            part = os.read(fd, min(left, 16 * 1024 * 1024))
+            if not part:
+                break
+            parts.append(part)
+            left -= len(part)
+    except OSError as exc:
+        raise DocumentError(source, f"cannot read: {exc.strerror or exc}") from exc
+    return b"".join(parts)
 
 
 def _too_big(size: int, limit: int) -> str:
