@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from policy_assistant import pipeline
 from policy_assistant.chunk import make_chunker
+from policy_assistant.parse import corpus as corpus_reader
 from policy_assistant.pipeline import IngestSummary, ingest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,13 +39,13 @@ WORDS = VOCABULARY.split()
 def counting_parser() -> list[str]:
     """Wrap the pipeline's parser so every parsed source is recorded."""
     calls: list[str] = []
-    real: Callable[..., Any] = pipeline.parse_document
+    real: Callable[..., Any] = corpus_reader.parse_document
 
     def counted(data: bytes, source: str, catalog: Any) -> Any:
         calls.append(source)
         return real(data, source, catalog)
 
-    pipeline.parse_document = counted  # type: ignore[assignment]
+    corpus_reader.parse_document = counted  # type: ignore[assignment]
     return calls
 
 

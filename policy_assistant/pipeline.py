@@ -11,13 +11,12 @@ Nothing is written when nothing changed, so an unchanged corpus leaves the same 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from policy_assistant.chunk import Chunker
 from policy_assistant.errors import DocumentError, IndexError_
-from policy_assistant.ids import file_sha256
 from policy_assistant.index import (
     BM25_DEFAULTS,
     DocumentEntry,
@@ -26,18 +25,11 @@ from policy_assistant.index import (
     load_manifest,
 )
 from policy_assistant.index.build import IndexSettings, build_index, settings_change, unusable
-from policy_assistant.parse import (
-    Catalog,
-    catalog_warnings,
-    discover,
-    is_labelled,
-    load_catalog,
-    parse_document,
-    read_file,
-    source_of,
-)
-from policy_assistant.parse.discover import SUFFIXES
-from policy_assistant.records import Chunk, DocumentMeta
+from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
+from policy_assistant.records import Chunk
+
+PARSE_CACHE_NAME = "parse-cache"
+"""The parse cache ingest keeps beside its index folder when none is named."""
 
 Progress = Callable[[int, int, str], None]
 """Called as progress(done, total, source) after each file."""
@@ -64,7 +56,9 @@ class IngestSummary:
     failures: list[DocumentError] = field(default_factory=list)
     """Files that could not be parsed."""
     warnings: list[str] = field(default_factory=list)
-    """Things the user should know (unlabelled documents, stale catalog entries)."""
+    """Per-document things the user should know (no access label, no text)."""
+    notices: list[str] = field(default_factory=list)
+    """Corpus-level lines never folded away (refused entries, stale catalog keys, skipped files)."""
     rebuilt: str | None = None
     """Why every document was redone, when the settings or the old index called for it."""
     written: bool = False
@@ -82,6 +76,7 @@ class IngestSummary:
             "words": self.words,
             "failures": [{"source": f.source, "problem": f.problem} for f in self.failures],
             "warnings": self.warnings,
+            "notices": self.notices,
             "rebuilt": self.rebuilt,
             "written": self.written,
         }
@@ -107,20 +102,19 @@ def ingest(
     bm25: dict[str, Any] | None = None,
     strict: bool = False,
     progress: Progress | None = None,
+    options: CorpusOptions | None = None,
 ) -> IngestSummary:
     """Bring the index at index_dir up to date with the corpus; see the module docstring."""
     params = {**BM25_DEFAULTS, **(bm25 or {})}
-    found = discover(corpus)
-    catalog = load_catalog(found.root)
-    summary = IngestSummary(index_dir, failures=list(found.failures))
-    if strict and summary.failures:
-        raise summary.failures[0]
+    summary = IngestSummary(index_dir)
     with index_lock(index_dir):
         previous = _load_previous(index_dir, chunker.spec(), params)
-        entries, chunks = _collect(
-            found.files, found.root, catalog, chunker, previous, summary, strict, progress
+        read = read_corpus(
+            corpus, _with_cache(options, index_dir), progress=progress, strict=strict
         )
-        summary.warnings.extend(catalog_warnings(catalog, found))
+        summary.failures, summary.warnings = read.failures, read.warnings
+        summary.notices = read.notices
+        entries, chunks = _collect(read, chunker, previous)
         settings = IndexSettings(chunker.spec(), params)
         built = build_index(chunks, index_dir, settings, entries=entries, damage=previous.damage)
     summary.added, summary.changed, summary.removed = built.added, built.changed, built.removed
@@ -132,72 +126,32 @@ def ingest(
 
 
 def _collect(
-    files: list[Path],
-    root: Path,
-    catalog: Catalog,
-    chunker: Chunker,
-    previous: _Previous,
-    summary: IngestSummary,
-    strict: bool,
-    progress: Progress | None,
+    read: CorpusRead, chunker: Chunker, previous: _Previous
 ) -> tuple[list[DocumentEntry], list[Chunk]]:
-    """Reuse or redo each document; return the new entries and every chunk."""
+    """Chunk each document again only when it differs from the indexed one; return all."""
     entries: list[DocumentEntry] = []
     chunks: list[Chunk] = []
-    for done, path in enumerate(files, 1):
-        source = source_of(path, root)
-        try:
-            entry, doc_chunks = _one(path, source, catalog, chunker, previous, summary)
-        except DocumentError as exc:
-            if strict:
-                raise
-            summary.failures.append(exc)
-        else:
-            entries.append(entry)
-            chunks.extend(doc_chunks)
-        if progress:
-            progress(done, len(files), source)
-    summary.failures.sort(key=lambda e: e.source)
+    for document in read.documents:
+        old = previous.entries.get(document.source)
+        if old is not None and old.same_document(document):
+            entries.append(old)
+            chunks.extend(previous.chunks.get(document.source, []))
+            continue
+        doc_chunks = chunker.chunk(document)
+        entries.append(DocumentEntry.from_document(document, [c.id for c in doc_chunks]))
+        chunks.extend(doc_chunks)
     return entries, chunks
 
 
-def _one(
-    path: Path,
-    source: str,
-    catalog: Catalog,
-    chunker: Chunker,
-    previous: _Previous,
-    summary: IngestSummary,
-) -> tuple[DocumentEntry, list[Chunk]]:
-    """Return one document's manifest entry and chunks, parsing only when it changed."""
-    data = read_file(path, source)
-    if not is_labelled(source, data, catalog):
-        summary.warnings.append(f"{source}: no access label; treated as staff (fail closed)")
-    old = previous.entries.get(source)
-    if old is not None and _unchanged(old, source, data, catalog):
-        return old, previous.chunks.get(source, [])
-    document = parse_document(data, source, catalog)
-    doc_chunks = chunker.chunk(document)
-    return DocumentEntry.from_document(document, [c.id for c in doc_chunks]), doc_chunks
+def _with_cache(options: CorpusOptions | None, index_dir: Path) -> CorpusOptions:
+    """Return the reading options with a parse cache: the one given, else one beside the index.
 
-
-def _unchanged(old: DocumentEntry, source: str, data: bytes, catalog: Catalog) -> bool:
-    """Whether a file's bytes and the metadata the catalog gives it are as when indexed."""
-    if old.sha256 != file_sha256(data):
-        return False
-    meta = explicit_meta(source, data, catalog)
-    same = (meta.version, meta.access, meta.language) == (old.version, old.access, old.language)
-    # A title the catalog does not give comes from the bytes, which are unchanged.
-    return same and meta.title in (None, old.title)
-
-
-def explicit_meta(source: str, data: bytes, catalog: Catalog) -> DocumentMeta:
-    """Return the metadata the catalog and front matter give a file, without parsing it."""
-    if SUFFIXES.get(Path(source).suffix.lower()) != "markdown":
-        return catalog.meta_for(source)
-    from policy_assistant.parse.markdown import decode_markdown, split_front_matter
-
-    return catalog.meta_for(source, split_front_matter(decode_markdown(data, source))[0])
+    Beside, not inside: the index folder holds only what `index` would write too.
+    """
+    chosen = options or CorpusOptions()
+    if chosen.cache_dir is not None:
+        return chosen
+    return replace(chosen, cache_dir=index_dir.absolute().parent / PARSE_CACHE_NAME)
 
 
 def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]) -> _Previous:

@@ -24,12 +24,18 @@ from policy_assistant.cli.common import (
     emit_json_lines,
     guarded,
     out,
+    print_notices,
     print_warnings,
     progress_bar,
     report_failures,
 )
 from policy_assistant.cli.options import (
+    DEFAULT_MAX_FILE_MIB,
     ChunkerName,
+    DefaultAccess,
+    Exclude,
+    Include,
+    MaxFileSize,
     MaxTableWords,
     MaxWords,
     Overlap,
@@ -37,10 +43,11 @@ from policy_assistant.cli.options import (
     Quiet,
     Size,
     chunker_settings,
+    corpus_options,
     make_cli_chunker,
 )
 from policy_assistant.errors import DocumentError, UsageError
-from policy_assistant.parse import ParseResult, parse_path
+from policy_assistant.parse import CorpusOptions, ParseResult, parse_path
 from policy_assistant.records import Chunk, Document
 
 PARSE_OUTPUT_SUFFIXES = (".jsonl", ".ndjson")
@@ -68,11 +75,17 @@ def chunk(
         Path | None, typer.Option("--out", help="Write the chunks as JSON lines to this file.")
     ] = None,
     quiet: Quiet = False,
+    include: Include = None,
+    exclude: Exclude = None,
+    default_access: DefaultAccess = None,
+    max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
 ) -> None:
     """Split documents into chunks and show what the chunker did to their structure."""
     settings = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     chunker = make_cli_chunker(chunker_name, settings)
-    result = load_documents(path, quiet)
+    options = corpus_options(include, exclude, default_access, max_file_size)
+    result = load_documents(path, quiet, options)
+    print_notices(result.notices)
     print_warnings(result.warnings)
     chunks = chunk_documents(result.documents, chunker)
     if as_json or out_file is not None:
@@ -82,7 +95,9 @@ def chunk(
     raise typer.Exit(report_failures(result.failures))
 
 
-def load_documents(path: Path, quiet: bool = True) -> ParseResult:
+def load_documents(
+    path: Path, quiet: bool = True, options: CorpusOptions | None = None
+) -> ParseResult:
     """Return the documents of a parse output (.jsonl, or - for stdin), or parse a corpus."""
     if path == Path("-"):
         data = sys.stdin.buffer.read()
@@ -90,7 +105,7 @@ def load_documents(path: Path, quiet: bool = True) -> ParseResult:
     if path.is_file() and path.suffix.lower() in PARSE_OUTPUT_SUFFIXES:
         return ParseResult(root=path.parent, documents=read_parse_output(path))
     with progress_bar("parsing", quiet) as progress:
-        return parse_path(path, progress)
+        return parse_path(path, progress, options)
 
 
 def read_parse_output(path: Path) -> list[Document]:

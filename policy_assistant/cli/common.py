@@ -19,6 +19,7 @@ from rich.table import Table
 
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import DocumentError, ExitCode, PolicyAssistantError
+from policy_assistant.parse.files import printable
 
 PIPED_WIDTH = 160
 """Width of tables written to a pipe or file when neither a terminal nor COLUMNS says."""
@@ -144,13 +145,13 @@ def describe_failure(exc: BaseException) -> tuple[str, ExitCode]:
 
 
 def error(message: str) -> None:
-    """Print one error line on stderr."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    """Print one error line on stderr; control characters in file names are escaped."""
+    err.print(f"[bold red]error:[/] {escape(printable(message))}", highlight=False, soft_wrap=True)
 
 
 def warn(message: str) -> None:
-    """Print one warning line on stderr."""
-    err.print(f"[yellow]warning:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    """Print one warning line on stderr; control characters in file names are escaped."""
+    err.print(f"[yellow]warning:[/] {escape(printable(message))}", highlight=False, soft_wrap=True)
 
 
 REFRESH_SECONDS = 0.1
@@ -166,6 +167,12 @@ def print_warnings(messages: list[str], limit: int = WARNING_LIMIT) -> None:
         warn(message)
     if len(messages) > limit:
         warn(f"{len(messages) - limit} more warnings like these")
+
+
+def print_notices(messages: list[str]) -> None:
+    """Print corpus-level warnings (refused entries, stale catalog keys, skips), every one."""
+    for message in messages:
+        warn(message)
 
 
 def report_failures(failures: Iterable[DocumentError]) -> int:
@@ -220,7 +227,7 @@ def progress_bar(label: str, quiet: bool = False) -> Iterator[Callable[[int, int
         last = [0.0]
 
         def update(done: int, total: int, item: str) -> None:
-            bar.update(task, completed=done, total=total, item=escape(item))
+            bar.update(task, completed=done, total=total, item=escape(printable(item)))
             if done == total or time.monotonic() - last[0] > REFRESH_SECONDS:
                 last[0] = time.monotonic()
                 bar.refresh()

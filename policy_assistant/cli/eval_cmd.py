@@ -15,13 +15,21 @@ from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.chunk import CHUNKERS
 from policy_assistant.cli.common import err, error, guarded, out, progress_bar, warn
 from policy_assistant.cli.options import (
+    DEFAULT_CACHE_DIR,
+    DEFAULT_MAX_FILE_MIB,
+    DefaultAccess,
+    Exclude,
+    Include,
+    MaxFileSize,
     MaxTableWords,
     MaxWords,
     Overlap,
     OverlapSentences,
+    ParseCache,
     Quiet,
     Size,
     chunker_settings,
+    corpus_options,
 )
 from policy_assistant.errors import ExitCode, UsageError
 from policy_assistant.evaluate import (
@@ -99,8 +107,14 @@ def eval_command(
         float | None, Opt(help="Allowed fall (default: one question's worth, 1/n).")
     ] = None,
     quiet: Quiet = False,
+    include: Include = None,
+    exclude: Exclude = None,
+    default_access: DefaultAccess = None,
+    max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
+    parse_cache: ParseCache = DEFAULT_CACHE_DIR,
 ) -> None:
     """Compare chunkers on a question set at equal context budgets; optionally gate CI."""
+    reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache)
     options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     indexes = tuple(index or ())
     names = parse_names(chunker) if chunker is not None else () if indexes else tuple(CHUNKERS)
@@ -119,7 +133,7 @@ def eval_command(
         raise UsageError(f"--tolerance must be zero or more, got {tolerance}")
     before = load_baseline(baseline) if baseline is not None else None
     with progress_bar("evaluating", quiet) as progress:
-        report = run_eval(corpus, questions, settings, progress)
+        report = run_eval(corpus, questions, settings, progress, reading)
     for message in report.warnings:
         warn(message)
     data = report.to_dict(detail=not summary)

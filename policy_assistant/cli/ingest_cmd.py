@@ -11,16 +11,22 @@ import typer
 from policy_assistant.cli.common import (
     guarded,
     out,
+    print_notices,
     print_warnings,
     progress_bar,
     report_failures,
 )
 from policy_assistant.cli.options import (
     DEFAULT_CHUNKER,
+    DEFAULT_MAX_FILE_MIB,
     AsJson,
     Bm25Variant,
     ChunkerName,
+    DefaultAccess,
+    Exclude,
+    Include,
     IndexDir,
+    MaxFileSize,
     MaxTableWords,
     MaxWords,
     Overlap,
@@ -29,6 +35,7 @@ from policy_assistant.cli.options import (
     Size,
     check_bm25_variant,
     chunker_settings,
+    corpus_options,
     make_cli_chunker,
 )
 from policy_assistant.cli.summary import summary_table
@@ -57,12 +64,17 @@ def ingest_command(
     ] = False,
     as_json: AsJson = False,
     quiet: Quiet = False,
+    include: Include = None,
+    exclude: Exclude = None,
+    default_access: DefaultAccess = None,
+    max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
     check_bm25_variant(bm25_variant)
     settings = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     made = make_cli_chunker(chunker, settings)
     index_dir = resolve_index_dir(index)
+    options = corpus_options(include, exclude, default_access, max_file_size)
     with progress_bar("ingesting", quiet) as progress:
         summary = ingest(
             corpus,
@@ -71,7 +83,9 @@ def ingest_command(
             bm25={"variant": bm25_variant},
             strict=strict,
             progress=progress,
+            options=options,
         )
+    print_notices(summary.notices)
     print_warnings(summary.warnings)
     if as_json:
         typer.echo(orjson.dumps(summary.to_dict(), option=orjson.OPT_SORT_KEYS).decode())

@@ -11,21 +11,38 @@ from typing import Annotated
 import typer
 
 from policy_assistant.chunk import CHUNKERS, DEFAULT_CHUNKER, Chunker
-from policy_assistant.cli.common import err, guarded, out, progress_bar, report_failures, warn
+from policy_assistant.cli.common import (
+    err,
+    guarded,
+    out,
+    print_notices,
+    print_warnings,
+    progress_bar,
+    report_failures,
+    warn,
+)
 from policy_assistant.cli.options import (
+    DEFAULT_CACHE_DIR,
+    DEFAULT_MAX_FILE_MIB,
+    DefaultAccess,
+    Exclude,
+    Include,
+    MaxFileSize,
     MaxTableWords,
     MaxWords,
     Overlap,
     OverlapSentences,
+    ParseCache,
     Quiet,
     Size,
     chunker_settings,
+    corpus_options,
     make_cli_chunker,
 )
 from policy_assistant.errors import UsageError
 from policy_assistant.inspect import Inspection, inspect_document, write_pages
 from policy_assistant.inspect.terminal import render_inspection
-from policy_assistant.parse import DEFAULT_CORPUS
+from policy_assistant.parse import DEFAULT_CORPUS, CorpusOptions
 
 Opt = typer.Option
 
@@ -64,17 +81,23 @@ def inspect_command(
     ] = None,
     open_page: Annotated[bool, Opt("--open", help="Open the written page in a browser.")] = False,
     quiet: Quiet = False,
+    include: Include = None,
+    exclude: Exclude = None,
+    default_access: DefaultAccess = None,
+    max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
+    parse_cache: ParseCache = DEFAULT_CACHE_DIR,
 ) -> None:
     """Draw a document's chunks over its text: where each starts, overlaps and cuts."""
+    reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache)
     given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     check_options(index, chunker, given)
     made = make_cli_chunker(chunker or DEFAULT_CHUNKER, given)
     if open_page and html_file is None:
         raise UsageError("--open opens the page that --html writes: give --html FILE too")
     if html_file is None:
-        print_inspection(inspect_document(source, made, corpus, index))
+        print_inspection(inspect_document(source, made, corpus, index, reading))
         return
-    code = write_html(source, made, html_file, corpus, index, quiet)
+    code = write_html(source, made, html_file, corpus, index, quiet, reading)
     maybe_open(html_file, open_page)
     raise typer.Exit(code)
 
@@ -92,10 +115,13 @@ def write_html(
     corpus: Path | None,
     index: Path | None,
     quiet: bool,
+    reading: CorpusOptions | None = None,
 ) -> int:
     """Write the page (or a folder's pages), say what was written, return the exit code."""
     with progress_bar("writing pages", quiet) as progress:
-        result = write_pages(source, chunker, target, corpus, index, progress)
+        result = write_pages(source, chunker, target, corpus, index, progress, reading)
+    print_notices(result.notices)
+    print_warnings(result.warnings)
     others = [page for page in result.pages if page != target]
     beside = f" and {len(others)} document pages beside it" if others else ""
     out.print(f"wrote {target}{beside}", highlight=False, soft_wrap=True)

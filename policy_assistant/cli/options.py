@@ -21,6 +21,9 @@ from policy_assistant.chunk import (
 )
 from policy_assistant.errors import UsageError
 from policy_assistant.index.settings import VARIANTS
+from policy_assistant.parse import DEFAULT_CACHE_DIR, DEFAULT_MAX_FILE_SIZE, CorpusOptions
+
+MIB = 1024 * 1024
 
 ChunkerName = Annotated[str, typer.Option("--chunker", help=f"One of: {', '.join(CHUNKERS)}.")]
 Size = Annotated[
@@ -67,23 +70,61 @@ Bm25Variant = Annotated[
         help=f"BM25 scoring: {' or '.join(VARIANTS)} (okapi reproduces rank-bm25's BM25Okapi).",
     ),
 ]
+
+Include = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--include", help="Read only files matching this glob (repeatable; ** spans folders)."
+    ),
+]
+Exclude = Annotated[
+    list[str] | None,
+    typer.Option("--exclude", help="Leave out files or folders matching this glob (repeatable)."),
+]
+DefaultAccess = Annotated[
+    str | None,
+    typer.Option(
+        "--default-access",
+        help="public or staff: the label of documents neither the catalog nor front matter "
+        "labels [staff, with a warning].",
+        show_default=False,
+    ),
+]
+MaxFileSize = Annotated[
+    int,
+    typer.Option("--max-file-size", help="Largest document read, in MiB; a larger one fails."),
+]
+ParseCache = Annotated[
+    Path,
+    typer.Option("--parse-cache", help="Parse cache folder: unchanged files are not parsed again."),
+]
+DEFAULT_MAX_FILE_MIB = DEFAULT_MAX_FILE_SIZE // MIB
+"""--max-file-size when not given."""
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 AsJson = Annotated[bool, typer.Option("--json", help="JSON on stdout instead of a table.")]
 
 __all__ = [
+    "DEFAULT_CACHE_DIR",
     "DEFAULT_CHUNKER",
+    "DEFAULT_MAX_FILE_MIB",
     "AsJson",
     "Bm25Variant",
     "ChunkerName",
+    "DefaultAccess",
+    "Exclude",
+    "Include",
     "IndexDir",
+    "MaxFileSize",
     "MaxTableWords",
     "MaxWords",
     "Overlap",
     "OverlapSentences",
+    "ParseCache",
     "Quiet",
     "Size",
     "check_bm25_variant",
     "chunker_settings",
+    "corpus_options",
     "make_cli_chunker",
 ]
 
@@ -92,6 +133,23 @@ def check_bm25_variant(variant: str) -> None:
     """Raise UsageError unless variant names a BM25 variant."""
     if variant not in VARIANTS:
         raise UsageError(f"--bm25 must be one of {', '.join(VARIANTS)}, got {variant!r}")
+
+
+def corpus_options(
+    include: list[str] | None,
+    exclude: list[str] | None,
+    default_access: str | None,
+    max_file_mib: int,
+    cache_dir: Path | None = None,
+) -> CorpusOptions:
+    """Return how to read the corpus, as asked; impossible values are usage errors."""
+    if max_file_mib <= 0:
+        raise UsageError(f"--max-file-size must be above 0 (MiB), got {max_file_mib}")
+    options = CorpusOptions(
+        tuple(include or ()), tuple(exclude or ()), default_access, cache_dir, max_file_mib * MIB
+    )
+    options.check()
+    return options
 
 
 def chunker_settings(

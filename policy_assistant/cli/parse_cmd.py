@@ -13,9 +13,18 @@ from policy_assistant.cli.common import (
     emit_json_lines,
     guarded,
     out,
+    print_notices,
     print_warnings,
     progress_bar,
     report_failures,
+)
+from policy_assistant.cli.options import (
+    DEFAULT_MAX_FILE_MIB,
+    DefaultAccess,
+    Exclude,
+    Include,
+    MaxFileSize,
+    corpus_options,
 )
 from policy_assistant.parse import ParseResult, parse_path
 from policy_assistant.records import Document
@@ -34,10 +43,16 @@ def parse(
         Path | None, typer.Option("--out", help="Write JSON lines to this file.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    include: Include = None,
+    exclude: Exclude = None,
+    default_access: DefaultAccess = None,
+    max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
 ) -> None:
     """Parse documents into blocks with offsets, pages and sections."""
+    options = corpus_options(include, exclude, default_access, max_file_size)
     with progress_bar("parsing", quiet) as progress:
-        result = parse_path(path, progress)
+        result = parse_path(path, progress, options)
+    print_notices(result.notices)
     print_warnings(result.warnings)
     if as_json or out_file is not None:
         emit_json_lines((d.to_dict() for d in result.documents), out_file)

@@ -30,7 +30,7 @@ from policy_assistant.ids import content_id
 from policy_assistant.index import Index, open_index
 from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
-from policy_assistant.parse import parse_path
+from policy_assistant.parse import CorpusOptions, read_corpus
 from policy_assistant.records import Chunk, Document
 
 DEFAULT_QUESTIONS = Path("questions/questions.jsonl")
@@ -96,6 +96,7 @@ def run_eval(
     questions_path: Path,
     settings: EvalSettings,
     progress: Progress | None = None,
+    options: CorpusOptions | None = None,
 ) -> EvalReport:
     """Parse the corpus, load the questions, and compare the chunkers on them."""
     settings.check()
@@ -106,7 +107,7 @@ def run_eval(
     )
     if unused:
         raise UsageError(f"no chunker compared takes {', '.join(unused)}")
-    parsed = parse_path(corpus, progress)
+    parsed = read_corpus(corpus, options, progress=progress)
     if parsed.failures:
         listed = "; ".join(str(f) for f in parsed.failures)
         raise PolicyAssistantError(f"eval needs every document; these failed to parse: {listed}")
@@ -117,7 +118,7 @@ def run_eval(
             parsed.documents, question_set, settings, progress=progress, shipped=shipped
         )
     where = {**report.settings, "corpus": corpus_identity(corpus, parsed.documents)}
-    return replace(report, settings=where, warnings=tuple(parsed.warnings))
+    return replace(report, settings=where, warnings=(*parsed.notices, *parsed.warnings))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from policy_assistant.inspect.index_source import IndexSource, open_index_source
 from policy_assistant.inspect.source import load_document, load_folder, locate
 from policy_assistant.inspect.variants import Variant, chunk_variant, preset_variants
 from policy_assistant.inspect.view import View, build_view
-from policy_assistant.parse import DEFAULT_CORPUS
+from policy_assistant.parse import DEFAULT_CORPUS, CorpusOptions
 from policy_assistant.records import Document
 
 __all__ = [
@@ -70,13 +70,17 @@ def _resolve(
 
 
 def inspect_document(
-    source: str, chunker: Chunker, corpus: Path | None = None, index: Path | None = None
+    source: str,
+    chunker: Chunker,
+    corpus: Path | None = None,
+    index: Path | None = None,
+    options: CorpusOptions | None = None,
 ) -> Inspection:
     """Parse SOURCE and chunk it with `chunker`, or take its chunks from the index at `index`."""
     root, path, opened = _resolve(source, corpus, index)
     if path.is_dir():
         raise UsageError(f"{source} is a folder: name one document, or give --html FILE")
-    doc = load_document(root, path)
+    doc = load_document(root, path, options)
     return Inspection(doc, _variant_for(doc, chunker, opened))
 
 
@@ -103,6 +107,10 @@ class Pages:
     """One page per document, in source order."""
     failures: list[DocumentError] = field(default_factory=list)
     """Documents that could not be parsed (no page for them)."""
+    notices: list[str] = field(default_factory=list)
+    """Lines about the folder as a whole (refused entries, skipped files), as the reader gives."""
+    warnings: list[str] = field(default_factory=list)
+    """Per-document warnings (no access label, no text), as the reader gives."""
 
 
 def write_pages(
@@ -112,15 +120,17 @@ def write_pages(
     corpus: Path | None = None,
     index: Path | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    options: CorpusOptions | None = None,
 ) -> Pages:
     """Write SOURCE's page at `target`; for a folder, an index page there and one page each."""
     root, path, opened = _resolve(source, corpus, index)
     if not path.is_dir():
-        doc = load_document(root, path)
+        doc = load_document(root, path, options)
         page = write_document_page(Inspection(doc, _variant_for(doc, chunker, opened)), target)
         return Pages(target, [page])
-    docs, failures = load_folder(root, path)
-    result = Pages(target, failures=failures)
+    read = load_folder(root, path, options=options)
+    docs = read.documents
+    result = Pages(target, failures=read.failures, notices=read.notices, warnings=read.warnings)
     entries = []
     for done, doc in enumerate(docs, 1):
         inspection = Inspection(doc, _variant_for(doc, chunker, opened))

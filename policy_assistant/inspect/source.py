@@ -10,14 +10,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from policy_assistant.errors import DocumentError, UsageError
-from policy_assistant.parse import (
-    discover,
-    load_catalog,
-    parse_document,
-    read_file,
-    source_of,
-)
+from policy_assistant.errors import UsageError
+from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
 from policy_assistant.parse.discover import find_root
 from policy_assistant.records import Document
 
@@ -45,29 +39,19 @@ def _absolute(path: Path) -> Path:
     return Path(os.path.abspath(path))
 
 
-def load_document(root: Path, path: Path) -> Document:
+def load_document(root: Path, path: Path, options: CorpusOptions | None = None) -> Document:
     """Parse one file of the corpus at `root`, labelled by the corpus's catalog."""
-    source = source_of(_absolute(path), _absolute(root))
-    data = read_file(path, source)
-    return parse_document(data, source, load_catalog(root))
+    read = read_corpus(_absolute(path), options, root=_absolute(root))
+    if read.failures:
+        raise read.failures[0]
+    return read.documents[0]
 
 
 def load_folder(
-    root: Path, folder: Path, progress: Callable[[int, int, str], None] | None = None
-) -> tuple[list[Document], list[DocumentError]]:
+    root: Path,
+    folder: Path,
+    progress: Callable[[int, int, str], None] | None = None,
+    options: CorpusOptions | None = None,
+) -> CorpusRead:
     """Parse every document under `folder`, with sources relative to the corpus `root`."""
-    found = discover(_absolute(folder))
-    catalog = load_catalog(root)
-    base = _absolute(root)
-    documents: list[Document] = []
-    failures = list(found.failures)
-    for done, file in enumerate(found.files, 1):
-        source = source_of(file, base)
-        try:
-            documents.append(parse_document(read_file(file, source), source, catalog))
-        except DocumentError as exc:
-            failures.append(exc)
-        if progress:
-            progress(done, len(found.files), source)
-    documents.sort(key=lambda d: d.source)
-    return documents, failures
+    return read_corpus(_absolute(folder), options, progress=progress, root=_absolute(root))

@@ -1,28 +1,78 @@
-"""Find the documents under a path: sorted, corpus-relative, never leaving the corpus."""
+"""Find the documents under a path: sorted, corpus-relative, never leaving the corpus.
+
+The walk survives hostile trees: symlink loops, broken links, names that are not UTF-8,
+folders nested past `MAX_DEPTH`, FIFOs and devices each become one warning line, and the rest
+of the corpus is still read. Links are never followed into folders; a link to a file inside
+the corpus is read, one that leaves it is refused.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from policy_assistant.errors import DocumentError, UsageError
 from policy_assistant.parse.catalog import CATALOG_NAME
+from policy_assistant.parse.files import file_kind, is_utf8_name, printable
+from policy_assistant.parse.globs import Glob, path_selected
 
-SUFFIXES = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown"}
+SUFFIXES = {
+    ".pdf": "pdf",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdx": "markdown",
+    ".txt": "text",
+    ".html": "html",
+    ".htm": "html",
+    ".docx": "docx",
+    ".pptx": "pptx",
+}
 """File endings the parsers read, and which parser reads each."""
+
+MAX_DEPTH = 64
+"""Folder levels below the corpus root that are walked; deeper folders give a warning."""
+
+HIDDEN = "hidden"
+"""Key under which hidden files are counted as skipped."""
+
+EXCLUDED = "excluded"
+"""Key under which files left out by --include / --exclude are counted as skipped."""
 
 
 @dataclass(frozen=True)
 class Discovery:
-    """What a walk found: the corpus root, the files to parse, and what was refused."""
+    """What a walk found: the corpus root, the files to parse, and what was refused or skipped."""
 
     root: Path
     """The corpus root that sources are relative to."""
     files: list[Path] = field(default_factory=list)
     """Files to parse, in sorted source order."""
+    sources: list[str] = field(default_factory=list)
+    """The corpus-relative source of each file, in the same order."""
     failures: list[DocumentError] = field(default_factory=list)
-    """Files that cannot be parsed (unsupported type, a link out of the corpus)."""
+    """Documents that cannot be read (a link out of the corpus)."""
+    warnings: list[str] = field(default_factory=list)
+    """One line per hostile entry: loop, broken link, bad name, FIFO, device, deep folder."""
+    skipped: Counter[str] = field(default_factory=Counter)
+    """Files that are not documents, counted by extension (or `hidden`, `excluded`, the catalog)."""
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """What every step of one walk shares."""
+
+    found: Discovery
+    """Where results go."""
+    real_root: str
+    """The corpus root with links resolved, to tell whether a link leaves it."""
+    include: tuple[Glob, ...]
+    """--include patterns."""
+    exclude: tuple[Glob, ...]
+    """--exclude patterns."""
 
 
 def source_of(path: Path, root: Path) -> str:
@@ -33,54 +83,152 @@ def source_of(path: Path, root: Path) -> str:
 def find_root(path: Path) -> Path:
     """Return the corpus root of a file: the nearest folder above it with a catalog."""
     for parent in path.parents:
-        if (parent / CATALOG_NAME).is_file():
+        if os.path.lexists(parent / CATALOG_NAME):
             return parent
     return path.parent
 
 
-def discover(path: Path) -> Discovery:
-    """Walk a folder (or take one file) and sort what is parseable from what is not."""
-    if not path.exists():
-        raise UsageError(f"{path}: no such file or folder")
-    if path.is_file():
-        root = find_root(path.absolute())
-        found = Discovery(root)
-        _consider(path.absolute(), root, found)
-        return found
-    root = path.absolute()
-    found = Discovery(root)
-    for candidate in _walk(root):
-        _consider(candidate, root, found)
-    found.files.sort(key=lambda p: source_of(p, root))
-    return found
+def discover(
+    path: Path,
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+    root: Path | None = None,
+) -> Discovery:
+    """Walk a folder (or take one file) and sort what is parseable from what is not.
+
+    Sources are relative to `root` when given (a folder inside a corpus), else to the folder
+    walked, or for one file to the nearest folder above it holding a catalog.
+    """
+    if not os.path.lexists(path):
+        raise UsageError(f"{printable(str(path))}: no such file or folder")
+    target = Path(os.path.abspath(path))
+    if root is not None:
+        root = Path(os.path.abspath(root))
+    else:
+        root = target if path.is_dir() else find_root(target)
+    walk = _Walk(
+        Discovery(root),
+        os.path.realpath(root),
+        tuple(Glob(p) for p in include),
+        tuple(Glob(p) for p in exclude),
+    )
+    if path.is_dir():
+        _walk(walk, target, source_of(target, root))
+    else:
+        _entry(walk, str(target), source_of(target, root), target.name, 0)
+    ordered = sorted(zip(walk.found.sources, walk.found.files, strict=True))
+    walk.found.sources[:] = [source for source, _ in ordered]
+    walk.found.files[:] = [file for _, file in ordered]
+    walk.found.failures.sort(key=lambda e: e.source)
+    return walk.found
 
 
-def _walk(root: Path) -> list[Path]:
-    out: list[Path] = []
-    for folder, dirs, files in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        base = Path(folder)
-        out.extend(base / d for d in dirs if (base / d).is_symlink())
-        out.extend(base / name for name in sorted(files) if not name.startswith("."))
-    return out
+def _walk(walk: _Walk, top: Path, prefix: str) -> None:
+    """Walk the tree iteratively (no recursion limit), sorted, one folder at a time."""
+    start = "" if prefix == "." else f"{prefix}/"
+    stack: list[tuple[str, str, int]] = [(str(top), start, start.count("/"))]
+    while stack:
+        folder, prefix, depth = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                names = sorted(e.name for e in listing)
+        except OSError as exc:
+            shown = printable(prefix.rstrip("/") or ".")
+            walk.found.warnings.append(f"{shown}: cannot list the folder ({exc.strerror}); skipped")
+            continue
+        below = [_entry(walk, os.path.join(folder, n), prefix + n, n, depth) for n in names]
+        stack.extend(reversed([(f, f"{rel}/", depth + 1) for f, rel in filter(None, below)]))
 
 
-def _consider(candidate: Path, root: Path, found: Discovery) -> None:
-    source = source_of(candidate, root)
-    if source == CATALOG_NAME:
+def _entry(walk: _Walk, full: str, rel: str, name: str, depth: int) -> tuple[str, str] | None:
+    """Sort one entry; return (path, source) of a folder to walk into, else None."""
+    found = walk.found
+    if not is_utf8_name(name):
+        found.warnings.append(f"{printable(rel)}: name is not valid UTF-8; skipped (rename it)")
+        return None
+    if name.startswith("."):
+        found.skipped[HIDDEN] += not os.path.isdir(full)
+        return None
+    if rel == CATALOG_NAME:
+        found.skipped[CATALOG_NAME] += 1
+        return None
+    # Folders are walked even when excluded, so every file left out is counted.
+    if not path_selected(rel, walk.include, walk.exclude) and not os.path.isdir(full):
+        found.skipped[EXCLUDED] += 1
+        return None
+    try:
+        info = os.lstat(full)
+        if stat.S_ISLNK(info.st_mode):
+            _link(walk, full, rel)
+            return None
+    except OSError as exc:
+        found.warnings.append(f"{printable(rel)}: cannot read ({exc.strerror}); skipped")
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        return _folder(walk, full, rel, depth)
+    _file(walk, full, rel, info.st_mode)
+    return None
+
+
+def _folder(walk: _Walk, full: str, rel: str, depth: int) -> tuple[str, str] | None:
+    if depth + 1 > MAX_DEPTH:
+        problem = f"folders nested more than {MAX_DEPTH} deep; not read"
+        walk.found.warnings.append(f"{printable(rel)}: {problem}")
+        return None
+    return full, rel
+
+
+def _link(walk: _Walk, full: str, rel: str) -> None:
+    """A symbolic link: a file inside the corpus is read; folders and loops are not."""
+    found, shown = walk.found, printable(rel)
+    try:
+        info = os.stat(full)
+    except OSError as exc:
+        problem = "symlink loop" if exc.errno == errno.ELOOP else f"broken link ({exc.strerror})"
+        found.warnings.append(f"{shown}: {problem}; skipped")
         return
-    if candidate.is_symlink() and not _inside(candidate.resolve(), root.resolve()):
-        found.failures.append(DocumentError(source, "link points outside the corpus"))
-        return
-    if candidate.is_dir():
-        return
-    if candidate.suffix.lower() not in SUFFIXES:
-        suffix = candidate.suffix or "(none)"
-        problem = f"unsupported file type {suffix} (expected .pdf or .md)"
-        found.failures.append(DocumentError(source, problem))
-        return
-    found.files.append(candidate)
+    real = os.path.realpath(full)
+    inside = real == walk.real_root or real.startswith(walk.real_root.rstrip(os.sep) + os.sep)
+    if stat.S_ISDIR(info.st_mode):
+        where = "" if inside else ", pointing outside the corpus"
+        found.warnings.append(f"{shown}: a symlinked folder{where}; not followed")
+    elif not inside and _is_document(rel):
+        found.failures.append(DocumentError(rel, "link points outside the corpus"))
+    elif inside:
+        _file(walk, full, rel, info.st_mode)
+    else:
+        _count(found, rel)
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+def _file(walk: _Walk, full: str, rel: str, mode: int) -> None:
+    found = walk.found
+    if not _is_document(rel):
+        _count(found, rel)
+    elif not stat.S_ISREG(mode):
+        found.warnings.append(f"{printable(rel)}: {file_kind(mode)}, not a regular file; skipped")
+    else:
+        found.files.append(Path(full))
+        found.sources.append(rel)
+
+
+def suffix_of(name: str) -> str:
+    """Return a file name's ending, lower-cased, as Path.suffix gives it ("" for none)."""
+    suffix = os.path.splitext(name)[1].lower()
+    return "" if suffix == "." else suffix
+
+
+def _is_document(rel: str) -> bool:
+    return suffix_of(rel) in SUFFIXES
+
+
+def _count(found: Discovery, rel: str) -> None:
+    found.skipped[suffix_of(rel) or "(no extension)"] += 1
+
+
+def skipped_line(skipped: Counter[str]) -> str:
+    """Return the summary of skipped files, e.g. "skipped 3 files: .xlsx 2, .zip 1"."""
+    total = sum(skipped.values())
+    if not total:
+        return ""
+    parts = ", ".join(f"{key} {count}" for key, count in sorted(skipped.items()) if count)
+    return f"skipped {total} file{'s' if total != 1 else ''}: {parts}"

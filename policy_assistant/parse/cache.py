@@ -1,0 +1,102 @@
+"""The parse cache: a parsed Document kept on disk, keyed by what can change it.
+
+The key is SHA-256 over canonical JSON of: `PARSE_CACHE_VERSION`, the fingerprint of the
+parser code (every module of `policy_assistant/parse/` and `records.py`, and the versions of
+the libraries the package depends on), the document's source, its bytes' SHA-256 and its
+catalog fields. Any change to one of them is a miss, so a stale entry is never read. Entries
+are written atomically; a damaged or foreign entry reads as a miss and is written again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from policy_assistant.atomic import atomic_write_bytes
+from policy_assistant.ids import canonical_json
+from policy_assistant.records import Document
+
+PARSE_CACHE_VERSION = 1
+"""Bump whenever the cached form or the parsers' output changes in a way the code hash misses."""
+
+DEFAULT_CACHE_DIR = Path("build/parse-cache")
+"""Where eval and inspect keep parsed documents unless told otherwise."""
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+_REQUIREMENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+@lru_cache(maxsize=1)
+def parser_fingerprint() -> str:
+    """Return a hash of the parser code and library versions: it changes when output may."""
+    digest = hashlib.sha256()
+    for module in [*sorted((_PACKAGE / "parse").glob("*.py")), _PACKAGE / "records.py"]:
+        digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
+    digest.update(canonical_json(_library_versions()))
+    return digest.hexdigest()
+
+
+def _library_versions() -> dict[str, str]:
+    """Return the installed version of every library the package requires (none imported)."""
+    import importlib.metadata  # costs tens of milliseconds: only when the cache is used
+
+    try:
+        requirements = importlib.metadata.requires("policy-assistant") or []
+    except importlib.metadata.PackageNotFoundError:
+        return {}
+    versions: dict[str, str] = {}
+    for requirement in requirements:
+        match = _REQUIREMENT_NAME.match(requirement)
+        if match is None or "extra ==" in requirement:
+            continue
+        try:
+            versions[match.group(0)] = importlib.metadata.version(match.group(0))
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+class ParseCache:
+    """Parsed documents under one folder, one JSON file each."""
+
+    def __init__(self, folder: Path) -> None:
+        """Use `folder` (created on the first write)."""
+        self.folder = folder
+
+    @staticmethod
+    def key(source: str, sha256: str, fields: dict[str, str]) -> str:
+        """Return the cache key of a document: what its parse depends on, hashed."""
+        what: dict[str, Any] = {
+            "cache": PARSE_CACHE_VERSION,
+            "parser": parser_fingerprint(),
+            "source": source,
+            "sha256": sha256,
+            "catalog": fields,
+        }
+        return hashlib.sha256(canonical_json(what)).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> tuple[Document, bool] | None:
+        """Return the document stored under `key` and whether it was labelled, or None."""
+        try:
+            data = orjson.loads(self._path(key).read_bytes())
+            if data["key"] != key:
+                return None
+            return Document.from_dict(data["document"]), bool(data["labelled"])
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return None  # missing or damaged: parse again
+
+    def put(self, key: str, document: Document, labelled: bool) -> None:
+        """Store `document` under `key`; a cache that cannot be written is only slower."""
+        record = {"key": key, "document": document.to_dict(), "labelled": labelled}
+        try:
+            atomic_write_bytes(self._path(key), orjson.dumps(record, option=orjson.OPT_SORT_KEYS))
+        except OSError:
+            return

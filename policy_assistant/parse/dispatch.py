@@ -1,0 +1,88 @@
+"""One file's bytes into a Document: the parser is chosen by the file's ending, loaded lazily."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+
+from policy_assistant.errors import DocumentError
+from policy_assistant.ids import file_sha256
+from policy_assistant.parse.catalog import Catalog
+from policy_assistant.parse.discover import SUFFIXES, suffix_of
+from policy_assistant.records import Document, DocumentMeta
+
+MetaParser = Callable[[bytes, str, DocumentMeta, str], Document]
+"""A parser taking (data, source, meta, sha256): every format but Markdown."""
+
+PARSERS = {
+    "pdf": ("policy_assistant.parse.pdf", "parse_pdf"),
+    "text": ("policy_assistant.parse.text", "parse_text"),
+    "html": ("policy_assistant.parse.html", "parse_html"),
+    "docx": ("policy_assistant.parse.docx", "parse_docx"),
+    "pptx": ("policy_assistant.parse.pptx", "parse_pptx"),
+}
+"""Module and function of each parser that takes a DocumentMeta; imported only when used."""
+
+
+def kind_of(source: str) -> str | None:
+    """Return the parser kind for a source's ending, or None when no parser reads it."""
+    return SUFFIXES.get(suffix_of(source))
+
+
+def parse_bytes(data: bytes, source: str, catalog: Catalog, sha256: str | None = None) -> Document:
+    """Parse one file's bytes, choosing the parser by the source's ending."""
+    digest = sha256 or file_sha256(data)
+    kind = kind_of(source)
+    if kind == "markdown":
+        from policy_assistant.parse.markdown import parse_markdown  # reads its own front matter
+
+        return parse_markdown(data, source, catalog, digest)
+    if kind is None:
+        known = ", ".join(sorted(SUFFIXES))
+        raise DocumentError(source, f"unsupported file type (expected one of {known})")
+    return _load(kind, source)(data, source, catalog.meta_for(source), digest)
+
+
+def _load(kind: str, source: str) -> MetaParser:
+    """Import the parser of `kind`; one missing from this installation fails this file only."""
+    module_name, function = PARSERS[kind]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        suffix = Path(source).suffix.lower()
+        problem = f"no parser for {suffix} in this installation"
+        if exc.name and exc.name != module_name:  # the parser is there, a library it needs is not
+            problem = f"{problem} (module {exc.name} is missing)"
+        raise DocumentError(source, problem) from exc
+    parser: MetaParser = getattr(module, function)
+    return parser
+
+
+def parse_document(data: bytes, source: str, catalog: Catalog) -> Document:
+    """Parse one file, turning any parser crash into a DocumentError so the rest go on."""
+    try:
+        return parse_bytes(data, source, catalog)
+    except DocumentError:
+        raise
+    except Exception as exc:  # a third-party parser may fail in ways it does not document
+        raise DocumentError(source, f"parser failed: {type(exc).__name__}: {exc}") from exc
+
+
+def is_labelled(source: str, data: bytes, catalog: Catalog) -> bool:
+    """Return whether the catalog, its defaults or front matter give `source` an access label."""
+    return labelled_by(source, data, catalog.fields_for(source))
+
+
+def labelled_by(source: str, data: bytes, fields: dict[str, str]) -> bool:
+    """Return whether catalog `fields` (Catalog.fields_for) or front matter label `source`."""
+    if "access" in fields or "default_access" in fields:
+        return True
+    if kind_of(source) != "markdown":
+        return False
+    from policy_assistant.parse.markdown import decode_markdown, split_front_matter
+
+    try:
+        return "access" in split_front_matter(decode_markdown(data, source))[0]
+    except DocumentError:
+        return False
