@@ -1,0 +1,158 @@
+"""Plain text (.txt) to blocks, and the decoding and title rules the text-like formats share.
+
+Paragraphs are separated by blank lines (a form feed counts as one). Headings are taken only
+where the text marks them unambiguously:
+
+- a line underlined by a line of `=` (level 1), `-` (level 2) or `~` (level 3) of the same
+  length, the two lines opening a paragraph;
+- a numbered line alone between blank lines ("2.1 Scope of cover"): a number of one to four
+  parts, then a word starting in upper case, at most 12 words, no end punctuation; its level is
+  the number of parts. Two such lines of the same depth in a row are a list, not headings.
+
+A paragraph whose lines all start with a bullet ("-", "*", "•") or a number ("1.", "2)"), with
+indented continuation lines, is a list: one list item per marker. Lines keep their line
+breaks; trailing spaces, common indentation and control characters go; a paragraph that is
+only a rule line ("-----") is recorded in Document.dropped. Text is UTF-8 (a byte-order mark
+allowed); anything else is refused with the byte and offset, never guessed, so a quote copied
+from the file always matches what was indexed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from policy_assistant.errors import DocumentError
+from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.records import Block, Document, DocumentMeta, Dropped
+
+TITLE_MAX_WORDS = 20
+"""A heading longer than this is not taken as the document's title."""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")
+_UNDERLINES = {"=": 1, "-": 2, "~": 3}
+_NUMBERED = re.compile(r"(\d{1,3}(?:\.\d{1,3}){0,3})\.?[ \t]+(\S.*)")
+_BULLET = re.compile(r"(?:([-*•‣◦])|\d{1,3}[.)])[ \t]+(?=\S)")
+_RULE = re.compile(r"([-=*_~])\1{2,}")
+_END_PUNCTUATION = tuple(".,;:!?")
+
+
+def decode_text(data: bytes, source: str) -> str:
+    """Decode UTF-8 (a byte-order mark allowed) and normalize line endings to LF."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(
+            source, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from exc
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def file_stem(source: str) -> str:
+    """Return the file name of `source` without its folder and extension."""
+    return source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
+def leading_title(blocks: Sequence[Block]) -> str | None:
+    """Return the first block's text if it is a heading of at most TITLE_MAX_WORDS words."""
+    if blocks and blocks[0].kind == "heading" and len(blocks[0].text.split()) <= TITLE_MAX_WORDS:
+        return blocks[0].text
+    return None
+
+
+def finish(
+    builder: DocumentBuilder,
+    source: str,
+    sha256: str,
+    meta: DocumentMeta,
+    dropped: tuple[Dropped, ...] = (),
+    notes: tuple[str, ...] = (),
+) -> Document:
+    """Build the document: the catalog's title, else a leading heading, else the file name."""
+    title = meta.title or leading_title(builder.blocks) or file_stem(source)
+    document = builder.build(source, sha256, replace(meta, title=title), title)
+    return replace(document, dropped=dropped, notes=notes)
+
+
+def parse_text(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Document:
+    """Parse a plain-text file's bytes into a Document."""
+    text = _CONTROL.sub("", decode_text(data, source).replace("\f", "\n\n"))
+    builder = DocumentBuilder()
+    paragraphs = [_dedent(p) for p in _BLANK_RUN.split(text.strip("\n"))]
+    paragraphs = [p for p in paragraphs if p]
+    # A paragraph that is only a rule line ("-----") is decoration, recorded as dropped.
+    dropped = tuple(Dropped(p[0], "rule line") for p in paragraphs if _is_rule(p))
+    paragraphs = [p for p in paragraphs if not _is_rule(p)]
+    numbered = [_numbered_depth(p) for p in paragraphs]
+    for i, lines in enumerate(paragraphs):
+        depth = numbered[i]
+        neighbours = numbered[max(i - 1, 0) : i] + numbered[i + 1 : i + 2]
+        if depth and depth not in neighbours:
+            builder.heading(lines[0], depth)
+        else:
+            _paragraph(builder, lines)
+    return finish(builder, source, sha256, meta, dropped=dropped)
+
+
+def _is_rule(lines: list[str]) -> bool:
+    return len(lines) == 1 and _RULE.fullmatch(lines[0]) is not None
+
+
+def _dedent(paragraph: str) -> list[str]:
+    lines = [line.rstrip() for line in paragraph.split("\n")]
+    lines = [line.expandtabs(4) for line in lines if line]
+    indent = min((len(line) - len(line.lstrip()) for line in lines), default=0)
+    return [line[indent:] for line in lines]
+
+
+def _numbered_depth(lines: list[str]) -> int:
+    """Return the numbered heading's depth if the paragraph is one, else 0."""
+    match = _NUMBERED.fullmatch(lines[0]) if len(lines) == 1 else None
+    if not match:
+        return 0
+    words = match.group(2)
+    if not words[0].isupper() or words.endswith(_END_PUNCTUATION) or len(words.split()) > 12:
+        return 0
+    return match.group(1).count(".") + 1
+
+
+def _underline_level(title: str, underline: str) -> int:
+    char = underline[:1]
+    if char not in _UNDERLINES or underline != char * len(underline):
+        return 0
+    stripped = title.strip()
+    if len(stripped) != len(underline) or stripped.strip(char) == "":
+        return 0
+    return _UNDERLINES[char]
+
+
+def _paragraph(builder: DocumentBuilder, lines: list[str]) -> None:
+    if len(lines) >= 2 and (level := _underline_level(lines[0], lines[1])):
+        builder.heading(lines[0], level)
+        lines = lines[2:]
+        if not lines:
+            return
+        lines = _dedent("\n".join(lines))
+    items = _list_items(lines)
+    if items is None:
+        builder.add("paragraph", "\n".join(lines))
+        return
+    for item in items:
+        builder.add("list_item", item)
+
+
+def _list_items(lines: list[str]) -> list[str] | None:
+    """Split a paragraph into list items, or return None when it is not a list."""
+    items: list[list[str]] = []
+    for line in lines:
+        marker = _BULLET.match(line)
+        if marker:
+            # A bullet is markup, as in Markdown; a number is content ("2. Sign the form").
+            items.append([line[marker.end() :] if marker.group(1) else line])
+        elif items and line[:1].isspace():
+            items[-1].append(line.strip())
+        else:
+            return None
+    return [" ".join(item) for item in items]
