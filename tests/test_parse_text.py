@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
+import re
+from pathlib import Path
 
 import pytest
 from format_checks import check_document, kinds
@@ -173,4 +176,45 @@ def test_every_word_of_plain_prose_ends_up_in_a_block(paragraphs: list[str], gap
     doc = parse(gap.join(paragraphs))
     assert doc.text.split() == gap.join(paragraphs).split()
     assert " ".join(b.text for b in doc.blocks).split() == doc.text.split()
+    check_document(doc)
+
+
+def test_indented_paragraphs_are_never_headings() -> None:
+    doc = parse("Intro::\n\n    Example Title\n    =============\n\n    1. Example section\n")
+    assert [b.kind for b in doc.blocks] == ["paragraph", "paragraph", "list_item"]
+    assert doc.blocks[1].text == "Example Title\n============="
+
+
+def test_overlined_title_and_style_order_levels() -> None:
+    doc = parse("=======\n Guide\n=======\n\nPart\n----\n\nBit\n===\n\nPart two\n--------\n")
+    assert [(b.text, b.level) for b in doc.blocks] == [
+        ("Guide", 1),
+        ("Part", 2),
+        ("Bit", 3),
+        ("Part two", 2),
+    ]
+
+
+FORMATS = Path(__file__).parent / "fixtures" / "formats"
+
+
+def unmarked(title: str) -> str:
+    """Drop reST inline markup (``code``, *em*, link_), which docutils renders away."""
+    return re.sub(r"[`*]|_(?=\W|$)|\\", "", title)
+
+
+def test_real_restructured_text_headings_match_docutils() -> None:
+    # Docutils' FAQ (public domain); its headings as docutils itself reads them are the truth.
+    data = (FORMATS / "docutils-faq.txt").read_bytes()
+    doc = parse(data, "docutils-faq.txt")
+    truth = [tuple(h) for h in json.loads((FORMATS / "docutils-faq.headings.json").read_text())]
+    ours = [(unmarked(b.text), b.level) for b in doc.blocks if b.kind == "heading"]
+    assert len(truth) == 46
+    assert ours == truth
+
+    # Nothing is lost but adornment lines and bullets: every other word is in the text.
+    def words(text: str) -> list[str]:
+        return [w for w in text.split() if not re.fullmatch(r"([=\-~^*+#•])\1*", w)]
+
+    assert words(doc.text) == words(data.decode())
     check_document(doc)

@@ -3,8 +3,10 @@
 Paragraphs are separated by blank lines (a form feed counts as one). Headings are taken only
 where the text marks them unambiguously:
 
-- a line underlined by a line of `=` (level 1), `-` (level 2) or `~` (level 3) of the same
-  length, the two lines opening a paragraph;
+- a line underlined by a line of one of `= - ~ ^ * + #` repeated to the same length, the two
+  lines opening a paragraph, or a title between an overline and an underline of the same
+  character (at least as long as the title), as reStructuredText writes them; as in reST, each
+  style's level is its order of first appearance (the first style seen is level 1);
 - a numbered line alone between blank lines ("2.1 Scope of cover"): a number of one to four
   parts, then a word starting in upper case, at most 12 words, no end punctuation; its level is
   the number of parts. Two such lines of the same depth in a row are a list, not headings.
@@ -32,7 +34,7 @@ TITLE_MAX_WORDS = 20
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")
-_UNDERLINES = {"=": 1, "-": 2, "~": 3}
+_UNDERLINES = "=-~^*+#"
 _NUMBERED = re.compile(r"(\d{1,3}(?:\.\d{1,3}){0,3})\.?[ \t]+(\S.*)")
 _BULLET = re.compile(r"(?:([-*•‣◦])|\d{1,3}[.)])[ \t]+(?=\S)")
 _RULE = re.compile(r"([-=*_~])\1{2,}")
@@ -80,19 +82,24 @@ def parse_text(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
     """Parse a plain-text file's bytes into a Document."""
     text = _CONTROL.sub("", decode_text(data, source).replace("\f", "\n\n"))
     builder = DocumentBuilder()
-    paragraphs = [_dedent(p) for p in _BLANK_RUN.split(text.strip("\n"))]
-    paragraphs = [p for p in paragraphs if p]
+    raw = [p for p in _BLANK_RUN.split(text.strip("\n")) if p.strip()]
+    # An indented paragraph is quoted or preformatted text (a reST literal block, an
+    # example): never a heading, whatever it looks like.
+    indented = [p[:1].isspace() for p in raw]
+    paragraphs = [_dedent(p) for p in raw]
     # A paragraph that is only a rule line ("-----") is decoration, recorded as dropped.
     dropped = tuple(Dropped(p[0], "rule line") for p in paragraphs if _is_rule(p))
+    indented = [i for i, p in zip(indented, paragraphs, strict=True) if not _is_rule(p)]
     paragraphs = [p for p in paragraphs if not _is_rule(p)]
-    numbered = [_numbered_depth(p) for p in paragraphs]
+    numbered = [0 if i else _numbered_depth(p) for i, p in zip(indented, paragraphs, strict=True)]
+    adornments = _Adornments()
     for i, lines in enumerate(paragraphs):
         depth = numbered[i]
         neighbours = numbered[max(i - 1, 0) : i] + numbered[i + 1 : i + 2]
         if depth and depth not in neighbours:
             builder.heading(lines[0], depth)
         else:
-            _paragraph(builder, lines)
+            _paragraph(builder, lines, None if indented[i] else adornments)
     return finish(builder, source, sha256, meta, dropped=dropped)
 
 
@@ -118,23 +125,42 @@ def _numbered_depth(lines: list[str]) -> int:
     return match.group(1).count(".") + 1
 
 
-def _underline_level(title: str, underline: str) -> int:
-    char = underline[:1]
-    if char not in _UNDERLINES or underline != char * len(underline):
-        return 0
-    stripped = title.strip()
-    if len(stripped) != len(underline) or stripped.strip(char) == "":
-        return 0
-    return _UNDERLINES[char]
+class _Adornments:
+    """Heading levels by order of first appearance of each underline style, as reST does."""
+
+    def __init__(self) -> None:
+        self.styles: list[tuple[str, bool]] = []
+
+    def heading(self, lines: list[str]) -> tuple[str, int, int] | None:
+        """Return (title, level, lines used) if the paragraph opens with an adorned title."""
+        overlined = len(lines) >= 3 and lines[0] == lines[2] and _rule_char(lines[0]) != ""
+        if overlined and len(lines[0]) >= len(lines[1].strip()) > 0:
+            return self._level(lines[1].strip(), lines[0][0], True, 3)
+        char = _rule_char(lines[1]) if len(lines) >= 2 else ""
+        title = lines[0].strip()
+        if char and len(title) == len(lines[1]) and title.strip(char) and title == lines[0]:
+            return self._level(title, char, False, 2)
+        return None
+
+    def _level(self, title: str, char: str, overlined: bool, used: int) -> tuple[str, int, int]:
+        if (char, overlined) not in self.styles:
+            self.styles.append((char, overlined))
+        return title, self.styles.index((char, overlined)) + 1, used
 
 
-def _paragraph(builder: DocumentBuilder, lines: list[str]) -> None:
-    if len(lines) >= 2 and (level := _underline_level(lines[0], lines[1])):
-        builder.heading(lines[0], level)
-        lines = lines[2:]
+def _rule_char(line: str) -> str:
+    char = line[:1]
+    return char if char in _UNDERLINES and line == char * len(line) else ""
+
+
+def _paragraph(builder: DocumentBuilder, lines: list[str], adornments: _Adornments | None) -> None:
+    found = adornments.heading(lines) if adornments else None
+    if found:
+        title, level, used = found
+        builder.heading(title, level)
+        lines = _dedent("\n".join(lines[used:]))
         if not lines:
             return
-        lines = _dedent("\n".join(lines))
     items = _list_items(lines)
     if items is None:
         builder.add("paragraph", "\n".join(lines))
