@@ -92,6 +92,17 @@ def parse_html(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
     return finish(builder, source, sha256, replace(meta, title=title), tuple(walker.dropped))
 
 
+def add_html_fragment(builder: DocumentBuilder, fragment: str) -> list[Dropped]:
+    """Add the blocks of an HTML fragment (raw HTML in Markdown); return what was dropped."""
+    try:
+        root = lxml.html.fragment_fromstring(_CONTROL.sub("", fragment), create_parent="div")
+    except ParserError:
+        return []  # nothing but comments or whitespace
+    walker = _Walker(builder)
+    walker.walk(root)
+    return walker.dropped
+
+
 def _title(root: Any) -> str | None:
     element = root.find(".//title")
     text = text_of(element) if element is not None else ""
