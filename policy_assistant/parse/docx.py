@@ -33,6 +33,10 @@ _HEADING_STYLE = re.compile(r"heading ([1-9])", re.IGNORECASE)
 _SPACES = re.compile(r"[^\S\n]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+# Not shown: a Fallback repeats its Choice; tracked deletions and moves-away are gone.
+_HIDDEN = {_FALLBACK, f"{_W}del", f"{_W}moveFrom"}
+_CHARACTERS = {f"{_W}tab": "\t", f"{_W}br": "\n", f"{_W}cr": "\n", f"{_W}noBreakHyphen": "-"}
 
 
 def parse_docx(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Document:
@@ -95,7 +99,7 @@ class _Reader:
                     self.read(content)
 
     def _paragraph(self, paragraph: Any) -> None:
-        text = clean(paragraph.text)
+        text = clean(element_text(paragraph._p))
         if not text:
             return
         names = _style_names(paragraph)
@@ -127,8 +131,32 @@ class _Reader:
             for cell in row.cells:
                 if not cells or cell._tc is not cells[-1]._tc:  # a merged cell comes repeated
                     cells.append(cell)
-            rows.append(" | ".join(clean(c.text).replace("\n", " ") for c in cells).rstrip())
+            rows.append(" | ".join(_cell_text(c) for c in cells).rstrip())
         self.builder.add("table", "\n".join(r for r in rows if r.strip(" |")))
+
+
+def element_text(element: Any) -> str:
+    """Return the text of a paragraph's XML: runs in insertions, fields, content controls,
+    hyperlinks and text boxes included (python-docx's Paragraph.text skips some of these)."""
+    parts: list[str] = []
+    for child in element:
+        tag = child.tag
+        if tag == f"{_W}t":
+            parts.append(child.text or "")
+        elif tag in _CHARACTERS:
+            parts.append(_CHARACTERS[tag])
+        elif tag == f"{_W}p" and parts:
+            parts.append("\n" + element_text(child))  # a text box's paragraphs
+        elif tag not in _HIDDEN and isinstance(tag, str):
+            parts.append(element_text(child))
+    return "".join(parts)
+
+
+def _cell_text(cell: Any) -> str:
+    """Return a cell's text on one line, a nested table's cells included."""
+    outer = (p for p in cell._tc.iter(f"{_W}p") if next(p.iterancestors(f"{_W}p"), None) is None)
+    paragraphs = (clean(element_text(p)) for p in outer)
+    return " ".join(text for text in paragraphs if text).replace("\n", " ")
 
 
 def _style_names(paragraph: Any) -> list[str]:
