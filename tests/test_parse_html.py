@@ -184,3 +184,8 @@ def test_real_docbook_page_matches_its_xml_source() -> None:
     assert [d.reason for d in doc.dropped] == ["navigation", "navigation"]
     assert "Prev" not in doc.text.split()
     check_document(doc)
+
+
+def test_head_is_metadata_not_text() -> None:
+    doc = parse("<head><title>Only a title</title><meta name='x' content='y'></head>")
+    assert doc.blocks == () and doc.title == "Only a title"

@@ -181,6 +181,8 @@ class _Walker:
             return  # a comment or processing instruction: not content
         tag = element.tag.lower()
         reason = _drop_reason(element, tag)
+        if tag in ("head", "title"):
+            return  # metadata: the title is the document's title, not a paragraph
         if reason:
             self._drop(element, reason)
         elif tag in _HEADINGS:
