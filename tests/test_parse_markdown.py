@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from format_checks import check_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_truth import missing, visible_text
@@ -436,6 +437,11 @@ def kept_text(path: Path) -> str:
 @pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
 def test_real_markdown_loses_no_character(path: Path) -> None:
     assert not missing(visible_text(path.read_text(encoding="utf-8")), kept_text(path))
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_chunker_invariants_hold_on_real_markdown(path: Path) -> None:
+    check_document(parse_bytes(path.read_bytes(), path.name, Catalog()))
 
 
 def test_real_markdown_sdist_loses_no_character() -> None:
