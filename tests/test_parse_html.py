@@ -189,3 +189,12 @@ def test_real_docbook_page_matches_its_xml_source() -> None:
 def test_head_is_metadata_not_text() -> None:
     doc = parse("<head><title>Only a title</title><meta name='x' content='y'></head>")
     assert doc.blocks == () and doc.title == "Only a title"
+
+
+def test_xhtml_with_an_xml_declaration_reads() -> None:
+    page = (
+        '<?xml version="1.0" encoding="iso-8859-1"?>\n<!DOCTYPE html>\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>X</title></head>'
+        "<body><h1>Hi</h1><p>Caf\xe9</p></body></html>"
+    ).encode("latin-1")
+    assert kinds(parse(page)) == [("heading", "Hi"), ("paragraph", "Café")]

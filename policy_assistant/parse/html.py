@@ -31,6 +31,8 @@ DROPPED_PREVIEW = 200
 _SPACES = re.compile(r"\s+")
 _BREAK = "\x00"  # a <br> inside collected inline text; never in decoded HTML (control chars go)
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)
+_XML_ENCODING = re.compile(rb"""\s*<\?xml[^>]*?encoding\s*=\s*["']([\w.:-]+)""", re.IGNORECASE)
+_XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _BLOCK_NAMES = """address article aside blockquote body caption center dd details dialog dir div
     dl dt fieldset figcaption figure form hgroup hr li main menu ol p section summary ul"""
@@ -46,13 +48,14 @@ _ROLES = {"navigation": "navigation", "banner": "page header", "contentinfo": "p
 
 
 def decode_html(data: bytes, source: str) -> str:
-    """Decode by byte-order mark, else `<meta charset>`, else UTF-8, else windows-1252."""
+    """Decode by byte-order mark, else the XML declaration or `<meta charset>`, else UTF-8,
+    else windows-1252."""
     for bom, encoding in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le")):
         if data.startswith(bom):
             return _decode(data[len(bom) :], encoding, source)
     if data.startswith(b"\xfe\xff"):
         return _decode(data[2:], "utf-16-be", source)
-    declared = _CHARSET.search(data[:4096])
+    declared = _XML_ENCODING.match(data) or _CHARSET.search(data[:4096])
     if declared:
         return _decode(data, declared.group(1).decode("ascii"), source)
     try:
@@ -74,7 +77,8 @@ def _decode(data: bytes, encoding: str, source: str) -> str:
 
 def parse_html(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Document:
     """Parse an HTML file's bytes into a Document; page chrome is dropped with a record."""
-    text = _CONTROL.sub("", decode_html(data, source))
+    # XHTML's XML declaration has done its work (the encoding); lxml refuses it in a str.
+    text = _XML_DECLARATION.sub("", _CONTROL.sub("", decode_html(data, source)))
     builder = DocumentBuilder()
     walker = _Walker(builder)
     title: str | None = None
