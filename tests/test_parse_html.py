@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from format_checks import check_document, kinds
+from markdown_truth import missing
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.html import parse_html
@@ -180,6 +181,8 @@ def test_real_docbook_page_matches_its_xml_source() -> None:
     for row in truth["rows"]:
         assert " | ".join(row) in table_lines
     assert doc.title == "Unified system"
+    # No letter or digit of the chapter's XML text is missing from the page's blocks.
+    assert not missing(truth["text"], doc.text)
     # DocBook's navigation tables are chrome: dropped and recorded, not indexed.
     assert [d.reason for d in doc.dropped] == ["navigation", "navigation"]
     assert "Prev" not in doc.text.split()
