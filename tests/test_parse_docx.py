@@ -175,3 +175,43 @@ def test_empty_document_gives_no_blocks() -> None:
 def test_same_bytes_same_document() -> None:
     data = sample()
     assert parse(data).to_dict() == parse(data).to_dict()
+
+
+FOOTNOTES = (
+    '<w:footnotes xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+    '<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
+    '<w:footnote w:id="1"><w:p><w:r><w:footnoteRef/></w:r><w:r><w:t xml:space="preserve">'
+    " Since the 2024 agreement.</w:t></w:r></w:p></w:footnote>"
+    "</w:footnotes>"
+)
+
+
+def test_footnotes_follow_the_paragraph_that_refers_to_them() -> None:
+    from docx.opc.constants import CONTENT_TYPE, RELATIONSHIP_TYPE
+    from docx.opc.packuri import PackURI
+    from docx.opc.part import Part
+
+    d = docx.Document()
+    d.add_heading("Leave", 1)
+    paragraph = d.add_paragraph("Staff get 25 days.")
+    reference = OxmlElement("w:footnoteReference")
+    reference.set(qn("w:id"), "1")
+    paragraph.add_run()._r.append(reference)
+    d.add_heading("Sick leave", 1)
+    d.add_paragraph("Tell your manager.")
+    part = Part(
+        PackURI("/word/footnotes.xml"),
+        CONTENT_TYPE.WML_FOOTNOTES,
+        FOOTNOTES.encode(),
+        d.part.package,
+    )
+    d.part.relate_to(part, RELATIONSHIP_TYPE.FOOTNOTES)
+    doc = parse(save(d))
+    assert kinds(doc) == [
+        ("heading", "Leave"),
+        ("paragraph", "Staff get 25 days."),
+        ("paragraph", "Since the 2024 agreement."),
+        ("heading", "Sick leave"),
+        ("paragraph", "Tell your manager."),
+    ]
+    assert doc.blocks[2].section == ("Leave",)

@@ -6,11 +6,12 @@ paragraph is level 1 and every "Heading N" is level N + 1, so sections sit under
 A paragraph with numbering (its own or its style's, as "List Bullet" and "List Number" have)
 or a "List ..." style is a list item; a numbered one is prefixed "1. ", "2. " as in Markdown,
 counted per list and level. A table is one block, a row per line, cells joined by " | "
-(a merged cell once). Line breaks inside a paragraph stay; other whitespace collapses. Page
-headers and footers are left out and recorded in Document.dropped. Word files have no pages
-the parser can see (layout is the reader's), so Document.pages is empty. The title is the
-catalog's, else the Title paragraph, else a leading heading, else the core properties' title,
-else the file name.
+(a merged cell once). A footnote or endnote follows, as paragraphs, the paragraph that refers
+to it, so it stays in that paragraph's section. Line breaks inside a paragraph stay; other
+whitespace collapses. Page headers and footers are left out and recorded in
+Document.dropped. Word files have no pages the parser can see (layout is the reader's), so
+Document.pages is empty. The title is the catalog's, else the Title paragraph, else a leading
+heading, else the core properties' title, else the file name.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from dataclasses import replace
 from typing import Any
 
 import docx
+from docx.opc.constants import RELATIONSHIP_TYPE
+from docx.oxml import parse_xml
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
@@ -86,6 +89,7 @@ class _Reader:
         self.has_title = any(_style_names(p)[:1] == ["title"] for p in document.paragraphs)
         self.counters: dict[tuple[str, int], int] = {}
         self.formats = _NumberFormats(document)
+        self.notes = _notes(document)
 
     def read(self, container: Any) -> None:
         for child in container.iterchildren():
@@ -115,6 +119,14 @@ class _Reader:
             self.builder.add("list_item", text)
         else:
             self.builder.add("paragraph", text)
+        self._notes_of(paragraph._p)
+
+    def _notes_of(self, element: Any) -> None:
+        """Add the footnotes and endnotes a paragraph refers to, right after it."""
+        for kind in ("footnote", "endnote"):
+            for reference in element.iter(f"{_W}{kind}Reference"):
+                for text in self.notes.pop((kind, reference.get(f"{_W}id")), []):
+                    self.builder.add("paragraph", text)
 
     def _marker(self, num_id: str, level: int) -> str:
         if self.formats.format(num_id, level) in ("bullet", "none"):
@@ -157,6 +169,20 @@ def _cell_text(cell: Any) -> str:
     outer = (p for p in cell._tc.iter(f"{_W}p") if next(p.iterancestors(f"{_W}p"), None) is None)
     paragraphs = (clean(element_text(p)) for p in outer)
     return " ".join(text for text in paragraphs if text).replace("\n", " ")
+
+
+def _notes(document: Any) -> dict[tuple[str, str | None], list[str]]:
+    """Return each footnote's and endnote's paragraphs, keyed by (kind, id)."""
+    notes: dict[tuple[str, str | None], list[str]] = {}
+    for kind in ("footnote", "endnote"):
+        try:
+            part = document.part.part_related_by(getattr(RELATIONSHIP_TYPE, f"{kind.upper()}S"))
+        except KeyError:
+            continue
+        for note in parse_xml(part.blob).iter(f"{_W}{kind}"):
+            texts = (clean(element_text(p)) for p in note.iter(f"{_W}p"))
+            notes[(kind, note.get(f"{_W}id"))] = [t for t in texts if t]
+    return notes
 
 
 def _style_names(paragraph: Any) -> list[str]:
