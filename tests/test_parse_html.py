@@ -6,7 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-from format_checks import check_document, kinds
+from format_checks import check_document, check_offsets, kinds
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_truth import missing
 
 from policy_assistant.errors import DocumentError
@@ -201,3 +203,41 @@ def test_xhtml_with_an_xml_declaration_reads() -> None:
         "<body><h1>Hi</h1><p>Caf\xe9</p></body></html>"
     ).encode("latin-1")
     assert kinds(parse(page)) == [("heading", "Hi"), ("paragraph", "Café")]
+
+
+html_word = st.text(
+    st.sampled_from("abcdefghijklmnopqrstuvwxyzé0123456789"), min_size=1, max_size=7
+)
+
+
+@st.composite
+def html_fragments(draw: st.DrawFn, depth: int = 0) -> tuple[str, list[str]]:
+    """Some HTML and the words a browser shows of it, in order."""
+    words = draw(st.lists(html_word, min_size=1, max_size=4))
+    shown = list(words)
+    inline = draw(st.sampled_from(["", "b", "em", "span", "a", "code"]))
+    text = " ".join(words)
+    html = f"<{inline}>{text}</{inline}>" if inline else text
+    block = draw(st.sampled_from(["p", "div", "h2", "h3", "li-list", "table", "pre", "blockquote"]))
+    if block == "li-list":
+        html = f"<ul><li>{html}</li><li>{words[0]}</li></ul>"
+        shown.append(words[0])
+    elif block == "table":
+        html = f"<table><tr><th>{html}</th><td>{words[0]}</td></tr></table>"
+        shown += ["|", words[0]]  # cells are joined by " | "
+    else:
+        html = f"<{block}>{html}</{block}>"
+    if depth < 2 and draw(st.booleans()):
+        inner, inner_shown = draw(html_fragments(depth + 1))
+        html = f"<div>{html}{inner}</div>"
+        shown += inner_shown
+    return html, shown
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(html_fragments(), min_size=1, max_size=5))
+def test_every_word_of_generated_html_is_in_a_block(parts: list[tuple[str, list[str]]]) -> None:
+    page = "<html><body>" + "\n".join(html for html, _ in parts) + "</body></html>"
+    doc = parse(page)
+    assert doc.text.split() == [w for _, shown in parts for w in shown]
+    check_offsets(doc)
