@@ -215,3 +215,8 @@ def test_footnotes_follow_the_paragraph_that_refers_to_them() -> None:
         ("paragraph", "Tell your manager."),
     ]
     assert doc.blocks[2].section == ("Leave",)
+
+
+def test_encrypted_or_legacy_file_says_so() -> None:
+    with pytest.raises(DocumentError, match=r"^hr/leave\.docx: .*encrypted, or an old \.doc/\.ppt"):
+        parse(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))

@@ -166,3 +166,8 @@ def test_empty_presentation_gives_no_blocks() -> None:
 def test_same_bytes_same_document() -> None:
     data = sample()
     assert parse(data).to_dict() == parse(data).to_dict()
+
+
+def test_encrypted_or_legacy_file_says_so() -> None:
+    with pytest.raises(DocumentError, match=r"^training/onboarding\.pptx: .*encrypted"):
+        parse(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))

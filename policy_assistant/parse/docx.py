@@ -29,7 +29,7 @@ from docx.text.paragraph import Paragraph
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
-from policy_assistant.parse.text import file_stem, finish, leading_title
+from policy_assistant.parse.text import file_stem, finish, leading_title, office_problem
 from policy_assistant.records import Document, DocumentMeta, Dropped
 
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.IGNORECASE)
@@ -47,7 +47,7 @@ def parse_docx(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises zip, XML and key errors alike on bad files
-        raise DocumentError(source, f"not a readable .docx file ({type(exc).__name__})") from exc
+        raise DocumentError(source, office_problem(data, ".docx", exc)) from exc
     reader = _Reader(document)
     reader.read(document.element.body)
     builder = reader.builder

@@ -24,7 +24,7 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
-from policy_assistant.parse.text import file_stem, finish
+from policy_assistant.parse.text import file_stem, finish, office_problem
 from policy_assistant.records import Document, DocumentMeta
 
 MOSTLY_IMAGE_WORDS = 30
@@ -41,7 +41,7 @@ def parse_pptx(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
     try:
         presentation = pptx.Presentation(io.BytesIO(data))
     except Exception as exc:  # python-pptx raises zip, XML and key errors alike on bad files
-        raise DocumentError(source, f"not a readable .pptx file ({type(exc).__name__})") from exc
+        raise DocumentError(source, office_problem(data, ".pptx", exc)) from exc
     builder = DocumentBuilder()
     notes: list[str] = []
     first_title: str | None = None

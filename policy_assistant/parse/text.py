@@ -1,4 +1,4 @@
-"""Plain text (.txt) to blocks, and the decoding and title rules the text-like formats share.
+"""Plain text (.txt) to blocks, and the decoding, title and error rules the formats share.
 
 Paragraphs are separated by blank lines (a form feed counts as one). Headings are taken only
 where the text marks them unambiguously:
@@ -50,6 +50,15 @@ def decode_text(data: bytes, source: str) -> str:
             source, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
         ) from exc
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def office_problem(data: bytes, suffix: str, exc: Exception) -> str:
+    """Say why an Office file (.docx, .pptx) could not be opened, in one line."""
+    if data.startswith(b"\xd0\xcf\x11\xe0"):
+        # An OLE compound file: what Office writes for a password-protected file, or the
+        # pre-2007 formats (.doc, .ppt) under the new name.
+        return f"not a readable {suffix} file: encrypted, or an old .doc/.ppt file renamed"
+    return f"not a readable {suffix} file ({type(exc).__name__})"
 
 
 def file_stem(source: str) -> str:
