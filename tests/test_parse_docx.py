@@ -220,3 +220,9 @@ def test_footnotes_follow_the_paragraph_that_refers_to_them() -> None:
 def test_encrypted_or_legacy_file_says_so() -> None:
     with pytest.raises(DocumentError, match=r"^hr/leave\.docx: .*encrypted, or an old \.doc/\.ppt"):
         parse(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+
+
+def test_a_file_that_is_not_a_zip_says_so() -> None:
+    with pytest.raises(DocumentError) as info:
+        parse(b"plain text, not a Word file")
+    assert str(info.value) == "hr/leave.docx: not a readable .docx file (not a zip archive)"

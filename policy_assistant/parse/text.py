@@ -58,7 +58,9 @@ def office_problem(data: bytes, suffix: str, exc: Exception) -> str:
         # An OLE compound file: what Office writes for a password-protected file, or the
         # pre-2007 formats (.doc, .ppt) under the new name.
         return f"not a readable {suffix} file: encrypted, or an old .doc/.ppt file renamed"
-    return f"not a readable {suffix} file ({type(exc).__name__})"
+    reasons = {"BadZipFile": "not a zip archive", "KeyError": "a required part is missing"}
+    name = type(exc).__name__
+    return f"not a readable {suffix} file ({reasons.get(name, name)})"
 
 
 def file_stem(source: str) -> str:
