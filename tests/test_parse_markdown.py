@@ -153,12 +153,12 @@ def test_parse_path_walks_sorted_and_reports_bad_files(tmp_path: Path) -> None:
     (tmp_path / "b" / "z.md").write_text("# Z\n\nz\n")
     (tmp_path / "a.md").write_text("# A\n\na\n")
     (tmp_path / "c.md").write_bytes(b"\xff\xfe")
-    (tmp_path / "notes.txt").write_text("plain")
+    (tmp_path / "notes.xyz").write_text("plain")
     (tmp_path / ".hidden.md").write_text("# H\n")
     result = parse_path(tmp_path)
     assert [d.source for d in result.documents] == ["a.md", "b/z.md"]
-    assert [e.source for e in result.failures] == ["c.md", "notes.txt"]
-    assert "unsupported file type .txt" in str(result.failures[1])
+    assert [e.source for e in result.failures] == ["c.md", "notes.xyz"]
+    assert "unsupported file type .xyz" in str(result.failures[1])
 
 
 def test_link_out_of_the_corpus_is_refused(tmp_path: Path) -> None:
