@@ -1,13 +1,18 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from format_checks import check_document
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_truth import missing, visible_text
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse import parse_bytes, parse_path
 from policy_assistant.parse.catalog import Catalog
-from policy_assistant.parse.markdown import split_front_matter
+from policy_assistant.parse.markdown import parse_markdown, split_front_matter
 
 SAMPLE = """---
 title: Returns policy
@@ -210,3 +215,243 @@ def test_real_myst_markdown_reads_as_prose() -> None:
     assert headings[:3] == ["Repeatable Installs", "Pinning the package versions", "Hash-checking"]
     for block in doc.blocks:
         assert doc.text[block.start : block.end] == block.text
+
+
+# --- fidelity: no text lost to markup (issue 10 item 10) ------------------------------------
+
+
+def texts(markdown: str, source: str = "a.md") -> list[str]:
+    return [b.text for b in parse(markdown, source).blocks]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "expected"),
+    [
+        ("The <unk> token and List<String>.", "The <unk> token and List<String>."),
+        ("2<sup>7</sup> = 128 and H<sub>2</sub>O", "2^7 = 128 and H2O"),
+        ("one<br>two<br/>three", "one\ntwo\nthree"),
+        ("hard  \nbreak and back\\\nslash", "hard\nbreak and back\nslash"),
+        (r"\*not emphasis\* \# \[x\] a\_b", "*not emphasis* # [x] a_b"),
+        ("&amp; &eacute; &#169; &lt;tag&gt;", "& é © <tag>"),
+        ("<b>bold</b> <span class='x'>span</span> <!-- hidden --> end", "bold span end"),
+        ('see <img src="d.png" alt="the diagram"> here', "see the diagram here"),
+        ("![alt words](x.png)", "alt words"),
+    ],
+)
+def test_inline_html_escapes_and_entities_keep_their_text(markdown: str, expected: str) -> None:
+    assert texts(markdown) == [expected]
+
+
+def test_table_cells_with_inline_html_stay_apart_and_on_one_line() -> None:
+    table = "| a<br>b | <b>x</b> |\n|---|---|\n| 2<sup>3</sup> | <unk> |\n"
+    assert texts(table) == ["a b | x\n2^3 | <unk>"]
+
+
+def test_html_blocks_are_read_as_html() -> None:
+    doc = parse(
+        '<div align="center">\n<h1>Project</h1>\n<p>Tag <b>line</b></p>\n'
+        "<script>track()</script>\n</div>\n\nAfter.\n"
+    )
+    assert [(b.kind, b.text, b.section) for b in doc.blocks] == [
+        ("heading", "Project", ("Project",)),
+        ("paragraph", "Tag line", ("Project",)),
+        ("paragraph", "After.", ("Project",)),
+    ]
+    assert [(d.reason, d.text) for d in doc.dropped] == [("script", "track()")]
+
+
+def test_a_block_of_tags_that_are_not_html_is_text() -> None:
+    assert texts("Before.\n\n<unk>\n\n<PAD> <EOS>\n") == ["Before.", "<unk>", "<PAD> <EOS>"]
+
+
+def test_only_bare_names_in_braces_are_myst_directives() -> None:
+    fence = "```{ .dockerfile .annotate }\n# install\nRUN make\n```\n\nAfter.\n"
+    doc = parse(fence)
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("code", "# install\nRUN make"),
+        ("paragraph", "After."),
+    ]
+    doc = parse("```{warning} Mind the gap\n:class: tip\nDo **not** run.\n```\n")
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("paragraph", "Mind the gap"),
+        ("paragraph", "Do not run."),
+    ]
+    assert [(d.reason, d.text) for d in doc.dropped] == [("directive option", ":class: tip")]
+    doc = parse("```{code-block} python\n:linenos:\nprint(1)\n```\n")
+    assert [(b.kind, b.text) for b in doc.blocks] == [("code", "print(1)")]
+
+
+def test_heading_attribute_lists_are_stripped() -> None:
+    doc = parse("# Setup { #setup }\n\n## Run {#run .wide data-x=1}\n\n## Braces {kept}\n")
+    assert [b.text for b in doc.blocks] == ["Setup", "Run", "Braces {kept}"]
+    assert doc.blocks[1].section == ("Setup", "Run")
+
+
+def test_container_markers_are_dropped_and_contents_kept() -> None:
+    doc = parse(
+        "::: tip Be careful\nKeep gloves on.\n:::\n\n:::{note}\nMyST colon fence.\n:::\n\n"
+        "```\n:::\n```\n"
+    )
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("paragraph", "Be careful"),
+        ("paragraph", "Keep gloves on."),
+        ("paragraph", "MyST colon fence."),
+        ("code", ":::"),
+    ]
+    assert [d.text for d in doc.dropped] == ["::: tip Be careful", ":::", ":::{note}", ":::"]
+
+
+MDX = """---
+title: Install
+---
+import { Tabs, Tab } from "@/components"
+export const meta = {
+  draft: false,
+}
+
+# Install
+
+<Tabs items={["pip", "uv"]}>
+<Tab
+  value="pip">
+Run `pip install tool`.
+</Tab>
+</Tabs>
+{/* a JSX comment */}
+
+<Note type="warn" />
+
+Done.
+"""
+
+
+def test_mdx_reads_as_markdown_with_jsx_and_esm_dropped() -> None:
+    # parse_markdown directly: the dispatch of .mdx to it is wired in parse/__init__.py.
+    doc = parse_markdown(MDX.encode(), "docs/install.mdx", Catalog(), "0" * 64)
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("heading", "Install"),
+        ("paragraph", "Run pip install tool."),
+        ("paragraph", "Done."),
+    ]
+    assert [d.reason for d in doc.dropped] == [
+        "mdx import/export",
+        "mdx component",
+        "mdx component",
+        "mdx component",
+        "mdx component",
+        "mdx comment",
+        "mdx component",
+    ]
+    assert doc.dropped[0].text.endswith("draft: false,\n}")
+    assert doc.title == "Install"
+
+
+def test_jsx_lines_in_plain_markdown_are_left_alone() -> None:
+    assert "import" in parse("import this\n", "a.md").text
+
+
+@pytest.mark.parametrize(
+    ("markdown", "title"),
+    [
+        ("# First\n\nBody.\n", "First"),
+        ("Intro paragraph.\n\n# Later heading\n", "a"),
+        ("Body text\n\nmore body\n===\n", "a"),  # an accidental setext heading near the end
+        ("# " + " ".join(["word"] * 21) + "\n\nBody.\n", "a"),
+        ("## Second level first\n\nBody.\n", "Second level first"),
+    ],
+)
+def test_title_is_a_leading_short_heading_else_the_file_name(markdown: str, title: str) -> None:
+    assert parse(markdown).title == title
+
+
+# --- the invariant: every character of the text a reader sees ends up in a block ----------
+
+plain = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyzé0123456789"), min_size=1, max_size=7)
+
+
+@st.composite
+def decorated(draw: st.DrawFn) -> tuple[str, str]:
+    """A word as written in Markdown, and as a reader sees it."""
+    w = draw(plain)
+    forms = [
+        (w, w),
+        (f"*{w}*", w),
+        (f"**{w}**", w),
+        (f"`{w}`", w),
+        (f"\\*{w}", f"*{w}"),
+        (f"<b>{w}</b>", w),
+        (f"{w}<sup>2</sup>", f"{w}^2"),
+        ("<unk>", "<unk>"),
+        (f"List<{w.capitalize()}X>", f"List<{w.capitalize()}X>"),
+        ("&amp;", "&"),
+        (f"[{w}](https://example.org/{w})", w),
+    ]
+    return draw(st.sampled_from(forms))
+
+
+@st.composite
+def markdown_documents(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A Markdown document and the words a reader sees in it, in order."""
+    source: list[str] = []
+    seen: list[str] = []
+    for _ in range(draw(st.integers(1, 8))):
+        words = draw(st.lists(decorated(), min_size=1, max_size=8))
+        line = " ".join(w for w, _ in words)
+        kind = draw(st.sampled_from(["paragraph", "heading", "item", "code", "quote"]))
+        if kind == "code":
+            code = " ".join(draw(st.lists(plain, min_size=1, max_size=5)))
+            source.append(f"```\n{code}\n```")
+            seen.extend(code.split())
+            continue
+        prefix = {"paragraph": "", "heading": "## ", "item": "- ", "quote": "> "}[kind]
+        source.append(prefix + line)
+        seen.extend(" ".join(v for _, v in words).split())
+    return "\n\n".join(source) + "\n", seen
+
+
+@settings(max_examples=150, deadline=None)
+@given(markdown_documents())
+def test_every_visible_word_of_generated_markdown_is_in_a_block(
+    case: tuple[str, list[str]],
+) -> None:
+    markdown, seen = case
+    doc = parse(markdown)
+    assert doc.text.split() == seen
+    assert not missing(visible_text(markdown), doc.text)
+
+
+REAL = [
+    FIXTURES / "pip-repeatable-installs.md",
+    Path(__file__).parent / "fixtures" / "formats" / "pymdownx-caret.md",
+    Path(__file__).parent / "fixtures" / "formats" / "pymdownx-striphtml.md",
+]
+
+
+def kept_text(path: Path) -> str:
+    doc = parse_bytes(path.read_bytes(), path.name, Catalog())
+    for block in doc.blocks:
+        assert doc.text[block.start : block.end] == block.text
+    return doc.text + "\n" + "\n".join(d.text for d in doc.dropped)
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_real_markdown_loses_no_character(path: Path) -> None:
+    assert not missing(visible_text(path.read_text(encoding="utf-8")), kept_text(path))
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.name)
+def test_chunker_invariants_hold_on_real_markdown(path: Path) -> None:
+    check_document(parse_bytes(path.read_bytes(), path.name, Catalog()))
+
+
+def test_real_markdown_sdist_loses_no_character() -> None:
+    # The 56 Markdown files of pymdown-extensions' sdist, fetched by
+    # tests/fixtures/formats/fetch.sh into a scratch folder outside git.
+    folder = Path(os.environ.get("POLICY_ASSISTANT_REAL_MD", "build/real-md"))
+    files = sorted(folder.rglob("*.md")) if folder.is_dir() else []
+    if not files:
+        pytest.skip(f"no fetched Markdown in {folder}: run tests/fixtures/formats/fetch.sh")
+    losses = {
+        p.name: missing(visible_text(p.read_text(encoding="utf-8")), kept_text(p)) for p in files
+    }
+    assert {name: lost for name, lost in losses.items() if lost} == {}

@@ -96,7 +96,45 @@ def test_french_goes_through_the_one_english_pipeline():
     assert "les" in terms and "de" in terms
 
 
+def test_chinese_gives_character_bigrams_as_lucene_cjk_does():
+    assert tokenize("保修期为十八个月") == ["保修", "修期", "期为", "为十", "十八", "八个", "个月"]
+    # Punctuation ends a run; a lone character is a term of its own.
+    assert tokenize("请保留收据。日") == ["请保", "保留", "留收", "收据", "日"]
+
+
+def test_japanese_runs_cross_scripts_and_keep_voicing_marks():
+    assert tokenize("保証はレシート") == ["保証", "証は", "はレ", "レシ", "シー", "ート"]
+    assert tokenize("ガイド") == ["ガイ", "イド"]
+    assert tokenize("ガイド") != tokenize("カイト")  # voicing marks change the word
+    assert tokenize("ｶﾞｲﾄﾞ") == tokenize("ガイド")  # half-width kana fold to full width
+    assert fold("が") == "が" and fold("ぱ") == "ぱ"
+
+
+def test_korean_hangul_syllables_are_bigrams_within_each_spaced_phrase():
+    assert tokenize("보증 기간은 18개월") == ["보증", "기간", "간은", "18", "개월"]
+
+
+def test_cjk_runs_are_cut_out_of_compounds():
+    assert tokenize("PW-2200型号") == ["pw", "2200", "pw2200", "型号"]
+    assert tokenize("Warranty保修") == ["warranti", "保修"]
+
+
+def test_a_chinese_query_finds_its_chunk():
+    chunks = [
+        "保修期为十八个月，请保留收据。",
+        "退货需在三十天内办理。",
+        "The warranty lasts 18 months.",
+    ]
+    index = BM25Index.build([tokenize(c) for c in chunks])
+    assert index.search(tokenize("保修期多长"), 1)[0][0] == 0
+    assert index.search(tokenize("退货"), 1)[0][0] == 1
+
+
 def test_settings_record_the_pipeline():
+    assert (
+        TOKENIZER_SETTINGS["version"] == 2
+    )  # bumped for CJK bigrams and NFC: old indexes are stale
+    assert TOKENIZER_SETTINGS["cjk"] == "character bigrams of han, kana and hangul runs"
     assert TOKENIZER_SETTINGS["stopwords"] == "english"
     assert TOKENIZER_SETTINGS["stemmer"] == "english"
     assert TOKENIZER_SETTINGS["lowercase"] and TOKENIZER_SETTINGS["fold_accents"]

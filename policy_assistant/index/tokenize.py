@@ -3,7 +3,9 @@
 The pipeline, in order:
 
 1. NFKD, case folding (`str.casefold`, so "ß" matches "ss") and removal of combining marks,
-   so "Employé" and "employe" are the same term and ligatures such as "ﬁ" split.
+   so "Employé" and "employe" are the same term and ligatures such as "ﬁ" split; then NFC,
+   so kana keep their voicing marks ("が" is not "か"; half-width "ｶﾞ" is "ガ") and Hangul
+   syllables are whole again.
 2. Words are runs of letters and digits. Runs joined by "-", "_", "." or "/" with no space
    (`PW-2200`, `e-mail`, `v1.2`) form one compound, and a run that mixes letters and digits
    (`pw2200`) is a compound too. A compound gives its parts (split at the connectors and at
@@ -12,8 +14,13 @@ The pipeline, in order:
    and all but the last also yield "pw2200": each query matches the chunk, and the exact
    spelling scores higher. Apostrophes separate words ("don't" gives "don" and "t", both
    stopwords).
-3. English stopwords (the list below) are dropped; the joined form of a compound is kept.
-4. Snowball English stemming (PyStemmer), memoized per word.
+3. Chinese, Japanese and Korean have no spaces between words (Korean has them between
+   phrases), so a run of Han, kana or Hangul characters gives its overlapping character
+   bigrams ("保修期" gives "保修", "修期"), as Lucene's CJKAnalyzer does; a lone character is a
+   term of its own. The runs are cut out of a compound first: "PW-2200型号" gives the model
+   number's terms and "型号".
+4. English stopwords (the list below) are dropped; the joined form of a compound is kept.
+5. Snowball English stemming (PyStemmer), memoized per word; never applied to CJK bigrams.
 
 Language: every chunk and every query goes through this one English pipeline, whatever the
 chunk's language. The query's language is unknown at search time, and a French chunk stemmed
@@ -59,22 +66,31 @@ _STEMMER = Stemmer.Stemmer("english", 0)  # our memo replaces PyStemmer's own ca
 
 TOKENIZER_SETTINGS: dict[str, Any] = {
     "name": "policy-assistant",
-    "version": 1,
+    "version": 2,
     "lowercase": True,
     "fold_accents": True,
-    "normalization": "NFKD+casefold",
+    "normalization": "NFKD+casefold+NFC",
     "compounds": "parts+joined",
     "stopwords": "english",
     "stopwords_id": content_id(sorted(STOPWORDS)),
     "stemmer": "english",
     "stemmer_library": f"PyStemmer {Stemmer.version()}",
     "languages": "one english pipeline for every language",
+    "cjk": "character bigrams of han, kana and hangul runs",
 }
 """What the manifest records; an index built with other settings is stale."""
 
 _COMPOUND_RE = re.compile(r"[^\W_]+(?:[-./_][^\W_]+)*")
 _PART_RE = re.compile(r"\d+|[^\W\d_]+")
 _HYPHENS = {0x2010: "-", 0x2011: "-", 0x00AD: None}
+# Kana voicing marks are combining marks that change the letter, not accents: kept.
+_KANA_MARKS = {0x3099: 0x3099, 0x309A: 0x309A}
+_CJK = (
+    "\u1100-\u11ff\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff"
+    "\U00020000-\U0003134f"
+)
+_CJK_RUN = re.compile(f"([{_CJK}]+)")
 
 
 class _FoldTable(dict[int, Any]):
@@ -86,7 +102,7 @@ class _FoldTable(dict[int, Any]):
         return value
 
 
-_FOLD = _FoldTable(_HYPHENS)
+_FOLD = _FoldTable({**_HYPHENS, **_KANA_MARKS})
 
 
 def fold(text: str) -> str:
@@ -94,7 +110,9 @@ def fold(text: str) -> str:
     if text.isascii():
         return text.lower()
     # Case folding after NFKD: compatibility forms such as "𝕊" only then have a case.
-    return unicodedata.normalize("NFKD", text).casefold().translate(_FOLD)
+    folded = unicodedata.normalize("NFKD", text).casefold().translate(_FOLD)
+    # NFC puts kana voicing marks and Hangul jamo back together; accents are gone by now.
+    return unicodedata.normalize("NFC", folded)
 
 
 def _compound_terms(compound: str, terms: list[str]) -> None:
@@ -110,11 +128,28 @@ def _compound_terms(compound: str, terms: list[str]) -> None:
         terms.append(_STEMMER.stemWord(joined))
 
 
+def _cjk_terms(run: str, terms: list[str]) -> None:
+    """Append the overlapping character bigrams of a CJK run (a lone character alone)."""
+    if len(run) == 1:
+        terms.append(run)
+        return
+    terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+
+
 def _analyze(word: str) -> tuple[str, ...]:
     """Return the terms of one whitespace-delimited word, punctuation and all."""
     terms: list[str] = []
-    for compound in _COMPOUND_RE.findall(fold(word)):
-        _compound_terms(compound, terms)
+    folded = fold(word)
+    if not _CJK_RUN.search(folded):
+        for compound in _COMPOUND_RE.findall(folded):
+            _compound_terms(compound, terms)
+        return tuple(terms)
+    for i, piece in enumerate(_CJK_RUN.split(folded)):
+        if i % 2:
+            _cjk_terms(piece, terms)
+        else:
+            for compound in _COMPOUND_RE.findall(piece):
+                _compound_terms(compound, terms)
     return tuple(terms)
 
 

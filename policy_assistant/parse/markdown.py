@@ -1,36 +1,63 @@
-"""Markdown to blocks with markdown-it-py (CommonMark plus tables); the only markdown-it import."""
+"""Markdown (.md, .mdx) to blocks with markdown-it-py (CommonMark plus tables); the only
+markdown-it import.
+
+Every character of the text a reader sees ends up in a block:
+
+- a hard line break (two trailing spaces, a backslash, or `<br>`) is a newline in the block;
+- inline HTML: a tag of an HTML element is markup (its contents stay), except `<br>`, `<img>`
+  (its alt text) and `<sup>`, written "^" so "2<sup>7</sup>" reads "2^7"; a tag that names
+  no HTML element is text (`<unk>`, `List<String>`) and is kept as written;
+- an HTML block is read by the HTML parser (headings, paragraphs, lists, tables), or kept as
+  text when none of its tags is HTML;
+- backslash escapes and entities are their literal characters;
+- only a fence whose info string is a bare name in braces (```` ```{note} ````) is a MyST
+  directive, read as Markdown (its argument is a paragraph, its `:option:` lines go); any
+  other fence, such as ```` ```{ .dockerfile .annotate } ````, is code;
+- heading attribute lists (`## Setup { #setup .wide }`) are stripped (and recorded);
+- container markers (VitePress `::: tip Title`, MyST `:::{note}`) are dropped and recorded,
+  their custom title and contents kept;
+- in `.mdx`, import/export (ESM) blocks and lines that are only a JSX tag (`<Tabs>`,
+  `</Tabs>`, `<Note type="x" />`) are dropped and recorded; the text between them stays.
+
+The title is the catalog's or front matter's, else the first block if it is a heading of at
+most 20 words, else the file name.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.catalog import Catalog
-from policy_assistant.records import Document
+from policy_assistant.parse.markdown_lines import HTML_ELEMENTS, preprocess
+from policy_assistant.parse.text import decode_text, file_stem, finish, leading_title
+from policy_assistant.records import Document, Dropped
 
 _MD = MarkdownIt("commonmark").enable("table")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _SPACES = re.compile(r"\s+")
+_BREAK = "\x00"  # a line break inside collected inline text; decoded text holds no NUL
 # MyST (Sphinx Markdown), common in real documentation: roles, targets and directives.
 _MYST_ROLE = re.compile(r"\{[\w:.-]+\}$")
 _MYST_TARGET = re.compile(r"^\([\w.:-]+\)=$")
+_DIRECTIVE = re.compile(r"\{([A-Za-z][\w-]*(?::[\w-]+)*)\}[ \t]*(.*)")
+_OPTION = re.compile(r":[\w-]+:.*")
 _CODE_DIRECTIVES = {"code", "code-block", "code-cell", "sourcecode", "literalinclude"}
+_PATH_ARGUMENTS = {"image", "figure", "include", "literalinclude", "toctree"}
+_ATTRIBUTE = r"(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+))"
+_HEADING_ATTRIBUTES = re.compile(rf"\s*\{{:?\s*{_ATTRIBUTE}(?:\s+{_ATTRIBUTE})*\s*\}}\s*$")
+_TAG = re.compile(r"</?([A-Za-z][\w.:-]*)")
+_ALT = re.compile(r"""\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
 
 
 def decode_markdown(data: bytes, source: str) -> str:
     """Decode UTF-8 (a byte-order mark allowed) and normalize line endings to LF."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DocumentError(
-            source, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from exc
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return decode_text(data, source)
 
 
 def split_front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -47,28 +74,58 @@ def split_front_matter(text: str) -> tuple[dict[str, str], str]:
 
 
 def parse_markdown(data: bytes, source: str, catalog: Catalog, sha256: str) -> Document:
-    """Parse a Markdown file's bytes into a Document; front matter is read, not indexed."""
+    """Parse a Markdown (or MDX) file's bytes; front matter is read, not indexed."""
     fields, body = split_front_matter(decode_markdown(data, source))
     meta = catalog.meta_for(source, fields)
+    body, dropped = preprocess(body, mdx=source.lower().endswith(".mdx"))
     builder = DocumentBuilder()
-    _Walker(builder).walk(_MD.parse(body))
-    stem = source.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return builder.build(source, sha256, meta, stem)
+    walker = _Walker(builder)
+    walker.walk(_MD.parse(body))
+    title = meta.title or leading_title(builder.blocks) or file_stem(source)
+    return finish(builder, source, sha256, replace(meta, title=title), (*dropped, *walker.dropped))
 
 
 def inline_text(token: Token) -> str:
-    """Return the plain text of an inline token: markup dropped, whitespace collapsed."""
+    """Return an inline token's text: markup dropped, spaces collapsed, line breaks kept."""
     parts: list[str] = []
     for child in token.children or ():
         if child.type == "code_inline" and parts:
             parts[-1] = _MYST_ROLE.sub("", parts[-1])
-        if child.type in ("text", "code_inline"):
+        if child.type in ("text", "text_special", "code_inline"):
             parts.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
+        elif child.type == "softbreak":
             parts.append(" ")
+        elif child.type == "hardbreak":
+            parts.append(_BREAK)
         elif child.type == "image":
             parts.append(inline_text(child))
-    return _SPACES.sub(" ", "".join(parts)).strip()
+        elif child.type == "html_inline":
+            parts.append(_inline_html(child.content))
+    lines = (_SPACES.sub(" ", line).strip() for line in "".join(parts).split(_BREAK))
+    return "\n".join(line for line in lines if line)
+
+
+def _inline_html(tag: str) -> str:
+    """Return what an inline HTML tag contributes to the text a reader sees."""
+    match = _TAG.match(tag)
+    if not match:
+        return ""  # a comment, declaration or processing instruction
+    name = match.group(1).lower()
+    if name not in HTML_ELEMENTS:
+        return tag  # not HTML: text such as <unk> or the <String> of List<String>
+    closing = tag.startswith("</")
+    if name == "br":
+        return _BREAK
+    if name == "sup" and not closing:
+        return "^"
+    if name == "img":
+        alt = _ALT.search(tag)
+        return f" {next(g for g in alt.groups() if g is not None)} " if alt else ""
+    return ""
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\n", " ")
 
 
 class _Walker:
@@ -78,6 +135,7 @@ class _Walker:
         self.builder = builder
         self.items: list[list[str]] = []
         self.ordinals: list[int | None] = []
+        self.dropped: list[Dropped] = []
 
     def walk(self, tokens: Sequence[Token]) -> None:
         i = 0
@@ -90,7 +148,12 @@ class _Walker:
         kind = token.type
         if kind == "heading_open":
             self._flush_item()
-            self.builder.heading(inline_text(tokens[i + 1]), int(token.tag[1:]))
+            text = _one_line(inline_text(tokens[i + 1]))
+            attributes = _HEADING_ATTRIBUTES.search(text)
+            if attributes:
+                self.dropped.append(Dropped(attributes.group().strip(), "heading attributes"))
+                text = text[: attributes.start()]
+            self.builder.heading(text, int(token.tag[1:]))
             return i + 3
         if kind in ("bullet_list_open", "ordered_list_open"):
             self._flush_item()
@@ -110,19 +173,44 @@ class _Walker:
         elif kind in ("fence", "code_block"):
             self._flush_item()
             self._code(token)
+        elif kind == "html_block":
+            self._flush_item()
+            self._html(token.content)
         elif kind == "table_open":
             self._flush_item()
             return self._table(tokens, i)
         return i + 1
 
     def _code(self, token: Token) -> None:
-        info = token.info.strip()
-        directive = info[1:].partition("}")[0] if info.startswith("{") else ""
-        if directive and directive not in _CODE_DIRECTIVES:
+        directive = _DIRECTIVE.fullmatch(token.info.strip()) if token.type == "fence" else None
+        if directive and directive.group(1) not in _CODE_DIRECTIVES:
             # A MyST directive such as {note} holds prose, so its body is Markdown.
-            self.walk(_MD.parse(token.content))
+            name, argument = directive.groups()
+            if argument and name not in _PATH_ARGUMENTS:
+                self.builder.add("paragraph", argument)
+            elif argument:
+                self.dropped.append(Dropped(argument, "directive argument"))
+            self.walk(_MD.parse(self._without_options(token.content)))
             return
-        self.builder.add("code", token.content.rstrip())
+        content = self._without_options(token.content) if directive else token.content
+        self.builder.add("code", content.rstrip())
+
+    def _without_options(self, content: str) -> str:
+        """Drop a MyST directive's leading `:option: value` lines (recorded): settings."""
+        lines = content.split("\n")
+        while lines and _OPTION.fullmatch(lines[0].strip()):
+            self.dropped.append(Dropped(lines.pop(0).strip(), "directive option"))
+        return "\n".join(lines)
+
+    def _html(self, content: str) -> None:
+        names = {m.group(1).lower() for m in _TAG.finditer(content)}
+        if names and not names & HTML_ELEMENTS:
+            self.builder.add("paragraph", _SPACES.sub(" ", content).strip())  # e.g. <unk>
+            return
+        if not content.lstrip().startswith("<!--"):
+            from policy_assistant.parse.html import add_html_fragment  # lxml only when needed
+
+            self.dropped.extend(add_html_fragment(self.builder, content))
 
     def _open_item(self) -> None:
         self._flush_item()
@@ -133,7 +221,10 @@ class _Walker:
         self.items.append([marker])
 
     def _text(self, text: str) -> None:
-        if not text or _MYST_TARGET.match(text):
+        if _MYST_TARGET.match(text):
+            self.dropped.append(Dropped(text, "myst target"))
+            return
+        if not text:
             return
         if self.items:
             self.items[-1].append(text)
@@ -154,7 +245,7 @@ class _Walker:
         while tokens[i].type != "table_close":
             token = tokens[i]
             if token.type == "inline":
-                cells.append(inline_text(token))
+                cells.append(_one_line(inline_text(token)))
             elif token.type == "tr_close":
                 rows.append(" | ".join(cells).rstrip())
                 cells = []

@@ -1,0 +1,269 @@
+"""HTML (.html, .htm) to blocks with lxml's HTML parser; the only lxml import.
+
+Headings `h1`-`h6` open sections; `p`, `div` and the other block elements give paragraphs;
+`li` gives list items (ordered ones numbered "1. " as in Markdown); a `table` is one block,
+a row per line, cells joined by " | ", the header row kept where it stands; `pre` is a code
+block, its text as written. Inside a block whitespace collapses to one space, as a browser
+shows it, and `<br>` is a line break. Page chrome is left out and recorded in Document.dropped
+with the reason: `script`, `style`, `noscript` and `template`, `nav` (and `role=navigation`, or
+a class or id such as `navheader`, `navbar`, `breadcrumbs`, `sidebar`, as older pages mark it),
+a `header`/`footer` that belongs to the page rather than to an article or section, and
+elements marked `hidden`. The title is the `<title>`, else the first `h1`, else the file name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+import lxml.html
+from lxml.etree import ParserError
+
+from policy_assistant.errors import DocumentError
+from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.parse.text import TITLE_MAX_WORDS, file_stem, finish
+from policy_assistant.records import Document, DocumentMeta, Dropped
+
+DROPPED_PREVIEW = 200
+"""Characters of a dropped script or style kept in its record: enough to recognize it."""
+
+_SPACES = re.compile(r"\s+")
+_BREAK = "\x00"  # a <br> inside collected inline text; never in decoded HTML (control chars go)
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)
+_XML_ENCODING = re.compile(rb"""\s*<\?xml[^>]*?encoding\s*=\s*["']([\w.:-]+)""", re.IGNORECASE)
+_XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_BLOCK_NAMES = """address article aside blockquote body caption center dd details dialog dir div
+    dl dt fieldset figcaption figure form hgroup hr li main menu ol p section summary ul"""
+_BLOCKS = frozenset(_BLOCK_NAMES.split())
+_CODE_ONLY = {"script": "script", "style": "style", "noscript": "noscript", "template": "template"}
+_SECTIONING = frozenset({"article", "main", "section", "aside"})
+# Class or id names that mark navigation in pages older than <nav> (DocBook's NAVHEADER, ...).
+_NAV_NAMES = re.compile(
+    r"nav|navbar|navheader|navfooter|navigation|breadcrumbs?|sidebar|skip-?link|site-?(?:header|footer)"
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_ROLES = {"navigation": "navigation", "banner": "page header", "contentinfo": "page footer"}
+
+
+def decode_html(data: bytes, source: str) -> str:
+    """Decode by byte-order mark, else the XML declaration or `<meta charset>`, else UTF-8,
+    else windows-1252."""
+    for bom, encoding in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le")):
+        if data.startswith(bom):
+            return _decode(data[len(bom) :], encoding, source)
+    if data.startswith(b"\xfe\xff"):
+        return _decode(data[2:], "utf-16-be", source)
+    declared = _XML_ENCODING.match(data) or _CHARSET.search(data[:4096])
+    if declared:
+        return _decode(data, declared.group(1).decode("ascii"), source)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        # The HTML standard's fallback for an unlabelled page.
+        return _decode(data, "windows-1252", source)
+
+
+def _decode(data: bytes, encoding: str, source: str) -> str:
+    try:
+        return data.decode(encoding)
+    except LookupError as exc:
+        raise DocumentError(source, f"unknown character encoding {encoding!r}") from exc
+    except UnicodeDecodeError as exc:
+        problem = f"not {encoding} text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        raise DocumentError(source, problem) from exc
+
+
+def parse_html(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Document:
+    """Parse an HTML file's bytes into a Document; page chrome is dropped with a record."""
+    # XHTML's XML declaration has done its work (the encoding); lxml refuses it in a str.
+    text = _XML_DECLARATION.sub("", _CONTROL.sub("", decode_html(data, source)))
+    builder = DocumentBuilder()
+    walker = _Walker(builder)
+    title: str | None = None
+    try:
+        root = lxml.html.document_fromstring(text) if text.strip() else None
+    except ParserError:
+        root = None  # lxml's "Document is empty": a page of comments or bare tags
+    except ValueError as exc:
+        raise DocumentError(source, f"not readable HTML: {exc}") from exc
+    if root is not None:
+        title = _title(root)
+        body = root.find("body")
+        walker.walk(body if body is not None else root)
+    title = meta.title or title or _first_h1(builder) or file_stem(source)
+    return finish(builder, source, sha256, replace(meta, title=title), tuple(walker.dropped))
+
+
+def add_html_fragment(builder: DocumentBuilder, fragment: str) -> list[Dropped]:
+    """Add the blocks of an HTML fragment (raw HTML in Markdown); return what was dropped."""
+    try:
+        root = lxml.html.fragment_fromstring(_CONTROL.sub("", fragment), create_parent="div")
+    except ParserError:
+        return []  # nothing but comments or whitespace
+    walker = _Walker(builder)
+    walker.walk(root)
+    return walker.dropped
+
+
+def _title(root: Any) -> str | None:
+    element = root.find(".//title")
+    text = text_of(element) if element is not None else ""
+    return text or None
+
+
+def _first_h1(builder: DocumentBuilder) -> str | None:
+    for block in builder.blocks:
+        if block.level == 1 and len(block.text.split()) <= TITLE_MAX_WORDS:
+            return block.text
+    return None
+
+
+def text_of(element: Any) -> str:
+    """Return an element's text as one line, a space where a block or a line break stands."""
+    parts = [element.text or ""] if isinstance(element.tag, str) else []
+    for child in element:
+        tag = child.tag.lower() if isinstance(child.tag, str) else ""
+        if tag in _CODE_ONLY:
+            pass
+        elif tag in _BLOCKS or tag in _HEADINGS or tag in ("br", "td", "th", "tr", "pre"):
+            parts.append(f" {text_of(child)} ")
+        elif tag == "img":
+            parts.append(f" {child.get('alt') or ''} ")
+        else:
+            parts.append(text_of(child))
+        parts.append(child.tail or "")
+    return collapse("".join(parts))
+
+
+def collapse(text: str) -> str:
+    """Collapse whitespace runs to one space and strip the ends, as a browser renders text."""
+    return _SPACES.sub(" ", _CONTROL.sub("", text)).strip()
+
+
+def _drop_reason(element: Any, tag: str) -> str | None:
+    if tag in _CODE_ONLY:
+        return _CODE_ONLY[tag]
+    names = f"{element.get('class') or ''} {element.get('id') or ''}".lower().split()
+    if tag == "nav" or any(_NAV_NAMES.fullmatch(name) for name in names):
+        return "navigation"
+    role = _ROLES.get((element.get("role") or "").strip().lower())
+    if role:
+        return role
+    if element.get("hidden") is not None or element.get("aria-hidden") == "true":
+        return "hidden"
+    if tag in ("header", "footer"):
+        owners = {a.tag for a in element.iterancestors() if isinstance(a.tag, str)}
+        if not owners & _SECTIONING:
+            return "page header" if tag == "header" else "page footer"
+    return None
+
+
+class _Walker:
+    """Walk the element tree, collecting inline text and emitting a block at each boundary."""
+
+    def __init__(self, builder: DocumentBuilder) -> None:
+        self.builder = builder
+        self.parts: list[str] = []
+        self.ordinals: list[int | None] = []
+        self.marker: str | None = None
+        self.dropped: list[Dropped] = []
+
+    def walk(self, element: Any) -> None:
+        self._contents(element)
+        self._flush()
+
+    def _contents(self, element: Any) -> None:
+        self.parts.append(element.text or "")
+        for child in element:
+            self._node(child)
+            self.parts.append(child.tail or "")
+
+    def _node(self, element: Any) -> None:
+        if not isinstance(element.tag, str):
+            return  # a comment or processing instruction: not content
+        tag = element.tag.lower()
+        reason = _drop_reason(element, tag)
+        if tag in ("head", "title"):
+            return  # metadata: the title is the document's title, not a paragraph
+        if reason:
+            self._drop(element, reason)
+        elif tag in _HEADINGS:
+            self._flush()
+            self.builder.heading(text_of(element), _HEADINGS[tag])
+        elif tag == "pre":
+            self._flush()
+            self.builder.add("code", _pre_text(element))
+        elif tag == "table":
+            self._flush()
+            self._table(element)
+        elif tag in ("ul", "ol", "li"):
+            self._list(element, tag)
+        elif tag == "br":
+            self.parts.append(_BREAK)
+        elif tag == "img":
+            self.parts.append(f" {element.get('alt') or ''} ")
+        elif tag in _BLOCKS:
+            self._flush()
+            self._contents(element)
+            self._flush()
+        else:
+            self._contents(element)
+
+    def _drop(self, element: Any, reason: str) -> None:
+        text = text_of(element)
+        if reason in _CODE_ONLY.values() and len(text) > DROPPED_PREVIEW:
+            text = text[:DROPPED_PREVIEW] + "…"
+        if text:
+            self.dropped.append(Dropped(text, reason))
+
+    def _list(self, element: Any, tag: str) -> None:
+        self._flush()
+        if tag == "li":
+            ordinal = self.ordinals[-1] if self.ordinals else None
+            outer, self.marker = self.marker, f"{ordinal}. " if ordinal is not None else ""
+            if ordinal is not None:
+                self.ordinals[-1] = ordinal + 1
+            self._contents(element)
+            self._flush()
+            self.marker = outer
+            return
+        start = element.get("start") if tag == "ol" else None
+        first = int(start) if start and start.isdigit() else 1
+        self.ordinals.append(first if tag == "ol" else None)
+        outer, self.marker = self.marker, None
+        self._contents(element)
+        self._flush()
+        self.ordinals.pop()
+        self.marker = outer
+
+    def _flush(self) -> None:
+        lines = (collapse(line) for line in "".join(self.parts).split(_BREAK))
+        text = "\n".join(line for line in lines if line)
+        self.parts = []
+        if not text:
+            return
+        if self.marker is None:
+            self.builder.add("paragraph", text)
+            return
+        self.builder.add("list_item", self.marker + text)
+        self.marker = ""  # text after a nested list continues the item, unnumbered
+
+    def _table(self, table: Any) -> None:
+        caption = table.find("caption")
+        if caption is not None:
+            self.builder.add("paragraph", text_of(caption))
+        rows = []
+        for row in table.iter("tr"):
+            if next(row.iterancestors("table")) is not table:
+                continue  # a nested table's rows are text of its cell
+            cells = [text_of(c) for c in row if c.tag in ("td", "th")]
+            rows.append(" | ".join(cells).rstrip())
+        self.builder.add("table", "\n".join(r for r in rows if r.strip(" |")))
+
+
+def _pre_text(element: Any) -> str:
+    text: str = element.text_content()
+    # HTML drops one newline right after <pre>.
+    return _CONTROL.sub("", text[1:] if text.startswith("\n") else text)
