@@ -20,7 +20,12 @@ from policy_assistant.parse.pdf_layout import (
     reading_order,
     remove_running_lines,
 )
-from policy_assistant.parse.pdf_lines import attach_lone_markers, extract_lines, mark_wrapped_code
+from policy_assistant.parse.pdf_lines import (
+    attach_lone_markers,
+    extract_lines,
+    mark_wrapped_code,
+    upright_share,
+)
 from policy_assistant.parse.pdf_rules import TableArea, separators, table_areas
 from policy_assistant.parse.pdf_structure import (
     Outline,
@@ -37,7 +42,7 @@ from policy_assistant.parse.pdf_tables import (
     table_from_grid,
     widen,
 )
-from policy_assistant.records import Document, DocumentMeta
+from policy_assistant.records import Document, DocumentMeta, Dropped
 
 pymupdf: Any = _pymupdf_module
 """pymupdf, seen as untyped: its annotations are partial and strict mypy rejects the rest."""
@@ -95,6 +100,15 @@ def parse_pdf_with_stats(
     return _build(pages, outline, source, sha256, meta), stats
 
 
+def text_layer_words(data: bytes) -> list[list[str]]:
+    """Return the words of each page's text layer, as MuPDF gives them, for coverage checks."""
+    doc = _open(data, "text layer")
+    try:
+        return [[w[4] for w in page.get_text("words", flags=TEXT_FLAGS)] for page in doc]
+    finally:
+        doc.close()
+
+
 def _quietly(call: Any, default: Any) -> Any:
     """Return call(), or default if pymupdf fails on a damaged part the text can do without."""
     try:
@@ -121,8 +135,20 @@ def _open(data: bytes, source: str) -> Any:
 
 
 def _page_data(page: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Return a page's text dict and its vector drawings, in MuPDF's raw form."""
-    return page.get_text("dict", flags=TEXT_FLAGS), page.get_cdrawings()
+    """Return a page's text dict and its vector drawings, in MuPDF's raw form.
+
+    A page shown turned (/Rotate 90 or 270) whose text then runs up or down the screen
+    is read as it was set, unturned, where its lines are horizontal again.
+    """
+    page_dict = page.get_text("dict", flags=TEXT_FLAGS)
+    if page.rotation and upright_share(page_dict) < 0.5:
+        turned = page.rotation
+        page.set_rotation(0)
+        unturned = page.get_text("dict", flags=TEXT_FLAGS)
+        if upright_share(unturned) > upright_share(page_dict):
+            return unturned, page.get_cdrawings()
+        page.set_rotation(turned)
+    return page_dict, page.get_cdrawings()
 
 
 def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
@@ -167,7 +193,8 @@ def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int]:
             rect = page.rect
         except Exception as exc:
             raise DocumentError(source, f"not a readable PDF: page {index + 1}: {exc}") from exc
-        lines = mark_wrapped_code(extract_lines(page_dict, index + 1, block_base))
+        skipped: list[str] = []
+        lines = mark_wrapped_code(extract_lines(page_dict, index + 1, block_base, skipped))
         block_base += len(page_dict["blocks"])
         tables: list[Table] = []
         if areas := table_areas(drawings, lines):
@@ -181,6 +208,7 @@ def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int]:
             attach_lone_markers(lines),
             tables,
             separators(drawings),
+            [Dropped(text, "vertical text", index + 1) for text in skipped],
         )
         pages.append(content)
     return pages, scans
@@ -238,4 +266,11 @@ def _build(
     assembler.finish()
     if not builder.blocks:
         raise DocumentError(source, "PDF has no extractable text (scanned images?)")
-    return builder.build(source, sha256, meta, PurePosixPath(source).stem)
+    document = builder.build(source, sha256, meta, PurePosixPath(source).stem)
+    dropped = tuple(record for page in pages for record in page.dropped) + tuple(assembler.dropped)
+    return dataclasses.replace(document, dropped=tuple(sorted(dropped, key=_page_order)))
+
+
+def _page_order(record: Dropped) -> int:
+    """Sort key of a dropped record: its page (the sort is stable within a page)."""
+    return record.page or 0

@@ -15,6 +15,7 @@ from policy_assistant.parse.pdf_lines import (
 )
 from policy_assistant.parse.pdf_structure import Run
 from policy_assistant.parse.pdf_tables import Table, same_row, table_text
+from policy_assistant.records import Dropped
 
 _TERMINAL = re.compile(r"[.!?:;]['\"”’)\]]*$")
 HANGING_INDENT = 0.5
@@ -105,6 +106,8 @@ class BlockAssembler:
         self._waiting: list[int] = []
         self._left: dict[int, float] = {}
         self._separators: dict[int, list[tuple[float, float, float]]] = {}
+        self.dropped: list[Dropped] = []
+        """Text left out while assembling: a table's header row repeated on a new page."""
 
     def start_page(
         self, page: int, left: float, separators: list[tuple[float, float, float]] | None = None
@@ -175,7 +178,11 @@ class BlockAssembler:
             and max(pending.pages) == table.page - 1
             and max(len(r) for r in pending.rows) == table.columns
         ):
-            rows = table.rows[1:] if same_row(table.rows[0], pending.rows[0]) else table.rows
+            rows = table.rows
+            if same_row(table.rows[0], pending.rows[0]):
+                rows = table.rows[1:]
+                header = table_text(table.rows[:1])
+                self.dropped.append(Dropped(header, "repeated table header", table.page))
             self._mark(pending, len(pending.rows), table.page)
             pending.rows.extend(rows)
             return

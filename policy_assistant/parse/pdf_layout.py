@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from policy_assistant.parse.pdf_lines import Line
 from policy_assistant.parse.pdf_tables import Table
+from policy_assistant.records import Dropped
 
 MARGIN_BAND = 0.1
 """Share of the page height, at top and at bottom, where running headers and footers live."""
@@ -56,6 +57,14 @@ class PageContent:
     """Tables found on the page."""
     separators: list[tuple[float, float, float]] = field(default_factory=list)
     """(x0, y, x1) of horizontal rules and box edges: a block never runs across one."""
+    dropped: list[Dropped] = field(default_factory=list)
+    """Text of the page left out of the blocks on purpose, with the reason."""
+
+    def drop(self, lines: list[Line], reason: str) -> None:
+        """Remove lines from the page, recording each with the reason."""
+        gone = {id(line) for line in lines}
+        self.dropped.extend(Dropped(line.text, reason, self.number) for line in lines)
+        self.lines = [line for line in self.lines if id(line) not in gone]
 
 
 @dataclass(slots=True)
@@ -103,11 +112,40 @@ def inner_lines(page: PageContent) -> list[Line]:
     return [line for line in page.lines if _band(line, page.height) is None]
 
 
-def _lone_page_running(line: Line, band: str | None, body: float) -> bool:
-    """Whether a line on a document's only page is its running header or footer."""
+def _lone_page_running(line: Line, band: str | None, lines: list[Line], body: float) -> bool:
+    """Whether a line on a document's only page is its running header or footer.
+
+    Small type alone at the edge of a margin band: no line of body size or larger stands
+    between it and the edge of the page.
+    """
     if band is None or line.size >= body - 0.5:
         return False
-    return band == "top" or bool(_PAGE_LABEL.search(running_key(line.text)))
+    if band == "top":
+        return not any(o.size >= body - 0.5 and o.y1 <= line.y0 + 1 for o in lines)
+    return not any(o.size >= body - 0.5 and o.y0 >= line.y1 - 1 for o in lines)
+
+
+def furniture_reason(line: Line, band: str | None) -> str:
+    """Name what a running line is: a page number, a running head or a footer."""
+    key = running_key(line.text)
+    if key == "#" or _PAGE_LABEL.search(key):
+        return "page number"
+    return "running head" if band == "top" else "footer"
+
+
+def _drop_running(page: PageContent, running: list[Line]) -> None:
+    """Drop a page's running lines, unless they are all the text the page holds.
+
+    A document whose every page holds one line that differs by a number would lose
+    everything: a page's only text is kept, bare page numbers aside.
+    """
+    if len(running) == len(page.lines) and not page.tables:
+        running = [ln for ln in running if running_key(ln.text) == "#"]
+    by_reason: dict[str, list[Line]] = {}
+    for line in running:
+        by_reason.setdefault(furniture_reason(line, _band(line, page.height)), []).append(line)
+    for reason, lines in by_reason.items():
+        page.drop(lines, reason)
 
 
 def _band_keys(page: PageContent) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
@@ -134,11 +172,12 @@ def remove_running_lines(pages: list[PageContent], body: float) -> None:
     """
     if len(pages) == 1:
         page = pages[0]
-        page.lines = [
+        lone = [
             line
             for line in page.lines
-            if not _lone_page_running(line, _band(line, page.height), body)
+            if _lone_page_running(line, _band(line, page.height), page.lines, body)
         ]
+        _drop_running(page, lone)
         return
     seen: Counter[tuple[str, str]] = Counter()
     outermost: Counter[tuple[str, str]] = Counter()
@@ -154,11 +193,12 @@ def remove_running_lines(pages: list[PageContent], body: float) -> None:
     if not running:
         return
     for page in pages:
-        page.lines = [
+        found = [
             line
             for line in page.lines
-            if (_band(line, page.height), running_key(line.text)) not in running
+            if (_band(line, page.height), running_key(line.text)) in running
         ]
+        _drop_running(page, found)
 
 
 def _baseline_rows(lines: list[Line]) -> list[list[Line]]:
@@ -201,13 +241,13 @@ def drop_contents_entries(pages: list[PageContent]) -> None:
         previous = sum(entries) >= CONTENTS_SHARE * len(rows)
         if not previous:
             continue
-        dropped: set[int] = set()
+        dropped: list[Line] = []
         for index, row in enumerate(rows):
             # An entry too long for its line starts on the row above its page number.
             follows = index + 1 < len(rows) and entries[index + 1]
             if entries[index] or (follows and _ENTRY_NUMBER.match(row[0].text)):
-                dropped.update(id(line) for line in row)
-        page.lines = [line for line in page.lines if id(line) not in dropped]
+                dropped.extend(row)
+        page.drop(dropped, "contents page")
 
 
 def _regions(page: PageContent) -> list[Region]:

@@ -155,17 +155,18 @@ def join_wrapped(left: str, right: str) -> str:
     return f"{left} {right}"
 
 
-def extract_lines(page_dict: dict[str, Any], page: int, block_base: int) -> list[Line]:
-    """Return the horizontal text lines of one page, in MuPDF's order."""
+def extract_lines(
+    page_dict: dict[str, Any], page: int, block_base: int, skipped: list[str] | None = None
+) -> list[Line]:
+    """Return the horizontal text lines of one page, in MuPDF's order.
+
+    The text of lines set in another direction goes to skipped, when given.
+    """
     lines: list[Line] = []
     for number, block in enumerate(page_dict["blocks"]):
         if block.get("type") != 0:
             continue
         for raw in block["lines"]:
-            dx, dy = raw["dir"]
-            # Rotated text is nearly always a margin stamp or an axis label, not prose.
-            if dx < 0.99 or abs(dy) > 0.01:
-                continue
             styled = _line_from_spans(raw["spans"])
             if styled is None:
                 continue
@@ -173,10 +174,28 @@ def extract_lines(page_dict: dict[str, Any], page: int, block_base: int) -> list
             text = clean_text(text, mono)
             if not text.strip():
                 continue
+            dx, dy = raw["dir"]
+            # Rotated text is nearly always a margin stamp or an axis label, not prose.
+            if dx < 0.99 or abs(dy) > 0.01:
+                if skipped is not None:
+                    skipped.append(text)
+                continue
             x0, y0, x1, y1 = raw["bbox"]
             block_id = block_base + number
             lines.append(Line(text, x0, y0, x1, y1, size, bold, mono, lead, page, block_id))
     return lines
+
+
+def upright_share(page_dict: dict[str, Any]) -> float:
+    """Return the share of a page's characters set in horizontal lines, left to right."""
+    upright = total = 0
+    for block in page_dict["blocks"]:
+        for raw in block.get("lines", ()):
+            weight = sum(len(span["text"].strip()) for span in raw["spans"])
+            total += weight
+            dx, dy = raw["dir"]
+            upright += weight if dx >= 0.99 and abs(dy) <= 0.01 else 0
+    return upright / total if total else 1.0
 
 
 def mark_wrapped_code(lines: list[Line]) -> list[Line]:
