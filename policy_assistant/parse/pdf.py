@@ -257,7 +257,7 @@ def _build(
     assembler = BlockAssembler(builder)
     for page, items in laid_out:
         left = min((line.x0 for line in page.lines), default=0.0)
-        assembler.start_page(page.number, left, page.separators)
+        assembler.start_page(page.number, left, page.separators, page.height)
         for index, item in enumerate(items):
             if isinstance(item, Table):
                 assembler.add_table(item, index == 0)
