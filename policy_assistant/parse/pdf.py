@@ -13,6 +13,7 @@ import pymupdf as _pymupdf_module
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.pdf_assemble import BlockAssembler
+from policy_assistant.parse.pdf_furniture import drop_line_numbers
 from policy_assistant.parse.pdf_layout import (
     PageContent,
     drop_contents_entries,
@@ -231,6 +232,7 @@ def _build(
     """Lay out the pages' lines and tables as blocks and build the Document."""
     remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
     drop_contents_entries(pages)
+    drop_line_numbers(pages)
     # Measured again: running headers and footers would skew the share of each style.
     type_ = Typography.of([page.lines for page in pages])
     laid_out = []

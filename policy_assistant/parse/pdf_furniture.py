@@ -1,0 +1,72 @@
+"""Margin line numbers: the numbers transcripts, legal texts and drafts set beside each line.
+
+A page has line numbers when at least MIN_NUMBERED of its lines start (or consist of) a
+bare number set at one left edge that no other line reaches, counting up by one step (1,
+or 5 for every fifth line) from top to bottom. The numbers are taken off those lines and
+recorded as dropped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from policy_assistant.parse.pdf_layout import PageContent
+from policy_assistant.parse.pdf_lines import Line
+from policy_assistant.records import Dropped
+
+MIN_NUMBERED = 5
+"""Lines that must carry a number in sequence for a page to have line numbers."""
+SAME_EDGE = 2.0
+"""Numbers whose left edges are this close (points) stand in one margin column."""
+STEPS = (1, 5)
+"""How line numbers count up: every line, or every fifth line."""
+
+_LEADING_NUMBER = re.compile(r"^(\d{1,4})(?:\s+|$)")
+
+
+def _sequence(numbered: list[tuple[Line, int]]) -> bool:
+    """Whether the numbers, top to bottom, count up by one of STEPS."""
+    values = [value for _, value in sorted(numbered, key=lambda item: item[0].y0)]
+    steps = {b - a for a, b in itertools.pairwise(values)}
+    return len(steps) == 1 and steps.pop() in STEPS
+
+
+def _margin_column(page: PageContent) -> list[tuple[Line, int]]:
+    """Return the page's lines that start with a number in the line-number column."""
+    numbered = [
+        (line, int(match.group(1)))
+        for line in page.lines
+        if (match := _LEADING_NUMBER.match(line.text))
+    ]
+    if len(numbered) < MIN_NUMBERED:
+        return []
+    edge = min(line.x0 for line, _ in numbered)
+    column = [(line, value) for line, value in numbered if line.x0 - edge <= SAME_EDGE]
+    if len(column) < MIN_NUMBERED or not _sequence(column):
+        return []
+    # In the margin: no other line starts as far left (a numbered column of a table, or
+    # steps set at the body's left edge, have body text level with them).
+    inside = {id(line) for line, _ in column}
+    if any(line.x0 - edge <= SAME_EDGE for line in page.lines if id(line) not in inside):
+        return []
+    return column
+
+
+def drop_line_numbers(pages: list[PageContent]) -> None:
+    """Take margin line numbers off the lines of every page that has them."""
+    for page in pages:
+        column = _margin_column(page)
+        gone: list[Line] = []
+        for line, value in column:
+            number = str(value)
+            rest = line.text[len(number) :].lstrip()
+            page.dropped.append(Dropped(number, "line number", page.number))
+            if not rest:
+                gone.append(line)
+                continue
+            shift = (line.x1 - line.x0) * (len(line.text) - len(rest)) / len(line.text)
+            line.text, line.x0 = rest, line.x0 + shift
+        if gone:
+            ids = {id(line) for line in gone}
+            page.lines = [line for line in page.lines if id(line) not in ids]
