@@ -43,6 +43,7 @@ from policy_assistant.parse.pdf_tables import (
     table_from_grid,
     widen,
 )
+from policy_assistant.parse.pdf_words import Vocabulary
 from policy_assistant.records import Document, DocumentMeta, Dropped
 
 pymupdf: Any = _pymupdf_module
@@ -256,7 +257,7 @@ def _build(
                     item[:] = [run for run in item if id(run) not in labels]
     assign_levels(all_runs)
     builder = DocumentBuilder()
-    assembler = BlockAssembler(builder)
+    assembler = BlockAssembler(builder, _vocabulary(pages))
     for page, items in laid_out:
         left = min((line.x0 for line in page.lines), default=0.0)
         assembler.start_page(page.number, left, page.separators, page.height)
@@ -271,6 +272,17 @@ def _build(
     document = builder.build(source, sha256, meta, PurePosixPath(source).stem)
     dropped = tuple(record for page in pages for record in page.dropped) + tuple(assembler.dropped)
     return dataclasses.replace(document, dropped=tuple(sorted(dropped, key=_page_order)))
+
+
+def _vocabulary(pages: list[PageContent]) -> Vocabulary:
+    """Return the words a document spells, from its lines and table cells."""
+    vocabulary = Vocabulary(line.text for page in pages for line in page.lines)
+    for page in pages:
+        for table in page.tables:
+            for row in table.rows:
+                for cell in row:
+                    vocabulary.add(cell)
+    return vocabulary
 
 
 def _page_order(record: Dropped) -> int:

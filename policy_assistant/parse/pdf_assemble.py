@@ -15,6 +15,7 @@ from policy_assistant.parse.pdf_lines import (
 )
 from policy_assistant.parse.pdf_structure import Run
 from policy_assistant.parse.pdf_tables import Table, same_row, table_text
+from policy_assistant.parse.pdf_words import Vocabulary
 from policy_assistant.records import Dropped
 
 _TERMINAL = re.compile(r"[.!?:;]['\"”’)\]]*$")
@@ -103,8 +104,9 @@ def _row_starts(rows: list[list[str]]) -> list[int]:
 class BlockAssembler:
     """Turn a document's runs and tables, page by page, into the builder's blocks."""
 
-    def __init__(self, builder: DocumentBuilder) -> None:
+    def __init__(self, builder: DocumentBuilder, vocabulary: Vocabulary | None = None) -> None:
         self._builder = builder
+        self._vocabulary = vocabulary
         self._pending: _Pending | None = None
         self._waiting: list[int] = []
         self._left: dict[int, float] = {}
@@ -249,7 +251,7 @@ class BlockAssembler:
 
     def _append(self, pending: _Pending, line: Line) -> None:
         """Add a wrapped line to the pending paragraph or list item."""
-        joined = join_wrapped(pending.text, line.text)
+        joined = join_wrapped(pending.text, line.text, self._vocabulary)
         self._mark(pending, len(joined) - len(line.text), line.page)
         pending.text = joined
         pending.lines.append(line)

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from policy_assistant.parse.pdf_words import join_wrapped as join_wrapped
+from policy_assistant.parse.pdf_words import remove_controls
+
 BOLD_FLAG = 16
 """Span flag MuPDF sets for a bold font."""
 MONO_FLAG = 8
@@ -123,36 +126,14 @@ def _line_from_spans(spans: list[dict[str, Any]]) -> tuple[str, float, bool, boo
 
 
 def clean_text(text: str, mono: bool) -> str:
-    """Mend ligatures and normalize spacing; monospaced text keeps its inner spaces."""
+    """Mend ligatures, drop control characters, normalize spacing (not inside code)."""
     # A soft hyphen only matters where it breaks a line; elsewhere it is invisible.
-    text = _INNER_SOFT_HYPHEN.sub("", mend_ligatures(text))
+    text = _INNER_SOFT_HYPHEN.sub("", mend_ligatures(remove_controls(text)))
     if _NO_GLYPH.search(text):
         text = _NO_GLYPH.sub("", text)
     if mono:
         return text.replace("\t", "    ").replace("\u00a0", " ").rstrip()
     return _SPACES.sub(" ", text).strip()
-
-
-def join_wrapped(left: str, right: str) -> str:
-    """Join two wrapped lines with a space, or mend a word the line break hyphenated.
-
-    A hyphen at the end of a line, straight after a word ("X-"), joins the next line
-    without a space. It is dropped only when both sides are lowercase letters
-    ("equip-" + "ment" is "equipment"). It stays when the part before it ends with a
-    digit, or starts with a capital ("PW-" + "2200", "Wi-" + "Fi", "4-" + "digit"), or
-    when the next part starts with a digit or a capital ("long-" + "2025"), or when the
-    part before it is itself a compound ("non-free-" + "firmware"). A hyphen
-    after a space is a dash: the lines join with a space as usual.
-    """
-    if left.endswith("\u00ad"):
-        return left[:-1] + right
-    if left.endswith(("-", "\u2010")) and len(left) >= 2 and left[-2].isalnum():
-        before = left[:-1].split()[-1]
-        keep = (
-            before[-1].isdigit() or before[0].isupper() or "-" in before or not right[:1].islower()
-        )
-        return left + right if keep else left[:-1] + right
-    return f"{left} {right}"
 
 
 def extract_lines(
