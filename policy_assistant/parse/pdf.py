@@ -18,7 +18,6 @@ from policy_assistant.parse.pdf_layout import (
     PageContent,
     drop_contents_entries,
     inner_lines,
-    reading_order,
     remove_running_lines,
 )
 from policy_assistant.parse.pdf_lines import (
@@ -27,6 +26,7 @@ from policy_assistant.parse.pdf_lines import (
     mark_wrapped_code,
     upright_share,
 )
+from policy_assistant.parse.pdf_order import reading_order
 from policy_assistant.parse.pdf_rules import TableArea, separators, table_areas
 from policy_assistant.parse.pdf_structure import (
     Outline,
@@ -240,7 +240,7 @@ def _build(
     all_runs: list[Run] = []
     for page in pages:
         items: list[Table | list[Run]] = []
-        for region in reading_order(page):
+        for region in reading_order(page, type_.body):
             if region.table is not None:
                 items.append(region.table)
             else:

@@ -1,4 +1,4 @@
-"""Page layout: running headers and footers, contents pages, and reading order across columns.
+"""Page furniture: running headers and footers, page numbers and contents pages.
 
 Table-of-contents entries are dropped. A contents page names every section of the
 document, so its blocks would match nearly every query and crowd out the sections
@@ -21,10 +21,6 @@ from policy_assistant.records import Dropped
 
 MARGIN_BAND = 0.1
 """Share of the page height, at top and at bottom, where running headers and footers live."""
-WIDE_SHARE = 0.6
-"""A region wider than this share of the text area spans the columns and splits bands."""
-ROW_TOLERANCE = 3.0
-"""Regions whose tops are this close (points) stand on one row."""
 
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"^[ivxlcdm]+$")
@@ -65,24 +61,6 @@ class PageContent:
         gone = {id(line) for line in lines}
         self.dropped.extend(Dropped(line.text, reason, self.number) for line in lines)
         self.lines = [line for line in self.lines if id(line) not in gone]
-
-
-@dataclass(slots=True)
-class Region:
-    """A text block or a table: the unit that reading order moves."""
-
-    x0: float
-    """Left edge."""
-    y0: float
-    """Top edge."""
-    x1: float
-    """Right edge."""
-    y1: float
-    """Bottom edge."""
-    lines: list[Line] = field(default_factory=list)
-    """The block's lines; empty for a table."""
-    table: Table | None = None
-    """The table, if the region is one."""
 
 
 def running_key(text: str) -> str:
@@ -248,92 +226,3 @@ def drop_contents_entries(pages: list[PageContent]) -> None:
             if entries[index] or (follows and _ENTRY_NUMBER.match(row[0].text)):
                 dropped.extend(row)
         page.drop(dropped, "contents page")
-
-
-def _regions(page: PageContent) -> list[Region]:
-    """Group a page's lines by MuPDF block, and add its tables, as regions."""
-    by_block: dict[int, list[Line]] = {}
-    for line in page.lines:
-        by_block.setdefault(line.block, []).append(line)
-    regions = [
-        Region(
-            min(ln.x0 for ln in lines),
-            min(ln.y0 for ln in lines),
-            max(ln.x1 for ln in lines),
-            max(ln.y1 for ln in lines),
-            lines,
-        )
-        for lines in by_block.values()
-    ]
-    regions.extend(Region(t.x0, t.y0, t.x1, t.y1, table=t) for t in page.tables)
-    return regions
-
-
-def _row_aligned(columns: list[list[Region]]) -> bool:
-    """Whether most regions are short lines level with one in another column: a form."""
-    level = 0
-    for index, column in enumerate(columns):
-        others = [r.y0 for j, col in enumerate(columns) if j != index for r in col]
-        level += sum(
-            1
-            for r in column
-            if len(r.lines) <= 2 and any(abs(r.y0 - y0) < ROW_TOLERANCE for y0 in others)
-        )
-    return level > sum(len(col) for col in columns) / 2
-
-
-def _columns(band: list[Region]) -> list[list[Region]] | None:
-    """Split a band's regions into columns by gaps in x; None if it is not column text."""
-    ordered = sorted(band, key=lambda r: r.x0)
-    columns: list[list[Region]] = []
-    right = -math.inf
-    for region in ordered:
-        if region.x0 > right:
-            columns.append([])
-        columns[-1].append(region)
-        right = max(right, region.x1)
-    # Labels level with their values read across, row by row, not down each column; and
-    # blocks that never stand side by side (a centred caption below an indented list
-    # item) are one column read top to bottom.
-    if len(columns) < 2 or _row_aligned(columns) or not _side_by_side(columns):
-        return None
-    return columns
-
-
-def _side_by_side(columns: list[list[Region]]) -> bool:
-    """Whether some region of one column shares height with a region of another column."""
-    for index, column in enumerate(columns):
-        for other in columns[index + 1 :]:
-            for a in column:
-                if any(min(a.y1, b.y1) - max(a.y0, b.y0) > 0 for b in other):
-                    return True
-    return False
-
-
-def _order_band(band: list[Region]) -> list[Region]:
-    """Order a band of regions column by column, each column top to bottom."""
-    columns = _columns(band)
-    if columns is None:
-        return sorted(band, key=lambda r: (round(r.y0), r.x0))
-    return [r for col in columns for r in sorted(col, key=lambda r: (r.y0, r.x0))]
-
-
-def reading_order(page: PageContent) -> list[Region]:
-    """Return a page's regions in reading order: bands split by wide regions, then columns."""
-    regions = _regions(page)
-    if len(regions) < 2:
-        return regions
-    left = min(r.x0 for r in regions)
-    # The text area mirrors its left margin: a short last column must not shrink it.
-    span = max(max(r.x1 for r in regions), page.width - left) - left
-    ordered: list[Region] = []
-    band: list[Region] = []
-    for region in sorted(regions, key=lambda r: (r.y0, r.x0)):
-        if region.x1 - region.x0 > WIDE_SHARE * span:
-            ordered.extend(_order_band(band))
-            band = []
-            ordered.append(region)
-        else:
-            band.append(region)
-    ordered.extend(_order_band(band))
-    return ordered
