@@ -22,6 +22,7 @@ from policy_assistant.parse.pdf_layout import (
 )
 from policy_assistant.parse.pdf_lines import (
     attach_lone_markers,
+    attach_section_numbers,
     extract_lines,
     mark_wrapped_code,
     upright_share,
@@ -43,6 +44,7 @@ from policy_assistant.parse.pdf_tables import (
     table_from_grid,
     widen,
 )
+from policy_assistant.parse.pdf_titlepage import MAX_TITLE_WORDS, demote_title_page, start_title
 from policy_assistant.parse.pdf_words import Vocabulary
 from policy_assistant.records import Document, DocumentMeta, Dropped
 
@@ -207,7 +209,7 @@ def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int]:
             index + 1,
             rect.width,
             rect.height,
-            attach_lone_markers(lines),
+            attach_section_numbers(attach_lone_markers(lines)),
             tables,
             separators(drawings),
             [Dropped(text, "vertical text", index + 1) for text in skipped],
@@ -222,21 +224,20 @@ def _sensible_title(title: str | None) -> str | None:
         return None
     title = " ".join(title.split())
     letters = sum(ch.isalpha() for ch in title)
-    if letters < 3 or len(title) > 200 or _NOT_A_TITLE.search(title) or "\\" in title:
+    too_long = len(title) > 200 or len(title.split()) > MAX_TITLE_WORDS
+    if letters < 3 or too_long or _NOT_A_TITLE.search(title) or "\\" in title:
         return None
     return title
 
 
-def _build(
-    pages: list[PageContent], outline: Outline, source: str, sha256: str, meta: DocumentMeta
-) -> Document:
-    """Lay out the pages' lines and tables as blocks and build the Document."""
-    remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
-    drop_contents_entries(pages)
-    drop_line_numbers(pages)
-    # Measured again: running headers and footers would skew the share of each style.
+LaidOut = list[tuple[PageContent, list[Table | list[Run]]]]
+"""Each page with its tables and runs of text, in reading order."""
+
+
+def _lay_out(pages: list[PageContent], outline: Outline) -> LaidOut:
+    """Put each page's regions in reading order and its lines into runs, levels assigned."""
     type_ = Typography.of([page.lines for page in pages])
-    laid_out = []
+    laid_out: LaidOut = []
     all_runs: list[Run] = []
     for page in pages:
         items: list[Table | list[Run]] = []
@@ -255,7 +256,20 @@ def _build(
             for item in items:
                 if not isinstance(item, Table):
                     item[:] = [run for run in item if id(run) not in labels]
+    demote_title_page(all_runs)
     assign_levels(all_runs)
+    return laid_out
+
+
+def _build(
+    pages: list[PageContent], outline: Outline, source: str, sha256: str, meta: DocumentMeta
+) -> Document:
+    """Lay out the pages' lines and tables as blocks and build the Document."""
+    remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
+    drop_contents_entries(pages)
+    drop_line_numbers(pages)
+    # Laid out after that: running headers and footers would skew the share of each style.
+    laid_out = _lay_out(pages, outline)
     builder = DocumentBuilder()
     assembler = BlockAssembler(builder, _vocabulary(pages))
     for page, items in laid_out:
@@ -269,6 +283,9 @@ def _build(
     assembler.finish()
     if not builder.blocks:
         raise DocumentError(source, "PDF has no extractable text (scanned images?)")
+    if meta.title is None:
+        title = start_title(builder.blocks) or PurePosixPath(source).stem
+        meta = dataclasses.replace(meta, title=title)
     document = builder.build(source, sha256, meta, PurePosixPath(source).stem)
     dropped = tuple(record for page in pages for record in page.dropped) + tuple(assembler.dropped)
     return dataclasses.replace(document, dropped=tuple(sorted(dropped, key=_page_order)))

@@ -231,3 +231,36 @@ def attach_lone_markers(lines: list[Line]) -> list[Line]:
         partner.x0 = marker.x0
         dropped.add(id(marker))
     return [line for line in lines if id(line) not in dropped]
+
+
+_SECTION_NUMBER = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3})*\.?|[A-Z](?:\.\d{1,3})+\.?|[IVX]{1,5}\.)$")
+"""A bare section number: 2, 2.1, 2.1.3., A.1, IV."""
+
+
+def _below(number: Line, lines: list[Line]) -> Line | None:
+    """Return the line set straight under a section number in the same style, if any."""
+    for line in lines:
+        if line is number or abs(line.x0 - number.x0) > 2 or line.y0 < number.y1 - 1:
+            continue
+        same = line.bold == number.bold and abs(line.size - number.size) < 0.5
+        if same and line.y0 - number.y1 < 0.8 * number.size:
+            return line
+    return None
+
+
+def attach_section_numbers(lines: list[Line]) -> list[Line]:
+    """Join a section number MuPDF split off its heading: set beside it, or just above it."""
+    numbers = [line for line in lines if _SECTION_NUMBER.match(line.text)]
+    if not numbers:
+        return lines
+    dropped: set[int] = set()
+    for number in numbers:
+        heading = _partner(number, lines) or _below(number, lines)
+        if heading is None or id(heading) in dropped or _SECTION_NUMBER.match(heading.text):
+            continue
+        if abs(heading.size - number.size) >= 0.5 or heading.bold != number.bold:
+            continue
+        heading.text = f"{number.text} {heading.text}"
+        heading.x0, heading.y0 = min(heading.x0, number.x0), min(heading.y0, number.y0)
+        dropped.add(id(number))
+    return [line for line in lines if id(line) not in dropped]
