@@ -11,6 +11,7 @@ from typing import Any
 import pymupdf as _pymupdf_module
 
 from policy_assistant.errors import DocumentError
+from policy_assistant.parse import pdf_bounds as bounds
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.pdf_assemble import BlockAssembler
 from policy_assistant.parse.pdf_furniture import drop_line_numbers
@@ -93,7 +94,7 @@ def parse_pdf_with_stats(
     """Parse a PDF like parse_pdf, and also say how much table detection ran."""
     doc = _open(data, source)
     try:
-        pages, scans = _read_pages(doc, source)
+        pages, scans, notes = _read_pages(doc, source)
         outline = Outline(_quietly(doc.get_toc, []))
         title = _sensible_title(_quietly(lambda: doc.metadata.get("title"), None))
     finally:
@@ -101,7 +102,8 @@ def parse_pdf_with_stats(
     if meta.title is None and title is not None:
         meta = dataclasses.replace(meta, title=title)
     stats = ParseStats(len(pages), scans, sum(len(p.tables) for p in pages))
-    return _build(pages, outline, source, sha256, meta), stats
+    document = _build(pages, outline, source, sha256, meta)
+    return dataclasses.replace(document, notes=tuple(notes)), stats
 
 
 def text_layer_words(data: bytes) -> list[list[str]]:
@@ -138,8 +140,10 @@ def _open(data: bytes, source: str) -> Any:
     return doc
 
 
-def _page_data(page: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Return a page's text dict and its vector drawings, in MuPDF's raw form.
+def _page_data(
+    page: Any, number: int, notes: list[str]
+) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
+    """Return a page's text dict and its vector drawings (None past the bounds), raw.
 
     A page shown turned (/Rotate 90 or 270) whose text then runs up or down the screen
     is read as it was set, unturned, where its lines are horizontal again.
@@ -150,9 +154,34 @@ def _page_data(page: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         page.set_rotation(0)
         unturned = page.get_text("dict", flags=TEXT_FLAGS)
         if upright_share(unturned) > upright_share(page_dict):
-            return unturned, page.get_cdrawings()
+            return unturned, _drawings(page, number, notes)
         page.set_rotation(turned)
-    return page_dict, page.get_cdrawings()
+    return page_dict, _drawings(page, number, notes)
+
+
+def _content_size(page: Any) -> int:
+    """Return the decoded size of a page's content streams: what drawing it costs."""
+    size = 0
+    for xref in _quietly(page.get_contents, []):
+        size += len(_quietly(lambda xref=xref: page.parent.xref_stream(xref), None) or b"")
+    return size
+
+
+def _drawings(page: Any, number: int, notes: list[str]) -> list[dict[str, Any]] | None:
+    """Return a page's vector drawings, or None (with a note) when there are too many."""
+    size = sum(
+        len(_quietly(lambda x=x: page.parent.xref_stream(x), b"") or b"")
+        for x in page.get_contents()
+    )
+    if size > bounds.MAX_CONTENT_BYTES:
+        notes.append(bounds.content_note(number, size))
+        return None
+    drawings: list[dict[str, Any]] = page.get_cdrawings()
+    items = sum(len(path.get("items", ())) for path in drawings)
+    if items > bounds.MAX_DRAWING_ITEMS:
+        notes.append(bounds.drawings_note(number, items))
+        return None
+    return drawings
 
 
 def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
@@ -186,24 +215,43 @@ def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) 
     return tables
 
 
-def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int]:
-    """Read every page's lines and tables; return them and how many pages ran detection."""
+def _page_tables(
+    page: Any, number: int, drawings: Any, lines: list[Any], notes: list[str]
+) -> tuple[list[Table], bool]:
+    """Return a page's tables, and whether detection ran; within the page's work bounds."""
+    if drawings is None:
+        return [], False
+    areas = table_areas(drawings, lines)
+    if not areas:
+        return [], False
+    dense = [area for area in areas if area.cells > bounds.MAX_GRID_CELLS]
+    if dense:
+        cells = max(area.cells for area in dense)
+        notes.append(bounds.dense_grid_note(number, cells))
+        areas = [area for area in areas if area.cells <= bounds.MAX_GRID_CELLS]
+    return _find_tables(page, number, areas, drawings), bool(areas)
+
+
+def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int, list[str]]:
+    """Read every page's lines and tables; return them, the pages that ran detection, notes."""
     pages: list[PageContent] = []
+    notes: list[str] = []
     scans = block_base = 0
+    clock = bounds.Deadline(source, doc.page_count)
     for index in range(doc.page_count):
+        clock.check(index)
         try:
             page = doc.load_page(index)
-            page_dict, drawings = _page_data(page)
+            page_dict, drawings = _page_data(page, index + 1, notes)
             rect = page.rect
         except Exception as exc:
             raise DocumentError(source, f"not a readable PDF: page {index + 1}: {exc}") from exc
         skipped: list[str] = []
         lines = mark_wrapped_code(extract_lines(page_dict, index + 1, block_base, skipped))
         block_base += len(page_dict["blocks"])
-        tables: list[Table] = []
-        if areas := table_areas(drawings, lines):
-            scans += 1
-            tables = _find_tables(page, index + 1, areas, drawings)
+        tables, scanned = _page_tables(page, index + 1, drawings, lines, notes)
+        scans += scanned
+        if tables:
             lines = [ln for ln in lines if not any(t.contains(ln) for t in tables)]
         content = PageContent(
             index + 1,
@@ -211,11 +259,11 @@ def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int]:
             rect.height,
             attach_section_numbers(attach_lone_markers(lines)),
             tables,
-            separators(drawings),
+            separators(drawings or []),
             [Dropped(text, "vertical text", index + 1) for text in skipped],
         )
         pages.append(content)
-    return pages, scans
+    return pages, scans, notes
 
 
 def _sensible_title(title: str | None) -> str | None:

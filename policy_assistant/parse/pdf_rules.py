@@ -49,6 +49,8 @@ class TableArea:
     """Whether column rules exist: the finder follows rules, else the text's alignment."""
     closing: list[Segment] = field(default_factory=list)
     """Vertical lines to add at the area's outer ends, where borders are missing."""
+    cells: int = 0
+    """Cells its rules mark out, about: what the table finder's work grows with."""
 
 
 def _rule(item: tuple[Any, ...]) -> tuple[str, Box] | None:
@@ -144,7 +146,10 @@ def _grid_area(group: list[tuple[str, Box]]) -> TableArea | None:
     if rows < 2 or not any(x0 + _PAD < x < x1 - _PAD for x in edges):
         return None
     closing = [((x0, y0), (x0, y1)), ((x1, y0), (x1, y1))]
-    return TableArea(_padded(box), True, closing)
+    columns = sum(1 for kind, _ in group if kind == "v")
+    boxes = sum(1 for kind, _ in group if kind == "box")
+    cells = max(max(rows - 1, 1) * max(columns - 1, 1), boxes)
+    return TableArea(_padded(box), True, closing, cells)
 
 
 def _split_rows(lines: list[Line], box: Box) -> tuple[int, int]:
