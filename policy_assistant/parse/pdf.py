@@ -12,6 +12,7 @@ import pymupdf as _pymupdf_module
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse import pdf_bounds as bounds
+from policy_assistant.parse import pdf_ocr as ocr
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.pdf_assemble import BlockAssembler
 from policy_assistant.parse.pdf_furniture import drop_line_numbers
@@ -94,16 +95,18 @@ def parse_pdf_with_stats(
     """Parse a PDF like parse_pdf, and also say how much table detection ran."""
     doc = _open(data, source)
     try:
-        pages, scans, notes = _read_pages(doc, source)
+        scans = ocr.ScanReader(meta.language, TEXT_FLAGS)
+        pages, detected, notes = _read_pages(doc, source, scans)
         outline = Outline(_quietly(doc.get_toc, []))
         title = _sensible_title(_quietly(lambda: doc.metadata.get("title"), None))
     finally:
         doc.close()
     if meta.title is None and title is not None:
         meta = dataclasses.replace(meta, title=title)
-    stats = ParseStats(len(pages), scans, sum(len(p.tables) for p in pages))
-    document = _build(pages, outline, source, sha256, meta)
-    return dataclasses.replace(document, notes=tuple(notes)), stats
+    stats = ParseStats(len(pages), detected, sum(len(p.tables) for p in pages))
+    document = _build(pages, outline, source, sha256, meta, notes)
+    document = dataclasses.replace(document, notes=tuple(notes), ocr_pages=tuple(scans.read_pages))
+    return document, stats
 
 
 def text_layer_words(data: bytes) -> list[list[str]]:
@@ -232,17 +235,20 @@ def _page_tables(
     return _find_tables(page, number, areas, drawings), bool(areas)
 
 
-def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int, list[str]]:
+def _read_pages(
+    doc: Any, source: str, scans: ocr.ScanReader
+) -> tuple[list[PageContent], int, list[str]]:
     """Read every page's lines and tables; return them, the pages that ran detection, notes."""
     pages: list[PageContent] = []
     notes: list[str] = []
-    scans = block_base = 0
+    detected = block_base = 0
     clock = bounds.Deadline(source, doc.page_count)
     for index in range(doc.page_count):
         clock.check(index)
         try:
             page = doc.load_page(index)
             page_dict, drawings = _page_data(page, index + 1, notes)
+            page_dict = scans.read(page, index + 1, page_dict)
             rect = page.rect
         except Exception as exc:
             raise DocumentError(source, f"not a readable PDF: page {index + 1}: {exc}") from exc
@@ -250,7 +256,7 @@ def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int, list[str
         lines = mark_wrapped_code(extract_lines(page_dict, index + 1, block_base, skipped))
         block_base += len(page_dict["blocks"])
         tables, scanned = _page_tables(page, index + 1, drawings, lines, notes)
-        scans += scanned
+        detected += scanned
         if tables:
             lines = [ln for ln in lines if not any(t.contains(ln) for t in tables)]
         content = PageContent(
@@ -263,7 +269,8 @@ def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int, list[str
             [Dropped(text, "vertical text", index + 1) for text in skipped],
         )
         pages.append(content)
-    return pages, scans, notes
+    notes.extend(scans.notes())
+    return pages, detected, notes
 
 
 def _sensible_title(title: str | None) -> str | None:
@@ -310,7 +317,12 @@ def _lay_out(pages: list[PageContent], outline: Outline) -> LaidOut:
 
 
 def _build(
-    pages: list[PageContent], outline: Outline, source: str, sha256: str, meta: DocumentMeta
+    pages: list[PageContent],
+    outline: Outline,
+    source: str,
+    sha256: str,
+    meta: DocumentMeta,
+    notes: list[str],
 ) -> Document:
     """Lay out the pages' lines and tables as blocks and build the Document."""
     remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
@@ -330,7 +342,8 @@ def _build(
                 assembler.add_runs(item, index == 0)
     assembler.finish()
     if not builder.blocks:
-        raise DocumentError(source, "PDF has no extractable text (scanned images?)")
+        why = f": {notes[-1]}" if notes else ""
+        raise DocumentError(source, f"PDF has no extractable text (scanned images?){why}")
     if meta.title is None:
         title = start_title(builder.blocks) or PurePosixPath(source).stem
         meta = dataclasses.replace(meta, title=title)
