@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pymupdf
 from pdf_factory import A4, MARGIN, lines_pdf, parse, save, story_pdf
 
 from policy_assistant.parse.pdf import text_layer_words
 from policy_assistant.parse.pdf_coverage import coverage
 
+ROOT = Path(__file__).resolve().parent.parent
 PROSE = 3 * "".join(
     f"<p>Paragraph {n} says the hedge trimmer needs its blade oiled after each use, "
     f"and the cable checked for cuts before it goes back on the hook.</p>"
@@ -73,3 +76,37 @@ def test_numbers_level_with_body_text_are_not_line_numbers() -> None:
     document = parse(lines_pdf([items]))
     assert not [d for d in document.dropped if d.reason == "line number"]
     assert "2020 brought a new mower model." in document.text
+
+
+def test_back_of_book_index_page_is_dropped_with_a_record() -> None:
+    body = [
+        [(MARGIN, 100 + 16 * n, f"Chapter text line {n} about pruning roses.")] for n in range(3)
+    ]
+    terms = ["aphids", "black spot", "climbers", "deadheading", "feeding", "frost", "mulch"]
+    entries = [(MARGIN, 80, "Index")]
+    for n in range(16):
+        term = f"{terms[n % len(terms)]} {n}"
+        pages = f"{3 + n}, {12 + n}" if n % 2 else f"{5 + n}"
+        entries.append((MARGIN, 110 + 16 * n, f"{term}, {pages}"))
+    data = lines_pdf([*body, entries])
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    index = [d for d in document.dropped if d.reason == "index page"]
+    assert len(index) == 17 and {d.page for d in index} == {4}
+    assert "aphids" not in document.text
+    assert "Chapter text line 2 about pruning roses." in document.text
+
+
+def test_a_list_of_sizes_is_no_index_page() -> None:
+    rows = [(MARGIN, 100 + 16 * n, f"Terracotta pot size {n}, 12") for n in range(16)]
+    document = parse(lines_pdf([[(MARGIN, 80, "Pots")], [(MARGIN, 80, "Sizes"), *rows]]))
+    assert not [d for d in document.dropped if d.reason == "index page"]
+    assert "Terracotta pot size 15, 12" in document.text
+
+
+def test_texinfo_index_with_leaders_is_recorded_as_an_index() -> None:
+    data = (ROOT / "tests" / "fixtures" / "pdf" / "libtasn1.pdf").read_bytes()
+    document = parse(data)
+    index_pages = {d.page for d in document.dropped if d.reason == "index page"}
+    assert index_pages == {35, 36}
+    assert coverage(document, text_layer_words(data)).lost == ()

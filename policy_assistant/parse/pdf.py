@@ -15,7 +15,7 @@ from policy_assistant.parse import pdf_bounds as bounds
 from policy_assistant.parse import pdf_ocr as ocr
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.pdf_assemble import BlockAssembler
-from policy_assistant.parse.pdf_furniture import drop_line_numbers
+from policy_assistant.parse.pdf_furniture import drop_index_pages, drop_line_numbers
 from policy_assistant.parse.pdf_layout import (
     PageContent,
     drop_contents_entries,
@@ -328,6 +328,7 @@ def _build(
     remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
     drop_contents_entries(pages)
     drop_line_numbers(pages)
+    drop_index_pages(pages)
     # Laid out after that: running headers and footers would skew the share of each style.
     laid_out = _lay_out(pages, outline)
     builder = DocumentBuilder()

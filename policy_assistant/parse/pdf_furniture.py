@@ -1,4 +1,6 @@
-"""Margin line numbers: the numbers transcripts, legal texts and drafts set beside each line.
+"""Margin line numbers, and back-of-book index pages: furniture found inside the body.
+
+Line numbers are the numbers transcripts, legal texts and drafts set beside each line.
 
 A page has line numbers when at least MIN_NUMBERED of its lines start (or consist of) a
 bare number set at one left edge that no other line reaches, counting up by one step (1,
@@ -11,7 +13,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from policy_assistant.parse.pdf_layout import PageContent
+from policy_assistant.parse.pdf_layout import INDEX_TITLE, PageContent
 from policy_assistant.parse.pdf_lines import Line
 from policy_assistant.records import Dropped
 
@@ -22,6 +24,19 @@ SAME_EDGE = 2.0
 STEPS = (1, 5)
 """How line numbers count up: every line, or every fifth line."""
 
+MIN_INDEX_LINES = 12
+"""Lines a page needs to be taken for an index page..."""
+INDEX_SHARE = 0.6
+"""...the share of them that read as index entries (a term, then page numbers)..."""
+INDEX_LIST_SHARE = 0.25
+"""...and the share that list two or more page numbers ("mowers, 12, 45-47")."""
+
+_INDEX_ENTRY = re.compile(
+    r"^\D.*?[,\s]\s*(?:\d{1,4}(?:\s*[-–]\s*\d{1,4})?)(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*$"
+    r"|^(?:see|see also|voir|siehe)\b",
+    re.IGNORECASE,
+)
+_PAGE_LIST = re.compile(r"\d{1,4}(?:\s*[-–]\s*\d{1,4})?\s*,\s*\d{1,4}")
 _LEADING_NUMBER = re.compile(r"^(\d{1,4})(?:\s+|$)")
 
 
@@ -70,3 +85,30 @@ def drop_line_numbers(pages: list[PageContent]) -> None:
         if gone:
             ids = {id(line) for line in gone}
             page.lines = [line for line in page.lines if id(line) not in ids]
+
+
+def _index_page(page: PageContent) -> bool:
+    """Whether a page is a back-of-book index: most lines a term and its page numbers."""
+    texts = [line.text for line in page.lines]
+    if len(texts) < MIN_INDEX_LINES:
+        return False
+    entries = sum(1 for text in texts if _INDEX_ENTRY.search(text))
+    lists = sum(1 for text in texts if _PAGE_LIST.search(text))
+    return entries >= INDEX_SHARE * len(texts) and lists >= INDEX_LIST_SHARE * len(texts)
+
+
+def drop_index_pages(pages: list[PageContent]) -> None:
+    """Drop the lines of index pages in the back half of a document, with a record.
+
+    The first page of an index says so in a line of its own ("Index", "Subject index"),
+    and its other pages follow it.
+
+    An index names every term with its pages, so it would match nearly any query and
+    outrank the sections themselves; the terms are in the text where they are used.
+    """
+    previous = False
+    for page in pages[len(pages) // 2 :]:
+        titled = previous or any(INDEX_TITLE.search(line.text) for line in page.lines)
+        previous = len(pages) > 1 and titled and _index_page(page)
+        if previous:
+            page.drop(list(page.lines), "index page")

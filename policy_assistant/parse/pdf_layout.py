@@ -34,6 +34,8 @@ MIN_CONTENTS_ENTRIES = 5
 """Lines with dot leaders a page needs to be a contents page..."""
 CONTENTS_SHARE = 0.5
 """...and the share of its rows of text that read as contents entries."""
+INDEX_TITLE = re.compile(r"^(?:[\w ]+ )?(?:index|register|sachregister)$", re.IGNORECASE)
+"""The title line of a back-of-book index: "Index", "Concept Index", "Register"."""
 _PAGE_LABEL = re.compile(r"^[-–\s]*#[-–\s]*$|\bpage #|# of #|#\s*/\s*#")
 
 
@@ -206,9 +208,14 @@ def _entry(row: list[Line]) -> bool:
 
 
 def drop_contents_entries(pages: list[PageContent]) -> None:
-    """Drop the entries of table-of-contents pages (see the module docstring)."""
+    """Drop the entries of table-of-contents pages (see the module docstring).
+
+    Entries with leaders in the back half of a document, under a title that says so,
+    are an index's (Texinfo sets its indexes that way): they are recorded as such.
+    """
     previous = False
-    for page in pages:
+    reason = "contents page"
+    for number, page in enumerate(pages):
         leaders = sum(1 for line in page.lines if _LEADERS.search(line.text))
         # The last page of a contents may hold only a few entries.
         if leaders < (1 if previous else MIN_CONTENTS_ENTRIES):
@@ -216,13 +223,18 @@ def drop_contents_entries(pages: list[PageContent]) -> None:
             continue
         rows = _baseline_rows(page.lines)
         entries = [_entry(row) for row in rows]
+        continued = previous
         previous = sum(entries) >= CONTENTS_SHARE * len(rows)
         if not previous:
             continue
+        if not continued:
+            back = number >= len(pages) // 2
+            titled = any(INDEX_TITLE.search(line.text) for line in page.lines)
+            reason = "index page" if back and titled else "contents page"
         dropped: list[Line] = []
         for index, row in enumerate(rows):
             # An entry too long for its line starts on the row above its page number.
             follows = index + 1 < len(rows) and entries[index + 1]
             if entries[index] or (follows and _ENTRY_NUMBER.match(row[0].text)):
                 dropped.extend(row)
-        page.drop(dropped, "contents page")
+        page.drop(dropped, reason)
