@@ -20,6 +20,8 @@ from pdf_factory import (
 
 from policy_assistant.parse.pdf import text_layer_words
 from policy_assistant.parse.pdf_coverage import coverage, normalize
+from policy_assistant.parse.pdf_rules import Box
+from policy_assistant.parse.pdf_tables import Word, table_from_grid
 from policy_assistant.records import Document
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,3 +141,21 @@ def test_every_bundled_pdf_loses_no_word(path: Path) -> None:
 def test_the_bundled_pdfs_are_there() -> None:
     # The corpus PDFs are committed: an empty glob would make the test above vacuous.
     assert len([p for p in BUNDLED if "corpus" in p.parts]) == 15
+
+
+def test_a_grid_that_leaves_words_of_its_area_out_is_no_table() -> None:
+    grid: list[list[Box | None]] = [
+        [(0, 0, 50, 20), (50, 0, 100, 20)],
+        [(0, 20, 50, 40), (50, 20, 100, 40)],
+    ]
+    words: list[Word] = [
+        (2, 2, 20, 18, "Item", 0, 0, 0),
+        (52, 2, 70, 18, "Price", 0, 0, 1),
+        (2, 22, 20, 38, "Hose", 0, 1, 0),
+        (52, 22, 70, 38, "12", 0, 1, 1),
+    ]
+    table = table_from_grid(grid, words, (0, 0, 100, 40), 1, ruled=True)
+    assert table is not None and table.rows == [["Item", "Price"], ["Hose", "12"]]
+    # A label of a figure beside the grid, inside the area the finder was given.
+    stray: Word = (120, 22, 150, 38, "pressure", 1, 0, 0)
+    assert table_from_grid(grid, [*words, stray], (0, 0, 160, 40), 1, ruled=True) is None
