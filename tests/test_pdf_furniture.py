@@ -110,3 +110,33 @@ def test_texinfo_index_with_leaders_is_recorded_as_an_index() -> None:
     index_pages = {d.page for d in document.dropped if d.reason == "index page"}
     assert index_pages == {35, 36}
     assert coverage(document, text_layer_words(data)).lost == ()
+
+
+def test_page_numbers_set_outside_the_margin_band_are_dropped() -> None:
+    # Printed numbers at 80% of the page height: above the bottom band, below the body.
+    pages = [
+        [
+            (MARGIN, 100, f"Report page {n} discusses the sales of hoses and reels."),
+            (MARGIN, 114, "Every branch reported its figures in time for the audit."),
+            (A4.width / 2, 0.8 * A4.height, str(n + 16)),
+        ]
+        for n in range(1, 6)
+    ]
+    data = lines_pdf(pages)
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    numbers = [(d.page, d.text) for d in document.dropped if d.reason == "page number"]
+    assert numbers == [(n, str(n + 16)) for n in range(1, 6)]
+
+
+def test_numbers_that_do_not_count_pages_are_kept() -> None:
+    pages = [
+        [
+            (MARGIN, 100, "Hoses sold in the branch this week, counted at close:"),
+            (MARGIN, 0.8 * A4.height, str(count)),
+        ]
+        for count in (14, 9, 30, 7)
+    ]
+    document = parse(lines_pdf(pages))
+    assert not [d for d in document.dropped if d.reason == "page number"]
+    assert [b.text for b in document.blocks].count("30") == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 
 from policy_assistant.parse.pdf_layout import INDEX_TITLE, PageContent
 from policy_assistant.parse.pdf_lines import Line
@@ -112,3 +113,43 @@ def drop_index_pages(pages: list[PageContent]) -> None:
         previous = len(pages) > 1 and titled and _index_page(page)
         if previous:
             page.drop(list(page.lines), "index page")
+
+
+MIN_NUMBERED_PAGES = 3
+"""Pages whose outermost line must count pages for such lines to be page numbers."""
+_BARE_NUMBER = re.compile(r"^[-–\s]*(\d{1,4})[-–\s]*$")
+
+
+def _outermost_numbers(page: PageContent) -> list[tuple[Line, int]]:
+    """Return the page's topmost and bottommost lines that are bare numbers, with values."""
+    if len(page.lines) < 2:
+        return []
+    found: list[tuple[Line, int]] = []
+    for line in (min(page.lines, key=lambda ln: ln.y0), max(page.lines, key=lambda ln: ln.y1)):
+        match = _BARE_NUMBER.match(line.text)
+        if match and all(line is not other for other, _ in found):
+            found.append((line, int(match.group(1))))
+    return found
+
+
+def drop_outer_page_numbers(pages: list[PageContent]) -> None:
+    """Drop printed page numbers set outside the margin bands: the outermost bare number.
+
+    A number counts as the page's number when it stands above or below all the page's
+    other text and, over at least MIN_NUMBERED_PAGES pages, it runs in step with the
+    page count (page 5 says 17, page 6 says 18).
+    """
+    candidates = [
+        (index, line, value)
+        for index, page in enumerate(pages)
+        for line, value in _outermost_numbers(page)
+    ]
+    offsets = Counter(value - index for index, _, value in candidates)
+    if not offsets:
+        return
+    offset, count = offsets.most_common(1)[0]
+    if count < MIN_NUMBERED_PAGES:
+        return
+    for index, line, value in candidates:
+        if value - index == offset:
+            pages[index].drop([line], "page number")
