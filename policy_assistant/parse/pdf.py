@@ -15,7 +15,11 @@ from policy_assistant.parse import pdf_bounds as bounds
 from policy_assistant.parse import pdf_ocr as ocr
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.pdf_assemble import BlockAssembler
-from policy_assistant.parse.pdf_furniture import drop_index_pages, drop_line_numbers
+from policy_assistant.parse.pdf_furniture import (
+    drop_index_pages,
+    drop_line_numbers,
+    drop_outer_page_numbers,
+)
 from policy_assistant.parse.pdf_layout import (
     PageContent,
     drop_contents_entries,
@@ -196,6 +200,8 @@ def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) 
     """Return the tables MuPDF finds in a page's table areas; none where its finder fails."""
     paths = _quietly(page.get_drawings, None) if len(areas) > 1 else None
     tables: list[Table] = []
+    # The page's words, not the box's: a clip would cut a word that runs past the box.
+    page_words: list[Word] | None = None
     for area in areas:
         options: dict[str, Any] = {"clip": pymupdf.Rect(area.box), "paths": paths}
         if not area.ruled:
@@ -211,11 +217,19 @@ def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) 
             # Without column rules, the text's alignment ends where the widest header does:
             # the outer columns run on to the rules' ends.
             box = tuple(found.bbox) if area.ruled else widen(grid, found.bbox, area.box)
-            words: list[Word] = page.get_text("words", clip=box, flags=TEXT_FLAGS)
+            if page_words is None:
+                page_words = page.get_text("words", flags=TEXT_FLAGS)
+            words = [word for word in page_words if _starts_in(word, box)]
             table = table_from_grid(grid, words, box, number, area.ruled)
             if table is not None:
                 tables.append(table)
     return tables
+
+
+def _starts_in(word: Word, box: tuple[float, ...]) -> bool:
+    """Whether a word starts inside a box: where its first letter and its middle height are."""
+    middle = (word[1] + word[3]) / 2
+    return box[0] - 1 <= word[0] + 1 <= box[2] + 1 and box[1] - 1 <= middle <= box[3] + 1
 
 
 def _page_tables(
@@ -328,6 +342,7 @@ def _build(
     remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
     drop_contents_entries(pages)
     drop_line_numbers(pages)
+    drop_outer_page_numbers(pages)
     drop_index_pages(pages)
     # Laid out after that: running headers and footers would skew the share of each style.
     laid_out = _lay_out(pages, outline)
