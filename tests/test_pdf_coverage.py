@@ -159,3 +159,15 @@ def test_a_grid_that_leaves_words_of_its_area_out_is_no_table() -> None:
     # A label of a figure beside the grid, inside the area the finder was given.
     stray: Word = (120, 22, 150, 38, "pressure", 1, 0, 0)
     assert table_from_grid(grid, [*words, stray], (0, 0, 160, 40), 1, ruled=True) is None
+
+
+def test_a_word_running_past_the_table_border_stays_whole() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    name = "package-name_upstream-version-debian.revision_architecture.deb"
+    rows = [["Package type", "File name"], ["binary", name], ["source", "name.dsc"]]
+    draw_table(page, 80, rows, [90, 150])
+    data = save(doc)
+    document = assert_nothing_lost(data)
+    [table] = only(document, "table")
+    assert table.text.split("\n")[1] == f"binary | {name}"
