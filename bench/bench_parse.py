@@ -5,12 +5,13 @@ Usage (from the repository root):
     .venv/bin/python bench/bench_parse.py [--repeat N] [EXTRA.pdf ...]
 
 Rows: the bundled corpus PDFs; a generated document of text pages only; the same
-document with a ruled table on every tenth page; and any extra PDFs named on the command
-line. For each: pages per second for parse_pdf and for opening the file and calling
-page.get_text("dict") on every page, both measured in this run (best of N), their ratio,
-and how many pages ran table detection. Generated files live in a temporary directory;
-nothing is written into the repository. Exits 1 if the parser falls below a quarter of
-the raw extraction speed on text pages.
+document with a ruled table on every tenth page; four of its text pages as images only
+(scanned pages: OCR'd where Tesseract is installed); and any extra PDFs named on the
+command line. For each: pages per second and milliseconds per page for parse_pdf and
+for opening the file and calling page.get_text("dict") on every page, both measured in
+this run (best of N), their ratio, and how many pages ran table detection. Generated
+files live in a temporary directory; nothing is written into the repository. Exits 1 if
+the parser falls below a quarter of the raw extraction speed on text pages.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ from pathlib import Path
 
 import pymupdf
 
+from policy_assistant.parse import pdf_ocr
 from policy_assistant.parse.pdf import parse_pdf_with_stats
 from policy_assistant.records import DocumentMeta
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
 GENERATED_PAGES = 320
+SCANNED_PAGES = 4
 TABLE_EVERY = 10
 FLOOR = 0.25
 WORDS = (
@@ -95,6 +98,17 @@ def generate(path: Path, pages: int, tables: bool) -> int:
     return with_tables
 
 
+def generate_scanned(source: Path, path: Path, pages: int) -> None:
+    """Write the first pages of source as images only: what a scanner gives."""
+    out = pymupdf.open()
+    with pymupdf.open(source) as doc:
+        for page in list(doc)[:pages]:
+            target = out.new_page(width=page.rect.width, height=page.rect.height)
+            target.insert_image(target.rect, pixmap=page.get_pixmap(dpi=200))
+    out.save(path)
+    out.close()
+
+
 def _best(run: Callable[[], object], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -144,15 +158,23 @@ def main() -> int:
         table_pages = generate(mixed, GENERATED_PAGES, tables=True)
         rows.append(("generated, text pages", [text_only]))
         rows.append((f"generated, {table_pages} table pages", [mixed]))
+        scanned = Path(tmp) / "scanned.pdf"
+        scan_rows = "OCR'd" if pdf_ocr.ENABLED and pdf_ocr.tessdata() else "not OCR'd"
+        generate_scanned(text_only, scanned, SCANNED_PAGES)
+        rows.append((f"scanned pages ({scan_rows})", [scanned]))
         rows.extend((path.name, [path]) for path in args.extra)
         results = [(name, *measure(files, args.repeat)) for name, files in rows]
     header = (
-        f"{'input':34} {'pages':>6} {'ours p/s':>9} {'raw p/s':>9} {'ratio':>6} {'table scans':>11}"
+        f"{'input':34} {'pages':>6} {'ours p/s':>9} {'raw p/s':>9} {'ours ms/p':>9} "
+        f"{'raw ms/p':>9} {'ratio':>6} {'table scans':>11}"
     )
     print(header)
     print("-" * len(header))
     for name, pages, ours, raw, scans in results:
-        print(f"{name:34} {pages:6d} {ours:9.0f} {raw:9.0f} {ours / raw:6.2f} {scans:11d}")
+        print(
+            f"{name:34} {pages:6d} {ours:9.0f} {raw:9.0f} {1000 / ours:9.2f} {1000 / raw:9.2f} "
+            f"{ours / raw:6.2f} {scans:11d}"
+        )
     text_ratio = next(r[2] / r[3] for r in results if r[0] == "generated, text pages")
     verdict = "ok" if text_ratio >= FLOOR else "BELOW FLOOR"
     print(f"\nfloor: ours >= {FLOOR:.2f} x raw on text pages: {text_ratio:.2f} ({verdict})")

@@ -41,24 +41,33 @@ def summarize(document: Document) -> dict[str, Any]:
         entry["section"] = list(block.section)
         entry["text"] = block.text[:PREVIEW]
         blocks.append(entry)
-    return {
+    summary: dict[str, Any] = {
         "source": document.source,
         "title": document.title,
         "pages": len(document.pages),
-        "blocks": blocks,
     }
+    if document.dropped:
+        summary["dropped"] = [
+            {"reason": record.reason, "page": record.page, "text": record.text[:PREVIEW]}
+            for record in document.dropped
+        ]
+    summary["blocks"] = blocks
+    return summary
 
 
 def render(summary: dict[str, Any]) -> str:
     """Return a summary as JSON with one block per line."""
-    head = {key: value for key, value in summary.items() if key != "blocks"}
+    head = {k: v for k, v in summary.items() if k not in ("blocks", "dropped")}
     lines = [
         f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},"
         for key, value in head.items()
     ]
-    blocks = [json.dumps(block, ensure_ascii=False) for block in summary["blocks"]]
-    body = ",\n".join(f"    {block}" for block in blocks)
-    return "{\n" + "\n".join(lines) + '\n  "blocks": [\n' + body + "\n  ]\n}\n"
+    for key in ("dropped", "blocks"):
+        if key in summary:
+            items = [json.dumps(item, ensure_ascii=False) for item in summary[key]]
+            body = ",\n".join(f"    {item}" for item in items)
+            lines.append(f'  "{key}": [\n{body}\n  ],')
+    return "{\n" + "\n".join(lines)[:-1] + "\n}\n"
 
 
 def parse_corpus(corpus: Path = CORPUS) -> list[Document]:

@@ -11,16 +11,29 @@ from typing import Any
 import pymupdf as _pymupdf_module
 
 from policy_assistant.errors import DocumentError
+from policy_assistant.parse import pdf_bounds as bounds
+from policy_assistant.parse import pdf_ocr as ocr
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.pdf_assemble import BlockAssembler
+from policy_assistant.parse.pdf_furniture import (
+    drop_index_pages,
+    drop_line_numbers,
+    drop_outer_page_numbers,
+)
 from policy_assistant.parse.pdf_layout import (
     PageContent,
     drop_contents_entries,
     inner_lines,
-    reading_order,
     remove_running_lines,
 )
-from policy_assistant.parse.pdf_lines import attach_lone_markers, extract_lines, mark_wrapped_code
+from policy_assistant.parse.pdf_lines import (
+    attach_lone_markers,
+    attach_section_numbers,
+    extract_lines,
+    mark_wrapped_code,
+    upright_share,
+)
+from policy_assistant.parse.pdf_order import reading_order
 from policy_assistant.parse.pdf_rules import TableArea, separators, table_areas
 from policy_assistant.parse.pdf_structure import (
     Outline,
@@ -37,7 +50,9 @@ from policy_assistant.parse.pdf_tables import (
     table_from_grid,
     widen,
 )
-from policy_assistant.records import Document, DocumentMeta
+from policy_assistant.parse.pdf_titlepage import MAX_TITLE_WORDS, demote_title_page, start_title
+from policy_assistant.parse.pdf_words import Vocabulary
+from policy_assistant.records import Document, DocumentMeta, Dropped
 
 pymupdf: Any = _pymupdf_module
 """pymupdf, seen as untyped: its annotations are partial and strict mypy rejects the rest."""
@@ -84,15 +99,27 @@ def parse_pdf_with_stats(
     """Parse a PDF like parse_pdf, and also say how much table detection ran."""
     doc = _open(data, source)
     try:
-        pages, scans = _read_pages(doc, source)
+        scans = ocr.ScanReader(meta.language, TEXT_FLAGS)
+        pages, detected, notes = _read_pages(doc, source, scans)
         outline = Outline(_quietly(doc.get_toc, []))
         title = _sensible_title(_quietly(lambda: doc.metadata.get("title"), None))
     finally:
         doc.close()
     if meta.title is None and title is not None:
         meta = dataclasses.replace(meta, title=title)
-    stats = ParseStats(len(pages), scans, sum(len(p.tables) for p in pages))
-    return _build(pages, outline, source, sha256, meta), stats
+    stats = ParseStats(len(pages), detected, sum(len(p.tables) for p in pages))
+    document = _build(pages, outline, source, sha256, meta, notes)
+    document = dataclasses.replace(document, notes=tuple(notes), ocr_pages=tuple(scans.read_pages))
+    return document, stats
+
+
+def text_layer_words(data: bytes) -> list[list[str]]:
+    """Return the words of each page's text layer, as MuPDF gives them, for coverage checks."""
+    doc = _open(data, "text layer")
+    try:
+        return [[w[4] for w in page.get_text("words", flags=TEXT_FLAGS)] for page in doc]
+    finally:
+        doc.close()
 
 
 def _quietly(call: Any, default: Any) -> Any:
@@ -120,9 +147,48 @@ def _open(data: bytes, source: str) -> Any:
     return doc
 
 
-def _page_data(page: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Return a page's text dict and its vector drawings, in MuPDF's raw form."""
-    return page.get_text("dict", flags=TEXT_FLAGS), page.get_cdrawings()
+def _page_data(
+    page: Any, number: int, notes: list[str]
+) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
+    """Return a page's text dict and its vector drawings (None past the bounds), raw.
+
+    A page shown turned (/Rotate 90 or 270) whose text then runs up or down the screen
+    is read as it was set, unturned, where its lines are horizontal again.
+    """
+    page_dict = page.get_text("dict", flags=TEXT_FLAGS)
+    if page.rotation and upright_share(page_dict) < 0.5:
+        turned = page.rotation
+        page.set_rotation(0)
+        unturned = page.get_text("dict", flags=TEXT_FLAGS)
+        if upright_share(unturned) > upright_share(page_dict):
+            return unturned, _drawings(page, number, notes)
+        page.set_rotation(turned)
+    return page_dict, _drawings(page, number, notes)
+
+
+def _content_size(page: Any) -> int:
+    """Return the decoded size of a page's content streams: what drawing it costs."""
+    size = 0
+    for xref in _quietly(page.get_contents, []):
+        size += len(_quietly(lambda xref=xref: page.parent.xref_stream(xref), None) or b"")
+    return size
+
+
+def _drawings(page: Any, number: int, notes: list[str]) -> list[dict[str, Any]] | None:
+    """Return a page's vector drawings, or None (with a note) when there are too many."""
+    size = sum(
+        len(_quietly(lambda x=x: page.parent.xref_stream(x), b"") or b"")
+        for x in page.get_contents()
+    )
+    if size > bounds.MAX_CONTENT_BYTES:
+        notes.append(bounds.content_note(number, size))
+        return None
+    drawings: list[dict[str, Any]] = page.get_cdrawings()
+    items = sum(len(path.get("items", ())) for path in drawings)
+    if items > bounds.MAX_DRAWING_ITEMS:
+        notes.append(bounds.drawings_note(number, items))
+        return None
+    return drawings
 
 
 def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
@@ -134,6 +200,8 @@ def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) 
     """Return the tables MuPDF finds in a page's table areas; none where its finder fails."""
     paths = _quietly(page.get_drawings, None) if len(areas) > 1 else None
     tables: list[Table] = []
+    # The page's words, not the box's: a clip would cut a word that runs past the box.
+    page_words: list[Word] | None = None
     for area in areas:
         options: dict[str, Any] = {"clip": pymupdf.Rect(area.box), "paths": paths}
         if not area.ruled:
@@ -149,41 +217,74 @@ def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) 
             # Without column rules, the text's alignment ends where the widest header does:
             # the outer columns run on to the rules' ends.
             box = tuple(found.bbox) if area.ruled else widen(grid, found.bbox, area.box)
-            words: list[Word] = page.get_text("words", clip=box, flags=TEXT_FLAGS)
+            if page_words is None:
+                page_words = page.get_text("words", flags=TEXT_FLAGS)
+            words = [word for word in page_words if _starts_in(word, box)]
             table = table_from_grid(grid, words, box, number, area.ruled)
             if table is not None:
                 tables.append(table)
     return tables
 
 
-def _read_pages(doc: Any, source: str) -> tuple[list[PageContent], int]:
-    """Read every page's lines and tables; return them and how many pages ran detection."""
+def _starts_in(word: Word, box: tuple[float, ...]) -> bool:
+    """Whether a word starts inside a box: where its first letter and its middle height are."""
+    middle = (word[1] + word[3]) / 2
+    return box[0] - 1 <= word[0] + 1 <= box[2] + 1 and box[1] - 1 <= middle <= box[3] + 1
+
+
+def _page_tables(
+    page: Any, number: int, drawings: Any, lines: list[Any], notes: list[str]
+) -> tuple[list[Table], bool]:
+    """Return a page's tables, and whether detection ran; within the page's work bounds."""
+    if drawings is None:
+        return [], False
+    areas = table_areas(drawings, lines)
+    if not areas:
+        return [], False
+    dense = [area for area in areas if area.cells > bounds.MAX_GRID_CELLS]
+    if dense:
+        cells = max(area.cells for area in dense)
+        notes.append(bounds.dense_grid_note(number, cells))
+        areas = [area for area in areas if area.cells <= bounds.MAX_GRID_CELLS]
+    return _find_tables(page, number, areas, drawings), bool(areas)
+
+
+def _read_pages(
+    doc: Any, source: str, scans: ocr.ScanReader
+) -> tuple[list[PageContent], int, list[str]]:
+    """Read every page's lines and tables; return them, the pages that ran detection, notes."""
     pages: list[PageContent] = []
-    scans = block_base = 0
+    notes: list[str] = []
+    detected = block_base = 0
+    clock = bounds.Deadline(source, doc.page_count)
     for index in range(doc.page_count):
+        clock.check(index)
         try:
             page = doc.load_page(index)
-            page_dict, drawings = _page_data(page)
+            page_dict, drawings = _page_data(page, index + 1, notes)
+            page_dict = scans.read(page, index + 1, page_dict)
             rect = page.rect
         except Exception as exc:
             raise DocumentError(source, f"not a readable PDF: page {index + 1}: {exc}") from exc
-        lines = mark_wrapped_code(extract_lines(page_dict, index + 1, block_base))
+        skipped: list[str] = []
+        lines = mark_wrapped_code(extract_lines(page_dict, index + 1, block_base, skipped))
         block_base += len(page_dict["blocks"])
-        tables: list[Table] = []
-        if areas := table_areas(drawings, lines):
-            scans += 1
-            tables = _find_tables(page, index + 1, areas, drawings)
+        tables, scanned = _page_tables(page, index + 1, drawings, lines, notes)
+        detected += scanned
+        if tables:
             lines = [ln for ln in lines if not any(t.contains(ln) for t in tables)]
         content = PageContent(
             index + 1,
             rect.width,
             rect.height,
-            attach_lone_markers(lines),
+            attach_section_numbers(attach_lone_markers(lines)),
             tables,
-            separators(drawings),
+            separators(drawings or []),
+            [Dropped(text, "vertical text", index + 1) for text in skipped],
         )
         pages.append(content)
-    return pages, scans
+    notes.extend(scans.notes())
+    return pages, detected, notes
 
 
 def _sensible_title(title: str | None) -> str | None:
@@ -192,24 +293,24 @@ def _sensible_title(title: str | None) -> str | None:
         return None
     title = " ".join(title.split())
     letters = sum(ch.isalpha() for ch in title)
-    if letters < 3 or len(title) > 200 or _NOT_A_TITLE.search(title) or "\\" in title:
+    too_long = len(title) > 200 or len(title.split()) > MAX_TITLE_WORDS
+    if letters < 3 or too_long or _NOT_A_TITLE.search(title) or "\\" in title:
         return None
     return title
 
 
-def _build(
-    pages: list[PageContent], outline: Outline, source: str, sha256: str, meta: DocumentMeta
-) -> Document:
-    """Lay out the pages' lines and tables as blocks and build the Document."""
-    remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
-    drop_contents_entries(pages)
-    # Measured again: running headers and footers would skew the share of each style.
+LaidOut = list[tuple[PageContent, list[Table | list[Run]]]]
+"""Each page with its tables and runs of text, in reading order."""
+
+
+def _lay_out(pages: list[PageContent], outline: Outline) -> LaidOut:
+    """Put each page's regions in reading order and its lines into runs, levels assigned."""
     type_ = Typography.of([page.lines for page in pages])
-    laid_out = []
+    laid_out: LaidOut = []
     all_runs: list[Run] = []
     for page in pages:
         items: list[Table | list[Run]] = []
-        for region in reading_order(page):
+        for region in reading_order(page, type_.body):
             if region.table is not None:
                 items.append(region.table)
             else:
@@ -224,12 +325,32 @@ def _build(
             for item in items:
                 if not isinstance(item, Table):
                     item[:] = [run for run in item if id(run) not in labels]
+    demote_title_page(all_runs)
     assign_levels(all_runs)
+    return laid_out
+
+
+def _build(
+    pages: list[PageContent],
+    outline: Outline,
+    source: str,
+    sha256: str,
+    meta: DocumentMeta,
+    notes: list[str],
+) -> Document:
+    """Lay out the pages' lines and tables as blocks and build the Document."""
+    remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
+    drop_contents_entries(pages)
+    drop_line_numbers(pages)
+    drop_outer_page_numbers(pages)
+    drop_index_pages(pages)
+    # Laid out after that: running headers and footers would skew the share of each style.
+    laid_out = _lay_out(pages, outline)
     builder = DocumentBuilder()
-    assembler = BlockAssembler(builder)
+    assembler = BlockAssembler(builder, _vocabulary(pages))
     for page, items in laid_out:
         left = min((line.x0 for line in page.lines), default=0.0)
-        assembler.start_page(page.number, left, page.separators)
+        assembler.start_page(page.number, left, page.separators, page.height)
         for index, item in enumerate(items):
             if isinstance(item, Table):
                 assembler.add_table(item, index == 0)
@@ -237,5 +358,27 @@ def _build(
                 assembler.add_runs(item, index == 0)
     assembler.finish()
     if not builder.blocks:
-        raise DocumentError(source, "PDF has no extractable text (scanned images?)")
-    return builder.build(source, sha256, meta, PurePosixPath(source).stem)
+        why = f": {notes[-1]}" if notes else ""
+        raise DocumentError(source, f"PDF has no extractable text (scanned images?){why}")
+    if meta.title is None:
+        title = start_title(builder.blocks) or PurePosixPath(source).stem
+        meta = dataclasses.replace(meta, title=title)
+    document = builder.build(source, sha256, meta, PurePosixPath(source).stem)
+    dropped = tuple(record for page in pages for record in page.dropped) + tuple(assembler.dropped)
+    return dataclasses.replace(document, dropped=tuple(sorted(dropped, key=_page_order)))
+
+
+def _vocabulary(pages: list[PageContent]) -> Vocabulary:
+    """Return the words a document spells, from its lines and table cells."""
+    vocabulary = Vocabulary(line.text for page in pages for line in page.lines)
+    for page in pages:
+        for table in page.tables:
+            for row in table.rows:
+                for cell in row:
+                    vocabulary.add(cell)
+    return vocabulary
+
+
+def _page_order(record: Dropped) -> int:
+    """Sort key of a dropped record: its page (the sort is stable within a page)."""
+    return record.page or 0

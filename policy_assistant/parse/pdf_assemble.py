@@ -15,10 +15,15 @@ from policy_assistant.parse.pdf_lines import (
 )
 from policy_assistant.parse.pdf_structure import Run
 from policy_assistant.parse.pdf_tables import Table, same_row, table_text
+from policy_assistant.parse.pdf_words import Vocabulary
+from policy_assistant.records import Dropped
 
 _TERMINAL = re.compile(r"[.!?:;]['\"”’)\]]*$")
+_MID_CLAUSE = re.compile(r"(?:\b[a-z]+|,)$")
 HANGING_INDENT = 0.5
 """A line indented this many ems past its item's marker continues the item."""
+FOOT_SHARE = 0.6
+"""A sentence cut off mid-clause goes on over a capital only from this far down its page."""
 MIN_SEPARATOR = 40.0
 """A horizontal rule this long (points) or longer between two lines parts their blocks."""
 
@@ -99,17 +104,26 @@ def _row_starts(rows: list[list[str]]) -> list[int]:
 class BlockAssembler:
     """Turn a document's runs and tables, page by page, into the builder's blocks."""
 
-    def __init__(self, builder: DocumentBuilder) -> None:
+    def __init__(self, builder: DocumentBuilder, vocabulary: Vocabulary | None = None) -> None:
         self._builder = builder
+        self._vocabulary = vocabulary
         self._pending: _Pending | None = None
         self._waiting: list[int] = []
         self._left: dict[int, float] = {}
         self._separators: dict[int, list[tuple[float, float, float]]] = {}
+        self._height: dict[int, float] = {}
+        self.dropped: list[Dropped] = []
+        """Text left out while assembling: a table's header row repeated on a new page."""
 
     def start_page(
-        self, page: int, left: float, separators: list[tuple[float, float, float]] | None = None
+        self,
+        page: int,
+        left: float,
+        separators: list[tuple[float, float, float]] | None = None,
+        height: float = 0.0,
     ) -> None:
         """Note that page begins; left is its text's left margin, separators its rules."""
+        self._height[page] = height
         self._waiting.append(page)
         self._left[page] = left
         self._separators[page] = separators or []
@@ -175,7 +189,11 @@ class BlockAssembler:
             and max(pending.pages) == table.page - 1
             and max(len(r) for r in pending.rows) == table.columns
         ):
-            rows = table.rows[1:] if same_row(table.rows[0], pending.rows[0]) else table.rows
+            rows = table.rows
+            if same_row(table.rows[0], pending.rows[0]):
+                rows = table.rows[1:]
+                header = table_text(table.rows[:1])
+                self.dropped.append(Dropped(header, "repeated table header", table.page))
             self._mark(pending, len(pending.rows), table.page)
             pending.rows.extend(rows)
             return
@@ -233,7 +251,7 @@ class BlockAssembler:
 
     def _append(self, pending: _Pending, line: Line) -> None:
         """Add a wrapped line to the pending paragraph or list item."""
-        joined = join_wrapped(pending.text, line.text)
+        joined = join_wrapped(pending.text, line.text, self._vocabulary)
         self._mark(pending, len(joined) - len(line.text), line.page)
         pending.text = joined
         pending.lines.append(line)
@@ -269,7 +287,13 @@ class BlockAssembler:
         # A sentence cut off at the foot of a column or page goes on at the top of the next:
         # the text flows up or onto a new page; a region lower down starts afresh.
         flowed = line.page != last.page or line.y0 < last.y0 - 1
-        unfinished = flowed and not _TERMINAL.search(pending.text) and not line.text[:1].isupper()
+        # A capital may start the next line ("in the" / "Warranty Policy table"), but not
+        # after a sentence cut off mid-clause, on a lowercase word or a comma.
+        low = last.y1 > FOOT_SHARE * self._height.get(last.page, 0.0)
+        cut = low and bool(_MID_CLAUSE.search(pending.text))
+        unfinished = (
+            flowed and not _TERMINAL.search(pending.text) and (cut or not line.text[:1].isupper())
+        )
         if pending.kind == "paragraph":
             return unfinished
         relative = line.x0 - self._left.get(line.page, line.x0)

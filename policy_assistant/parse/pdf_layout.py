@@ -1,4 +1,4 @@
-"""Page layout: running headers and footers, contents pages, and reading order across columns.
+"""Page furniture: running headers and footers, page numbers and contents pages.
 
 Table-of-contents entries are dropped. A contents page names every section of the
 document, so its blocks would match nearly every query and crowd out the sections
@@ -17,13 +17,10 @@ from dataclasses import dataclass, field
 
 from policy_assistant.parse.pdf_lines import Line
 from policy_assistant.parse.pdf_tables import Table
+from policy_assistant.records import Dropped
 
 MARGIN_BAND = 0.1
 """Share of the page height, at top and at bottom, where running headers and footers live."""
-WIDE_SHARE = 0.6
-"""A region wider than this share of the text area spans the columns and splits bands."""
-ROW_TOLERANCE = 3.0
-"""Regions whose tops are this close (points) stand on one row."""
 
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"^[ivxlcdm]+$")
@@ -37,6 +34,8 @@ MIN_CONTENTS_ENTRIES = 5
 """Lines with dot leaders a page needs to be a contents page..."""
 CONTENTS_SHARE = 0.5
 """...and the share of its rows of text that read as contents entries."""
+INDEX_TITLE = re.compile(r"^(?:[\w ]+ )?(?:index|register|sachregister)$", re.IGNORECASE)
+"""The title line of a back-of-book index: "Index", "Concept Index", "Register"."""
 _PAGE_LABEL = re.compile(r"^[-–\s]*#[-–\s]*$|\bpage #|# of #|#\s*/\s*#")
 
 
@@ -56,24 +55,14 @@ class PageContent:
     """Tables found on the page."""
     separators: list[tuple[float, float, float]] = field(default_factory=list)
     """(x0, y, x1) of horizontal rules and box edges: a block never runs across one."""
+    dropped: list[Dropped] = field(default_factory=list)
+    """Text of the page left out of the blocks on purpose, with the reason."""
 
-
-@dataclass(slots=True)
-class Region:
-    """A text block or a table: the unit that reading order moves."""
-
-    x0: float
-    """Left edge."""
-    y0: float
-    """Top edge."""
-    x1: float
-    """Right edge."""
-    y1: float
-    """Bottom edge."""
-    lines: list[Line] = field(default_factory=list)
-    """The block's lines; empty for a table."""
-    table: Table | None = None
-    """The table, if the region is one."""
+    def drop(self, lines: list[Line], reason: str) -> None:
+        """Remove lines from the page, recording each with the reason."""
+        gone = {id(line) for line in lines}
+        self.dropped.extend(Dropped(line.text, reason, self.number) for line in lines)
+        self.lines = [line for line in self.lines if id(line) not in gone]
 
 
 def running_key(text: str) -> str:
@@ -103,11 +92,40 @@ def inner_lines(page: PageContent) -> list[Line]:
     return [line for line in page.lines if _band(line, page.height) is None]
 
 
-def _lone_page_running(line: Line, band: str | None, body: float) -> bool:
-    """Whether a line on a document's only page is its running header or footer."""
+def _lone_page_running(line: Line, band: str | None, lines: list[Line], body: float) -> bool:
+    """Whether a line on a document's only page is its running header or footer.
+
+    Small type alone at the edge of a margin band: no line of body size or larger stands
+    between it and the edge of the page.
+    """
     if band is None or line.size >= body - 0.5:
         return False
-    return band == "top" or bool(_PAGE_LABEL.search(running_key(line.text)))
+    if band == "top":
+        return not any(o.size >= body - 0.5 and o.y1 <= line.y0 + 1 for o in lines)
+    return not any(o.size >= body - 0.5 and o.y0 >= line.y1 - 1 for o in lines)
+
+
+def furniture_reason(line: Line, band: str | None) -> str:
+    """Name what a running line is: a page number, a running head or a footer."""
+    key = running_key(line.text)
+    if key == "#" or _PAGE_LABEL.search(key):
+        return "page number"
+    return "running head" if band == "top" else "footer"
+
+
+def _drop_running(page: PageContent, running: list[Line]) -> None:
+    """Drop a page's running lines, unless they are all the text the page holds.
+
+    A document whose every page holds one line that differs by a number would lose
+    everything: a page's only text is kept, bare page numbers aside.
+    """
+    if len(running) == len(page.lines) and not page.tables:
+        running = [ln for ln in running if running_key(ln.text) == "#"]
+    by_reason: dict[str, list[Line]] = {}
+    for line in running:
+        by_reason.setdefault(furniture_reason(line, _band(line, page.height)), []).append(line)
+    for reason, lines in by_reason.items():
+        page.drop(lines, reason)
 
 
 def _band_keys(page: PageContent) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
@@ -134,11 +152,12 @@ def remove_running_lines(pages: list[PageContent], body: float) -> None:
     """
     if len(pages) == 1:
         page = pages[0]
-        page.lines = [
+        lone = [
             line
             for line in page.lines
-            if not _lone_page_running(line, _band(line, page.height), body)
+            if _lone_page_running(line, _band(line, page.height), page.lines, body)
         ]
+        _drop_running(page, lone)
         return
     seen: Counter[tuple[str, str]] = Counter()
     outermost: Counter[tuple[str, str]] = Counter()
@@ -154,11 +173,12 @@ def remove_running_lines(pages: list[PageContent], body: float) -> None:
     if not running:
         return
     for page in pages:
-        page.lines = [
+        found = [
             line
             for line in page.lines
-            if (_band(line, page.height), running_key(line.text)) not in running
+            if (_band(line, page.height), running_key(line.text)) in running
         ]
+        _drop_running(page, found)
 
 
 def _baseline_rows(lines: list[Line]) -> list[list[Line]]:
@@ -188,9 +208,14 @@ def _entry(row: list[Line]) -> bool:
 
 
 def drop_contents_entries(pages: list[PageContent]) -> None:
-    """Drop the entries of table-of-contents pages (see the module docstring)."""
+    """Drop the entries of table-of-contents pages (see the module docstring).
+
+    Entries with leaders in the back half of a document, under a title that says so,
+    are an index's (Texinfo sets its indexes that way): they are recorded as such.
+    """
     previous = False
-    for page in pages:
+    reason = "contents page"
+    for number, page in enumerate(pages):
         leaders = sum(1 for line in page.lines if _LEADERS.search(line.text))
         # The last page of a contents may hold only a few entries.
         if leaders < (1 if previous else MIN_CONTENTS_ENTRIES):
@@ -198,102 +223,18 @@ def drop_contents_entries(pages: list[PageContent]) -> None:
             continue
         rows = _baseline_rows(page.lines)
         entries = [_entry(row) for row in rows]
+        continued = previous
         previous = sum(entries) >= CONTENTS_SHARE * len(rows)
         if not previous:
             continue
-        dropped: set[int] = set()
+        if not continued:
+            back = number >= len(pages) // 2
+            titled = any(INDEX_TITLE.search(line.text) for line in page.lines)
+            reason = "index page" if back and titled else "contents page"
+        dropped: list[Line] = []
         for index, row in enumerate(rows):
             # An entry too long for its line starts on the row above its page number.
             follows = index + 1 < len(rows) and entries[index + 1]
             if entries[index] or (follows and _ENTRY_NUMBER.match(row[0].text)):
-                dropped.update(id(line) for line in row)
-        page.lines = [line for line in page.lines if id(line) not in dropped]
-
-
-def _regions(page: PageContent) -> list[Region]:
-    """Group a page's lines by MuPDF block, and add its tables, as regions."""
-    by_block: dict[int, list[Line]] = {}
-    for line in page.lines:
-        by_block.setdefault(line.block, []).append(line)
-    regions = [
-        Region(
-            min(ln.x0 for ln in lines),
-            min(ln.y0 for ln in lines),
-            max(ln.x1 for ln in lines),
-            max(ln.y1 for ln in lines),
-            lines,
-        )
-        for lines in by_block.values()
-    ]
-    regions.extend(Region(t.x0, t.y0, t.x1, t.y1, table=t) for t in page.tables)
-    return regions
-
-
-def _row_aligned(columns: list[list[Region]]) -> bool:
-    """Whether most regions are short lines level with one in another column: a form."""
-    level = 0
-    for index, column in enumerate(columns):
-        others = [r.y0 for j, col in enumerate(columns) if j != index for r in col]
-        level += sum(
-            1
-            for r in column
-            if len(r.lines) <= 2 and any(abs(r.y0 - y0) < ROW_TOLERANCE for y0 in others)
-        )
-    return level > sum(len(col) for col in columns) / 2
-
-
-def _columns(band: list[Region]) -> list[list[Region]] | None:
-    """Split a band's regions into columns by gaps in x; None if it is not column text."""
-    ordered = sorted(band, key=lambda r: r.x0)
-    columns: list[list[Region]] = []
-    right = -math.inf
-    for region in ordered:
-        if region.x0 > right:
-            columns.append([])
-        columns[-1].append(region)
-        right = max(right, region.x1)
-    # Labels level with their values read across, row by row, not down each column; and
-    # blocks that never stand side by side (a centred caption below an indented list
-    # item) are one column read top to bottom.
-    if len(columns) < 2 or _row_aligned(columns) or not _side_by_side(columns):
-        return None
-    return columns
-
-
-def _side_by_side(columns: list[list[Region]]) -> bool:
-    """Whether some region of one column shares height with a region of another column."""
-    for index, column in enumerate(columns):
-        for other in columns[index + 1 :]:
-            for a in column:
-                if any(min(a.y1, b.y1) - max(a.y0, b.y0) > 0 for b in other):
-                    return True
-    return False
-
-
-def _order_band(band: list[Region]) -> list[Region]:
-    """Order a band of regions column by column, each column top to bottom."""
-    columns = _columns(band)
-    if columns is None:
-        return sorted(band, key=lambda r: (round(r.y0), r.x0))
-    return [r for col in columns for r in sorted(col, key=lambda r: (r.y0, r.x0))]
-
-
-def reading_order(page: PageContent) -> list[Region]:
-    """Return a page's regions in reading order: bands split by wide regions, then columns."""
-    regions = _regions(page)
-    if len(regions) < 2:
-        return regions
-    left = min(r.x0 for r in regions)
-    # The text area mirrors its left margin: a short last column must not shrink it.
-    span = max(max(r.x1 for r in regions), page.width - left) - left
-    ordered: list[Region] = []
-    band: list[Region] = []
-    for region in sorted(regions, key=lambda r: (r.y0, r.x0)):
-        if region.x1 - region.x0 > WIDE_SHARE * span:
-            ordered.extend(_order_band(band))
-            band = []
-            ordered.append(region)
-        else:
-            band.append(region)
-    ordered.extend(_order_band(band))
-    return ordered
+                dropped.extend(row)
+        page.drop(dropped, reason)

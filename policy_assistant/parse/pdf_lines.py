@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from policy_assistant.parse.pdf_words import join_wrapped as join_wrapped
+from policy_assistant.parse.pdf_words import remove_controls
+
 BOLD_FLAG = 16
 """Span flag MuPDF sets for a bold font."""
 MONO_FLAG = 8
@@ -123,9 +126,9 @@ def _line_from_spans(spans: list[dict[str, Any]]) -> tuple[str, float, bool, boo
 
 
 def clean_text(text: str, mono: bool) -> str:
-    """Mend ligatures and normalize spacing; monospaced text keeps its inner spaces."""
+    """Mend ligatures, drop control characters, normalize spacing (not inside code)."""
     # A soft hyphen only matters where it breaks a line; elsewhere it is invisible.
-    text = _INNER_SOFT_HYPHEN.sub("", mend_ligatures(text))
+    text = _INNER_SOFT_HYPHEN.sub("", mend_ligatures(remove_controls(text)))
     if _NO_GLYPH.search(text):
         text = _NO_GLYPH.sub("", text)
     if mono:
@@ -133,39 +136,18 @@ def clean_text(text: str, mono: bool) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
-def join_wrapped(left: str, right: str) -> str:
-    """Join two wrapped lines with a space, or mend a word the line break hyphenated.
+def extract_lines(
+    page_dict: dict[str, Any], page: int, block_base: int, skipped: list[str] | None = None
+) -> list[Line]:
+    """Return the horizontal text lines of one page, in MuPDF's order.
 
-    A hyphen at the end of a line, straight after a word ("X-"), joins the next line
-    without a space. It is dropped only when both sides are lowercase letters
-    ("equip-" + "ment" is "equipment"). It stays when the part before it ends with a
-    digit, or starts with a capital ("PW-" + "2200", "Wi-" + "Fi", "4-" + "digit"), or
-    when the next part starts with a digit or a capital ("long-" + "2025"), or when the
-    part before it is itself a compound ("non-free-" + "firmware"). A hyphen
-    after a space is a dash: the lines join with a space as usual.
+    The text of lines set in another direction goes to skipped, when given.
     """
-    if left.endswith("\u00ad"):
-        return left[:-1] + right
-    if left.endswith(("-", "\u2010")) and len(left) >= 2 and left[-2].isalnum():
-        before = left[:-1].split()[-1]
-        keep = (
-            before[-1].isdigit() or before[0].isupper() or "-" in before or not right[:1].islower()
-        )
-        return left + right if keep else left[:-1] + right
-    return f"{left} {right}"
-
-
-def extract_lines(page_dict: dict[str, Any], page: int, block_base: int) -> list[Line]:
-    """Return the horizontal text lines of one page, in MuPDF's order."""
     lines: list[Line] = []
     for number, block in enumerate(page_dict["blocks"]):
         if block.get("type") != 0:
             continue
         for raw in block["lines"]:
-            dx, dy = raw["dir"]
-            # Rotated text is nearly always a margin stamp or an axis label, not prose.
-            if dx < 0.99 or abs(dy) > 0.01:
-                continue
             styled = _line_from_spans(raw["spans"])
             if styled is None:
                 continue
@@ -173,10 +155,28 @@ def extract_lines(page_dict: dict[str, Any], page: int, block_base: int) -> list
             text = clean_text(text, mono)
             if not text.strip():
                 continue
+            dx, dy = raw["dir"]
+            # Rotated text is nearly always a margin stamp or an axis label, not prose.
+            if dx < 0.99 or abs(dy) > 0.01:
+                if skipped is not None:
+                    skipped.append(text)
+                continue
             x0, y0, x1, y1 = raw["bbox"]
             block_id = block_base + number
             lines.append(Line(text, x0, y0, x1, y1, size, bold, mono, lead, page, block_id))
     return lines
+
+
+def upright_share(page_dict: dict[str, Any]) -> float:
+    """Return the share of a page's characters set in horizontal lines, left to right."""
+    upright = total = 0
+    for block in page_dict["blocks"]:
+        for raw in block.get("lines", ()):
+            weight = sum(len(span["text"].strip()) for span in raw["spans"])
+            total += weight
+            dx, dy = raw["dir"]
+            upright += weight if dx >= 0.99 and abs(dy) <= 0.01 else 0
+    return upright / total if total else 1.0
 
 
 def mark_wrapped_code(lines: list[Line]) -> list[Line]:
@@ -230,4 +230,37 @@ def attach_lone_markers(lines: list[Line]) -> list[Line]:
         partner.text = f"{marker.text} {partner.text}"
         partner.x0 = marker.x0
         dropped.add(id(marker))
+    return [line for line in lines if id(line) not in dropped]
+
+
+_SECTION_NUMBER = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3})*\.?|[A-Z](?:\.\d{1,3})+\.?|[IVX]{1,5}\.)$")
+"""A bare section number: 2, 2.1, 2.1.3., A.1, IV."""
+
+
+def _below(number: Line, lines: list[Line]) -> Line | None:
+    """Return the line set straight under a section number in the same style, if any."""
+    for line in lines:
+        if line is number or abs(line.x0 - number.x0) > 2 or line.y0 < number.y1 - 1:
+            continue
+        same = line.bold == number.bold and abs(line.size - number.size) < 0.5
+        if same and line.y0 - number.y1 < 0.8 * number.size:
+            return line
+    return None
+
+
+def attach_section_numbers(lines: list[Line]) -> list[Line]:
+    """Join a section number MuPDF split off its heading: set beside it, or just above it."""
+    numbers = [line for line in lines if _SECTION_NUMBER.match(line.text)]
+    if not numbers:
+        return lines
+    dropped: set[int] = set()
+    for number in numbers:
+        heading = _partner(number, lines) or _below(number, lines)
+        if heading is None or id(heading) in dropped or _SECTION_NUMBER.match(heading.text):
+            continue
+        if abs(heading.size - number.size) >= 0.5 or heading.bold != number.bold:
+            continue
+        heading.text = f"{number.text} {heading.text}"
+        heading.x0, heading.y0 = min(heading.x0, number.x0), min(heading.y0, number.y0)
+        dropped.add(id(number))
     return [line for line in lines if id(line) not in dropped]

@@ -29,6 +29,8 @@ MIN_RULE_LENGTH = 8.0
 """...and at least this long."""
 MIN_BOOKTABS_RULES = 3
 """Horizontal rules (top, middle, bottom) a table without column rules needs."""
+PROSE_WIDTH = 0.6
+"""A line in one piece across this share of a rule stack's width is prose, not a row."""
 _TOUCH = 2.0
 _PAD = 4.0
 _SAME_END = 3.0
@@ -47,6 +49,8 @@ class TableArea:
     """Whether column rules exist: the finder follows rules, else the text's alignment."""
     closing: list[Segment] = field(default_factory=list)
     """Vertical lines to add at the area's outer ends, where borders are missing."""
+    cells: int = 0
+    """Cells its rules mark out, about: what the table finder's work grows with."""
 
 
 def _rule(item: tuple[Any, ...]) -> tuple[str, Box] | None:
@@ -142,7 +146,10 @@ def _grid_area(group: list[tuple[str, Box]]) -> TableArea | None:
     if rows < 2 or not any(x0 + _PAD < x < x1 - _PAD for x in edges):
         return None
     closing = [((x0, y0), (x0, y1)), ((x1, y0), (x1, y1))]
-    return TableArea(_padded(box), True, closing)
+    columns = sum(1 for kind, _ in group if kind == "v")
+    boxes = sum(1 for kind, _ in group if kind == "box")
+    cells = max(max(rows - 1, 1) * max(columns - 1, 1), boxes)
+    return TableArea(_padded(box), True, closing, cells)
 
 
 def _split_rows(lines: list[Line], box: Box) -> tuple[int, int]:
@@ -181,10 +188,38 @@ def _stacks(rules: list[Box], grids: list[Box]) -> list[list[Box]]:
     return stacks
 
 
+def _prose_between(lines: list[Line], top: Box, bottom: Box) -> bool:
+    """Whether a line of prose runs across most of the width between two rules."""
+    width = top[2] - top[0]
+    return any(
+        top[3] <= ln.y0
+        and ln.y1 <= bottom[1]
+        and ln.x1 - ln.x0 > PROSE_WIDTH * width
+        and top[0] - 1 <= ln.x0
+        and ln.x1 <= top[2] + 1
+        for ln in lines
+    )
+
+
+def _split_at_prose(stack: list[Box], lines: list[Line]) -> list[list[Box]]:
+    """Split a stack of rules where a paragraph stands between two of them.
+
+    Two booktabs tables of one width with a paragraph between them stack their rules
+    into one pile; the paragraph is no row of either table.
+    """
+    parts = [[stack[0]]]
+    for top, bottom in itertools.pairwise(stack):
+        if _prose_between(lines, top, bottom):
+            parts.append([])
+        parts[-1].append(bottom)
+    return parts
+
+
 def _booktabs_areas(rules: list[Box], grids: list[Box], lines: list[Line]) -> list[TableArea]:
     """Return areas between stacked horizontal rules of one width whose text is in columns."""
     areas = []
-    for stack in _stacks(rules, grids):
+    stacks = [part for pile in _stacks(rules, grids) for part in _split_at_prose(pile, lines)]
+    for stack in stacks:
         if len(stack) < MIN_BOOKTABS_RULES:
             continue
         box = _bounds(stack)

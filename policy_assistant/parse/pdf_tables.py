@@ -113,15 +113,24 @@ def _cell_text(words: list[Word]) -> str:
     return text
 
 
-def cell_texts(rows: list[list[Box | None]], words: list[Word]) -> list[list[str]]:
-    """Return the text of every cell of a table grid from the words of its area."""
+def cell_texts(
+    rows: list[list[Box | None]], words: list[Word]
+) -> tuple[list[list[str]], list[Word]]:
+    """Return the text of every cell of a table grid from the words of its area.
+
+    Also return the words of the area that start in no cell: a grid that leaves words
+    out is no table of that area (a paragraph between two tables, a figure's labels).
+    """
     cells = [(r, c, box) for r, row in enumerate(rows) for c, box in enumerate(row) if box]
     placed: list[list[list[Word]]] = [[[] for _ in row] for row in rows]
+    unplaced: list[Word] = []
     for word in sorted(words, key=lambda w: (w[5], w[6], w[7])):
         found = _cell_of(word, cells)
         if found is not None:
             placed[found[0]][found[1]].append(word)
-    return [[_cell_text(cell) for cell in row] for row in placed]
+        elif any(ch.isalnum() for ch in word[4]):
+            unplaced.append(word)
+    return [[_cell_text(cell) for cell in row] for row in placed], unplaced
 
 
 def widen(grid: list[list[Box | None]], found: Box, area: Box) -> Box:
@@ -158,11 +167,15 @@ def table_from_grid(
     """Turn a grid of cell boxes found by MuPDF into a Table; None for no real table.
 
     Rows of a table without horizontal rules between them come from its lines of text,
-    so there a row that leaves its first cell empty continues the row above.
+    so there a row that leaves its first cell empty continues the row above. A grid whose
+    cells do not account for every word of its area is not taken: its lines stay prose.
     """
     # The first row of the grid is the header. MuPDF's guess at a header above the ruled
     # area is not used: it takes the heading or the sentence just above the table.
-    rows = [row for row in cell_texts(grid, words) if any(row)]
+    texts, unplaced = cell_texts(grid, words)
+    if unplaced:
+        return None
+    rows = [row for row in texts if any(row)]
     if not ruled:
         rows = _join_continued_rows(rows)
     # Columns that no row fills are gaps the text strategy took for columns.

@@ -1,0 +1,70 @@
+"""Work bounds for one PDF: past them a page degrades (no table detection), a document fails.
+
+A small file can expand to hundreds of megabytes of drawing commands, and a dense ruled
+grid makes MuPDF's table finder run for many seconds a page. Past a page's bound the
+page is still read as text, without table detection, and a note in Document.notes says
+which page and why; past the document's time limit it is a one-line DocumentError. The
+limits are module constants, so the command line (or a caller) can change them.
+"""
+
+from __future__ import annotations
+
+import time
+
+from policy_assistant.errors import DocumentError
+
+MAX_CONTENT_BYTES = 16_000_000
+"""Bytes of a page's content streams beyond which its drawings are not looked at."""
+MAX_DRAWING_ITEMS = 20_000
+"""Lines, rectangles and curves on a page beyond which its tables are not looked for."""
+MAX_GRID_CELLS = 2_500
+"""Cells a ruled grid may mark out for the table finder to run on it."""
+DOCUMENT_TIME_LIMIT: float | None = 300.0
+"""Seconds one document may take to parse, checked between pages; None for no limit."""
+
+
+def content_note(page: int, size: int) -> str:
+    """The note for a page whose content streams are too large to look at its drawings."""
+    return (
+        f"page {page}: table detection skipped: {size / 1e6:.1f} MB of drawing commands "
+        f"(limit {MAX_CONTENT_BYTES / 1e6:.0f} MB)"
+    )
+
+
+def drawings_note(page: int, items: int) -> str:
+    """The note for a page with too many drawing items."""
+    return (
+        f"page {page}: table detection skipped: {items:,} drawing items "
+        f"(limit {MAX_DRAWING_ITEMS:,})"
+    )
+
+
+def dense_grid_note(page: int, cells: int) -> str:
+    """The note for a page whose ruled grid is too dense for the table finder."""
+    return (
+        f"page {page}: table detection skipped on a ruled grid of about {cells:,} cells "
+        f"(limit {MAX_GRID_CELLS:,}); its text is read as lines"
+    )
+
+
+class Deadline:
+    """The per-document time limit, checked before each page."""
+
+    def __init__(self, source: str, pages: int) -> None:
+        self._source = source
+        self._pages = pages
+        self._limit = DOCUMENT_TIME_LIMIT
+        # A clock for the limit only: nothing measured here goes into the document.
+        self._start = time.monotonic()
+
+    def check(self, index: int) -> None:
+        """Raise DocumentError if the document has run past its time limit."""
+        if self._limit is None or index == 0:
+            return
+        elapsed = time.monotonic() - self._start
+        if elapsed > self._limit:
+            raise DocumentError(
+                self._source,
+                f"parse stopped after {elapsed:.0f} s at page {index + 1} of {self._pages}: "
+                f"over the {self._limit:.0f} s limit per document",
+            )

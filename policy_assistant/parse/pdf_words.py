@@ -1,0 +1,112 @@
+"""Words across line ends: hyphens, URLs, dashes and CJK joins, using the document's vocabulary.
+
+A hyphen at a line end is either the layout's (the word was broken: "equip-" "ment") or
+the author's (a compound broken at its hyphen: "dual-" "encoder"). The document itself
+often tells which: when the joined form occurs elsewhere in it and the hyphenated form
+does not, the hyphen was the layout's; the other way round, the author's. Only when the
+document says nothing do the rules of `join_wrapped` decide.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""C0 and C1 control characters, less tab and newline: never text, always damage."""
+_TOKEN_EDGE = re.compile(r"^[^\w]+|[^\w]+$")
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+$", re.IGNORECASE)
+_URL_GOES_ON = re.compile(r"[/\-_.?=&#%~:]$")
+_URL_PIECE = re.compile(r"^[\w.~%-]*[/=&?#][^\s]*")
+_DASHES = "\u2013\u2014"
+_CJK = re.compile(
+    "[\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
+)
+"""Han, kana, bopomofo, CJK punctuation and full-width forms: written without spaces.
+Hangul is left out: Korean puts spaces between words, and lines break at them."""
+
+
+def remove_controls(text: str) -> str:
+    """Remove control characters (U+0000-U+001F but tab and newline, U+007F-U+009F)."""
+    return _CONTROL.sub("", text) if _CONTROL.search(text) else text
+
+
+class Vocabulary:
+    """The words of one document, case-folded, with inner hyphens kept: what it spells."""
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self._words: set[str] = set()
+        for text in texts:
+            self.add(text)
+
+    def add(self, text: str) -> None:
+        """Add the words of one line of text."""
+        for raw in text.split():
+            word = _TOKEN_EDGE.sub("", raw).casefold()
+            if word:
+                self._words.add(word)
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and word.casefold() in self._words
+
+
+def _hyphen_kept(before: str, after: str, vocabulary: Vocabulary | None) -> bool:
+    """Whether the hyphen between before- and after is the author's, not the layout's."""
+    if vocabulary is not None:
+        joined, compound = before + after, f"{before}-{after}"
+        if joined in vocabulary and compound not in vocabulary:
+            return False
+        if compound in vocabulary and joined not in vocabulary:
+            return True
+    return before[-1].isdigit() or before[0].isupper() or "-" in before or not after[:1].islower()
+
+
+def _first_word(text: str) -> str:
+    """The first word of text, without the punctuation that follows it."""
+    words = text.split()
+    return _TOKEN_EDGE.sub("", words[0]) if words else ""
+
+
+def join_wrapped(left: str, right: str, vocabulary: Vocabulary | None = None) -> str:
+    """Join two wrapped lines with a space, or mend what the line break cut.
+
+    A hyphen at the end of a line, straight after a word ("X-"), joins the next line
+    without a space. Given the document's vocabulary, the hyphen goes when the joined
+    word occurs in the document and the hyphenated one does not, and stays in the
+    opposite case. Otherwise it is dropped only when both sides are lowercase letters
+    ("equip-" + "ment" is "equipment"); it stays when the part before it ends with a
+    digit, or starts with a capital ("PW-" + "2200", "Wi-" + "Fi", "4-" + "digit"), or
+    when the next part starts with a digit or a capital ("long-" + "2025"), or when the
+    part before it is itself a compound ("non-free-" + "firmware"). A hyphen after a
+    space is a dash: the lines join with a space as usual. A URL cut at a line end, a
+    dash set tight against a word, and a line break between CJK characters join
+    without a space.
+    """
+    if left.endswith("\u00ad"):
+        return left[:-1] + right
+    if left.endswith(("-", "\u2010")) and len(left) >= 2 and left[-2].isalnum():
+        before = left[:-1].split()[-1]
+        after = _first_word(right)
+        if after and _hyphen_kept(before, after, vocabulary):
+            return left + right
+        return left[:-1] + right if after else left + right
+    if _tight(left, right):
+        return left + right
+    return f"{left} {right}"
+
+
+def _tight(left: str, right: str) -> bool:
+    """Whether two lines join without a space: a URL, a tight dash, or CJK on both sides."""
+    if not left or not right:
+        return False
+    if _CJK.match(left[-1]) and _CJK.match(right[0]):
+        return True
+    if left[-1] in _DASHES and len(left) >= 2 and not left[-2].isspace():
+        return True
+    if right[0] in _DASHES and len(right) >= 2 and not right[1].isspace():
+        return True
+    last = left.split()[-1]
+    if not _URL.match(last):
+        return False
+    return bool(_URL_GOES_ON.search(last)) or bool(_URL_PIECE.match(right.split()[0]))

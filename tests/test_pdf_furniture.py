@@ -1,0 +1,142 @@
+"""Page furniture: odd/even running heads, page numbers and margin line numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+from pdf_factory import A4, MARGIN, lines_pdf, parse, save, story_pdf
+
+from policy_assistant.parse.pdf import text_layer_words
+from policy_assistant.parse.pdf_coverage import coverage
+
+ROOT = Path(__file__).resolve().parent.parent
+PROSE = 3 * "".join(
+    f"<p>Paragraph {n} says the hedge trimmer needs its blade oiled after each use, "
+    f"and the cable checked for cuts before it goes back on the hook.</p>"
+    for n in range(40)
+)
+
+
+def test_odd_and_even_running_heads_and_page_numbers_are_dropped() -> None:
+    doc = pymupdf.open("pdf", story_pdf(PROSE))
+    for index, page in enumerate(doc):
+        odd = index % 2 == 0
+        head = "The Garden Handbook" if odd else "Chapter 2. Hedges"
+        page.insert_text((MARGIN if odd else A4.width - 140, 36), head, fontsize=8)
+        page.insert_text((A4.width / 2, A4.height - 30), str(index + 11), fontsize=9)
+    data = save(doc)
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    pages = len(document.pages)
+    assert pages >= 6
+    expected = []
+    for number in range(1, pages + 1):
+        head = "The Garden Handbook" if number % 2 else "Chapter 2. Hedges"
+        expected += [("running head", number, head), ("page number", number, str(number + 10))]
+    assert [(d.reason, d.page, d.text) for d in document.dropped] == expected
+    assert "Handbook" not in document.text and "Hedges" not in document.text
+
+
+def transcript(step: int, numbered_every: int = 1) -> bytes:
+    """Three pages of 25 lines, numbered in the left margin every numbered_every lines."""
+    pages = []
+    for page in range(3):
+        items = []
+        for n in range(1, 26):
+            y = 100 + n * 24
+            if n % numbered_every == 0:
+                items.append((40, y, str(n * step // numbered_every)))
+            items.append((80, y, f"Q. What did you see on the morning of day {n + page}, sir?"))
+        pages.append(items)
+    return lines_pdf(pages)
+
+
+def test_margin_line_numbers_are_dropped_from_the_lines() -> None:
+    data = transcript(1)
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    assert document.blocks[0].text == "Q. What did you see on the morning of day 1, sir?"
+    numbers = [d for d in document.dropped if d.reason == "line number"]
+    assert [d.text for d in numbers if d.page == 1] == [str(n) for n in range(1, 26)]
+    assert len(numbers) == 75
+
+
+def test_every_fifth_line_numbered_is_found_too() -> None:
+    document = parse(transcript(5, numbered_every=5))
+    numbers = [d.text for d in document.dropped if d.reason == "line number" and d.page == 1]
+    assert numbers == ["5", "10", "15", "20", "25"]
+    assert all(not b.text[0].isdigit() for b in document.blocks)
+
+
+def test_numbers_level_with_body_text_are_not_line_numbers() -> None:
+    # Steps and years at the body's left edge: other lines start there as well.
+    items = [(MARGIN, 100, "The spring range arrives in stages over the season.")]
+    items += [(MARGIN, 120 + 16 * n, f"{2020 + n} brought a new mower model.") for n in range(6)]
+    document = parse(lines_pdf([items]))
+    assert not [d for d in document.dropped if d.reason == "line number"]
+    assert "2020 brought a new mower model." in document.text
+
+
+def test_back_of_book_index_page_is_dropped_with_a_record() -> None:
+    body = [
+        [(MARGIN, 100 + 16 * n, f"Chapter text line {n} about pruning roses.")] for n in range(3)
+    ]
+    terms = ["aphids", "black spot", "climbers", "deadheading", "feeding", "frost", "mulch"]
+    entries = [(MARGIN, 80, "Index")]
+    for n in range(16):
+        term = f"{terms[n % len(terms)]} {n}"
+        pages = f"{3 + n}, {12 + n}" if n % 2 else f"{5 + n}"
+        entries.append((MARGIN, 110 + 16 * n, f"{term}, {pages}"))
+    data = lines_pdf([*body, entries])
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    index = [d for d in document.dropped if d.reason == "index page"]
+    assert len(index) == 17 and {d.page for d in index} == {4}
+    assert "aphids" not in document.text
+    assert "Chapter text line 2 about pruning roses." in document.text
+
+
+def test_a_list_of_sizes_is_no_index_page() -> None:
+    rows = [(MARGIN, 100 + 16 * n, f"Terracotta pot size {n}, 12") for n in range(16)]
+    document = parse(lines_pdf([[(MARGIN, 80, "Pots")], [(MARGIN, 80, "Sizes"), *rows]]))
+    assert not [d for d in document.dropped if d.reason == "index page"]
+    assert "Terracotta pot size 15, 12" in document.text
+
+
+def test_texinfo_index_with_leaders_is_recorded_as_an_index() -> None:
+    data = (ROOT / "tests" / "fixtures" / "pdf" / "libtasn1.pdf").read_bytes()
+    document = parse(data)
+    index_pages = {d.page for d in document.dropped if d.reason == "index page"}
+    assert index_pages == {35, 36}
+    assert coverage(document, text_layer_words(data)).lost == ()
+
+
+def test_page_numbers_set_outside_the_margin_band_are_dropped() -> None:
+    # Printed numbers at 80% of the page height: above the bottom band, below the body.
+    pages = [
+        [
+            (MARGIN, 100, f"Report page {n} discusses the sales of hoses and reels."),
+            (MARGIN, 114, "Every branch reported its figures in time for the audit."),
+            (A4.width / 2, 0.8 * A4.height, str(n + 16)),
+        ]
+        for n in range(1, 6)
+    ]
+    data = lines_pdf(pages)
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    numbers = [(d.page, d.text) for d in document.dropped if d.reason == "page number"]
+    assert numbers == [(n, str(n + 16)) for n in range(1, 6)]
+
+
+def test_numbers_that_do_not_count_pages_are_kept() -> None:
+    pages = [
+        [
+            (MARGIN, 100, "Hoses sold in the branch this week, counted at close:"),
+            (MARGIN, 0.8 * A4.height, str(count)),
+        ]
+        for count in (14, 9, 30, 7)
+    ]
+    document = parse(lines_pdf(pages))
+    assert not [d for d in document.dropped if d.reason == "page number"]
+    assert [b.text for b in document.blocks].count("30") == 1

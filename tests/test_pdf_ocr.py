@@ -1,0 +1,94 @@
+"""OCR of scanned pages: a page the test renders to an image and wraps in a PDF."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+from pdf_factory import parse, save, story_pdf
+
+from policy_assistant.errors import DocumentError
+from policy_assistant.parse import pdf_ocr
+from policy_assistant.parse.pdf import parse_pdf
+from policy_assistant.parse.pdf_coverage import normalize
+from policy_assistant.records import DocumentMeta
+
+HTML = (
+    "<h1>Hose Reel Care</h1>"
+    "<p>Drain the hose before the first frost and store the reel in a dry shed. "
+    "Check the washers every spring and replace any that are cracked or flattened.</p>"
+    "<p>The reel carries a five year warranty on its frame and one year on its seals.</p>"
+)
+CSS = "body { font-family: sans-serif; font-size: 14pt; }"
+
+needs_tesseract = pytest.mark.skipif(
+    pdf_ocr.tessdata() is None,
+    reason=f"Tesseract is not installed ({pdf_ocr.INSTALL})",
+)
+
+
+def scanned(html: str = HTML, pages: int = 1) -> tuple[bytes, list[str]]:
+    """Render pages of html to images and wrap each in a PDF page without a text layer."""
+    source = pymupdf.open("pdf", story_pdf(html * pages, css=CSS))
+    words = [w[4] for page in source for w in page.get_text("words")]
+    out = pymupdf.open()
+    for page in source:
+        pixmap = page.get_pixmap(dpi=200)
+        target = out.new_page(width=page.rect.width, height=page.rect.height)
+        target.insert_image(target.rect, pixmap=pixmap)
+    return save(out), words
+
+
+@needs_tesseract
+def test_a_scanned_page_is_read_through_ocr() -> None:
+    data, words = scanned()
+    document = parse(data)
+    assert document.ocr_pages == (1,)
+    text = normalize(document.text)
+    found = [word for word in words if normalize(word) and normalize(word) in text]
+    assert len(found) >= 0.9 * len([w for w in words if normalize(w)])
+    assert "warranty" in document.text
+    assert document.notes == ()
+    # OCR text comes in a glyph-less font MuPDF calls monospaced: it is prose, not code.
+    assert [b.kind for b in document.blocks] == ["heading", "paragraph", "paragraph"]
+
+
+@needs_tesseract
+def test_ocr_is_deterministic() -> None:
+    data, _ = scanned()
+    assert parse(data).to_dict() == parse(data).to_dict()
+
+
+@needs_tesseract
+def test_french_pages_use_the_french_language_data() -> None:
+    assert pdf_ocr.tesseract_language("fr") == "fra"
+    assert pdf_ocr.tesseract_language("xx") == "eng"
+
+
+def test_a_page_with_text_is_not_ocrd() -> None:
+    document = parse(story_pdf(HTML * 4))
+    assert document.ocr_pages == ()
+    assert document.notes == ()
+
+
+def test_with_ocr_off_the_scanned_pages_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pdf_ocr, "ENABLED", False)
+    page_with_text = pymupdf.open("pdf", story_pdf(HTML * 4))
+    image_pages = pymupdf.open("pdf", scanned(pages=1)[0])
+    page_with_text.insert_pdf(image_pages)
+    document = parse(save(page_with_text))
+    assert document.ocr_pages == ()
+    assert document.notes == (
+        "page 2: scanned (an image, under 50 words), not OCR'd: OCR is switched off",
+    )
+
+
+def test_without_tesseract_an_image_only_pdf_fails_in_one_line_naming_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pdf_ocr, "tessdata", lambda: None)
+    data, _ = scanned(pages=1)
+    with pytest.raises(DocumentError) as caught:
+        parse_pdf(data, "scans/reel.pdf", DocumentMeta(), "x")
+    message = str(caught.value)
+    assert "\n" not in message and "scans/reel.pdf" in message
+    assert "page 1: scanned" in message and "Tesseract is not installed" in message

@@ -1,0 +1,79 @@
+"""Words across line ends: hyphens by the document's vocabulary, URLs, dashes, CJK, controls."""
+
+from __future__ import annotations
+
+import pytest
+from pdf_factory import MARGIN, lines_pdf, parse
+
+from policy_assistant.parse.pdf_lines import clean_text
+from policy_assistant.parse.pdf_words import Vocabulary, join_wrapped, remove_controls
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "words", "joined"),
+    [
+        # The document spells the word whole elsewhere: the hyphen was the layout's.
+        ("in Ex-", "cel sheets", ["Excel"], "in Excel sheets"),
+        ("the Re-", "dundancy plan", ["redundancy"], "the Redundancy plan"),
+        ("der Ab-", "stand", ["Abstand"], "der Abstand"),
+        # It spells the compound elsewhere: the hyphen is the author's.
+        ("a dual-", "encoder model", ["dual-encoder"], "a dual-encoder model"),
+        # It spells both or neither: the rules decide, as without a vocabulary.
+        ("garden equip-", "ment", [], "garden equipment"),
+        ("model PW-", "2200", [], "model PW-2200"),
+        ("Wi-", "Fi", ["wifi", "wi-fi"], "Wi-Fi"),
+    ],
+)
+def test_line_end_hyphen_by_vocabulary(
+    left: str, right: str, words: list[str], joined: str
+) -> None:
+    assert join_wrapped(left, right, Vocabulary(words)) == joined
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "joined"),
+    [
+        (
+            "see https://greenhaven.example/help/",
+            "warranty.html today",
+            "see https://greenhaven.example/help/warranty.html today",
+        ),
+        ("visit www.greenhaven.example/", "stores", "visit www.greenhaven.example/stores"),
+        ("the years 2024\u2013", "2025 saw", "the years 2024\u20132025 saw"),
+        ("the price\u2014", "which rose", "the price\u2014which rose"),
+        ("the price", "\u2014which rose", "the price\u2014which rose"),
+        ("well \u2013", "known", "well \u2013 known"),
+        ("保証期間は", "二年です。", "保証期間は二年です。"),
+        ("보증 기간은", "2년입니다", "보증 기간은 2년입니다"),
+    ],
+)
+def test_urls_dashes_and_cjk_across_line_ends(left: str, right: str, joined: str) -> None:
+    assert join_wrapped(left, right) == joined
+
+
+def test_url_split_by_a_space_is_not_joined_to_the_next_word() -> None:
+    assert join_wrapped("see https://greenhaven.example/help", "for details") == (
+        "see https://greenhaven.example/help for details"
+    )
+    assert join_wrapped("at https://greenhaven.example/he", "lp/faq.html") == (
+        "at https://greenhaven.example/help/faq.html"
+    )
+
+
+def test_control_characters_are_removed() -> None:
+    assert remove_controls("bell\x07 sub\x1a ind\x84 tab\tnl\n") == "bell sub ind tab\tnl\n"
+    assert clean_text("Re\x07fund\x1a policy\x84", mono=False) == "Refund policy"
+
+
+def test_document_vocabulary_mends_a_capitalised_break_in_a_parsed_pdf() -> None:
+    lines = [
+        (MARGIN, 100, "Export the report to Excel before the meeting."),
+        (MARGIN, 114, "The sheet opens in Ex-"),
+        (MARGIN, 128, "cel and in any other spreadsheet, and our dual-"),
+        (MARGIN, 142, "encoder search uses the dual-encoder index."),
+    ]
+    document = parse(lines_pdf([lines]))
+    assert document.text == (
+        "Export the report to Excel before the meeting. The sheet opens in Excel and in "
+        "any other spreadsheet, and our dual-encoder search uses the dual-encoder index."
+    )
