@@ -93,7 +93,8 @@ def fetch_pypi(package: str, version: str, cache: Path) -> Path:
 
 def _sdists(folder: Path, package: str, version: str) -> list[Path]:
     """Return the sdists of one version in a folder (names normalise -, _ and .)."""
-    name = re.sub(r"[-_.]+", "[-_.]", re.escape(package)) + "-" + re.escape(version) + r"\.tar\.gz"
+    parts = [re.escape(part) for part in re.split(r"[-_.]+", package)]
+    name = "[-_.]".join(parts) + "-" + re.escape(version) + r"\.tar\.gz"
     return sorted(p for p in folder.glob("*.tar.gz") if re.fullmatch(name, p.name, re.IGNORECASE))
 
 
