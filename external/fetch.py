@@ -160,7 +160,7 @@ def read_member(root: Path, path: str) -> bytes:
 
 
 def derive(spec: dict[str, Any], docs: Path) -> bytes:
-    """Make a scanned (pages rendered to images) or rotated PDF from a fetched real one."""
+    """Make a scanned (pages as images), rotated (/Rotate) or turned PDF from a real one."""
     import pymupdf  # only the derived files need it
 
     source = pymupdf.open(docs / spec["from"])
@@ -168,6 +168,8 @@ def derive(spec: dict[str, Any], docs: Path) -> bytes:
         for page in source:
             page.set_rotation((page.rotation + spec["rotate"]) % 360)
         return bytes(source.tobytes(garbage=3, deflate=True, no_new_id=True))
+    if spec["how"] == "turn":
+        return _turned(source, spec["rotate"])
     scanned = pymupdf.open()
     for number in spec["pages"]:
         page = source[number - 1]
@@ -175,6 +177,22 @@ def derive(spec: dict[str, Any], docs: Path) -> bytes:
         out = scanned.new_page(width=page.rect.width, height=page.rect.height)
         out.insert_image(out.rect, stream=picture.tobytes("png"))
     return bytes(scanned.tobytes(garbage=3, deflate=True, no_new_id=True))
+
+
+def _turned(source: Any, degrees: int) -> bytes:
+    """Draw each page turned on a landscape sheet, then /Rotate the sheet back upright.
+
+    The text then runs vertically in the page's own space, as in landscape slides made with
+    seminar or `pdflscape`; a viewer shows it upright.
+    """
+    import pymupdf
+
+    turned = pymupdf.open()
+    for number, page in enumerate(source):
+        sheet = turned.new_page(width=page.rect.height, height=page.rect.width)
+        sheet.show_pdf_page(sheet.rect, source, number, rotate=degrees)
+        sheet.set_rotation(degrees)
+    return bytes(turned.tobytes(garbage=3, deflate=True, no_new_id=True))
 
 
 def pymupdf_version() -> str:

@@ -32,6 +32,7 @@ import re
 import sys
 import unicodedata
 from collections import Counter
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,14 @@ from typing import Any
 from source_truth import SourceTruth, markdown_truth, pdf_truth
 
 from policy_assistant.errors import DocumentError
-from policy_assistant.parse import discover, load_catalog, parse_document, read_file, source_of
+from policy_assistant.parse import (
+    Catalog,
+    discover,
+    load_catalog,
+    parse_document,
+    read_file,
+    source_of,
+)
 from policy_assistant.records import Document
 
 MAX_JOIN = 4
@@ -172,6 +180,8 @@ class FileReport:
     """Pages whose text came from OCR."""
     lost_sample: list[str] = field(default_factory=list)
     """Up to ten lost words, in reading order, for a person to look at."""
+    extra_sample: list[str] = field(default_factory=list)
+    """Up to ten extra block words, in reading order."""
     error: str | None = None
     """Why the file did not parse, if it did not."""
 
@@ -201,6 +211,8 @@ def measure(document: Document, truth: SourceTruth, report: FileReport) -> None:
     report.dropped = len(dropped_words)
     report.dropped_by_reason = dict(sorted(reasons.items()))
     report.extra = block_found.count(False)
+    raw_blocks = [w for w in document.text.split() if norm_word(w)]
+    report.extra_sample = [w for w, ok in zip(raw_blocks, block_found, strict=True) if not ok][:10]
     ours = [b.text for b in document.blocks if b.kind == "heading"]
     report.outline, report.headings = len(truth.headings), len(ours)
     report.heading_recall, report.heading_precision = heading_scores(truth.headings, ours)
@@ -225,32 +237,41 @@ def report_folder(folder: Path) -> list[FileReport]:
     for path in found.files:
         source = source_of(path, found.root)
         kind = source.split("/", 1)[0] if "/" in source else Path(source).suffix.lstrip(".")
-        report = FileReport(source, kind)
-        reports.append(report)
-        try:
-            data = read_file(path, source)
-            document = parse_document(data, source, catalog)
-        except DocumentError as exc:
-            report.error = exc.problem
-            continue
-        try:
-            truth = truth_of(data, source)
-        except (RuntimeError, ValueError) as exc:  # the second reader refused the file
-            report.error = f"second reader failed: {exc}"
-            continue
-        measure(document, truth, report)
+        reports.append(report_file(path, source, catalog, FileReport(source, kind)))
     return reports
+
+
+def report_file(path: Path, source: str, catalog: Catalog, report: FileReport) -> FileReport:
+    """Parse and measure one file; a file either side refuses gets an error instead."""
+    try:
+        data = read_file(path, source)
+        document = parse_document(data, source, catalog)
+    except DocumentError as exc:
+        report.error = exc.problem
+        with suppress(RuntimeError, ValueError, UnboundLocalError):
+            truth = truth_of(data, source)  # what the refusal cost, in the source's words
+            report.source_words, report.pages = len(norm_words(truth.words)), truth.pages
+        return report
+    try:
+        truth = truth_of(data, source)
+    except (RuntimeError, ValueError) as exc:  # the second reader refused the file
+        report.error = f"second reader failed: {exc}"
+        return report
+    measure(document, truth, report)
+    return report
 
 
 def totals(reports: list[FileReport]) -> dict[str, Any]:
     """Return sums over reports, and mean heading scores over files that have a truth."""
     ok = [r for r in reports if r.error is None]
+    failed = [r for r in reports if r.error is not None]
     scored = [r for r in ok if r.heading_recall is not None]
     source = sum(r.source_words for r in ok)
     lost = sum(r.lost for r in ok)
     out: dict[str, Any] = {
         "files": len(reports),
-        "failed": len(reports) - len(ok),
+        "failed": len(failed),
+        "failed_source_words": sum(r.source_words for r in failed),
         "pages": sum(r.pages for r in ok),
         "source_words": source,
         "block_words": sum(r.block_words for r in ok),
@@ -314,14 +335,17 @@ def row(name: str, r: dict[str, Any]) -> str:
         f"{r['lost']:>6} {100 * share:>5.1f}% {r['dropped']:>7} {r['extra']:>6} "
         f"{r.get('outline', r.get('files_with_outline', 0)):>4} {r.get('headings', ''):>5} "
         f"{_pct(recall):>5} {_pct(precision):>6} {tables:>6} {r['junk']:>5}"
-    )
+    ) + (f"  {r['failed']} failed ({r['failed_source_words']} words)" if r.get("failed") else "")
 
 
 def as_table(reports: list[FileReport]) -> str:
     """Return the per-file table, then totals per kind and overall."""
     lines = [HEADER]
     for r in reports:
-        lines.append(f"{r.file:<52} FAILED: {r.error}" if r.error else row(r.file, asdict(r)))
+        if r.error:
+            lines.append(f"{r.file[:52]:<52} {r.pages:>5} {r.source_words:>7} FAILED: {r.error}")
+        else:
+            lines.append(row(r.file, asdict(r)))
     lines += ["", "by kind (toc: files with an outline; h-rec, h-prec: means over them)", HEADER]
     lines += [row(kind, t) for kind, t in by_kind(reports).items()]
     lines += ["", row("TOTAL", totals(reports))]
