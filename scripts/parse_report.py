@@ -12,7 +12,8 @@ Per file, against a reader other than our parser (scripts/source_truth.py):
 - dropped: words of `Document.dropped`, in total and by reason;
 - extra: block words the source does not have (duplicated or invented text);
 - headings: recall and precision of the heading blocks against the PDF outline
-  (`doc.get_toc()`) or markdown-it's headings, on normalised text;
+  (`doc.get_toc()`) or markdown-it's headings, on normalised text (no leading section
+  number, letters and digits only);
 - tables: table blocks (and, for Markdown, the tables markdown-it sees);
 - junk: control characters, U+FFFD and private-use characters in the parsed text.
 
@@ -68,10 +69,13 @@ def norm_words(text_or_words: str | list[str]) -> list[str]:
 
 
 def norm_heading(text: str) -> str:
-    """Return a heading as compared: no leading section number, words only, single spaces."""
+    """Return a heading as compared: no leading section number, letters and digits only.
+
+    Spaces go too: Korean text layers often hold none where the outline has them.
+    """
     text = unicodedata.normalize("NFKC", text).strip()
     text = _SECTION_NUMBER.sub("", text)
-    return " ".join(norm_words(text))
+    return "".join(norm_words(text))
 
 
 def _glued(words: list[str], found: list[bool], pool: Counter[str]) -> None:
