@@ -186,6 +186,8 @@ class FileReport:
     """Up to ten lost words, in reading order, for a person to look at."""
     extra_sample: list[str] = field(default_factory=list)
     """Up to ten extra block words, in reading order."""
+    worst_pages: list[list[int]] = field(default_factory=list)
+    """Up to three [page, words lost, words on the page], most lost first (PDF)."""
     error: str | None = None
     """Why the file did not parse, if it did not."""
 
@@ -212,6 +214,7 @@ def measure(document: Document, truth: SourceTruth, report: FileReport) -> None:
     report.source_words, report.block_words = len(source), len(blocks)
     report.lost = by_dropped.count(False)
     report.lost_sample = [w for w, ok in zip(raw_left, by_dropped, strict=True) if not ok][:10]
+    report.worst_pages = worst_pages(truth, found, by_dropped)
     report.dropped = len(dropped_words)
     report.dropped_by_reason = dict(sorted(reasons.items()))
     report.extra = block_found.count(False)
@@ -224,6 +227,18 @@ def measure(document: Document, truth: SourceTruth, report: FileReport) -> None:
     report.source_tables = truth.tables
     report.junk = junk_count(document.text)
     report.ocr_pages = len(document.ocr_pages)
+
+
+def worst_pages(truth: SourceTruth, found: list[bool], by_dropped: list[bool]) -> list[list[int]]:
+    """Return up to three [page, lost, words] for the pages that lost most words."""
+    if not truth.word_pages:
+        return []
+    pages = [p for w, p in zip(truth.words, truth.word_pages, strict=True) if norm_word(w)]
+    words = Counter(pages)
+    unfound = [p for p, ok in zip(pages, found, strict=True) if not ok]
+    lost = Counter(p for p, ok in zip(unfound, by_dropped, strict=True) if not ok)
+    ranked = sorted(lost.items(), key=lambda item: (-item[1], item[0]))[:3]
+    return [[page, count, words[page]] for page, count in ranked]
 
 
 def truth_of(data: bytes, source: str) -> SourceTruth:

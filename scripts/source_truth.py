@@ -179,14 +179,17 @@ class SourceTruth:
     """Tables the reader sees (Markdown); None where it cannot tell (PDF)."""
     pages: int
     """PDF pages; 0 for Markdown."""
+    word_pages: list[int]
+    """1-based page of each word (PDF); empty for Markdown."""
 
 
 def pdf_truth(data: bytes) -> SourceTruth:
     """Return a PDF's text-layer words and outline titles as PyMuPDF reads them."""
     doc = pymupdf.open(stream=data, filetype="pdf")
-    words = [w[4] for page in doc for w in page.get_text("words")]
+    listed = [(w[4], page.number + 1) for page in doc for w in page.get_text("words")]
     headings = [str(entry[1]) for entry in doc.get_toc()]
-    return SourceTruth(words, headings, None, doc.page_count)
+    words, pages = [w for w, _ in listed], [n for _, n in listed]
+    return SourceTruth(words, headings, None, doc.page_count, pages)
 
 
 def markdown_truth(text: str) -> SourceTruth:
@@ -207,7 +210,7 @@ def markdown_truth(text: str) -> SourceTruth:
         elif token.type == "html_block":
             parts.append(html_text(token.content))
     tables = sum(1 for t in tokens if t.type == "table_open")
-    return SourceTruth(" ".join(parts).split(), headings, tables, 0)
+    return SourceTruth(" ".join(parts).split(), headings, tables, 0, [])
 
 
 def inline_plain(token: Token) -> str:

@@ -109,6 +109,14 @@ def test_markdown_tables_are_all_found(measured: dict[str, Any]) -> None:
         assert r.tables == r.source_tables, r.file
 
 
+def test_the_report_names_the_pages_that_lose_most(measured: dict[str, Any]) -> None:
+    slides = measured["pdf-slides/seminar-semsamp1.pdf"]
+    assert slides.worst_pages and sum(lost for _, lost, _ in slides.worst_pages) <= slides.lost
+    for page, lost, words in slides.worst_pages:
+        assert 1 <= page <= slides.pages and 0 < lost <= words
+    assert measured["md-readme/myst-parser-README.md"].worst_pages == []
+
+
 def test_booktabs_tables_are_found(measured: dict[str, Any]) -> None:
     assert measured["pdf-tables/booktabs.pdf"].tables >= 2
 
