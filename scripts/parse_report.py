@@ -230,7 +230,11 @@ def measure(document: Document, truth: SourceTruth, report: FileReport) -> None:
 
 
 def worst_pages(truth: SourceTruth, found: list[bool], by_dropped: list[bool]) -> list[list[int]]:
-    """Return up to three [page, lost, words] for the pages that lost most words."""
+    """Return up to three [page, lost, words] for the pages that lost most words.
+
+    Of a word that occurs more often in the source than in the blocks, the last occurrences
+    count as lost, so a page's count is exact for words it alone holds (a whole page lost).
+    """
     if not truth.word_pages:
         return []
     pages = [p for w, p in zip(truth.words, truth.word_pages, strict=True) if norm_word(w)]
