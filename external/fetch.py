@@ -229,7 +229,8 @@ class Fetcher:
         licence = licence_of(entry, package, root)
         if self.update:
             entry["licence"] = licence
-            package["licence"] = package["licence"] or licence
+            per_file = entry["path"].startswith(TEXLIVE_DOC)  # TeX Live: one licence per file
+            package["licence"] = "per file (TeX Live's Licenses)" if per_file else licence
         elif licence != entry["licence"]:
             raise FetchError(f"licence is {licence!r}, the manifest says {entry['licence']!r}")
         if not allowed(licence):
