@@ -9,6 +9,7 @@ A committed file that is missing fails the test: nothing here skips.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.util
 import json
@@ -234,3 +235,63 @@ def test_markdown_truth_keeps_text_that_looks_like_html_and_drops_real_tags() ->
     assert {"<unk>", "List<String>", "27,", "Ctrl", "*now*.", "Boxed", "words"} <= set(words)
     assert "<div" not in " ".join(words)
     assert words[-3:] == ["#", "a", "comment"]
+
+
+# --- the fetch script's checks ---------------------------------------------------------------
+
+
+def test_fetch_refuses_licences_that_forbid_use() -> None:
+    assert fetch.allowed("lppl1.3c gpl2+ fdl") and fetch.allowed("MIT")
+    assert not fetch.allowed("") and not fetch.allowed("lppl nosell")
+    assert not fetch.allowed("other-nonfree") and not fetch.allowed("noinfo")
+
+
+def test_fetch_reads_the_debian_stanza_that_matches_the_file(tmp_path: Path) -> None:
+    doc = tmp_path / "usr" / "share" / "doc" / "pkg"
+    doc.mkdir(parents=True)
+    (doc / "copyright").write_text(
+        "Format: x\n\nFiles:\n *\nLicense: GPL-2+\n\nFiles:\n fhs-3.0*\n other\n"
+        "Copyright: someone\nLicense: FHS\n Permission is granted.\n",
+        encoding="utf-8",
+    )
+    assert fetch.debian_licence(tmp_path, "pkg", "usr/share/doc/pkg/fhs/fhs-3.0.pdf.gz") == "FHS"
+    assert fetch.debian_licence(tmp_path, "pkg", "usr/share/doc/pkg/policy.pdf.gz") == "GPL-2+"
+
+
+def test_fetch_reads_tex_lives_licence_list_by_the_longest_folder(tmp_path: Path) -> None:
+    doc = tmp_path / "usr" / "share" / "doc" / "texlive-x"
+    doc.mkdir(parents=True)
+    listing = (
+        "Licenses for source package texlive-x\n\nbeamer: lppl1.3c gpl2+ fdl\n"
+        "texmf-dist/doc/latex/beamer/*\nbeamer-extra: pd\ntexmf-dist/doc/latex/beamer/extra/*\n"
+    )
+    (doc / "Licenses.gz").write_bytes(gzip.compress(listing.encode("utf-8")))
+    path = fetch.TEXLIVE_DOC + "latex/beamer/"
+    assert fetch.texlive_licence(tmp_path, path + "talk.pdf") == "lppl1.3c gpl2+ fdl"
+    assert fetch.texlive_licence(tmp_path, path + "extra/a.pdf") == "pd"
+    assert fetch.texlive_licence(tmp_path, fetch.TEXLIVE_DOC + "latex/other/a.pdf") == ""
+
+
+def test_fetch_finds_sdists_whatever_the_name_separators(tmp_path: Path) -> None:
+    for name in ("myst_parser-4.0.0.tar.gz", "mkdocs-1.6.1.tar.gz", "mkdocs-1.6.10.tar.gz"):
+        (tmp_path / name).write_bytes(b"")
+    assert [p.name for p in fetch._sdists(tmp_path, "myst-parser", "4.0.0")] == [
+        "myst_parser-4.0.0.tar.gz"
+    ]
+    assert [p.name for p in fetch._sdists(tmp_path, "mkdocs", "1.6.1")] == ["mkdocs-1.6.1.tar.gz"]
+
+
+def test_the_manifest_pins_and_checks_every_file() -> None:
+    manifest = json.loads(MANIFEST.read_text("utf-8"))
+    files = manifest["files"]
+    pdfs = [e for e in files if e["name"].endswith(".pdf")]
+    assert len(pdfs) >= 40 and len(files) - len(pdfs) >= 20
+    assert len({e["name"] for e in files}) == len(files)
+    for entry in files:
+        assert len(entry["sha256"]) == 64, entry["name"]
+        assert entry["name"].split("/", 1)[0] == entry["kind"]
+        if "derive" in entry:
+            assert entry["derive"]["from"] in {e["name"] for e in files if "derive" not in e}
+        else:
+            assert fetch.allowed(entry["licence"]), entry["name"]
+            assert manifest["packages"][entry["package"]]["version"]
