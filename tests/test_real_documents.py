@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from policy_assistant.records import Block, Document, Dropped
+
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "fixtures" / "real" / "docs"
 MANIFEST = ROOT / "external" / "manifest.json"
@@ -295,3 +297,27 @@ def test_the_manifest_pins_and_checks_every_file() -> None:
         else:
             assert fetch.allowed(entry["licence"]), entry["name"]
             assert manifest["packages"][entry["package"]]["version"]
+
+
+def test_words_the_parser_records_as_dropped_are_not_lost() -> None:
+    text = "Body text here"
+    document = Document(
+        source="a.pdf",
+        title="a",
+        version="1",
+        access="public",
+        language="en",
+        sha256="0" * 64,
+        text=text,
+        pages=(0,),
+        blocks=(Block("paragraph", text, 0, len(text), (1,)),),
+        dropped=(Dropped("Running Head", "running head", 1), Dropped("7", "page number", 1)),
+    )
+    words = ["Running", "Head", "Body", "text", "here", "7", "vanished"]
+    seen = truth.SourceTruth(words, [], None, 1, [1] * len(words))
+    result = report.FileReport("a.pdf", "pdf")
+    report.measure(document, seen, result)
+    assert (result.source_words, result.block_words, result.dropped) == (7, 3, 3)
+    assert result.lost == 1 and result.lost_sample == ["vanished"]
+    assert result.dropped_by_reason == {"page number": 1, "running head": 2}
+    assert result.worst_pages == [[1, 1, 7]]
