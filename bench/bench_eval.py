@@ -219,6 +219,8 @@ def main() -> None:
     args = parser.parse_args()
     import pymupdf  # noqa: F401  start-up cost, kept off the clock
 
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} over the last minute")
+
     if args.only in (None, "bundled"):
         questions = args.bundled_questions.resolve()
         if not questions.is_file():

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import shutil
@@ -236,6 +237,11 @@ def bench_size(
     shutil.rmtree(data, ignore_errors=True)
 
 
+def machine() -> str:
+    """Return the CPU count and load: on a shared machine, the context every wall time needs."""
+    return f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} over the last minute"
+
+
 def main() -> None:
     """Run every engine on every size and print the table."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -259,7 +265,7 @@ def main() -> None:
         print(json.dumps(run(args.worker, args.mode, args.data, args.folder)))
         return
     words = real_words(args.text)
-    print(f"real text: {len(words):,} words")
+    print(f"real text: {len(words):,} words; {machine()}")
     print(
         "| chunks | engine (input) | build s | peak MB | load ms | query median ms "
         "| query p95 ms | agree@10 with ours |"
@@ -268,6 +274,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-index-") as tmp:
         for size in args.sizes:
             bench_size(size, args.engines, args.modes, words, Path(tmp))
+    print(f"at the end: {machine()}")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ module's own time.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -126,6 +127,8 @@ def main() -> None:
         build_index(index)
         lines = commands(index)
         times = time_all(lines, args.repeat)
+        load = os.getloadavg()[0]
+        print(f"{os.cpu_count()} CPUs, load average {load:.1f} over the last minute")
         print(f"wall ms, median of {args.repeat} (min-max), one warm-up each, interleaved:")
         medians = {label: statistics.median(values) for label, values in times.items()}
         for label, values in times.items():
