@@ -1,6 +1,6 @@
 """Chunker throughput on 2,000,000 words of generated Markdown-like text, beside peers.
 
-Run: .venv/bin/python bench/bench_chunk.py [--words N] [--docs N] [--peer-timeout S]
+Run: .venv/bin/python bench/bench_chunk.py [--words N] [--docs N] [--runs N] [--peer-timeout S]
 
 The same text is measured twice in one run: as ~1,000 documents and as one single document.
 Our chunkers start from parsed blocks (Documents built with DocumentBuilder, as the parsers
@@ -10,13 +10,16 @@ one document, each former document's top heading becomes part of the heading pat
 section-aware chunkers put in front of a chunk, so those make a few more, longer chunks there.
 
 Peers (LangChain's text splitters, Chonkie, LlamaIndex) are optional: a peer that does not
-import is listed as such. Each peer runs once per shape in a child process, stopped once it has
-used --peer-timeout CPU seconds, since some slow down sharply on one long document; a run cut
-off is reported as an upper bound ("< rate"). Our chunkers run in this process, best of three.
-Times are CPU seconds of the process doing the work (time.process_time), so that other work on
-a shared machine does not skew the figures. The generated corpus is moved out of the garbage
-collector's sight (gc.freeze) before timing, for ours and, through fork, the peers alike.
-Nothing is written to disk.
+import is listed as such. Ours and the peers are measured the same way: each chunker, for each
+shape, runs in a forked child process that builds it (not timed), runs it once as a warm-up,
+then --runs times, and the best run counts. A child is stopped once it has used
+--peer-timeout CPU seconds (ours too), since some peers slow down sharply on one long
+document: the best of the runs it finished counts, marked "(k/N)"; with none finished, the
+figure is an upper bound ("< rate": the warm-up and a timed run took more than the limit, so
+one run took more than half of it). Times are CPU seconds of the process doing the work
+(time.process_time), so that other work on a shared machine does not skew the figures.
+The generated corpus is moved out of the garbage collector's sight (gc.freeze) before the
+children fork, so all of them inherit the same heap. Nothing is written to disk.
 """
 
 from __future__ import annotations
@@ -31,9 +34,13 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
-from policy_assistant.chunk import CHUNKERS, Chunker, chunk_documents, make_chunker
+from chunk_peers import PEERS
+
+from policy_assistant.chunk import CHUNKERS, chunk_documents, make_chunker
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
 from policy_assistant.text import count_words
@@ -148,104 +155,38 @@ def make_corpus(total_words: int, documents: int) -> Corpus:
     return Corpus(docs, single, texts, "\n\n".join(texts), words)
 
 
-def best_of(runs: int, work: Callable[[], int]) -> tuple[float, int]:
-    times = []
-    count = 0
-    for _ in range(runs):
-        gc.collect()
-        start = time.process_time()
-        count = work()
-        times.append(time.process_time() - start)
-    return min(times), count
+def ours(name: str) -> Callable[[], Callable[[list[Document]], int]]:
+    """Return a factory of one of our chunkers with its defaults, as the peers have."""
+
+    def factory() -> Callable[[list[Document]], int]:
+        chunker = make_chunker(name)
+        return lambda docs: len(chunk_documents(docs, chunker))
+
+    return factory
 
 
-# --- peers -------------------------------------------------------------------------------------
-# Each factory imports and configures a peer (not timed) and returns a function that chunks a
-# list of Markdown texts, offsets included where the library offers them, and returns how many
-# chunks it made. Sizes match ours: 100 words, 25 overlapping (Chonkie's recursive chunker has
-# no overlap); the character-sized rows use 600/150 characters, about 100/25 words here.
-Run = Callable[[list[str]], int]
+def our_label(name: str) -> str:
+    """Return the row label of one of our chunkers: its name and settings."""
+    settings = make_chunker(name).settings()
+    return f"{name} " + " ".join(f"{k}={v}" for k, v in settings.items())
 
 
-def peer_str_split() -> Run:
-    return lambda texts: sum(len(t.split()) for t in texts)
+_SHARED: dict[str, dict[str, Any]] = {}
+"""Per shape, our Documents and the peers' texts, inherited by forked children, not pickled."""
 
 
-def peer_langchain_recursive_chars() -> Run:
-    from langchain_text_splitters import RecursiveCharacterTextSplitter
-
-    splitter = RecursiveCharacterTextSplitter(
-        chunk_size=600, chunk_overlap=150, add_start_index=True
-    )
-    return lambda texts: len(splitter.create_documents(texts))
-
-
-def peer_langchain_markdown_chars() -> Run:
-    from langchain_text_splitters import MarkdownTextSplitter
-
-    splitter = MarkdownTextSplitter(chunk_size=600, chunk_overlap=150, add_start_index=True)
-    return lambda texts: len(splitter.create_documents(texts))
-
-
-def peer_langchain_recursive_words() -> Run:
-    from langchain_text_splitters import RecursiveCharacterTextSplitter
-
-    splitter = RecursiveCharacterTextSplitter(
-        chunk_size=100, chunk_overlap=25, length_function=count_words, add_start_index=True
-    )
-    return lambda texts: len(splitter.create_documents(texts))
-
-
-def peer_chonkie_recursive() -> Run:
-    from chonkie import RecursiveChunker
-
-    chunker = RecursiveChunker(tokenizer="word", chunk_size=100)
-    return lambda texts: sum(len(chunker.chunk(t)) for t in texts)
-
-
-def peer_llamaindex_sentence() -> Run:
-    from llama_index.core import Document as LlamaDocument
-    from llama_index.core.node_parser import SentenceSplitter
-
-    splitter = SentenceSplitter(chunk_size=100, chunk_overlap=25, tokenizer=str.split)
-    return lambda texts: len(
-        splitter.get_nodes_from_documents([LlamaDocument(text=t) for t in texts])
-    )
-
-
-def peer_llamaindex_token() -> Run:
-    from llama_index.core import Document as LlamaDocument
-    from llama_index.core.node_parser import TokenTextSplitter
-
-    splitter = TokenTextSplitter(chunk_size=100, chunk_overlap=25, tokenizer=str.split)
-    return lambda texts: len(
-        splitter.get_nodes_from_documents([LlamaDocument(text=t) for t in texts])
-    )
-
-
-PEERS: dict[str, Callable[[], Run]] = {
-    "python str.split (words only)": peer_str_split,
-    "langchain recursive 600/150 chars": peer_langchain_recursive_chars,
-    "langchain markdown 600/150 chars": peer_langchain_markdown_chars,
-    "langchain recursive 100/25 words": peer_langchain_recursive_words,
-    "chonkie recursive 100 words": peer_chonkie_recursive,
-    "llamaindex sentence 100/25 words": peer_llamaindex_sentence,
-    "llamaindex token 100/25 words": peer_llamaindex_token,
-}
-
-_SHARED: dict[str, list[str]] = {}
-"""The peers' texts, inherited by forked children instead of pickled to them."""
-
-
-def _child(name: str, shape: str, conn: mp.connection.Connection) -> None:
+def _child(kind: str, name: str, shape: str, runs: int, conn: Connection) -> None:
     warnings.simplefilter("ignore")
     try:
-        texts = _SHARED[shape]
-        run = PEERS[name]()
-        gc.collect()
-        start = time.process_time()
-        count = run(texts)
-        conn.send(("ok", time.process_time() - start, count))
+        data = _SHARED[shape][kind]
+        run: Callable[[Any], int] = (ours(name) if kind == "ours" else PEERS[name])()
+        run(data)  # warm-up: first-call caches, lazy imports, regex compilation
+        for _ in range(runs):
+            gc.collect()
+            start = time.process_time()
+            count = run(data)
+            conn.send(("ok", time.process_time() - start, count))
+        conn.send(("done", 0.0, 0))
     except ImportError as exc:
         conn.send(("missing", 0.0, str(exc.name)))
     except Exception as exc:  # a peer failing is a result to report, not a crash
@@ -261,28 +202,62 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_peer(name: str, shape: str, limit: float) -> tuple[str, float, int | str]:
-    """Run one peer in a child; stop it once it has used `limit` CPU seconds."""
+@dataclass(frozen=True)
+class Result:
+    """What one child measured."""
+
+    status: str
+    """ok, timeout (no run finished in the limit), missing or error."""
+    seconds: float
+    """The best run's CPU seconds; for a timeout, half the limit (a lower bound of a run)."""
+    count: int | str
+    """Chunks made, or what is missing or went wrong."""
+    runs: int
+    """Timed runs finished."""
+
+
+def _collect(conn: Connection, process: Any, limit: float) -> tuple[list[tuple], bool]:
+    """Read a child's messages until it is done, fails or passes the CPU limit."""
+    messages: list[tuple] = []
+    started = time.monotonic()
+    while True:
+        if conn.poll(0.2):
+            try:
+                message = conn.recv()
+            except EOFError:
+                return messages, False
+            messages.append(message)
+            if message[0] != "ok":
+                return messages, False
+            continue
+        if not process.is_alive() and not conn.poll(0):
+            return messages, False
+        used = cpu_seconds(process.pid or 0)
+        if (time.monotonic() - started if used is None else used) >= limit:
+            process.kill()
+            return messages, True
+
+
+def run_child(kind: str, name: str, shape: str, runs: int, limit: float) -> Result:
+    """Measure one chunker on one shape in a child: warm-up, then the best of `runs` runs."""
     context = mp.get_context("fork")
     parent, child = context.Pipe(duplex=False)
-    process = context.Process(target=_child, args=(name, shape, child))
+    process = context.Process(target=_child, args=(kind, name, shape, runs, child))
     process.start()
     child.close()
-    started = time.monotonic()
-    while not parent.poll(0.2):
-        if not process.is_alive() and not parent.poll(0):
-            process.join()
-            return "error", 0.0, f"the child exited with {process.exitcode}"
-        used = cpu_seconds(process.pid or 0)
-        if used is None:
-            used = time.monotonic() - started
-        if used >= limit:
-            process.kill()
-            process.join()
-            return "timeout", limit, 0
-    status, seconds, detail = parent.recv()
+    messages, killed = _collect(parent, process, limit)
     process.join()
-    return status, seconds, detail
+    done = [m for m in messages if m[0] == "ok"]
+    last = messages[-1] if messages else ("error", 0.0, f"the child exited with {process.exitcode}")
+    if not done:
+        if killed:
+            # The warm-up and the first timed run did not fit: one run takes over half the limit.
+            return Result("timeout", limit / 2, "", 0)
+        return Result(last[0] if last[0] != "ok" else "error", 0.0, last[2], 0)
+    if last[0] in ("missing", "error"):
+        return Result(last[0], 0.0, last[2], 0)
+    best = min(done, key=lambda m: m[1])
+    return Result("ok", best[1], best[2], len(done))
 
 
 # --- report ------------------------------------------------------------------------------------
@@ -296,61 +271,46 @@ def rate(words: int, seconds: float) -> str:
     return f"{words / seconds / 1e6:6.2f}"
 
 
-def cell(words: int, result: tuple[str, float, int | str]) -> str:
-    status, seconds, _ = result
-    if status == "ok":
-        return rate(words, seconds)
-    if status == "timeout":
-        return f"< {rate(words, seconds).strip()}"
-    return status
+def cell(words: int, result: Result, runs: int) -> str:
+    if result.status == "ok":
+        partial = f" ({result.runs}/{runs})" if result.runs < runs else ""
+        return rate(words, result.seconds) + partial
+    if result.status == "timeout":
+        return f"< {rate(words, result.seconds).strip()}"
+    return result.status
 
 
-def ratio(many: tuple[str, float, int | str], one: tuple[str, float, int | str]) -> str:
-    if many[0] != "ok" or one[0] not in ("ok", "timeout"):
+def ratio(many: Result, one: Result) -> str:
+    if many.status != "ok" or one.status not in ("ok", "timeout"):
         return ""
-    bound = "> " if one[0] == "timeout" else ""
-    return f"{bound}{one[1] / many[1]:.2f}x"
+    bound = "> " if one.status == "timeout" else ""
+    return f"{bound}{one.seconds / many.seconds:.2f}x"
 
 
-def measure_ours(corpus: Corpus) -> None:
-    for name in CHUNKERS:
-        chunker = make_chunker(name)
-
-        def many(c: Chunker = chunker) -> int:
-            return len(chunk_documents(corpus.docs, c))
-
-        def one(c: Chunker = chunker) -> int:
-            return len(c.chunk(corpus.single))
-
-        many_s, many_n = best_of(3, many)
-        one_s, one_n = best_of(3, one)
-        label = f"{name} " + " ".join(f"{k}={v}" for k, v in chunker.settings().items())
+def measure(corpus: Corpus, rows: list[tuple[str, str, str]], runs: int, limit: float) -> None:
+    """Measure every (kind, name, label) row on both shapes and print its line."""
+    _SHARED["many"] = {"ours": corpus.docs, "peer": corpus.texts}
+    _SHARED["one"] = {"ours": [corpus.single], "peer": [corpus.single_text]}
+    for kind, name, label in rows:
+        many = run_child(kind, name, "many", runs, limit)
+        one = run_child(kind, name, "one", runs, limit)
+        counts = [r.count if r.status == "ok" else "" for r in (many, one)]
         print(
-            f"{label:{WIDTH}} {rate(corpus.words, many_s):>16} {rate(corpus.words, one_s):>15} "
-            f"{one_s / many_s:>8.2f}x {many_n:>8} {one_n:>8}"
-        )
-
-
-def measure_peers(corpus: Corpus, timeout: float) -> None:
-    _SHARED["many"] = corpus.texts
-    _SHARED["one"] = [corpus.single_text]
-    for name in PEERS:
-        many = run_peer(name, "many", timeout)
-        one = run_peer(name, "one", timeout)
-        counts = [r[2] if r[0] == "ok" else "" for r in (many, one)]
-        print(
-            f"{name:{WIDTH}} {cell(corpus.words, many):>16} {cell(corpus.words, one):>15} "
-            f"{ratio(many, one):>9} {counts[0]!s:>8} {counts[1]!s:>8}"
+            f"{label:{WIDTH}} {cell(corpus.words, many, runs):>16} "
+            f"{cell(corpus.words, one, runs):>15} {ratio(many, one):>9} "
+            f"{counts[0]!s:>8} {counts[1]!s:>8}",
+            flush=True,
         )
         for shape, result in (("many", many), ("one", one)):
-            if result[0] in ("missing", "error"):
-                print(f"{'':{WIDTH}}   {shape}: {result[0]}: {result[2]}")
+            if result.status in ("missing", "error"):
+                print(f"{'':{WIDTH}}   {shape}: {result.status}: {result.count}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--words", type=int, default=2_000_000)
     parser.add_argument("--docs", type=int, default=1_000)
+    parser.add_argument("--runs", type=int, default=3, help="timed runs after the warm-up")
     parser.add_argument("--peer-timeout", type=float, default=120.0, help="CPU seconds")
     parser.add_argument("--no-peers", action="store_true")
     args = parser.parse_args()
@@ -370,11 +330,13 @@ def main() -> None:
         f"{'chunker':{WIDTH}} {'many: M words/s':>16} {'one: M words/s':>15} "
         f"{'one/many':>9} {'chunks':>8} {'(one)':>8}"
     )
+    print(f"each: built, one warm-up run, then the best of {args.runs}, in a forked child")
     print(header)
     print("-" * len(header))
-    measure_ours(corpus)
+    rows = [("ours", name, our_label(name)) for name in CHUNKERS]
     if not args.no_peers:
-        measure_peers(corpus, args.peer_timeout)
+        rows += [("peer", name, name) for name in PEERS]
+    measure(corpus, rows, args.runs, args.peer_timeout)
 
 
 if __name__ == "__main__":

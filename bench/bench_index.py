@@ -1,119 +1,97 @@
-"""Build, load and query BM25 engines side by side on synthetic corpora.
+"""Build, load and query BM25 engines side by side on real English text, on equal input.
 
     .venv/bin/python bench/bench_index.py [--sizes 10000 100000 1000000] [--engines ...]
+                                          [--modes tokens text] [--text FILE]
 
-Each corpus has N chunks of 50-150 words (mean 100) drawn from a Zipf(1.0) vocabulary of
-50,000 made-up words, written once to a temporary file (one text per line) that every engine
-streams; each of the 100 queries takes 3-8 distinct words of one random chunk, so queries
-hold common words as real ones do. Each engine runs in its own subprocess. Figures:
+The text: 2.4 million words of the Python 3.11 and Perl 5.36 manuals, as Debian ships them
+(bench/fetch_text.py downloads them on first use; provenance and licences in bench/README.md).
+A corpus of N chunks takes N windows of 50-150 consecutive words (mean 100) at random places
+of that text, so every chunk is real prose, code and punctuation, and a large N repeats the
+text in overlapping windows (a million chunks hold each word about 40 times). Each of the
+100 queries takes 3-8 distinct words (runs of letters and digits, 3 characters or more) of a
+random chunk. Everything is written once to a temporary folder that every engine reads:
+corpus.txt (the raw chunks), tokens.txt (our tokenizer's terms of each, space-joined) and the
+queries in both forms. How the engines get that input, in the "tokens" mode (same
+pre-tokenized input for all: equal work) and the "text" mode (each tokenizes the same raw text
+its own way), is in bench/index_engines.py.
 
-- build: reading the texts -> an index saved on disk (tokenizing included);
+Each engine runs in its own subprocess. Figures:
+
+- build: reading the input -> an index saved on disk (splitting or tokenizing included);
 - peak: the engine process's VmHWM; "+w" is the largest peak of its worker processes, if any;
 - load: a fresh process opening the saved index and answering one query (imports excluded,
   page cache warm);
-- query: median and 95th percentile over the 100 queries of text -> top-10 row ids.
+- query: median and 95th percentile over the 100 queries of query -> top-10 result;
+- agree: the share of ours' top-10 rows (same mode) that the engine's top 10 holds too, mean
+  over the queries: 1.00 means the same results, so the same work was done.
 
-Engines: ours (policy_assistant.index.bm25 via the tokenizer), store (ours through the index
-folder: chunks, manifest, atomic write; load includes reading the hit chunks), rank_bm25
-(BM25Okapi, no save/load), bm25s and tantivy (bench-only installs; skipped if missing).
-Temporary indexes go under the system temp folder; nothing is written into the repository.
+Before the engines, our tokenizer is timed on the raw corpus (a fresh process, fresh memo):
+the cost that the tokens mode takes off every engine's clock. Temporary files go under the
+system temp folder; nothing is written into the repository.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from index_engines import ENGINES, corpus_file, lines, queries
 
-VOCABULARY = 50_000
-BATCH = 10_000
+from policy_assistant.index.tokenize import tokenize
+
 QUERIES = 100
 SEED = 20240601
-ENGINES = ("ours", "store", "tantivy", "bm25s", "rank_bm25")
-RANK_BM25_MAX = 100_000
-STORE_MAX = 100_000
+BATCH = 10_000
+WORD_RE = re.compile(r"[^\W_]{3,}")
 
 
-def make_words(seed: int) -> list[str]:
-    """Return VOCABULARY distinct lowercase made-up words of 2-4 syllables."""
-    from policy_assistant.index.tokenize import STOPWORDS
+def real_words(text_file: Path | None) -> list[str]:
+    """Return the words of the real text, fetching it first if need be."""
+    if text_file is None:
+        import fetch_text
 
-    rng = np.random.default_rng(seed)
-    onsets = [*"bcdfghjklmnprstvwz", "br", "ch", "st", "tr", "pl"]
-    vowels = ["a", "e", "i", "o", "u", "ai", "ou"]
-    seen: set[str] = set()
-    words: list[str] = []
-    while len(words) < VOCABULARY:
-        size = int(rng.integers(2, 5))
-        picks = zip(rng.integers(len(onsets), size=size), rng.integers(7, size=size), strict=True)
-        word = "".join(onsets[i] + vowels[j] for i, j in picks)
-        if word not in seen and word not in STOPWORDS:
-            seen.add(word)
-            words.append(word)
-    return words
+        text_file = fetch_text.fetch(fetch_text.DEFAULT_OUT)
+    return text_file.read_text(encoding="utf-8").split()
 
 
-def generate(size: int, seed: int) -> Iterator[str]:
-    """Yield the corpus texts, generated batch by batch."""
-    words = make_words(seed)
-    widths = np.array([len(w) + 1 for w in words])
-    weights = 1.0 / np.arange(1, VOCABULARY + 1)
-    cdf = np.cumsum(weights / weights.sum())
-    for first in range(0, size, BATCH):
-        rng = np.random.default_rng([seed, first])
-        count = min(BATCH, size - first)
-        lengths = rng.integers(50, 151, count)
-        ids = np.minimum(np.searchsorted(cdf, rng.random(int(lengths.sum()))), VOCABULARY - 1)
-        # One join per batch, then slices: far cheaper than a join per text.
-        text = " ".join(map(words.__getitem__, ids.tolist()))
-        ends = np.cumsum(widths[ids])[np.cumsum(lengths) - 1]
-        starts = np.concatenate([[0], ends[:-1]])
-        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-            yield text[start : end - 1]
-
-
-def write_corpus(size: int, seed: int, folder: Path) -> Path:
-    """Write the corpus (one text per line) and its queries into folder; return the folder."""
+def write_corpus(words: list[str], size: int, seed: int, folder: Path) -> Path:
+    """Write `size` windows of the words as raw chunks and as our terms, and the queries."""
     folder.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng([seed, 7])
-    picks = set(rng.integers(0, size, QUERIES).tolist())
+    rng = np.random.default_rng([seed, size])
+    lengths = rng.integers(50, 151, size)
+    starts = rng.integers(0, len(words) - lengths)
+    picks = set(rng.choice(size, QUERIES, replace=False).tolist())
     chosen: dict[int, str] = {}
-    with (folder / "corpus.txt").open("w", encoding="utf-8") as out:
-        for row, text in enumerate(generate(size, seed)):
-            out.write(text + "\n")
+    with (folder / "corpus.txt").open("w") as raw, (folder / "tokens.txt").open("w") as terms:
+        for row, (start, length) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):
+            text = " ".join(words[start : start + length])
+            raw.write(text + "\n")
+            terms.write(" ".join(tokenize(text)) + "\n")
             if row in picks:
                 chosen[row] = text
-    texts = []
-    for row in rng.permutation(sorted(picks)).tolist():
-        words = sorted(set(chosen[row].split()))
-        count = min(len(words), int(rng.integers(3, 9)))
-        texts.append(" ".join(rng.choice(words, count, replace=False).tolist()))
-    while len(texts) < QUERIES:  # two picks of one row: reuse queries, in order
-        texts.append(texts[len(texts) % len(picks)])
-    (folder / "queries.json").write_text(json.dumps(texts), encoding="utf-8")
+    texts: list[str] = []
+    for row in sorted(chosen):
+        candidates = sorted(set(WORD_RE.findall(chosen[row])))
+        while True:  # a query of stopwords only finds nothing in any engine: draw again
+            count = min(len(candidates), int(rng.integers(3, 9)))
+            query = " ".join(rng.choice(candidates, count, replace=False).tolist())
+            if tokenize(query):
+                break
+        texts.append(query)
+    written = {"text": texts, "tokens": [tokenize(q) for q in texts]}
+    (folder / "queries.json").write_text(json.dumps(written), encoding="utf-8")
     return folder
-
-
-def corpus(data: Path) -> Iterator[str]:
-    """Yield the texts of a written corpus, streaming from disk."""
-    with (data / "corpus.txt").open(encoding="utf-8") as lines:
-        for line in lines:
-            yield line[:-1]
-
-
-def queries(data: Path) -> list[str]:
-    """Return the written queries."""
-    return list(json.loads((data / "queries.json").read_text(encoding="utf-8")))
 
 
 def peak_mb() -> float:
@@ -124,171 +102,17 @@ def peak_mb() -> float:
     return float("nan")
 
 
-# Each engine: build(data, folder) -> searcher and open(folder) -> searcher, where data is a
-# written corpus and a searcher maps a query text to its top-10 rows.
-Searcher = Callable[[str], Any]
-
-
-def build_ours(data: Path, folder: Path) -> Searcher:
-    from policy_assistant.index.bm25 import BM25Index
-    from policy_assistant.index.tokenize import word_terms
-
-    BM25Index.build(corpus(data), word_terms=word_terms).save(folder)
-    return open_ours(folder)
-
-
-def open_ours(folder: Path) -> Searcher:
-    from policy_assistant.index.bm25 import BM25Index
-    from policy_assistant.index.tokenize import tokenize
-
-    index = BM25Index.load(folder)
-    return lambda q: index.search(tokenize(q), 10)
-
-
-def synthetic_chunks(data: Path) -> list[Any]:
-    from policy_assistant.ids import content_id
-    from policy_assistant.records import Chunk
-
-    chunker = {"name": "synthetic"}
-    out = []
-    for row, text in enumerate(corpus(data)):
-        source, position = f"doc{row // 20:06d}.md", row % 20
-        out.append(
-            Chunk(
-                id=content_id([source, position, text]),
-                source=source,
-                title=source,
-                version="v1",
-                access=("public", "staff")[row // 20 % 2],
-                language="en",
-                chunker=chunker,
-                position=position,
-                start=0,
-                end=len(text),
-                pages=(),
-                sections=(),
-                text=text,
-                words=len(text.split()),
-            )
-        )
-    return out
-
-
-def build_store(data: Path, folder: Path) -> Searcher:
-    from policy_assistant import index as store
-
-    chunks = synthetic_chunks(data)
-    bm25 = store.build_bm25(chunks)
-    ids: dict[str, list[str]] = {}
-    for chunk in chunks:
-        ids.setdefault(chunk.source, []).append(chunk.id)
-    access = {chunk.source: chunk.access for chunk in chunks}
-    entries = [
-        store.DocumentEntry(source, "0" * 64, "v1", access[source], "en", tuple(row_ids))
-        for source, row_ids in ids.items()
-    ]
-    manifest = store.Manifest.create({"name": "synthetic"}, bm25.params(), entries)
-    store.write_index(folder, chunks, manifest, bm25)
-    return open_store(folder)
-
-
-def open_store(folder: Path) -> Searcher:
-    from policy_assistant import index as store
-
-    index = store.open_index(folder)
-    return lambda q: index.search(q, 10, access="staff")
-
-
-def build_tantivy(data: Path, folder: Path) -> Searcher:
-    import tantivy
-
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field("body", stored=False, tokenizer_name="en_stem", index_option="freq")
-    folder.mkdir(parents=True)
-    index = tantivy.Index(builder.build(), path=str(folder))
-    writer = index.writer(heap_size=256_000_000)
-    for text in corpus(data):
-        writer.add_document(tantivy.Document(body=[text]))
-    writer.commit()
-    writer.wait_merging_threads()
-    return open_tantivy(folder)
-
-
-def open_tantivy(folder: Path) -> Searcher:
-    import tantivy
-
-    index = tantivy.Index.open(str(folder))
-    index.reload()
-    searcher = index.searcher()
-    return lambda q: searcher.search(index.parse_query(q, ["body"]), 10).hits
-
-
-def _bm25s_tokens(texts: list[str]) -> Any:
-    import bm25s
-    import Stemmer
-
-    stemmer = Stemmer.Stemmer("english")
-    return bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False)
-
-
-def build_bm25s(data: Path, folder: Path) -> Searcher:
-    import bm25s
-
-    retriever = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
-    retriever.index(_bm25s_tokens(list(corpus(data))), show_progress=False)
-    retriever.save(str(folder), show_progress=False)
-    return open_bm25s(folder)
-
-
-def open_bm25s(folder: Path) -> Searcher:
-    import bm25s
-
-    retriever = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
-
-    def search(q: str) -> Any:
-        tokens = _bm25s_tokens([q])
-        return retriever.retrieve(tokens, k=10, show_progress=False, n_threads=1)
-
-    return search
-
-
-def build_rank_bm25(data: Path, folder: Path) -> Searcher:
-    from rank_bm25 import BM25Okapi
-
-    from policy_assistant.index.tokenize import tokenize
-
-    model = BM25Okapi([tokenize(text) for text in corpus(data)])
-
-    def search(q: str) -> Any:
-        scores = model.get_scores(tokenize(q))
-        top = np.argpartition(-scores, 10)[:10]
-        return top[np.argsort(-scores[top], kind="stable")]
-
-    return search
-
-
-BUILDERS: dict[str, tuple[Callable[[Path, Path], Searcher], Callable[[Path], Searcher] | None]]
-BUILDERS = {
-    "ours": (build_ours, open_ours),
-    "store": (build_store, open_store),
-    "tantivy": (build_tantivy, open_tantivy),
-    "bm25s": (build_bm25s, open_bm25s),
-    "rank_bm25": (build_rank_bm25, None),
-}
-
-
-def run_build(engine: str, data: Path, folder: Path) -> dict[str, Any]:
-    """Build, then time the queries; runs inside the engine's own subprocess."""
-    build, _ = BUILDERS[engine]
-    texts = queries(data)
+def run_build(engine: str, mode: str, data: Path, folder: Path) -> dict[str, Any]:
+    """Build, then time the queries and keep their rows; runs in the engine's own subprocess."""
+    texts = queries(data, mode)
     start = time.perf_counter()
-    search = build(data, folder)
+    searcher = ENGINES[engine].build(data, folder, mode)
     build_s = time.perf_counter() - start
-    search(texts[0])  # the first query pays page faults; the load figure counts those
-    times = []
+    searcher.search(texts[0])  # the first query pays page faults; the load figure counts those
+    times, results = [], []
     for text in texts:
         start = time.perf_counter()
-        search(text)
+        results.append(searcher.search(text))
         times.append(time.perf_counter() - start)
     ms = np.array(times) * 1000
     return {
@@ -297,34 +121,41 @@ def run_build(engine: str, data: Path, folder: Path) -> dict[str, Any]:
         "worker_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
         "query_median_ms": float(np.median(ms)),
         "query_p95_ms": float(np.percentile(ms, 95)),
+        "rows": [searcher.rows(result) for result in results],
     }
 
 
-def run_load(engine: str, data: Path, folder: Path) -> dict[str, Any]:
+def run_load(engine: str, mode: str, data: Path, folder: Path) -> dict[str, Any]:
     """Open the saved index in this fresh process and answer one query."""
-    _, opener = BUILDERS[engine]
+    opener = ENGINES[engine].open
     if opener is None:
         return {"load_ms": None}
-    text = queries(data)[0]
-    _preimport(engine)
-    start = time.perf_counter()
-    opener(folder)(text)
-    return {"load_ms": (time.perf_counter() - start) * 1000}
-
-
-def _preimport(engine: str) -> None:
-    """Import what the engine needs, so the load figure excludes import time."""
-    import Stemmer  # noqa: F401
+    text = queries(data, mode)[0]
+    import Stemmer  # noqa: F401  imports are kept off the clock
 
     import policy_assistant.index  # noqa: F401
 
-    if engine in ("tantivy", "bm25s"):
-        __import__(engine)
+    module = ENGINES[engine].module
+    if module:
+        __import__(module)
+    start = time.perf_counter()
+    opener(folder, mode).search(text)
+    return {"load_ms": (time.perf_counter() - start) * 1000}
+
+
+def run_tokenize(data: Path) -> dict[str, Any]:
+    """Time our tokenizer over the raw corpus in this fresh process."""
+    words = 0
+    start = time.perf_counter()
+    for text in lines(corpus_file(data, "text")):
+        tokenize(text)
+        words += text.count(" ") + 1
+    return {"seconds": time.perf_counter() - start, "words": words}
 
 
 def available(engine: str) -> bool:
     """Return whether the engine's package imports."""
-    module = {"tantivy": "tantivy", "bm25s": "bm25s", "rank_bm25": "rank_bm25"}.get(engine)
+    module = ENGINES[engine].module
     if module is None:
         return True
     try:
@@ -334,14 +165,14 @@ def available(engine: str) -> bool:
     return True
 
 
-def spawn(engine: str, data: Path, folder: Path, phase: str) -> dict[str, Any]:
+def spawn(engine: str, mode: str, data: Path, folder: Path, phase: str) -> dict[str, Any]:
     """Run one phase for one engine in a fresh subprocess and return its figures."""
-    command = [sys.executable, __file__, "--worker", engine, "--phase", phase]
+    command = [sys.executable, __file__, "--worker", engine, "--mode", mode, "--phase", phase]
     command += ["--data", str(data), "--folder", str(folder)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        lines = done.stderr.strip().splitlines()
-        return {"error": lines[-1] if lines else f"exit {done.returncode}"}
+        lines_ = done.stderr.strip().splitlines()
+        return {"error": lines_[-1] if lines_ else f"exit {done.returncode}"}
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
@@ -350,50 +181,100 @@ def fmt(value: Any, digits: int = 1) -> str:
     return "n/a" if value is None else f"{value:,.{digits}f}"
 
 
-def bench_size(size: int, engines: list[str], seed: int, tmp: Path) -> None:
-    """Write one corpus, run every engine on it and print its rows."""
-    data = write_corpus(size, seed, tmp / f"corpus-{size}")
-    for engine in engines:
-        limit = {"rank_bm25": RANK_BM25_MAX, "store": STORE_MAX}.get(engine, size)
-        if size > limit or not available(engine):
-            continue
-        folder = tmp / f"{engine}-{size}"
-        row = spawn(engine, data, folder, "build")
-        if "error" not in row:
-            row |= spawn(engine, data, folder, "load")
-        shutil.rmtree(folder, ignore_errors=True)
-        if "error" in row:
-            print(f"| {size:,} | {engine} | error: {row['error']} | | | | |", flush=True)
-            continue
-        peak = fmt(row["peak_mb"], 0)
-        if row["worker_peak_mb"]:
-            peak += f" +w {fmt(row['worker_peak_mb'], 0)}"
-        cells = [fmt(row["build_s"]), peak, fmt(row.get("load_ms"))]
-        cells += [fmt(row["query_median_ms"], 2), fmt(row["query_p95_ms"], 2)]
-        print(f"| {size:,} | {engine} | " + " | ".join(cells) + " |", flush=True)
+def agreement(rows: list[list[int]], reference: list[list[int]] | None) -> str:
+    """Return the mean share of the reference's top rows that rows holds too."""
+    if reference is None:
+        return "n/a"
+    shares = [
+        len(set(r) & set(ref)) / len(ref) for r, ref in zip(rows, reference, strict=True) if ref
+    ]
+    return f"{np.mean(shares):.2f}" if shares else "n/a"
+
+
+def bench_size(
+    size: int, engines: list[str], modes: list[str], words: list[str], tmp: Path
+) -> None:
+    """Write one corpus, run every engine in every mode on it and print its rows."""
+    data = write_corpus(words, size, SEED, tmp / f"corpus-{size}")
+    tok = json.loads(
+        subprocess.run(
+            [sys.executable, __file__, "--worker", "tokenize", "--data", str(data)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    rate = tok["words"] / tok["seconds"] / 1e6
+    print(
+        f"| {size:,} | our tokenizer alone | {tok['seconds']:.1f} s for {tok['words']:,} "
+        f"words ({rate:.2f} M words/s) | | | | | |",
+        flush=True,
+    )
+    for mode in modes:
+        reference: list[list[int]] | None = None
+        for engine in engines:
+            spec = ENGINES[engine]
+            too_big = spec.max_size is not None and size > spec.max_size
+            if too_big or mode not in spec.modes or not available(engine):
+                continue
+            folder = tmp / f"{engine}-{mode}-{size}"
+            row = spawn(engine, mode, data, folder, "build")
+            if "error" not in row:
+                row |= spawn(engine, mode, data, folder, "load")
+            shutil.rmtree(folder, ignore_errors=True)
+            if "error" in row:
+                print(f"| {size:,} | {engine} ({mode}) | error: {row['error']} | | | | | |")
+                continue
+            if engine == "ours":
+                reference = row["rows"]
+            peak = fmt(row["peak_mb"], 0)
+            if row["worker_peak_mb"]:
+                peak += f" +w {fmt(row['worker_peak_mb'], 0)}"
+            cells = [fmt(row["build_s"]), peak, fmt(row.get("load_ms"))]
+            cells += [fmt(row["query_median_ms"], 2), fmt(row["query_p95_ms"], 2)]
+            cells.append(agreement(row["rows"], reference))
+            print(f"| {size:,} | {engine} ({mode}) | " + " | ".join(cells) + " |", flush=True)
     shutil.rmtree(data, ignore_errors=True)
+
+
+def machine() -> str:
+    """Return the CPU count and load: on a shared machine, the context every wall time needs."""
+    return f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} over the last minute"
 
 
 def main() -> None:
     """Run every engine on every size and print the table."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
-    parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=ENGINES)
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
+    parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=list(ENGINES))
+    parser.add_argument(
+        "--modes", nargs="+", default=["tokens", "text"], choices=["tokens", "text"]
+    )
+    parser.add_argument("--text", type=Path, help="paragraphs file [bench/fetch_text.py's]")
+    parser.add_argument("--worker", choices=[*ENGINES, "tokenize"], help=argparse.SUPPRESS)
+    parser.add_argument("--mode", choices=("tokens", "text"), help=argparse.SUPPRESS)
     parser.add_argument("--phase", choices=("build", "load"), help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker == "tokenize":
+        print(json.dumps(run_tokenize(args.data)))
+        return
     if args.worker:
         run = run_build if args.phase == "build" else run_load
-        print(json.dumps(run(args.worker, args.data, args.folder)))
+        print(json.dumps(run(args.worker, args.mode, args.data, args.folder)))
         return
-    print("| chunks | engine | build s | peak MB | load ms | query median ms | query p95 ms |")
-    print("|---|---|---|---|---|---|---|")
+    words = real_words(args.text)
+    print(f"real text: {len(words):,} words; {machine()}")
+    print(
+        "| chunks | engine (input) | build s | peak MB | load ms | query median ms "
+        "| query p95 ms | agree@10 with ours |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="bench-index-") as tmp:
         for size in args.sizes:
-            bench_size(size, args.engines, args.seed, Path(tmp))
+            bench_size(size, args.engines, args.modes, words, Path(tmp))
+    print(f"at the end: {machine()}")
 
 
 if __name__ == "__main__":

@@ -4,15 +4,19 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from inspect_helpers import chunks_between, make_doc
 
 from policy_assistant.chunk import CHUNKERS, make_chunker
+from policy_assistant.inspect import html as html_module
+from policy_assistant.inspect import view as view_module
 from policy_assistant.inspect.html import (
     IndexEntry,
     page_data,
     render_document_page,
     render_index_page,
 )
+from policy_assistant.inspect.layout import Layout, build_layout
 from policy_assistant.inspect.variants import (
     SCALES,
     Variant,
@@ -111,10 +115,40 @@ def test_the_index_page_links_every_document() -> None:
     assert "<script" not in page
 
 
-def test_a_page_of_the_bundled_corpus_stays_small(corpus_dir: Path) -> None:
+RECORD_BYTES = 600
+"""Most page bytes one chunk of a further chunking may add: its offsets, ID, pages, sections,
+prefix, and the first words the text description quotes (about 500 on the bundled corpus)."""
+
+
+def test_twelve_chunkings_share_one_text_and_one_layout(
+    corpus_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     doc = parse_path(corpus_dir / "policies" / "returns-policy.md").documents[0]
-    page = render_document_page(doc, preset_variants(doc))
+    variants = preset_variants(doc)
+    layouts: list[Document] = []
+
+    def counted(d: Document) -> Layout:
+        layouts.append(d)
+        return build_layout(d)
+
+    monkeypatch.setattr(html_module, "build_layout", counted)
+    monkeypatch.setattr(view_module, "build_layout", counted)
+    page = render_document_page(doc, variants)
+    assert len(layouts) == 1  # one layout; each chunking is drawn over it from offsets
     data = embedded(page)
     assert [v["method"] for v in data["variants"]] == [m for m in CHUNKERS for _ in SCALES]
-    # Twelve chunkings: spans and records, not twelve copies of the document.
-    assert len(page.encode()) < 10 * len(doc.text.encode()) + 60_000
+    paragraphs = [b.text for b in doc.blocks if b.kind == "paragraph" and len(b.text) > 80]
+    assert len(paragraphs) >= 3
+    assert all(page.count(text) == 1 for text in paragraphs)  # no chunking copies the text
+
+
+def test_each_further_chunking_adds_only_records_per_chunk(corpus_dir: Path) -> None:
+    doc = parse_path(corpus_dir / "policies" / "returns-policy.md").documents[0]
+    variants = preset_variants(doc)
+    one = len(render_document_page(doc, variants[:1]).encode())
+    twelve = len(render_document_page(doc, variants).encode())
+    further = sum(len(v.chunks) for v in variants[1:])
+    assert further > 0
+    assert twelve - one <= RECORD_BYTES * further
+    # The bound is tight enough to see a copy of the text per chunking, had the page one.
+    assert RECORD_BYTES * further < twelve - one + 11 * len(doc.text.encode())
