@@ -57,9 +57,20 @@ def eval_command(
     corpus: Annotated[Path, Opt(help="The corpus folder.")] = DEFAULT_CORPUS,
     questions: Annotated[Path, Opt(help="The questions file (JSON lines).")] = DEFAULT_QUESTIONS,
     chunker: Annotated[
-        str | None,
+        list[str] | None,
         Opt(
-            help=f"Chunkers to compare, comma-separated [default: {','.join(CHUNKERS)}].",
+            help=(
+                "Chunker variants, name or name:setting=value,... (repeatable; a comma before a "
+                f"chunker's name starts another) [default: {','.join(CHUNKERS)}]."
+            ),
+            show_default=False,
+        ),
+    ] = None,
+    chunks: Annotated[
+        list[Path] | None,
+        Opt(
+            "--chunks",
+            help="Also evaluate these chunk records, from any tool (JSON lines, repeatable).",
             show_default=False,
         ),
     ] = None,
@@ -98,15 +109,21 @@ def eval_command(
     tolerance: Annotated[
         float | None, Opt(help="Allowed fall (default: one question's worth, 1/n).")
     ] = None,
+    strict: Annotated[
+        bool, Opt("--strict", help="Fail on any invalid question (always so with --baseline).")
+    ] = False,
     quiet: Quiet = False,
 ) -> None:
     """Compare chunkers on a question set at equal context budgets; optionally gate CI."""
     options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     indexes = tuple(index or ())
-    names = parse_names(chunker) if chunker is not None else () if indexes else tuple(CHUNKERS)
+    files = tuple(chunks or ())
+    names = tuple(chunker) if chunker else () if indexes or files else tuple(CHUNKERS)
     settings = EvalSettings(
         chunkers=names,
         indexes=indexes,
+        chunk_files=files,
+        strict=strict or baseline is not None,
         chunker_options=options,
         budgets=parse_budgets(budget),
         k=k,
@@ -144,11 +161,6 @@ def write_html(report: EvalReport, target: Path) -> None:
     chunks = {c.id: c for run in report.runs for c in run.chunks}
     page = render_eval_html(report.to_dict(detail=True), chunks)
     atomic_write_bytes(target, page.encode("utf-8"))
-
-
-def parse_names(value: str) -> tuple[str, ...]:
-    """Return the chunker names of a comma-separated list."""
-    return tuple(name.strip() for name in value.split(",") if name.strip())
 
 
 def parse_budgets(value: str) -> tuple[int, ...]:

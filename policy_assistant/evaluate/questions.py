@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -34,10 +34,25 @@ from policy_assistant.records import ACCESS_LABELS, Document
 
 QUESTION_KEYS = frozenset({"id", "question", "audience", "relevant", "tags"})
 """Fields a question may have."""
-PASSAGE_KEYS = frozenset({"source", "section", "evidence"})
-"""Fields a relevant passage may have."""
-MAX_REPORTED_PROBLEMS = 25
-"""Problems listed in one error before the rest are only counted."""
+PASSAGE_KEYS = frozenset({"source", "section", "evidence", "start", "end"})
+"""Fields a relevant passage may have; start and end are offsets into the parsed text."""
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidQuestion:
+    """A line of a questions file that was left out, and why."""
+
+    line: int
+    """1-based line number in the file (0 for a problem of the whole file)."""
+    id: str | None
+    """The question's id, when the line has one."""
+    reason: str
+    """What is wrong with it."""
+
+    def describe(self) -> str:
+        """Return `line 7: question 'q7': quote ... not found in ...`."""
+        named = f"question {self.id!r}: {self.reason}" if self.id else self.reason
+        return f"line {self.line}: {named}" if self.line else named
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,17 +101,31 @@ class QuestionSet:
     sha256: str
     """Hex SHA-256 of the file's bytes, for the report's settings."""
     questions: tuple[Question, ...]
-    """The questions, in file order."""
+    """The valid questions, in file order."""
+    invalid: tuple[InvalidQuestion, ...] = ()
+    """The questions left out, each with its reason, in file order."""
+
+    def warnings(self) -> list[str]:
+        """Return one line per question left out, then their count."""
+        if not self.invalid:
+            return []
+        lines = [f"{self.path}: {q.describe()}" for q in self.invalid]
+        total = len(self.invalid) + len(self.questions)
+        lines.append(f"{self.path}: {len(self.invalid)} of {total} questions left out")
+        return lines
 
 
-def load_questions(path: Path, documents: list[Document]) -> QuestionSet:
-    """Read a questions file and check every question against the parsed documents."""
+def load_questions(path: Path, documents: list[Document], strict: bool = True) -> QuestionSet:
+    """Read a questions file and check every question; strict raises listing every problem.
+
+    Not strict, the invalid questions are left out and listed in the set's `invalid`.
+    """
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise QuestionsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     finder = EvidenceFinder(documents)
-    problems: list[tuple[int, str]] = []
+    problems: list[InvalidQuestion] = []
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for number, raw in read_lines(data, problems):
@@ -106,33 +135,38 @@ def load_questions(path: Path, documents: list[Document]) -> QuestionSet:
                 raise QuestionsError(f"id already used on line {seen[question.id]}")
         except QuestionsError as exc:
             name = raw.get("id")
-            problems.append((number, f"question {name!r}: {exc}" if name else str(exc)))
+            problems.append(
+                InvalidQuestion(number, name if isinstance(name, str) else None, str(exc))
+            )
             continue
         seen[question.id] = number
         questions.append(question)
-    if not problems and not questions:
-        problems.append((0, "no questions"))
-    if problems:
-        raise QuestionsError(describe_problems(path, sorted(problems)))
-    return QuestionSet(path, file_sha256(data), tuple(questions))
+    whole_file = [p for p in problems if p.line == 0]
+    if not questions and not whole_file:
+        whole_file.append(
+            InvalidQuestion(0, None, "no valid questions" if problems else "no questions")
+        )
+    if whole_file or (strict and problems):
+        raise QuestionsError(
+            describe_problems(path, sorted(problems + whole_file, key=lambda p: p.line))
+        )
+    return QuestionSet(path, file_sha256(data), tuple(questions), tuple(problems))
 
 
-def describe_problems(path: Path, problems: list[tuple[int, str]]) -> str:
-    """Return one error message listing the problems of a questions file, by line."""
-    shown = [f"  line {n}: {p}" if n else f"  {p}" for n, p in problems[:MAX_REPORTED_PROBLEMS]]
-    more = len(problems) - len(shown)
-    lines = [f"{path}: {len(problems)} problem{'s' if len(problems) > 1 else ''}:", *shown]
-    if more:
-        lines.append(f"  ... and {more} more")
-    return "\n".join(lines)
+def describe_problems(path: Path, problems: list[InvalidQuestion]) -> str:
+    """Return one error message listing every problem of a questions file, by line."""
+    shown = [f"  {p.describe()}" for p in problems]
+    return "\n".join(
+        [f"{path}: {len(problems)} problem{'s' if len(problems) > 1 else ''}:", *shown]
+    )
 
 
-def read_lines(data: bytes, problems: list[tuple[int, str]]) -> list[tuple[int, dict[str, Any]]]:
+def read_lines(data: bytes, problems: list[InvalidQuestion]) -> list[tuple[int, dict[str, Any]]]:
     """Return (line number, object) for each non-blank line; malformed lines become problems."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        problems.append((0, f"not UTF-8 text (byte offset {exc.start})"))
+        problems.append(InvalidQuestion(0, None, f"not UTF-8 text (byte offset {exc.start})"))
         return []
     out: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -141,10 +175,10 @@ def read_lines(data: bytes, problems: list[tuple[int, str]]) -> list[tuple[int, 
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            problems.append((number, f"not valid JSON: {exc}"))
+            problems.append(InvalidQuestion(number, None, f"not valid JSON: {exc}"))
             continue
         if not isinstance(value, dict):
-            problems.append((number, "expected a JSON object"))
+            problems.append(InvalidQuestion(number, None, "expected a JSON object"))
             continue
         out.append((number, value))
     return out
@@ -182,6 +216,30 @@ def text_field(raw: dict[str, Any], name: str, context: str = "") -> str:
     return value
 
 
+def whole(value: Any) -> TypeGuard[int]:
+    """Return whether value is a whole number (and not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def pinned_span(document: Document, raw: dict[str, Any], evidence: str, context: str) -> Span:
+    """Return the span start/end give, checked to hold the quote (whitespace collapsed)."""
+    start, end = raw.get("start"), raw.get("end")
+    if not whole(start) or not whole(end):
+        raise QuestionsError(f"{context}start and end must both be whole numbers")
+    if not 0 <= start < end <= len(document.text):
+        raise QuestionsError(
+            f"{context}start {start} and end {end} are not a span of {document.source}'s "
+            f"parsed text ({len(document.text)} characters)"
+        )
+    if collapse_whitespace(document.text[start:end]) != collapse_whitespace(evidence):
+        found = collapse_whitespace(document.text[start:end])
+        short = found if len(found) <= 60 else found[:57] + "..."
+        raise QuestionsError(
+            f"{context}the parsed text at [{start}:{end}] is {short!r}, not the quote"
+        )
+    return (start, end)
+
+
 class EvidenceFinder:
     """Locate passages in the parsed documents, caching each document's collapsed text."""
 
@@ -209,7 +267,12 @@ class EvidenceFinder:
             raise QuestionsError(f"{context}section must be a non-empty string when given")
         section_span = self.section_span(document, section, context) if section else None
         evidence = text_field(raw, "evidence", context)
-        span = self.evidence_span(document, evidence, section_span, context)
+        if "start" in raw or "end" in raw:
+            span = pinned_span(document, raw, evidence, context)
+            if section_span is not None and not within(span, section_span):
+                raise QuestionsError(f"{context}start and end lie outside section {section!r}")
+        else:
+            span = self.evidence_span(document, evidence, section_span, context)
         return Passage(document.source, section, evidence, span, section_span)
 
     def document(self, source: str, context: str) -> Document:
