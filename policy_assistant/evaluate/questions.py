@@ -141,15 +141,12 @@ def load_questions(path: Path, documents: list[Document], strict: bool = True) -
             continue
         seen[question.id] = number
         questions.append(question)
-    whole_file = [p for p in problems if p.line == 0]
-    if not questions and not whole_file:
-        whole_file.append(
-            InvalidQuestion(0, None, "no valid questions" if problems else "no questions")
-        )
-    if whole_file or (strict and problems):
-        raise QuestionsError(
-            describe_problems(path, sorted(problems + whole_file, key=lambda p: p.line))
-        )
+    if any(p.line == 0 for p in problems) or (strict and problems) or not questions:
+        if not questions and not (strict and problems):
+            problems.append(
+                InvalidQuestion(0, None, "no valid questions" if problems else "no questions")
+            )
+        raise QuestionsError(describe_problems(path, sorted(problems, key=lambda p: p.line)))
     return QuestionSet(path, file_sha256(data), tuple(questions), tuple(problems))
 
 
