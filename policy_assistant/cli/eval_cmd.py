@@ -42,7 +42,7 @@ from policy_assistant.evaluate.bootstrap import DEFAULT_SEED
 from policy_assistant.evaluate.plot import check_plot_path, plot_report
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
 from policy_assistant.evaluate.score import QuestionOutcome
-from policy_assistant.evaluate.verdict import leak_messages, verdicts
+from policy_assistant.evaluate.verdict import leak_messages, reading_lines, verdicts
 from policy_assistant.inspect.eval_html import render_eval_html
 
 Opt = typer.Option
@@ -204,6 +204,8 @@ def write_outputs(
         differences = comparison_table(report)
         if differences is not None:
             out.print(differences)
+        for line in reading_lines(report):
+            out.print(escape(line), highlight=False, soft_wrap=True)
 
 
 def show(figure: Interval) -> str:
