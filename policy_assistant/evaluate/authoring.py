@@ -33,7 +33,7 @@ class QuestionsCheck:
 def check_questions(questions_path: Path, corpus: Path) -> QuestionsCheck:
     """Parse the corpus and check every question against it, without running eval."""
     parsed = parse_path(corpus)
-    loaded = load_questions(questions_path, parsed.documents, strict=False)
+    loaded = load_questions(questions_path, parsed.documents, strict=False, corpus_root=parsed.root)
     return QuestionsCheck(loaded, tuple(str(f) for f in parsed.failures))
 
 

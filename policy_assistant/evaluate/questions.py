@@ -20,6 +20,7 @@ from typing import Any, TypeGuard
 import orjson
 
 from policy_assistant.errors import QuestionsError
+from policy_assistant.evaluate.chroma_csv import read_chroma_rows
 from policy_assistant.evaluate.locate import (
     CollapsedText,
     Section,
@@ -115,10 +116,13 @@ class QuestionSet:
         return lines
 
 
-def load_questions(path: Path, documents: list[Document], strict: bool = True) -> QuestionSet:
+def load_questions(
+    path: Path, documents: list[Document], strict: bool = True, corpus_root: Path | None = None
+) -> QuestionSet:
     """Read a questions file and check every question; strict raises listing every problem.
 
-    Not strict, the invalid questions are left out and listed in the set's `invalid`.
+    Not strict, the invalid questions are left out and listed in the set's `invalid`. A `.csv`
+    file is read in Chroma's layout, whose offsets are into the files under corpus_root.
     """
     try:
         data = path.read_bytes()
@@ -128,7 +132,12 @@ def load_questions(path: Path, documents: list[Document], strict: bool = True) -
     problems: list[InvalidQuestion] = []
     questions: list[Question] = []
     seen: dict[str, int] = {}
-    for number, raw in read_lines(data, problems):
+    rows = (
+        read_csv(data, documents, corpus_root, problems)
+        if path.suffix.lower() == ".csv"
+        else read_lines(data, problems)
+    )
+    for number, raw in rows:
         try:
             question = build_question(raw, finder)
             if question.id in seen:
@@ -156,6 +165,23 @@ def describe_problems(path: Path, problems: list[InvalidQuestion]) -> str:
     return "\n".join(
         [f"{path}: {len(problems)} problem{'s' if len(problems) > 1 else ''}:", *shown]
     )
+
+
+def read_csv(
+    data: bytes,
+    documents: list[Document],
+    corpus_root: Path | None,
+    problems: list[InvalidQuestion],
+) -> list[tuple[int, dict[str, Any]]]:
+    """Return the rows of a Chroma questions CSV as our questions; bad rows become problems."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        problems.append(InvalidQuestion(0, None, f"not UTF-8 text (byte offset {exc.start})"))
+        return []
+    rows, bad = read_chroma_rows(text, documents, corpus_root)
+    problems.extend(InvalidQuestion(line, qid, reason) for line, qid, reason in bad)
+    return rows
 
 
 def read_lines(data: bytes, problems: list[InvalidQuestion]) -> list[tuple[int, dict[str, Any]]]:

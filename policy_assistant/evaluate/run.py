@@ -110,7 +110,9 @@ def run_eval(
     if parsed.failures:
         listed = "; ".join(str(f) for f in parsed.failures)
         raise PolicyAssistantError(f"eval needs every document; these failed to parse: {listed}")
-    question_set = load_questions(questions_path, parsed.documents, strict=settings.strict)
+    question_set = load_questions(
+        questions_path, parsed.documents, strict=settings.strict, corpus_root=parsed.root
+    )
     files = [load_chunk_file(p, parsed.documents) for p in settings.chunk_files]
     with ExitStack() as stack:
         shipped = [stack.enter_context(open_shipped(p, parsed.documents)) for p in settings.indexes]
