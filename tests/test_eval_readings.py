@@ -119,3 +119,21 @@ def test_the_cli_prints_the_lines_under_the_tables(tmp_path: Path) -> None:
     assert "structure cannot fill B=4" in tail
     assert f"only {len(QUESTIONS)} questions" in tail
     assert "B=100: best on complete@B is" in tail
+
+
+def test_enough_questions_that_separate_nothing_say_the_run_cannot_decide(
+    documents: list[Document], tmp_path: Path
+) -> None:
+    # structure at its default max_words and the same named by its setting chunk alike.
+    report = report_of(documents, tmp_path, 5, "structure", "structure:max_words=200",
+                       budgets=(100,))  # fmt: skip
+    assert all(c.inside for c in report.comparisons)
+    assert few_questions_lines(report) == [
+        f"no paired interval excludes 0 over {len(report.questions)} questions: this run "
+        "cannot tell the variants apart on any figure"
+    ]
+    value = report.summaries[0].figure("complete@100").value
+    assert best_lines(report) == [
+        f"B=100: best on complete@B is structure ({value:.3f}), "
+        "ties structure:max_words=200 on every question"
+    ]
