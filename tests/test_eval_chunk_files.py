@@ -11,7 +11,7 @@ import pytest
 from test_eval_cli import APP, runner
 from test_eval_support import QUESTIONS, parsed_corpus, write_corpus, write_questions
 
-from policy_assistant.chunk import FixedChunker, chunk_documents
+from policy_assistant.chunk import FixedChunker, OverlappingChunker, chunk_documents
 from policy_assistant.evaluate.chunk_records import ChunkRecordsError, load_chunk_file
 from policy_assistant.records import Document
 
@@ -161,3 +161,15 @@ def test_chunks_alone_evaluate_only_the_file_and_a_bad_file_exits_1(
     result = evaluate(paths, "--chunks", str(bad))
     assert result.exit_code == 1
     assert "bad.jsonl:2: not valid JSON" in result.stderr
+
+
+def test_overlapping_windows_given_as_text_are_placed_at_their_own_spans(
+    documents: list[Document], tmp_path: Path
+) -> None:
+    ours = chunk_documents(documents, OverlappingChunker(size=12, overlap=6))
+    records = [{"source": c.source, "text": c.text} for c in ours]
+    loaded = load_chunk_file(write_records(tmp_path / "overlap.jsonl", records), documents)
+    assert loaded.unplaced == 0
+    assert [(c.source, c.start, c.end) for c in loaded.chunks] == [
+        (c.source, c.start, c.end) for c in ours
+    ]
