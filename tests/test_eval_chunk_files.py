@@ -173,3 +173,15 @@ def test_overlapping_windows_given_as_text_are_placed_at_their_own_spans(
     assert [(c.source, c.start, c.end) for c in loaded.chunks] == [
         (c.source, c.start, c.end) for c in ours
     ]
+
+
+def test_two_chunk_files_of_one_name_are_refused(
+    paths: tuple[Path, Path], documents: list[Document], tmp_path: Path
+) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one = write_records(tmp_path / "a" / "c.jsonl", fixed_records(documents))
+    two = write_records(tmp_path / "b" / "c.jsonl", fixed_records(documents))
+    result = evaluate(paths, "--chunks", str(one), "--chunks", str(two))
+    assert result.exit_code == 2
+    assert "two rows would be named 'chunks:c.jsonl'" in result.stderr

@@ -79,9 +79,9 @@ class EvalSettings:
 
     def check(self) -> tuple[Variant, ...]:
         """Return the chunker variants; UsageError when the settings cannot be run."""
-        if not self.chunkers and not self.indexes and not self.chunk_files:
-            raise UsageError("name at least one chunker, chunk file or index")
         variants = parse_variants(self.chunkers)
+        if not variants and not self.indexes and not self.chunk_files:
+            raise UsageError("name at least one chunker, chunk file or index")
         if not self.budgets or any(b < 1 for b in self.budgets):
             raise UsageError("budgets must be whole numbers of words, at least 1")
         if self.k < 1:
@@ -178,6 +178,10 @@ def evaluate(
     todo = [(v.name, chunked(documents, v, settings, factory)) for v in variants]
     todo += [(f.name, given(f, factory)) for f in chunk_files]
     todo += [(one.name, shipped_rows(one)) for one in shipped]
+    names = [name for name, _ in todo]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(f"two rows would be named {twice[0]!r}: give the files other names")
     runs: list[ChunkerRun] = []
     for done, (name, build) in enumerate(todo, 1):
         spec, chunks, retriever = build()
