@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from test_eval_cli import APP, runner
 
+from policy_assistant.cli import app
 from policy_assistant.errors import QuestionsError
 from policy_assistant.evaluate.questions import load_questions
 from policy_assistant.parse import parse_path
@@ -135,3 +136,11 @@ def test_a_quote_with_more_copies_in_the_parsed_text_than_the_file_is_refused(
         "references[1]: the content occurs 1 times in speech.md's file and 2 times in its "
         "parsed text: which copy is meant cannot be told"
     )
+
+
+def test_questions_check_reads_a_chroma_csv_too(corpus: Path, tmp_path: Path) -> None:
+    path = write_csv(tmp_path / "q.csv", [*GOOD, *BAD])
+    result = runner.invoke(app, ["questions", "check", str(path), "--corpus", str(corpus)])
+    assert result.exit_code == 1
+    assert "line 5: question 'row4'" in result.stderr
+    assert "2 of 5 questions valid, 3 invalid" in result.stderr

@@ -55,7 +55,9 @@ def register(app: typer.Typer) -> None:
 
 def eval_command(
     corpus: Annotated[Path, Opt(help="The corpus folder.")] = DEFAULT_CORPUS,
-    questions: Annotated[Path, Opt(help="The questions file (JSON lines).")] = DEFAULT_QUESTIONS,
+    questions: Annotated[
+        Path, Opt(help="The questions: JSON lines, or Chroma's CSV layout (.csv).")
+    ] = DEFAULT_QUESTIONS,
     chunker: Annotated[
         list[str] | None,
         Opt(

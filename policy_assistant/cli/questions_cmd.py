@@ -25,7 +25,9 @@ def questions_group() -> None:
 
 
 def check_command(
-    file: Annotated[Path, typer.Argument(help="The questions file (JSON lines).")],
+    file: Annotated[
+        Path, typer.Argument(help="The questions: JSON lines, or Chroma's CSV layout (.csv).")
+    ],
     corpus: Annotated[Path, typer.Option(help="The corpus folder.")] = DEFAULT_CORPUS,
 ) -> None:
     """List every invalid question with its reason; exit 1 if there is any."""
