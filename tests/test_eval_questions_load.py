@@ -10,10 +10,17 @@ from typing import Any
 
 import pytest
 from test_eval_cli import APP, runner
-from test_eval_support import QUESTIONS, parsed_corpus, write_corpus, write_questions
+from test_eval_support import (
+    QUESTIONS,
+    WARRANTY,
+    parsed_corpus,
+    write_corpus,
+    write_questions,
+)
 
 from policy_assistant.errors import QuestionsError
 from policy_assistant.evaluate.questions import load_questions
+from policy_assistant.parse import parse_path
 from policy_assistant.records import Document
 
 
@@ -162,3 +169,41 @@ def test_strict_and_the_gate_exit_1_on_an_invalid_question(
     gated = evaluate(bad_paths, "--baseline", str(baseline))
     assert gated.exit_code == 1
     assert "3 problems" in gated.stderr
+
+
+@pytest.fixture(scope="module")
+def corpus_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_corpus(tmp_path_factory.mktemp("files") / "corpus")
+
+
+def file_pinned(start: int, end: int) -> dict[str, Any]:
+    question = receipt_question(0, 0)
+    passage = question["relevant"][0]
+    del passage["start"], passage["end"]
+    passage.update(source_start=start, source_end=end)
+    return question
+
+
+def test_offsets_into_the_file_pin_the_same_copy_in_the_parsed_text(
+    corpus_root: Path, tmp_path: Path
+) -> None:
+    documents = parse_path(corpus_root).documents
+    in_file = WARRANTY.index("receipt", WARRANTY.index("receipt") + 1)
+    path = write_questions(tmp_path / "q.jsonl", [file_pinned(in_file, in_file + 7)])
+    loaded = load_questions(path, documents, corpus_root=corpus_root)
+    text = warranty(documents)
+    second = text.index("receipt", text.index("receipt") + 1)
+    assert loaded.questions[0].relevant[0].evidence_span == (second, second + 7)
+
+
+def test_file_offsets_that_do_not_hold_the_quote_or_lack_the_corpus_are_refused(
+    corpus_root: Path, tmp_path: Path
+) -> None:
+    documents = parse_path(corpus_root).documents
+    path = write_questions(tmp_path / "q.jsonl", [file_pinned(2, 9)])
+    with pytest.raises(QuestionsError, match=re.escape("file text at [2:9] is not the quote")):
+        load_questions(path, documents, corpus_root=corpus_root)
+    in_file = WARRANTY.index("receipt")
+    path = write_questions(tmp_path / "q.jsonl", [file_pinned(in_file, in_file + 7)])
+    with pytest.raises(QuestionsError, match="need the corpus folder"):
+        load_questions(path, documents)

@@ -44,7 +44,7 @@ def read_chroma_rows(
     missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
         return [], [(0, None, f"not a Chroma questions CSV: no column {', '.join(missing)}")]
-    mapper = _Mapper(documents, corpus_root)
+    mapper = FileOffsets(documents, corpus_root)
     rows: list[Row] = []
     problems: list[Problem] = []
     line = 2
@@ -58,8 +58,8 @@ def read_chroma_rows(
     return rows, problems
 
 
-class _Mapper:
-    """Map references into parsed text, caching each document's file and collapsed text."""
+class FileOffsets:
+    """Map offsets into a corpus file's text to the parsed text, caching what each needs."""
 
     def __init__(self, documents: Sequence[Document], corpus_root: Path | None) -> None:
         self.documents = {d.source: d for d in documents}
@@ -113,8 +113,9 @@ class _Mapper:
         """Return the parsed-text span of the copy of content that starts at `start` in the file."""
         copies = occurrences(source_text, content)
         copy = copies.index(start)
-        collapsed = self._collapsed.setdefault(document.source, CollapsedText.of(document.text))
-        spans = collapsed.find_all(collapse_whitespace(content))
+        if document.source not in self._collapsed:
+            self._collapsed[document.source] = CollapsedText.of(document.text)
+        spans = self._collapsed[document.source].find_all(collapse_whitespace(content))
         if not spans:
             raise RowError(f"{where}the content is not in {document.source}'s parsed text")
         if len(spans) != len(copies):
@@ -128,7 +129,7 @@ class _Mapper:
         """Return the document's file as text, read as Chroma's evaluation reads it."""
         if document.source not in self._files:
             if self.root is None:
-                raise RowError("Chroma offsets need the corpus folder to read the files")
+                raise RowError("offsets into a file need the corpus folder to read it")
             try:
                 with (self.root / document.source).open(encoding="utf-8") as handle:
                     self._files[document.source] = handle.read()

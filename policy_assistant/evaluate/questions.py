@@ -20,7 +20,7 @@ from typing import Any, TypeGuard
 import orjson
 
 from policy_assistant.errors import QuestionsError
-from policy_assistant.evaluate.chroma_csv import read_chroma_rows
+from policy_assistant.evaluate.chroma_csv import FileOffsets, RowError, read_chroma_rows
 from policy_assistant.evaluate.locate import (
     CollapsedText,
     Section,
@@ -35,8 +35,11 @@ from policy_assistant.records import ACCESS_LABELS, Document
 
 QUESTION_KEYS = frozenset({"id", "question", "audience", "relevant", "tags"})
 """Fields a question may have."""
-PASSAGE_KEYS = frozenset({"source", "section", "evidence", "start", "end"})
-"""Fields a relevant passage may have; start and end are offsets into the parsed text."""
+PASSAGE_KEYS = frozenset(
+    {"source", "section", "evidence", "start", "end", "source_start", "source_end"}
+)
+"""Fields a relevant passage may have: start/end are offsets into the parsed text,
+source_start/source_end into the document's file read as UTF-8 text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +131,7 @@ def load_questions(
         data = path.read_bytes()
     except OSError as exc:
         raise QuestionsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    finder = EvidenceFinder(documents)
+    finder = EvidenceFinder(documents, corpus_root)
     problems: list[InvalidQuestion] = []
     questions: list[Question] = []
     seen: dict[str, int] = {}
@@ -266,8 +269,9 @@ def pinned_span(document: Document, raw: dict[str, Any], evidence: str, context:
 class EvidenceFinder:
     """Locate passages in the parsed documents, caching each document's collapsed text."""
 
-    def __init__(self, documents: list[Document]) -> None:
+    def __init__(self, documents: list[Document], corpus_root: Path | None = None) -> None:
         self.documents = {d.source: d for d in documents}
+        self.files = FileOffsets(documents, corpus_root)
         self._collapsed: dict[str, CollapsedText] = {}
         self._sections: dict[str, list[Section]] = {}
 
@@ -290,13 +294,38 @@ class EvidenceFinder:
             raise QuestionsError(f"{context}section must be a non-empty string when given")
         section_span = self.section_span(document, section, context) if section else None
         evidence = text_field(raw, "evidence", context)
-        if "start" in raw or "end" in raw:
+        if "source_start" in raw or "source_end" in raw:
+            span = self.file_span(document, raw, evidence, context)
+            if section_span is not None and not within(span, section_span):
+                raise QuestionsError(f"{context}the quote lies outside section {section!r}")
+        elif "start" in raw or "end" in raw:
             span = pinned_span(document, raw, evidence, context)
             if section_span is not None and not within(span, section_span):
                 raise QuestionsError(f"{context}start and end lie outside section {section!r}")
         else:
             span = self.evidence_span(document, evidence, section_span, context)
         return Passage(document.source, section, evidence, span, section_span)
+
+    def file_span(
+        self, document: Document, raw: dict[str, Any], evidence: str, context: str
+    ) -> Span:
+        """Return the parsed-text span of the quote source_start/source_end pin in the file."""
+        start, end = raw.get("source_start"), raw.get("source_end")
+        if not whole(start) or not whole(end) or "start" in raw or "end" in raw:
+            raise QuestionsError(
+                f"{context}source_start and source_end must both be whole numbers "
+                "(and not given with start/end)"
+            )
+        try:
+            text = self.files.file_text(document)
+            if not 0 <= start < end <= len(text):
+                raise RowError(f"source_start {start} and source_end {end} are not a span of "
+                               f"{document.source}'s file ({len(text)} characters)")  # fmt: skip
+            if collapse_whitespace(text[start:end]) != collapse_whitespace(evidence):
+                raise RowError(f"{document.source}'s file text at [{start}:{end}] is not the quote")
+            return self.files.map_span(document, text, text[start:end], start, "")
+        except RowError as exc:
+            raise QuestionsError(f"{context}{exc}") from None
 
     def document(self, source: str, context: str) -> Document:
         """Return the parsed document `source`, or raise naming the near misses."""
