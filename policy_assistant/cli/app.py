@@ -45,6 +45,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "inspect_cmd",
         "Draw a document's chunks over its text: where each starts, overlaps and cuts.",
     ),
+    "questions": (
+        "questions_cmd",
+        "Check a questions file against the corpus, listing every invalid question.",
+    ),
+    "sections": (
+        "sections_cmd",
+        "List a document's section paths and their spans in the parsed text.",
+    ),
 }
 """Command name -> (module in policy_assistant.cli, the first line of its help)."""
 

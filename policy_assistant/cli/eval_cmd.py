@@ -50,7 +50,7 @@ from policy_assistant.evaluate.bootstrap import DEFAULT_SEED
 from policy_assistant.evaluate.plot import check_plot_path, plot_report
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
 from policy_assistant.evaluate.score import QuestionOutcome
-from policy_assistant.evaluate.verdict import leak_messages, verdicts
+from policy_assistant.evaluate.verdict import leak_messages, reading_lines, verdicts
 from policy_assistant.inspect.eval_html import render_eval_html
 
 Opt = typer.Option
@@ -63,11 +63,24 @@ def register(app: typer.Typer) -> None:
 
 def eval_command(
     corpus: Annotated[Path, Opt(help="The corpus folder.")] = DEFAULT_CORPUS,
-    questions: Annotated[Path, Opt(help="The questions file (JSON lines).")] = DEFAULT_QUESTIONS,
+    questions: Annotated[
+        Path, Opt(help="The questions: JSON lines, or Chroma's CSV layout (.csv).")
+    ] = DEFAULT_QUESTIONS,
     chunker: Annotated[
-        str | None,
+        list[str] | None,
         Opt(
-            help=f"Chunkers to compare, comma-separated [default: {','.join(CHUNKERS)}].",
+            help=(
+                "Chunker variants, name or name:setting=value,... (repeatable; a comma before a "
+                f"chunker's name starts another) [default: {','.join(CHUNKERS)}]."
+            ),
+            show_default=False,
+        ),
+    ] = None,
+    chunks: Annotated[
+        list[Path] | None,
+        Opt(
+            "--chunks",
+            help="Also evaluate these chunk records, from any tool (JSON lines, repeatable).",
             show_default=False,
         ),
     ] = None,
@@ -106,6 +119,9 @@ def eval_command(
     tolerance: Annotated[
         float | None, Opt(help="Allowed fall (default: one question's worth, 1/n).")
     ] = None,
+    strict: Annotated[
+        bool, Opt("--strict", help="Fail on any invalid question (always so with --baseline).")
+    ] = False,
     quiet: Quiet = False,
     include: Include = None,
     exclude: Exclude = None,
@@ -117,10 +133,13 @@ def eval_command(
     reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache)
     options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     indexes = tuple(index or ())
-    names = parse_names(chunker) if chunker is not None else () if indexes else tuple(CHUNKERS)
+    files = tuple(chunks or ())
+    names = tuple(chunker) if chunker else () if indexes or files else tuple(CHUNKERS)
     settings = EvalSettings(
         chunkers=names,
         indexes=indexes,
+        chunk_files=files,
+        strict=strict or baseline is not None,
         chunker_options=options,
         budgets=parse_budgets(budget),
         k=k,
@@ -158,11 +177,6 @@ def write_html(report: EvalReport, target: Path) -> None:
     chunks = {c.id: c for run in report.runs for c in run.chunks}
     page = render_eval_html(report.to_dict(detail=True), chunks)
     atomic_write_bytes(target, page.encode("utf-8"))
-
-
-def parse_names(value: str) -> tuple[str, ...]:
-    """Return the chunker names of a comma-separated list."""
-    return tuple(name.strip() for name in value.split(",") if name.strip())
 
 
 def parse_budgets(value: str) -> tuple[int, ...]:
@@ -206,6 +220,8 @@ def write_outputs(
         differences = comparison_table(report)
         if differences is not None:
             out.print(differences)
+        for line in reading_lines(report):
+            out.print(escape(line), highlight=False, soft_wrap=True)
 
 
 def show(figure: Interval) -> str:

@@ -15,11 +15,12 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
 from policy_assistant.errors import QuestionsError
+from policy_assistant.evaluate.chroma_csv import FileOffsets, RowError, read_chroma_rows
 from policy_assistant.evaluate.locate import (
     CollapsedText,
     Section,
@@ -34,10 +35,28 @@ from policy_assistant.records import ACCESS_LABELS, Document
 
 QUESTION_KEYS = frozenset({"id", "question", "audience", "relevant", "tags"})
 """Fields a question may have."""
-PASSAGE_KEYS = frozenset({"source", "section", "evidence"})
-"""Fields a relevant passage may have."""
-MAX_REPORTED_PROBLEMS = 25
-"""Problems listed in one error before the rest are only counted."""
+PASSAGE_KEYS = frozenset(
+    {"source", "section", "evidence", "start", "end", "source_start", "source_end"}
+)
+"""Fields a relevant passage may have: start/end are offsets into the parsed text,
+source_start/source_end into the document's file read as UTF-8 text."""
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidQuestion:
+    """A line of a questions file that was left out, and why."""
+
+    line: int
+    """1-based line number in the file (0 for a problem of the whole file)."""
+    id: str | None
+    """The question's id, when the line has one."""
+    reason: str
+    """What is wrong with it."""
+
+    def describe(self) -> str:
+        """Return `line 7: question 'q7': quote ... not found in ...`."""
+        named = f"question {self.id!r}: {self.reason}" if self.id else self.reason
+        return f"line {self.line}: {named}" if self.line else named
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,53 +105,94 @@ class QuestionSet:
     sha256: str
     """Hex SHA-256 of the file's bytes, for the report's settings."""
     questions: tuple[Question, ...]
-    """The questions, in file order."""
+    """The valid questions, in file order."""
+    invalid: tuple[InvalidQuestion, ...] = ()
+    """The questions left out, each with its reason, in file order."""
+
+    def warnings(self) -> list[str]:
+        """Return one line per question left out, then their count."""
+        if not self.invalid:
+            return []
+        lines = [f"{self.path}: {q.describe()}" for q in self.invalid]
+        total = len(self.invalid) + len(self.questions)
+        lines.append(f"{self.path}: {len(self.invalid)} of {total} questions left out")
+        return lines
 
 
-def load_questions(path: Path, documents: list[Document]) -> QuestionSet:
-    """Read a questions file and check every question against the parsed documents."""
+def load_questions(
+    path: Path, documents: list[Document], strict: bool = True, corpus_root: Path | None = None
+) -> QuestionSet:
+    """Read a questions file and check every question; strict raises listing every problem.
+
+    Not strict, the invalid questions are left out and listed in the set's `invalid`. A `.csv`
+    file is read in Chroma's layout, whose offsets are into the files under corpus_root.
+    """
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise QuestionsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    finder = EvidenceFinder(documents)
-    problems: list[tuple[int, str]] = []
+    finder = EvidenceFinder(documents, corpus_root)
+    problems: list[InvalidQuestion] = []
     questions: list[Question] = []
     seen: dict[str, int] = {}
-    for number, raw in read_lines(data, problems):
+    rows = (
+        read_csv(data, documents, corpus_root, problems)
+        if path.suffix.lower() == ".csv"
+        else read_lines(data, problems)
+    )
+    for number, raw in rows:
         try:
             question = build_question(raw, finder)
             if question.id in seen:
                 raise QuestionsError(f"id already used on line {seen[question.id]}")
         except QuestionsError as exc:
             name = raw.get("id")
-            problems.append((number, f"question {name!r}: {exc}" if name else str(exc)))
+            problems.append(
+                InvalidQuestion(number, name if isinstance(name, str) else None, str(exc))
+            )
             continue
         seen[question.id] = number
         questions.append(question)
-    if not problems and not questions:
-        problems.append((0, "no questions"))
-    if problems:
-        raise QuestionsError(describe_problems(path, sorted(problems)))
-    return QuestionSet(path, file_sha256(data), tuple(questions))
+    if any(p.line == 0 for p in problems) or (strict and problems) or not questions:
+        if not questions and not (strict and problems):
+            problems.append(
+                InvalidQuestion(0, None, "no valid questions" if problems else "no questions")
+            )
+        raise QuestionsError(describe_problems(path, sorted(problems, key=lambda p: p.line)))
+    return QuestionSet(path, file_sha256(data), tuple(questions), tuple(problems))
 
 
-def describe_problems(path: Path, problems: list[tuple[int, str]]) -> str:
-    """Return one error message listing the problems of a questions file, by line."""
-    shown = [f"  line {n}: {p}" if n else f"  {p}" for n, p in problems[:MAX_REPORTED_PROBLEMS]]
-    more = len(problems) - len(shown)
-    lines = [f"{path}: {len(problems)} problem{'s' if len(problems) > 1 else ''}:", *shown]
-    if more:
-        lines.append(f"  ... and {more} more")
-    return "\n".join(lines)
+def describe_problems(path: Path, problems: list[InvalidQuestion]) -> str:
+    """Return one error message listing every problem of a questions file, by line."""
+    shown = [f"  {p.describe()}" for p in problems]
+    return "\n".join(
+        [f"{path}: {len(problems)} problem{'s' if len(problems) > 1 else ''}:", *shown]
+    )
 
 
-def read_lines(data: bytes, problems: list[tuple[int, str]]) -> list[tuple[int, dict[str, Any]]]:
+def read_csv(
+    data: bytes,
+    documents: list[Document],
+    corpus_root: Path | None,
+    problems: list[InvalidQuestion],
+) -> list[tuple[int, dict[str, Any]]]:
+    """Return the rows of a Chroma questions CSV as our questions; bad rows become problems."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        problems.append(InvalidQuestion(0, None, f"not UTF-8 text (byte offset {exc.start})"))
+        return []
+    rows, bad = read_chroma_rows(text, documents, corpus_root)
+    problems.extend(InvalidQuestion(line, qid, reason) for line, qid, reason in bad)
+    return rows
+
+
+def read_lines(data: bytes, problems: list[InvalidQuestion]) -> list[tuple[int, dict[str, Any]]]:
     """Return (line number, object) for each non-blank line; malformed lines become problems."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        problems.append((0, f"not UTF-8 text (byte offset {exc.start})"))
+        problems.append(InvalidQuestion(0, None, f"not UTF-8 text (byte offset {exc.start})"))
         return []
     out: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(text.splitlines(), 1):
@@ -141,10 +201,10 @@ def read_lines(data: bytes, problems: list[tuple[int, str]]) -> list[tuple[int, 
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            problems.append((number, f"not valid JSON: {exc}"))
+            problems.append(InvalidQuestion(number, None, f"not valid JSON: {exc}"))
             continue
         if not isinstance(value, dict):
-            problems.append((number, "expected a JSON object"))
+            problems.append(InvalidQuestion(number, None, "expected a JSON object"))
             continue
         out.append((number, value))
     return out
@@ -182,11 +242,36 @@ def text_field(raw: dict[str, Any], name: str, context: str = "") -> str:
     return value
 
 
+def whole(value: Any) -> TypeGuard[int]:
+    """Return whether value is a whole number (and not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def pinned_span(document: Document, raw: dict[str, Any], evidence: str, context: str) -> Span:
+    """Return the span start/end give, checked to hold the quote (whitespace collapsed)."""
+    start, end = raw.get("start"), raw.get("end")
+    if not whole(start) or not whole(end):
+        raise QuestionsError(f"{context}start and end must both be whole numbers")
+    if not 0 <= start < end <= len(document.text):
+        raise QuestionsError(
+            f"{context}start {start} and end {end} are not a span of {document.source}'s "
+            f"parsed text ({len(document.text)} characters)"
+        )
+    if collapse_whitespace(document.text[start:end]) != collapse_whitespace(evidence):
+        found = collapse_whitespace(document.text[start:end])
+        short = found if len(found) <= 60 else found[:57] + "..."
+        raise QuestionsError(
+            f"{context}the parsed text at [{start}:{end}] is {short!r}, not the quote"
+        )
+    return (start, end)
+
+
 class EvidenceFinder:
     """Locate passages in the parsed documents, caching each document's collapsed text."""
 
-    def __init__(self, documents: list[Document]) -> None:
+    def __init__(self, documents: list[Document], corpus_root: Path | None = None) -> None:
         self.documents = {d.source: d for d in documents}
+        self.files = FileOffsets(documents, corpus_root)
         self._collapsed: dict[str, CollapsedText] = {}
         self._sections: dict[str, list[Section]] = {}
 
@@ -209,8 +294,38 @@ class EvidenceFinder:
             raise QuestionsError(f"{context}section must be a non-empty string when given")
         section_span = self.section_span(document, section, context) if section else None
         evidence = text_field(raw, "evidence", context)
-        span = self.evidence_span(document, evidence, section_span, context)
+        if "source_start" in raw or "source_end" in raw:
+            span = self.file_span(document, raw, evidence, context)
+            if section_span is not None and not within(span, section_span):
+                raise QuestionsError(f"{context}the quote lies outside section {section!r}")
+        elif "start" in raw or "end" in raw:
+            span = pinned_span(document, raw, evidence, context)
+            if section_span is not None and not within(span, section_span):
+                raise QuestionsError(f"{context}start and end lie outside section {section!r}")
+        else:
+            span = self.evidence_span(document, evidence, section_span, context)
         return Passage(document.source, section, evidence, span, section_span)
+
+    def file_span(
+        self, document: Document, raw: dict[str, Any], evidence: str, context: str
+    ) -> Span:
+        """Return the parsed-text span of the quote source_start/source_end pin in the file."""
+        start, end = raw.get("source_start"), raw.get("source_end")
+        if not whole(start) or not whole(end) or "start" in raw or "end" in raw:
+            raise QuestionsError(
+                f"{context}source_start and source_end must both be whole numbers "
+                "(and not given with start/end)"
+            )
+        try:
+            text = self.files.file_text(document)
+            if not 0 <= start < end <= len(text):
+                raise RowError(f"source_start {start} and source_end {end} are not a span of "
+                               f"{document.source}'s file ({len(text)} characters)")  # fmt: skip
+            if collapse_whitespace(text[start:end]) != collapse_whitespace(evidence):
+                raise RowError(f"{document.source}'s file text at [{start}:{end}] is not the quote")
+            return self.files.map_span(document, text, text[start:end], start, "")
+        except RowError as exc:
+            raise QuestionsError(f"{context}{exc}") from None
 
     def document(self, source: str, context: str) -> Document:
         """Return the parsed document `source`, or raise naming the near misses."""

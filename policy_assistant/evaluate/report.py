@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from policy_assistant.evaluate.bootstrap import Bootstrap, Interval
-from policy_assistant.evaluate.questions import Question
+from policy_assistant.evaluate.questions import InvalidQuestion, Question
 from policy_assistant.evaluate.score import BudgetOutcome, QuestionOutcome
 from policy_assistant.records import Chunk
 
@@ -178,7 +178,9 @@ class EvalReport:
     comparisons: tuple[Comparison, ...]
     """Every pair of chunkers on every gated figure."""
     warnings: tuple[str, ...] = ()
-    """What the user should know (from parsing); not part of the JSON form."""
+    """What the user should know (parsing, questions left out); not part of the JSON form."""
+    invalid: tuple[InvalidQuestion, ...] = ()
+    """Questions of the file left out as invalid, each with its reason."""
 
     @property
     def leaks(self) -> int:
@@ -200,6 +202,11 @@ class EvalReport:
                 for i, q in enumerate(self.questions)
             },
         }
+        if self.invalid:
+            # Only when some were left out: a clean run's JSON (and baseline) keeps its form.
+            out["invalid_questions"] = [
+                {"line": q.line, "id": q.id, "reason": q.reason} for q in self.invalid
+            ]
         if detail:
             out["comparisons"] = [comparison_dict(c) for c in self.comparisons]
             out["questions"] = [

@@ -9,14 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant import __version__
-from policy_assistant.chunk import CHUNKERS, chunk_documents, make_chunker
-from policy_assistant.errors import PolicyAssistantError, UsageError
+from policy_assistant.chunk import CHUNKERS, chunk_documents
+from policy_assistant.errors import PolicyAssistantError, QuestionsError, UsageError
 from policy_assistant.evaluate.bootstrap import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Bootstrap,
 )
+from policy_assistant.evaluate.chunk_records import ChunkFile, load_chunk_file
 from policy_assistant.evaluate.questions import Question, QuestionSet, load_questions
 from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
 from policy_assistant.evaluate.retrieval import (
@@ -26,6 +27,7 @@ from policy_assistant.evaluate.retrieval import (
     chunk_retriever,
 )
 from policy_assistant.evaluate.score import Layout, QuestionOutcome, score_question
+from policy_assistant.evaluate.variants import Variant, parse_variants
 from policy_assistant.ids import content_id
 from policy_assistant.index import Index, open_index
 from policy_assistant.index.settings import BM25_DEFAULTS
@@ -51,7 +53,7 @@ class EvalSettings:
     """What to compare and how."""
 
     chunkers: tuple[str, ...] = tuple(CHUNKERS)
-    """Registry names of the chunkers to compare, in the order shown."""
+    """Chunker variants to compare, in the order shown: `structure`, `fixed:size=50`, ..."""
     chunker_options: dict[str, int] = field(default_factory=dict)
     """Settings given on the command line; each chunker takes the ones it knows."""
     budgets: tuple[int, ...] = DEFAULT_BUDGETS
@@ -66,29 +68,34 @@ class EvalSettings:
     """Confidence level of the intervals."""
     indexes: tuple[Path, ...] = ()
     """Index folders evaluated as they were built and shipped, beside the chunkers."""
+    chunk_files: tuple[Path, ...] = ()
+    """Files of chunk records from any tool, one variant each."""
+    strict: bool = False
+    """Stop on any invalid question instead of leaving it out."""
 
     def __post_init__(self) -> None:
         # Every stage indexes budgets by position: one order (ascending, no repeats) for all.
         object.__setattr__(self, "budgets", tuple(sorted(set(self.budgets))))
 
-    def check(self) -> None:
-        """Raise UsageError when the settings cannot be run."""
-        if not self.chunkers and not self.indexes:
-            raise UsageError("name at least one chunker or index")
-        unknown = [c for c in self.chunkers if c not in CHUNKERS]
-        if unknown:
-            raise UsageError(f"unknown chunker {unknown[0]!r}; choose from {', '.join(CHUNKERS)}")
-        if len(set(self.chunkers)) != len(self.chunkers):
-            raise UsageError("a chunker is named twice")
+    def check(self) -> tuple[Variant, ...]:
+        """Return the chunker variants; UsageError when the settings cannot be run."""
+        variants = parse_variants(self.chunkers)
+        if not variants and not self.indexes and not self.chunk_files:
+            raise UsageError("name at least one chunker, chunk file or index")
         if not self.budgets or any(b < 1 for b in self.budgets):
             raise UsageError("budgets must be whole numbers of words, at least 1")
         if self.k < 1:
             raise UsageError(f"k must be at least 1, got {self.k}")
-
-    def options_for(self, chunker: str) -> dict[str, int]:
-        """Return the command-line settings the chunker takes."""
-        names = CHUNKERS[chunker].setting_names
-        return {key: value for key, value in self.chunker_options.items() if key in names}
+        unused = sorted(
+            key
+            for key in self.chunker_options
+            if not any(key in CHUNKERS[v.chunker].setting_names for v in variants)
+        )
+        if unused:
+            raise UsageError(f"no chunker compared takes {', '.join(unused)}")
+        for variant in variants:
+            variant.make(self.chunker_options)
+        return variants
 
 
 def run_eval(
@@ -100,25 +107,28 @@ def run_eval(
 ) -> EvalReport:
     """Parse the corpus, load the questions, and compare the chunkers on them."""
     settings.check()
-    unused = sorted(
-        key
-        for key in settings.chunker_options
-        if not any(key in CHUNKERS[c].setting_names for c in settings.chunkers)
-    )
-    if unused:
-        raise UsageError(f"no chunker compared takes {', '.join(unused)}")
     parsed = read_corpus(corpus, options, progress=progress)
     if parsed.failures:
         listed = "; ".join(str(f) for f in parsed.failures)
         raise PolicyAssistantError(f"eval needs every document; these failed to parse: {listed}")
-    question_set = load_questions(questions_path, parsed.documents)
+    question_set = load_questions(
+        questions_path, parsed.documents, strict=settings.strict, corpus_root=parsed.root
+    )
+    files = [load_chunk_file(p, parsed.documents) for p in settings.chunk_files]
     with ExitStack() as stack:
         shipped = [stack.enter_context(open_shipped(p, parsed.documents)) for p in settings.indexes]
         report = evaluate(
-            parsed.documents, question_set, settings, progress=progress, shipped=shipped
+            parsed.documents,
+            question_set,
+            settings,
+            progress=progress,
+            shipped=shipped,
+            chunk_files=files,
         )
     where = {**report.settings, "corpus": corpus_identity(corpus, parsed.documents)}
-    return replace(report, settings=where, warnings=(*parsed.notices, *parsed.warnings))
+    placed = [w for w in (f.warning() for f in files) if w is not None]
+    warnings = (*parsed.notices, *parsed.warnings, *question_set.warnings(), *placed)
+    return replace(report, settings=where, warnings=warnings)
 
 
 @dataclass(frozen=True)
@@ -158,26 +168,28 @@ def evaluate(
     make_retriever: RetrieverFactory | None = None,
     progress: Progress | None = None,
     shipped: Sequence[Shipped] = (),
+    chunk_files: Sequence[ChunkFile] = (),
 ) -> EvalReport:
-    """Compare the chunkers (and shipped indexes) on parsed documents and loaded questions."""
-    settings.check()
+    """Compare the chunkers (and chunk files, shipped indexes) on parsed documents and questions."""
+    variants = settings.check()
     factory = make_retriever or (lambda chunks: chunk_retriever(chunks, BM25_DEFAULTS))
     questions = question_set.questions
+    if not questions:
+        raise QuestionsError(f"{question_set.path}: no valid questions to evaluate")
+    todo = [(v.name, chunked(documents, v, settings, factory)) for v in variants]
+    todo += [(f.name, given(f, factory)) for f in chunk_files]
+    todo += [(one.name, shipped_rows(one)) for one in shipped]
+    names = [name for name, _ in todo]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(f"two rows would be named {twice[0]!r}: give the files other names")
     runs: list[ChunkerRun] = []
-    total = len(settings.chunkers) + len(shipped)
-    for done, name in enumerate(settings.chunkers, 1):
-        chunker = make_chunker(name, **settings.options_for(name))
-        chunks = tuple(chunk_documents(documents, chunker))
-        outcomes = score_all(questions, chunks, factory(chunks), settings)
-        runs.append(ChunkerRun(name, chunker.spec(), chunks, outcomes))
+    for done, (name, build) in enumerate(todo, 1):
+        spec, chunks, retriever = build()
+        outcomes = score_all(questions, chunks, retriever, settings)
+        runs.append(ChunkerRun(name, spec, chunks, outcomes))
         if progress:
-            progress(done, total, name)
-    for done, one in enumerate(shipped, len(settings.chunkers) + 1):
-        chunks = tuple(one.index.chunks())
-        outcomes = score_all(questions, chunks, IndexRetriever(one.index), settings)
-        runs.append(ChunkerRun(one.name, one.spec, chunks, outcomes))
-        if progress:
-            progress(done, total, one.name)
+            progress(done, len(todo), name)
     boot = Bootstrap(len(questions), settings.seed, settings.resamples, settings.level)
     return EvalReport(
         settings=report_settings(question_set, runs, settings),
@@ -185,7 +197,38 @@ def evaluate(
         runs=tuple(runs),
         summaries=tuple(summarize(run, settings.budgets, boot) for run in runs),
         comparisons=tuple(compare(runs, settings.budgets, boot)),
+        invalid=question_set.invalid,
     )
+
+
+Build = Callable[[], tuple[dict[str, Any], tuple[Chunk, ...], Retriever]]
+"""Makes one row's spec, chunks and the retriever over them, when the row's turn comes."""
+
+
+def chunked(
+    documents: Sequence[Document],
+    variant: Variant,
+    settings: EvalSettings,
+    factory: RetrieverFactory,
+) -> Build:
+    """Return the build of a chunker variant's row: chunk the documents, index the chunks."""
+
+    def build() -> tuple[dict[str, Any], tuple[Chunk, ...], Retriever]:
+        chunker = variant.make(settings.chunker_options)
+        chunks = tuple(chunk_documents(documents, chunker))
+        return chunker.spec(), chunks, factory(chunks)
+
+    return build
+
+
+def given(chunk_file: ChunkFile, factory: RetrieverFactory) -> Build:
+    """Return the build of a chunk file's row: its chunks, indexed as ours are."""
+    return lambda: (chunk_file.spec, chunk_file.chunks, factory(chunk_file.chunks))
+
+
+def shipped_rows(one: Shipped) -> Build:
+    """Return the build of a shipped index's row: its chunks, searched in the index itself."""
+    return lambda: (one.spec, tuple(one.index.chunks()), IndexRetriever(one.index))
 
 
 def score_all(

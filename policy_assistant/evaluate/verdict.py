@@ -96,3 +96,85 @@ def leak_messages(report: EvalReport) -> list[str]:
                 f"{s.name}: {s.leaks} non-public chunks returned to public questions ({shown})"
             )
     return lines
+
+
+EMPTY_NOTE_SHARE = 0.05
+"""Share of empty contexts at a budget from which a variant is said not to fill it."""
+MIN_QUESTIONS = 30
+"""Below this many questions one question moves a figure by over 3 points: too few to decide."""
+CAP_SETTINGS = ("max_words", "size")
+"""Settings that cap a variant's chunk size, in the order they are looked for."""
+
+
+def reading_lines(report: EvalReport) -> list[str]:
+    """Return what the figures mean, one line each: budgets not filled, too few questions, best."""
+    return [*budget_lines(report), *few_questions_lines(report), *best_lines(report)]
+
+
+def budget_lines(report: EvalReport) -> list[str]:
+    """Return a line per variant and budget where many contexts are empty: chunks over B."""
+    n = len(report.questions)
+    lines = []
+    for run, summary in zip(report.runs, report.summaries, strict=True):
+        setting = next((s for s in CAP_SETTINGS if s in run.spec), None)
+        largest = max((c.words for c in run.chunks), default=0)
+        cap = int(run.spec[setting]) if setting else largest
+        lower = f"lower {setting}" if setting else "use smaller chunks"
+        for b in summary.budgets:
+            if b.empty_contexts and b.empty_contexts >= EMPTY_NOTE_SHARE * n:
+                lines.append(
+                    f"{summary.name} cannot fill B={b.budget}: {b.empty_contexts} of {n} "
+                    f"contexts empty (first result over {b.budget} words; its chunks run to "
+                    f"{largest}) — compare at B ≥ {max(cap, b.budget + 1)}, or {lower}"
+                )
+    return lines
+
+
+def few_questions_lines(report: EvalReport) -> list[str]:
+    """Return a line when the questions are too few for the intervals to separate anything."""
+    n = len(report.questions)
+    separated = any(not c.inside for c in report.comparisons)
+    if n >= MIN_QUESTIONS and (separated or len(report.summaries) < 2):
+        return []
+    widths = [
+        s.figure(name).high - s.figure(name).low
+        for s in report.summaries
+        for name in figure_names(report.settings["budgets"])
+    ]
+    width = sum(widths) / len(widths) if widths else 0.0
+    if n < MIN_QUESTIONS:
+        return [
+            f"only {n} questions: one question moves a figure by {1 / n:.3f} and the 95% "
+            f"intervals are {width:.2f} wide on average; a difference smaller than that cannot "
+            f"be told from noise — add questions (at least {MIN_QUESTIONS})"
+        ]
+    return [
+        f"no paired interval excludes 0 over {n} questions: this run cannot tell the variants "
+        "apart on any figure"
+    ]
+
+
+def best_lines(report: EvalReport) -> list[str]:
+    """Return per budget the best variant on complete@B, and whether it beats the runner-up."""
+    lines = []
+    for v in verdicts(report):
+        if not v.figure.startswith("complete@"):
+            continue
+        others = (*v.within_noise, *v.different)
+        runner = max(others, key=lambda x: x.difference.value)
+        if runner.same_everywhere:
+            verdict = f"ties {runner.name} on every question"
+        elif runner.difference.contains(0.0):
+            verdict = (
+                f"not separated from the runner-up {runner.name} "
+                f"({0.0 - runner.difference.value:+.3f}, paired interval holds 0)"
+            )
+        else:
+            verdict = (
+                f"ahead of the runner-up {runner.name} by {0.0 - runner.difference.value:+.3f}, "
+                f"paired interval [{0.0 - runner.difference.high:+.3f}, "
+                f"{0.0 - runner.difference.low:+.3f}] excludes 0"
+            )
+        budget = v.figure.partition("@")[2]
+        lines.append(f"B={budget}: best on complete@B is {v.best} ({v.best_value:.3f}), {verdict}")
+    return lines
