@@ -1,0 +1,100 @@
+"""Scoring units: BM25 of the unit's own text, plus its section's and document's fields.
+
+A unit's score is a weighted sum of three BM25 scores, each from its own index with its own
+length normalization: the unit's text (a table row behind its header row), its section's
+heading path (one row per section), and its document's identity (title, version, file name
+and first words; one row per document). Only units whose own text matches score: the
+context fields rank a matching unit of the right section or document above a look-alike,
+they never bring in a unit that shares no term with the query. This is a sum of per-field
+BM25s, not Lucene's BM25F (which sums term frequencies before saturation): the fields are
+stored once per section and once per document instead of once per unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from policy_assistant.index.bm25 import BM25_DEFAULTS, BM25Index
+from policy_assistant.index.tokenize import tokenize, word_terms
+from policy_assistant.index.units import (
+    UnitSet,
+    document_identity,
+    section_context,
+    unit_index_text,
+)
+from policy_assistant.records import ACCESS_LABELS
+
+FIELD_WEIGHTS: dict[str, float] = {"section": 0.3, "document": 0.3}
+"""Weight of the section (heading path) and document (identity) fields beside the unit's own."""
+
+
+@dataclass(frozen=True)
+class UnitIndex:
+    """Units with the three BM25 indexes that score them."""
+
+    units: UnitSet
+    """The units, their parents and documents."""
+    body: BM25Index
+    """BM25 over each unit's text, one row per unit."""
+    sections: BM25Index
+    """BM25 over each section's heading path, one row per section."""
+    documents: BM25Index
+    """BM25 over each document's identity, one row per document."""
+    weights: dict[str, float] = field(default_factory=lambda: dict(FIELD_WEIGHTS))
+    """Weights of the section and document fields."""
+    access: npt.NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, np.uint8))
+    """Each unit's access label as its index in ACCESS_LABELS."""
+
+    @classmethod
+    def build(
+        cls, units: UnitSet, weights: dict[str, float] | None = None, **bm25: Any
+    ) -> UnitIndex:
+        """Build the three BM25 indexes over units (bm25: variant, k1, b)."""
+        params = {**BM25_DEFAULTS, **bm25}
+
+        def index(texts: Any) -> BM25Index:
+            return BM25Index.build(texts, word_terms=word_terms, **params)
+
+        body = index(unit_index_text(units, row) for row in range(len(units)))
+        sections = index(section_context(units, s) for s in range(len(units.paths)))
+        documents = index(document_identity(units, d) for d in range(len(units.docs)))
+        return cls(units, body, sections, documents, dict(weights or FIELD_WEIGHTS),
+                   units.access_codes())  # fmt: skip
+
+    def with_weights(self, weights: dict[str, float]) -> UnitIndex:
+        """Return the same index scoring with other field weights."""
+        return UnitIndex(self.units, self.body, self.sections, self.documents, weights, self.access)
+
+    def search(self, query: str, n: int, access: str | None = None) -> list[tuple[int, float]]:
+        """Return up to n (unit row, score) pairs, best first, that access may see.
+
+        None means public (fail closed); ties break by row.
+        """
+        level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
+        terms = tokenize(query)
+        if n <= 0 or not terms or not len(self.units):
+            return []
+        body = self.body.scores(terms)
+        rows = np.flatnonzero((body > 0) & (self.access <= level))
+        if not len(rows):
+            return []
+        total = body[rows]
+        cols = self.units.columns
+        for name, index, parent in (
+            ("section", self.sections, cols["unit_section"]),
+            ("document", self.documents, cols["unit_doc"]),
+        ):
+            weight = self.weights.get(name, 0.0)
+            if weight:
+                total = total + weight * index.scores(terms)[parent[rows]]
+        if len(rows) > n:  # rows ascend, so the first rows tied at the n-th score win
+            kth = np.partition(total, len(total) - n)[len(total) - n]
+            above, tied = np.flatnonzero(total > kth), np.flatnonzero(total == kth)
+            keep = np.concatenate([above, tied[: n - len(above)]])
+            rows, total = rows[keep], total[keep]
+        order = np.lexsort((rows, -total))
+        return [(int(rows[i]), float(total[i])) for i in order]

@@ -1,0 +1,149 @@
+"""The context assembler: whole units, within the budget, merged, never empty while a hit fits."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from policy_assistant.errors import UsageError
+from policy_assistant.index.context import STRATEGIES, ContextSettings, assemble
+from policy_assistant.index.passages import ContextPassage, pages_of
+from policy_assistant.index.unit_search import UnitIndex
+from policy_assistant.index.units import UnitSet, build_units
+from policy_assistant.parse import parse_path
+from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.records import Document, DocumentMeta
+from policy_assistant.text import count_words
+
+QUERIES = (
+    "is my sprinkler still under warranty after 14 months",
+    "refund above the till limit",
+    "how do I winterize the pressure washer pump",
+    "delivery charges for large items",
+    "loyalty points expire",
+)
+
+
+@pytest.fixture(scope="module")
+def corpus(corpus_dir: Path) -> tuple[dict[str, Document], UnitIndex]:
+    docs = parse_path(corpus_dir).documents
+    return {d.source: d for d in docs}, UnitIndex.build(build_units(docs))
+
+
+def long_doc() -> Document:
+    """Two sections of ten sentences each."""
+    builder = DocumentBuilder()
+    builder.heading("Frost", 1, ())
+    builder.add("paragraph", " ".join(f"Frost rule {i} applies here." for i in range(10)), ())
+    builder.heading("Storage", 1, ())
+    builder.add("paragraph", " ".join(f"Storage rule {i} applies here." for i in range(10)), ())
+    return builder.build("guides/care.md", "0" * 64, DocumentMeta(access="public"), "Care")
+
+
+def unit_bounds(units: UnitSet, source: str) -> tuple[set[int], set[int]]:
+    row = next(i for i, d in enumerate(units.docs) if d.source == source)
+    mine = units.col("unit_doc") == row
+    return set(units.col("unit_start")[mine].tolist()), set(units.col("unit_end")[mine].tolist())
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("budget", [20, 50, 100, 200, 400])
+def test_contexts_fit_the_budget_and_cut_no_unit(
+    corpus: tuple[dict[str, Document], UnitIndex], strategy: str, budget: int
+) -> None:
+    docs, index = corpus
+    settings = ContextSettings(strategy)
+    for query in QUERIES:
+        hits = index.search(query, 50, "staff")
+        context = assemble(index.units, hits, budget, settings)
+        assert sum(p.words for p in context) <= budget
+        assert context, f"empty context for {query!r} at {budget}"
+        for p in context:
+            doc = docs[p.source]
+            starts, ends = unit_bounds(index.units, p.source)
+            assert p.start in starts and p.end in ends  # whole sentences, rows, lines
+            assert p.text.endswith(doc.text[p.start : p.end])
+            assert p.words == count_words(p.text)
+            assert p.text.startswith(doc.title)  # the title is carried, and counted
+            assert p.pages == pages_of(doc.pages, p.start, p.end)
+        spans = sorted((p.source, p.start, p.end) for p in context)
+        for a, b in pairwise(spans):
+            assert a[0] != b[0] or a[2] < b[1], "overlapping passages were not merged"
+        assert [p.rank for p in context] == list(range(1, len(context) + 1))
+
+
+def test_a_hit_that_does_not_fit_is_skipped_not_the_end() -> None:
+    builder = DocumentBuilder()
+    builder.add("paragraph", "Frost " + "very " * 40 + "long sentence about frost.", ())
+    builder.add("paragraph", "Frost is short.", ())
+    doc = builder.build("a.md", "0" * 64, DocumentMeta(access="public"), "A")
+    units = build_units([doc])
+    hits = [(0, 5.0), (1, 1.0)]  # the long one ranks first
+    for strategy in STRATEGIES:
+        context = assemble(units, hits, 10, ContextSettings(strategy))
+        assert [doc.text[p.start : p.end] for p in context] == ["Frost is short."]
+    assert assemble(units, hits, 2, ContextSettings()) == []  # nothing fits: empty
+
+
+def test_automerge_takes_the_whole_section_when_it_fits_and_grows_by_units_when_not() -> None:
+    doc = long_doc()
+    units = build_units([doc])
+    first, last = units.section_range(1)  # Storage: heading + 10 sentences
+    hits = [(first + 4, 3.0), (first + 6, 2.0)]
+    whole = assemble(units, hits, 200, ContextSettings(share=1.0))
+    assert len(whole) == 1
+    assert doc.text[whole[0].start : whole[0].end].startswith("Storage\n\nStorage rule 0")
+    assert whole[0].end == int(units.col("unit_end")[last])
+    small = assemble(units, hits, 24, ContextSettings(share=1.0))
+    assert len(small) == 1
+    body = doc.text[small[0].start : small[0].end]
+    assert "Storage rule 3" in body and "Storage rule 5" in body  # both hits, merged
+    assert small[0].words <= 24 and "Frost" not in body
+
+
+def test_window_strategy_stays_in_its_section_and_merges_touching_windows() -> None:
+    doc = long_doc()
+    units = build_units([doc])
+    _, frost_last = units.section_range(0)
+    hits = [(frost_last, 2.0), (frost_last - 2, 1.0)]
+    context = assemble(units, hits, 400, ContextSettings("window", window=1))
+    assert len(context) == 1
+    body = doc.text[context[0].start : context[0].end]
+    assert body.startswith("Frost rule 6") and body.endswith("Frost rule 9 applies here.")
+    assert context[0].score == 3.0
+
+
+def test_sprinkler_context_holds_the_warranty_row(
+    corpus: tuple[dict[str, Document], UnitIndex],
+) -> None:
+    _, index = corpus
+    hits = index.search(QUERIES[0], 50)
+    row = "Sprinklers and irrigation | Oscillating sprinklers, DI-100 drip kits, timers | 18 months"
+    for budget in (50, 100, 200):
+        context = assemble(index.units, hits, budget, ContextSettings())
+        assert row in context[0].text
+        assert context[0].sections == (("Warranty Policy", "2. Warranty periods by category"),)
+
+
+def test_same_input_gives_the_same_context(corpus: tuple[dict[str, Document], UnitIndex]) -> None:
+    docs, index = corpus
+    again = UnitIndex.build(build_units(list(docs.values())[::-1]))
+
+    def contexts(ix: UnitIndex) -> list[list[ContextPassage]]:
+        return [assemble(ix.units, ix.search(q, 50), 200, ContextSettings()) for q in QUERIES]
+
+    assert contexts(index) == contexts(again)
+
+
+def test_bad_settings_are_usage_errors() -> None:
+    units = build_units([long_doc()])
+    for settings in (
+        ContextSettings("nope"),
+        ContextSettings(window=-1),
+        ContextSettings(share=0),
+        ContextSettings(candidates=0),
+    ):
+        with pytest.raises(UsageError):
+            assemble(units, [(0, 1.0)], 100, settings)
