@@ -39,16 +39,26 @@ def window_runs(docs, qset, sizes) -> list[ChunkerRun]:  # type: ignore[no-untyp
     return runs + list(evaluate(docs, qset, settings).runs)
 
 
+def fields(section: float, document: float, passage: float) -> dict[str, float]:
+    """Return field weights."""
+    return {"section": section, "document": document, "passage": passage}
+
+
 def strategies(names: list[str]) -> list[Strategy]:
-    """Return the strategies to compare."""
+    """Return the strategies to compare (the defaults, then one change each)."""
+    am = ContextSettings("automerge")
     all_ = [
         Strategy("units", ContextSettings("units")),
         Strategy("window-2", ContextSettings("window", window=2)),
-        Strategy("automerge", ContextSettings("automerge")),
+        Strategy("automerge", am),
         Strategy("automerge-s50", ContextSettings("automerge", share=0.5)),
         Strategy("automerge-s100", ContextSettings("automerge", share=1.0)),
-        Strategy("automerge-nofields", ContextSettings("automerge"), {"section": 0, "document": 0}),
-        Strategy("automerge-doc1", ContextSettings("automerge"), {"section": 0.3, "document": 1.0}),
+        Strategy("automerge-nofields", am, fields(0, 0, 0)),
+        Strategy("automerge-p0", am, fields(0.3, 0.3, 0)),
+        Strategy("automerge-p05", am, fields(0.3, 0.3, 0.5)),
+        Strategy("automerge-p2", am, fields(0.3, 0.3, 2.0)),
+        Strategy("automerge-doc0", am, fields(0.3, 0, 1.0)),
+        Strategy("automerge-doc1", am, fields(0.3, 1.0, 1.0)),
     ]
     return [s for s in all_ if not names or s.name in names]
 

@@ -1,18 +1,20 @@
 """Scoring units: BM25 of the unit's own text, plus its section's and document's fields.
 
-A unit's score is a weighted sum of three BM25 scores, each from its own index with its own
+A unit's score is a weighted sum of four BM25 scores, each from its own index with its own
 length normalization: the unit's text (a table row behind its header row), its section's
-heading path (one row per section), and its document's identity (title, version, file name
-and first words; one row per document). Only units whose own text matches score: the
-context fields rank a matching unit of the right section or document above a look-alike,
-they never bring in a unit that shares no term with the query. This is a sum of per-field
-BM25s, not Lucene's BM25F (which sums term frequencies before saturation): the fields are
-stored once per section and once per document instead of once per unit.
+heading path (one row per section), its document's identity (title, version, file name
+and first words; one row per document) and its section's whole text (one row per section:
+a passage-level BM25, so terms spread over a section lift each of its matching units).
+Only units whose own text matches score: the context fields rank a matching unit of the
+right section or document above a look-alike, they never bring in a unit that shares no term
+with the query. This is a sum of per-field BM25s, not Lucene's BM25F (which sums term
+frequencies before saturation): the fields are stored once per section and once per document
+instead of once per unit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -24,12 +26,14 @@ from policy_assistant.index.units import (
     UnitSet,
     document_identity,
     section_context,
+    section_text,
     unit_index_text,
 )
 from policy_assistant.records import ACCESS_LABELS
 
-FIELD_WEIGHTS: dict[str, float] = {"section": 0.3, "document": 0.3}
-"""Weight of the section (heading path) and document (identity) fields beside the unit's own."""
+FIELD_WEIGHTS: dict[str, float] = {"section": 0.3, "document": 0.3, "passage": 1.0}
+"""Weight of the section (heading path), document (identity) and passage (the whole section's
+text) fields beside the unit's own."""
 
 
 @dataclass(frozen=True)
@@ -44,8 +48,10 @@ class UnitIndex:
     """BM25 over each section's heading path, one row per section."""
     documents: BM25Index
     """BM25 over each document's identity, one row per document."""
+    passages: BM25Index
+    """BM25 over each section's whole text (heading path and units), one row per section."""
     weights: dict[str, float] = field(default_factory=lambda: dict(FIELD_WEIGHTS))
-    """Weights of the section and document fields."""
+    """Weights of the section, document and passage fields."""
     access: npt.NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, np.uint8))
     """Each unit's access label as its index in ACCESS_LABELS."""
 
@@ -62,12 +68,13 @@ class UnitIndex:
         body = index(unit_index_text(units, row) for row in range(len(units)))
         sections = index(section_context(units, s) for s in range(len(units.paths)))
         documents = index(document_identity(units, d) for d in range(len(units.docs)))
-        return cls(units, body, sections, documents, dict(weights or FIELD_WEIGHTS),
-                   units.access_codes())  # fmt: skip
+        passages = index(section_text(units, s) for s in range(len(units.paths)))
+        return cls(units, body, sections, documents, passages,
+                   dict(weights or FIELD_WEIGHTS), units.access_codes())  # fmt: skip
 
     def with_weights(self, weights: dict[str, float]) -> UnitIndex:
         """Return the same index scoring with other field weights."""
-        return UnitIndex(self.units, self.body, self.sections, self.documents, weights, self.access)
+        return replace(self, weights=dict(weights))
 
     def search(self, query: str, n: int, access: str | None = None) -> list[tuple[int, float]]:
         """Return up to n (unit row, score) pairs, best first, that access may see.
@@ -87,6 +94,7 @@ class UnitIndex:
         for name, index, parent in (
             ("section", self.sections, cols["unit_section"]),
             ("document", self.documents, cols["unit_doc"]),
+            ("passage", self.passages, cols["unit_section"]),
         ):
             weight = self.weights.get(name, 0.0)
             if weight:

@@ -233,6 +233,16 @@ def section_context(units: UnitSet, section: int) -> str:
     return " \n".join(units.paths[section])
 
 
+def section_text(units: UnitSet, section: int) -> str:
+    """Return a section's passage field: its heading path and its units' text."""
+    first, last = units.section_range(section)
+    doc = int(units.col("section_doc")[section])
+    if last < first:
+        return section_context(units, section)
+    start, end = int(units.col("unit_start")[first]), int(units.col("unit_end")[last])
+    return section_context(units, section) + "\n" + units.texts[doc][start:end]
+
+
 def document_identity(units: UnitSet, doc: int, lead_words: int = 50) -> str:
     """Return a document's identity field: title, version, source and its first words."""
     info = units.docs[doc]
