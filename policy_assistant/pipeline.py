@@ -27,7 +27,9 @@ from policy_assistant.index import (
     sort_chunks,
     write_index,
 )
+from policy_assistant.index.folder import live_generation
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
+from policy_assistant.index.unit_store import UNITS_DIR, load_documents
 from policy_assistant.parse import (
     Catalog,
     catalog_warnings,
@@ -38,7 +40,7 @@ from policy_assistant.parse import (
     read_file,
     source_of,
 )
-from policy_assistant.records import Chunk
+from policy_assistant.records import Chunk, Document
 
 Progress = Callable[[int, int, str], None]
 """Called as progress(done, total, source) after each file."""
@@ -96,6 +98,8 @@ class _Previous:
     """Entries that may be reused (none when everything must be redone)."""
     chunks: dict[str, list[Chunk]] = field(default_factory=dict)
     """Reusable chunks by source."""
+    documents: dict[str, Document] = field(default_factory=dict)
+    """Reusable parsed documents by source (stored with the units), for the units."""
     known: set[str] = field(default_factory=set)
     """Every source the old index held, reusable or not."""
     exists: bool = False
@@ -123,7 +127,7 @@ def ingest(
     with index_lock(index_dir):
         previous = _load_previous(index_dir, chunker.spec(), params)
         summary.rebuilt = previous.rebuild
-        entries, chunks = _collect(
+        entries, chunks, documents = _collect(
             found.files, found.root, catalog, chunker, previous, summary, strict, progress
         )
         summary.removed = sorted(previous.known - set(entries))
@@ -131,7 +135,7 @@ def ingest(
         summary.chunks = len(chunks)
         summary.words = sum(c.words for c in chunks)
         if _needs_writing(summary, previous):
-            _write(index_dir, chunker, params, entries, chunks)
+            _write(index_dir, chunker, params, entries, chunks, documents)
             summary.written = True
     return summary
 
@@ -145,14 +149,15 @@ def _collect(
     summary: IngestSummary,
     strict: bool,
     progress: Progress | None,
-) -> tuple[dict[str, DocumentEntry], list[Chunk]]:
-    """Reuse or redo each document; return the new entries and every chunk."""
+) -> tuple[dict[str, DocumentEntry], list[Chunk], list[Document]]:
+    """Reuse or redo each document; return the new entries, every chunk and every document."""
     entries: dict[str, DocumentEntry] = {}
     chunks: list[Chunk] = []
+    documents: list[Document] = []
     for done, path in enumerate(files, 1):
         source = source_of(path, root)
         try:
-            entry, doc_chunks = _one(path, source, catalog, chunker, previous, summary)
+            entry, doc_chunks, document = _one(path, source, catalog, chunker, previous, summary)
         except DocumentError as exc:
             if strict:
                 raise
@@ -160,10 +165,11 @@ def _collect(
         else:
             entries[source] = entry
             chunks.extend(doc_chunks)
+            documents.append(document)
         if progress:
             progress(done, len(files), source)
     summary.failures.sort(key=lambda e: e.source)
-    return entries, sort_chunks(chunks)
+    return entries, sort_chunks(chunks), documents
 
 
 def _one(
@@ -173,8 +179,8 @@ def _one(
     chunker: Chunker,
     previous: _Previous,
     summary: IngestSummary,
-) -> tuple[DocumentEntry, list[Chunk]]:
-    """Return one document's manifest entry and chunks, parsing only when it changed."""
+) -> tuple[DocumentEntry, list[Chunk], Document]:
+    """Return one document's manifest entry, chunks and document, parsing only when it changed."""
     data = read_file(path, source)
     sha256 = file_sha256(data)
     entry_catalog = catalog.entries.get(source, {})
@@ -183,12 +189,12 @@ def _one(
     old = previous.entries.get(source)
     if old is not None and old.sha256 == sha256 and old.catalog == entry_catalog:
         summary.unchanged.append(source)
-        return old, previous.chunks.get(source, [])
+        return old, previous.chunks.get(source, []), previous.documents[source]
     document = parse_document(data, source, catalog)
     doc_chunks = chunker.chunk(document)
     (summary.changed if source in previous.known else summary.added).append(source)
     entry = DocumentEntry.from_document(document, [c.id for c in doc_chunks], entry_catalog)
-    return entry, doc_chunks
+    return entry, doc_chunks, document
 
 
 def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]) -> _Previous:
@@ -208,8 +214,12 @@ def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
             by_source.setdefault(chunk.source, []).append(chunk)
     except IndexError_ as exc:
         return _Previous(known=known, exists=True, rebuild=f"the old index is unusable ({exc})")
-    entries = {entry.source: entry for entry in manifest.documents}
-    return _Previous(entries, by_source, known, exists=True)
+    try:
+        documents = load_documents(live_generation(index_dir) / UNITS_DIR)
+    except (IndexError_, OSError, ValueError, KeyError, TypeError):
+        return _Previous(known=known, exists=True, rebuild="the old index holds no units")
+    entries = {e.source: e for e in manifest.documents if e.source in documents}
+    return _Previous(entries, by_source, documents, known, exists=True)
 
 
 def _settings_change(manifest: Manifest, spec: dict[str, Any], params: dict[str, Any]) -> str:
@@ -241,8 +251,9 @@ def _write(
     params: dict[str, Any],
     entries: dict[str, DocumentEntry],
     chunks: list[Chunk],
+    documents: list[Document],
 ) -> None:
-    """Build BM25 over every chunk and publish a new generation."""
+    """Build BM25 over every chunk and publish a new generation, units included."""
     index = build_bm25(chunks, params["variant"], params["k1"], params["b"])
     manifest = Manifest.create(chunker.spec(), index.params(), list(entries.values()))
-    write_index(index_dir, chunks, manifest, index)
+    write_index(index_dir, chunks, manifest, index, documents=documents)

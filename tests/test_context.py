@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from test_pipeline import write_corpus
+from typer.testing import CliRunner
 
-from policy_assistant.errors import UsageError
-from policy_assistant.index.context import STRATEGIES, ContextSettings, assemble
+from policy_assistant.chunk import make_chunker
+from policy_assistant.cli.app import app
+from policy_assistant.errors import IndexError_, UsageError
+from policy_assistant.index import open_index
+from policy_assistant.index.context import STRATEGIES, ContextSettings, assemble, context_for
 from policy_assistant.index.passages import ContextPassage, pages_of
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.units import UnitSet, build_units
 from policy_assistant.parse import parse_path
 from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.pipeline import ingest
 from policy_assistant.records import Document, DocumentMeta
 from policy_assistant.text import count_words
 
@@ -147,3 +155,64 @@ def test_bad_settings_are_usage_errors() -> None:
     ):
         with pytest.raises(UsageError):
             assemble(units, [(0, 1.0)], 100, settings)
+
+
+def test_ingest_stores_units_whose_context_matches_the_in_memory_one(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    ingest(corpus, tmp_path / "i", make_chunker("structure"))
+    docs = parse_path(corpus).documents
+    memory = UnitIndex.build(build_units(docs))
+    with open_index(tmp_path / "i") as index:
+        for query in ("sprinkler warranty", "refund code"):
+            for access in ("public", "staff"):
+                stored = index.context(query, 40, access)
+                assert stored == context_for(memory, query, 40, access)
+        assert index.context("sprinkler refund code", 400) != []
+        assert all(p.access == "public" for p in index.context("sprinkler refund code", 400))
+        assert any(p.access == "staff" for p in index.context("refund code 4471", 400, "staff"))
+        with pytest.raises(UsageError):
+            index.context("sprinkler", 100, "admin")
+
+
+def test_incremental_ingest_stores_the_same_units_as_a_cold_one(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    ingest(corpus, tmp_path / "warm", make_chunker("structure"))
+    (corpus / "b.md").write_text("# Mowers\n\nLawn mowers now carry a three year warranty.\n")
+    ingest(corpus, tmp_path / "warm", make_chunker("structure"))
+    ingest(corpus, tmp_path / "cold", make_chunker("structure"))
+
+    def units_files(index_dir: Path) -> dict[str, bytes]:
+        folder = next(index_dir.glob("gen-*")) / "units"
+        return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*.*")}
+
+    assert units_files(tmp_path / "warm") == units_files(tmp_path / "cold")
+    with open_index(tmp_path / "warm") as index:
+        assert "three year" in index.context("mower warranty", 50)[0].text
+
+
+def test_an_index_without_units_says_what_to_run_and_ingest_rebuilds_it(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    ingest(corpus, tmp_path / "i", make_chunker("structure"))
+    shutil.rmtree(next((tmp_path / "i").glob("gen-*")) / "units")
+    with open_index(tmp_path / "i") as index, pytest.raises(IndexError_, match="ingest"):
+        index.context("sprinkler", 100)
+    summary = ingest(corpus, tmp_path / "i", make_chunker("structure"))
+    assert summary.rebuilt == "the old index holds no units" and summary.written
+    with open_index(tmp_path / "i") as index:
+        assert index.context("sprinkler", 100)
+
+
+def test_search_budget_prints_the_context_with_citations(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    ingest(corpus, tmp_path / "i", make_chunker("structure"))
+    args = ["search", "sprinkler warranty", "--index", str(tmp_path / "i"), "--budget", "30"]
+    shown = CliRunner().invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    assert "a.md" in shown.output and "Oscillating" in shown.output
+    lines = CliRunner().invoke(app, [*args, "--json"]).output.splitlines()
+    passages = [json.loads(line) for line in lines]
+    assert passages and sum(p["words"] for p in passages) <= 30
+    assert {"source", "version", "access", "sections", "pages", "start", "end"} <= set(passages[0])
+    assert all(p["access"] == "public" for p in passages)
+    bad = CliRunner().invoke(app, [*args[:-1], "0"])
+    assert bad.exit_code == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -13,6 +14,7 @@ from rich.text import Text
 from policy_assistant.cli.common import emit_json_lines, err, guarded, out
 from policy_assistant.cli.options import AsJson, IndexDir
 from policy_assistant.index import SearchHit, open_index, resolve_index_dir
+from policy_assistant.index.passages import ContextPassage
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS, Chunk
 
@@ -39,12 +41,21 @@ def search_command(
         ),
     ] = DEFAULT_ACCESS,
     as_json: AsJson = False,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            "--budget", min=1, help="Print the context assembled to this many words instead."
+        ),
+    ] = None,
 ) -> None:
     """Search the index; a public search never returns a staff chunk."""
     if access not in ACCESS_LABELS:
         raise typer.BadParameter(
             f"expected one of {', '.join(ACCESS_LABELS)}", param_hint="--access"
         )
+    if budget is not None:
+        show_context(resolve_index_dir(index), query, budget, access, as_json)
+        return
     with open_index(resolve_index_dir(index)) as opened:
         hits = opened.search(query, k, access)
     if as_json:
@@ -53,6 +64,34 @@ def search_command(
         out.print(results_table(hits, set(tokenize(query))))
     if not hits:
         err.print(f"no results for {escape(query)!s} at access {access}", highlight=False)
+
+
+def show_context(index_dir: Path, query: str, budget: int, access: str, as_json: bool) -> None:
+    """Print the context assembled to budget words, passage by passage with citations."""
+    with open_index(index_dir) as opened:
+        passages = opened.context(query, budget, access)
+    if as_json:
+        emit_json_lines((p.to_dict() for p in passages), None)
+    elif passages:
+        out.print(context_table(passages, set(tokenize(query))))
+        used = sum(p.words for p in passages)
+        err.print(f"{len(passages)} passages, {used} of {budget} words", highlight=False)
+    if not passages:
+        err.print(f"no passage for {escape(query)!s} fits {budget} words at access {access}")
+
+
+def context_table(passages: list[ContextPassage], terms: set[str]) -> Table:
+    """Return the passages of a context with where each comes from."""
+    table = Table(show_lines=True)
+    for name in ("#", "words", "source", "text"):
+        table.add_column(name, justify="right" if name in ("#", "words") else "left")
+    for p in passages:
+        section = " > ".join(p.sections[0]) if p.sections else ""
+        pages = ("p. " + ",".join(map(str, p.pages))) if p.pages else ""
+        where = [p.source, f"{p.title} ({p.version})", section, pages, f"chars {p.start}-{p.end}"]
+        cite = Text("\n".join(line for line in where if line))
+        table.add_row(str(p.rank), str(p.words), cite, highlight(p.text, terms))
+    return table
 
 
 def results_table(hits: list[SearchHit], terms: set[str]) -> Table:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from policy_assistant.errors import UsageError
 from policy_assistant.index.passages import ContextPassage, Span, span_words, to_passage
+from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.units import UnitSet
 
 STRATEGIES = ("units", "window", "automerge")
@@ -73,6 +74,18 @@ def assemble(
             builder.add_window(row, score, window)
     spans = sorted(builder.spans, key=lambda s: (-s.score, s.doc, s.first))
     return [to_passage(units, span, rank) for rank, span in enumerate(spans, 1)]
+
+
+def context_for(
+    index: UnitIndex, query: str, budget: int, access: str | None = None,
+    settings: ContextSettings | None = None,
+) -> list[ContextPassage]:  # fmt: skip
+    """Rank units for query as access may see them and assemble the context (index.context)."""
+    settings = settings or ContextSettings()
+    settings.check()
+    if budget < 1:
+        raise UsageError(f"the budget must be at least 1 word, got {budget}")
+    return assemble(index.units, index.search(query, settings.candidates, access), budget, settings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,13 @@ import orjson
 
 from policy_assistant.errors import IndexError_, UsageError
 from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.context import ContextSettings, context_for
 from policy_assistant.index.folder import damaged, ingest_hint, live_generation, read_current
 from policy_assistant.index.manifest import FORMAT_VERSION, Manifest
+from policy_assistant.index.passages import ContextPassage
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS, tokenize
+from policy_assistant.index.unit_search import UnitIndex
+from policy_assistant.index.unit_store import UNITS_DIR, close_units, load_units
 from policy_assistant.records import Chunk
 
 
@@ -71,6 +75,8 @@ class LoadedIndex:
     def __init__(self, index_dir: Path, generation: Path, manifest: Manifest) -> None:
         self.index_dir = index_dir
         self.manifest = manifest
+        self.generation = generation
+        self._units: UnitIndex | None = None
         try:
             self.bm25 = BM25Index.load(generation / "bm25")
         except IndexError_ as exc:
@@ -100,6 +106,9 @@ class LoadedIndex:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+        if self._units is not None:
+            close_units(self._units)
+            self._units = None
 
     def chunk(self, row: int) -> Chunk:
         """Return the chunk at row, reading only its line."""
@@ -139,6 +148,26 @@ class LoadedIndex:
         if any(self._rank(chunk.access) > rank for _, _, chunk in hits):
             raise damaged(self.index_dir, "chunk_access.npy disagrees with chunks.jsonl")
         return [SearchHit(i, score, chunk) for i, (_, score, chunk) in enumerate(hits, 1)]
+
+    def context(
+        self, query: str, budget: int, access: str | None = None,
+        settings: ContextSettings | None = None,
+    ) -> list[ContextPassage]:  # fmt: skip
+        """Return the context for query: whole passages within budget words, best first.
+
+        Access as in search (None is public); each passage's label is checked again.
+        """
+        self.allowed(access)  # an unknown label is a usage error
+        if self._units is None:
+            try:
+                self._units = load_units(self.generation / UNITS_DIR)
+            except IndexError_ as exc:
+                raise damaged(self.index_dir, exc) from exc
+        passages = context_for(self._units, query, budget, access, settings)
+        rank = self.manifest.access_labels.index(access or self.manifest.access_labels[0])
+        if any(self._rank(p.access) > rank for p in passages):
+            raise damaged(self.index_dir, "units disagree with their documents' labels")
+        return passages
 
     def _rank(self, label: str) -> int:
         labels = self.manifest.access_labels
