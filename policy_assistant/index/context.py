@@ -24,12 +24,12 @@ context is empty only when no hit fits at all. Passages are then ordered by scor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from policy_assistant.errors import UsageError
 from policy_assistant.index.passages import ContextPassage, Span, span_words, to_passage
 from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import UnitSet
+from policy_assistant.index.units import HEADING, UnitSet
 
 STRATEGIES = ("units", "window", "automerge")
 """Context strategies over units; "chunks" (packing whole chunks) is the index's search."""
@@ -50,6 +50,12 @@ class ContextSettings:
     """Most of the free budget one passage may grow to ("automerge")."""
     decay: float = 0.5
     """Weight of each further hit of a group relative to the one before ("automerge")."""
+    headings: bool = False
+    """Whether a heading unit may be a hit; its words also score as the section's fields."""
+    header_rows: bool = True
+    """Whether a passage starting below a table's header row repeats the header row."""
+    clusters: bool = False
+    """"window": take windows by their hits' scores summed with decay, not by rank."""
 
     def check(self) -> None:
         """Raise UsageError when the settings cannot be run."""
@@ -64,12 +70,19 @@ def assemble(
 ) -> list[ContextPassage]:
     """Return the context for ranked unit hits, at most `budget` words, best passage first."""
     settings.check()
+    if units.header_rows != settings.header_rows:
+        units = replace(units, header_rows=settings.header_rows)
+    if not settings.headings:
+        kinds = units.col("unit_kind")
+        hits = [(row, score) for row, score in hits if kinds[row] != HEADING]
     builder = _Context(units, budget)
     if settings.strategy == "automerge":
         for group in _groups(units, hits, settings.decay):
             builder.grow_group(group, settings.share)
     else:
         window = settings.window if settings.strategy == "window" else 0
+        if settings.clusters and window:
+            hits = _by_cluster(units, hits, window, settings.decay)
         for row, score in hits:
             builder.add_window(row, score, window)
     spans = sorted(builder.spans, key=lambda s: (-s.score, s.doc, s.first))
@@ -109,6 +122,23 @@ def _groups(units: UnitSet, hits: Sequence[tuple[int, float]], decay: float) -> 
         for s, found in by_section.items()
     ]
     return sorted(groups, key=lambda g: -g.score)  # stable: dict order is first-hit order
+
+
+def _by_cluster(
+    units: UnitSet, hits: Sequence[tuple[int, float]], window: int, decay: float
+) -> list[tuple[int, float]]:
+    """Return the hits ordered by the decayed sum of the hit scores in each one's window."""
+    section_of = units.col("unit_section")
+    scores = dict(hits)
+    keyed = []
+    for rank, (row, score) in enumerate(hits):
+        lo, hi = units.section_range(int(section_of[row]))
+        near = sorted(
+            (scores[r] for r in range(max(lo, row - window), min(hi, row + window) + 1)
+             if r in scores), reverse=True,
+        )  # fmt: skip
+        keyed.append((-sum(s * decay**i for i, s in enumerate(near)), rank, row, score))
+    return [(row, score) for _, _, row, score in sorted(keyed)]
 
 
 class _Context:

@@ -93,10 +93,22 @@ def prefix_words(units: UnitSet, section: int) -> int:
     return words
 
 
+def lead_header(units: UnitSet, first: int) -> int:
+    """Return the header row a passage starting at unit `first` repeats, or -1.
+
+    A passage that starts on a table row below the header row carries the header row in its
+    prefix, so its cells keep their column names.
+    """
+    header = int(units.col("unit_header")[first])
+    return header if header >= 0 and units.header_rows else -1
+
+
 def span_words(units: UnitSet, span: Span) -> int:
     """Return the words a span takes in the context, its prefix included."""
     section = int(units.col("unit_section")[span.first])
-    return prefix_words(units, section) + units.words(span.first, span.last)
+    header = lead_header(units, span.first)
+    extra = int(units.col("unit_words")[header]) if header >= 0 else 0
+    return prefix_words(units, section) + extra + units.words(span.first, span.last)
 
 
 def to_passage(units: UnitSet, span: Span, rank: int) -> ContextPassage:
@@ -106,6 +118,9 @@ def to_passage(units: UnitSet, span: Span, rank: int) -> ContextPassage:
     start, end = int(cols["unit_start"][span.first]), int(cols["unit_end"][span.last])
     first_section = int(cols["unit_section"][span.first])
     prefix = prefix_of(units, span.doc, first_section)
+    header = lead_header(units, span.first)
+    if header >= 0:
+        prefix += units.unit_text(header) + "\n"
     sections = sorted({int(s) for s in cols["unit_section"][span.first : span.last + 1]})
     return ContextPassage(
         rank=rank,

@@ -93,6 +93,8 @@ class UnitSet:
     """unit_start, unit_end, unit_words, unit_kind, unit_block, unit_section, unit_doc,
     unit_header (the header row's unit of a table row, else -1), block_first, section_first,
     section_doc, doc_first (first unit row; the *_first arrays end with the unit count)."""
+    header_rows: bool = True
+    """Whether a passage starting below a table's header row repeats it in its prefix."""
     cache: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
     """Prefix words per section, filled as passages are sized."""
 
