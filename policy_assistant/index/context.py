@@ -148,11 +148,12 @@ class _Context:
         self.units = units
         self.budget = budget
         self.spans: list[Span] = []
+        self._used = 0
         self._doc = units.col("unit_doc")
 
     def free(self) -> int:
         """Return the words still free."""
-        return self.budget - sum(span_words(self.units, s) for s in self.spans)
+        return self.budget - self._used
 
     def _covering(self, row: int) -> int | None:
         doc = int(self._doc[row])
@@ -182,9 +183,11 @@ class _Context:
             if s.doc == doc and s.first <= merged.last + 1 and merged.first <= s.last + 1:
                 first, last = min(s.first, merged.first), max(s.last, merged.last)
                 merged = Span(doc, first, last, s.score + merged.score)
+                self._used -= span_words(self.units, s)
             else:
                 keep.append(s)
         self.spans = [*keep, merged]
+        self._used += span_words(self.units, merged)
 
     def add_window(self, row: int, score: float, window: int) -> None:
         """Add a hit with up to `window` units either side in its section, shrunk to fit."""

@@ -59,7 +59,7 @@ class UnitIndex:
     def build(
         cls, units: UnitSet, weights: dict[str, float] | None = None, **bm25: Any
     ) -> UnitIndex:
-        """Build the three BM25 indexes over units (bm25: variant, k1, b)."""
+        """Build the four BM25 indexes over units (bm25: variant, k1, b, and workers)."""
         params = {**BM25_DEFAULTS, **bm25}
 
         def index(texts: Any) -> BM25Index:
