@@ -33,7 +33,8 @@ from policy_assistant.index.units import HEADING, UnitSet
 
 STRATEGIES = ("units", "window", "automerge")
 """Context strategies over units; "chunks" (packing whole chunks) is the index's search."""
-DEFAULT_STRATEGY = "automerge"
+DEFAULT_STRATEGY = "window"
+"""The strategy measured best on the external question sets (notes/context.md)."""
 
 
 @dataclass(frozen=True, slots=True)
