@@ -75,6 +75,10 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("window-3c", ContextSettings("window", window=3, clusters=True)),
         Strategy("window-2-headings", ContextSettings("window", window=2, headings=True)),
         Strategy("window-4", ContextSettings("window", window=4)),
+        Strategy("window-2-docs1", ContextSettings("window"), top_documents=1),
+        Strategy("window-2-docs3", ContextSettings("window"), top_documents=3),
+        Strategy("window-2-doc1", ContextSettings("window"), fields(0.3, 1.0, 1.0)),
+        Strategy("window-2-doc0", ContextSettings("window"), fields(0.3, 0.0, 1.0)),
     ]
     return [s for s in all_ if not names or s.name in names]
 

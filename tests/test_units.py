@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 
@@ -135,3 +136,11 @@ def test_field_weights_lift_the_document_the_query_names() -> None:
     assert tied[0][1] == tied[1][1]  # the two bodies are the same words
     best = fields.search(query, 1)[0][0]
     assert units.docs[int(units.col("unit_doc")[best])].source == "guides/b.md"
+
+
+def test_documents_first_keeps_units_of_the_best_documents_only() -> None:
+    docs = [make_doc("guides/a.md", title="Teak deck"), make_doc("guides/b.md", title="Pine deck")]
+    index = replace(UnitIndex.build(build_units(docs)), top_documents=1)
+    hits = index.search("pine deck oil twice a year", 20)
+    sources = {index.units.docs[int(index.units.col("unit_doc")[r])].source for r, _ in hits}
+    assert sources == {"guides/b.md"} and len(hits) > 1

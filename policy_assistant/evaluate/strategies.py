@@ -63,6 +63,8 @@ class Strategy:
     """How contexts are assembled."""
     weights: dict[str, float] | None = None
     """Field weights of the unit ranking (None: the defaults)."""
+    top_documents: int = 0
+    """Rank documents first and units within the best this many (0: off)."""
 
 
 def strategy_runs(
@@ -74,6 +76,7 @@ def strategy_runs(
     for strategy in strategies:
         strategy.context.check()
         ranked = index if strategy.weights is None else index.with_weights(strategy.weights)
+        ranked = replace(ranked, top_documents=strategy.top_documents)
         outcomes = tuple(score_strategy(ranked, q, strategy.context, k, budgets) for q in questions)
         spec = {"name": strategy.name, "strategy": strategy.context.strategy}
         runs.append(ChunkerRun(strategy.name, spec, (), outcomes))
@@ -191,4 +194,6 @@ def _settings_dict(strategy: Strategy) -> dict[str, object]:
         out.update(share=c.share, decay=c.decay)
     if strategy.weights is not None:
         out["weights"] = dict(strategy.weights)
+    if strategy.top_documents:
+        out["top_documents"] = strategy.top_documents
     return out

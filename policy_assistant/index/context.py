@@ -75,7 +75,8 @@ def assemble(
         units = replace(units, header_rows=settings.header_rows)
     if not settings.headings:
         kinds = units.col("unit_kind")
-        hits = [(row, score) for row, score in hits if kinds[row] != HEADING]
+        # Headings only when nothing else matched: never an empty context while a hit fits.
+        hits = [(row, score) for row, score in hits if kinds[row] != HEADING] or list(hits)
     builder = _Context(units, budget)
     if settings.strategy == "automerge":
         for group in _groups(units, hits, settings.decay):

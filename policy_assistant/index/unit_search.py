@@ -23,6 +23,7 @@ import numpy.typing as npt
 from policy_assistant.index.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.tokenize import tokenize, word_terms
 from policy_assistant.index.units import (
+    Ints,
     UnitSet,
     document_identity,
     section_context,
@@ -54,6 +55,9 @@ class UnitIndex:
     """Weights of the section, document and passage fields."""
     access: npt.NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, np.uint8))
     """Each unit's access label as its index in ACCESS_LABELS."""
+    top_documents: int = 0
+    """Rank documents first and keep units of the best this many only (0: every document).
+    A document scores its identity field (weighted) plus its best section's passage field."""
 
     @classmethod
     def build(
@@ -86,7 +90,11 @@ class UnitIndex:
         if n <= 0 or not terms or not len(self.units):
             return []
         body = self.body.scores(terms)
-        rows = np.flatnonzero((body > 0) & (self.access <= level))
+        allowed = (body > 0) & (self.access <= level)
+        if self.top_documents:
+            doc_of = self.units.col("unit_doc")
+            allowed &= self._best_documents(terms, doc_of[allowed])[doc_of]
+        rows = np.flatnonzero(allowed)
         if not len(rows):
             return []
         total = body[rows]
@@ -106,3 +114,16 @@ class UnitIndex:
             rows, total = rows[keep], total[keep]
         order = np.lexsort((rows, -total))
         return [(int(rows[i]), float(total[i])) for i in order]
+
+    def _best_documents(self, terms: list[str], candidates: Ints) -> npt.NDArray[np.bool_]:
+        """Return the mask of the top_documents documents among those of candidate units."""
+        best = np.zeros(len(self.units.docs))
+        np.maximum.at(best, self.units.col("section_doc"), self.passages.scores(terms))
+        best += self.weights.get("document", 0.0) * self.documents.scores(terms)
+        eligible = np.zeros(len(best), np.bool_)
+        eligible[candidates] = True
+        best[~eligible] = -np.inf
+        order = np.lexsort((np.arange(len(best)), -best))[: self.top_documents]
+        mask = np.zeros(len(best), np.bool_)
+        mask[order] = True
+        return mask

@@ -122,7 +122,10 @@ def load_units(folder: Path) -> UnitIndex:
         units = UnitSet(docs, _Texts(folder), paths, columns)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise IndexError_(f"units of {folder.parent.name}: {exc}") from exc
-    return UnitIndex(units, **fields, weights=weights, access=units.access_codes())
+    return UnitIndex(
+        units, fields["body"], fields["sections"], fields["documents"], fields["passages"],
+        weights, units.access_codes(),
+    )  # fmt: skip
 
 
 def load_documents(folder: Path) -> dict[str, Document]:
