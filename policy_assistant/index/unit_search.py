@@ -32,6 +32,10 @@ from policy_assistant.index.units import (
 )
 from policy_assistant.records import ACCESS_LABELS
 
+POOL = 1000
+"""Units ranked by their own text that the fields then re-rank, at least."""
+POOL_PER_HIT = 20
+"""... and at least this many per hit asked for."""
 FIELD_WEIGHTS: dict[str, float] = {"section": 0.3, "document": 0.3, "passage": 1.0}
 """Weight of the section (heading path), document (identity) and passage (the whole section's
 text) fields beside the unit's own."""
@@ -89,15 +93,19 @@ class UnitIndex:
         terms = tokenize(query)
         if n <= 0 or not terms or not len(self.units):
             return []
-        body = self.body.scores(terms)
-        allowed = (body > 0) & (self.access <= level)
-        if self.top_documents:
-            doc_of = self.units.col("unit_doc")
-            allowed &= self._best_documents(terms, doc_of[allowed])[doc_of]
-        rows = np.flatnonzero(allowed)
-        if not len(rows):
+        # The fields re-rank the best units by their own text (MaxScore-pruned), not every
+        # matching unit: a dense pass over a million units would cost ten times the search.
+        pairs = self.body.search(terms, max(POOL, POOL_PER_HIT * n), self.access <= level)
+        if not pairs:
             return []
-        total = body[rows]
+        rows = np.array([row for row, _ in pairs], np.int64)
+        total = np.array([score for _, score in pairs])
+        if self.top_documents:
+            doc_of = self.units.col("unit_doc")[rows]
+            keep = self._best_documents(terms, doc_of)[doc_of]
+            rows, total = rows[keep], total[keep]
+        order = np.argsort(rows, kind="stable")  # ascending rows: ties below break by row
+        rows, total = rows[order], total[order]
         cols = self.units.columns
         for name, index, parent in (
             ("section", self.sections, cols["unit_section"]),
