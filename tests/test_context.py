@@ -14,6 +14,10 @@ from typer.testing import CliRunner
 from policy_assistant.chunk import make_chunker
 from policy_assistant.cli.app import app
 from policy_assistant.errors import IndexError_, UsageError
+from policy_assistant.evaluate.bootstrap import Bootstrap
+from policy_assistant.evaluate.questions import load_questions
+from policy_assistant.evaluate.run import EvalSettings, evaluate
+from policy_assistant.evaluate.strategies import CUT_BY_BUDGET, named_strategies, with_strategies
 from policy_assistant.index import open_index
 from policy_assistant.index.context import STRATEGIES, ContextSettings, assemble, context_for
 from policy_assistant.index.passages import ContextPassage, pages_of
@@ -220,3 +224,28 @@ def test_search_budget_prints_the_context_with_citations(tmp_path: Path) -> None
     assert all(p["access"] == "public" for p in passages)
     bad = CliRunner().invoke(app, [*args[:-1], "0"])
     assert bad.exit_code == 2
+
+
+def test_strategies_are_eval_runs_with_the_chunkers_figures(corpus_dir: Path) -> None:
+    docs = parse_path(corpus_dir).documents
+    qset = load_questions(corpus_dir.parent / "questions" / "questions.jsonl", docs)
+    settings = EvalSettings(chunkers=("structure",), budgets=(50, 100, 400))
+    report = evaluate(docs, qset, settings)
+    boot = Bootstrap(len(qset.questions))
+    both = with_strategies(report, docs, qset, named_strategies(["window", "automerge"]), boot)
+    names = [s.name for s in both.summaries]
+    assert names == ["structure", "window", "automerge"]
+    for summary in both.summaries[1:]:
+        assert all(b.empty_contexts == 0 for b in summary.budgets)  # never empty at B >= 50
+        assert summary.leaks == 0
+    window = both.runs[1].outcomes
+    for outcome in window:
+        for b in outcome.budgets:
+            assert b.words <= b.budget
+            assert b.complete == (b.miss is None)
+            assert b.miss in (None, CUT_BY_BUDGET, "below_budget", "not_retrieved")
+    # The structure chunker leaves contexts empty at 50 words; the window strategy does not.
+    assert both.summaries[0].budgets[0].empty_contexts > 0
+    assert any(c.a == "structure" and c.b == "window" for c in both.comparisons)
+    with pytest.raises(UsageError):
+        named_strategies(["nope"])

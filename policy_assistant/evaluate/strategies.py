@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from policy_assistant.errors import UsageError
 from policy_assistant.evaluate import metrics
 from policy_assistant.evaluate.bootstrap import Bootstrap
 from policy_assistant.evaluate.questions import Passage, Question, QuestionSet
@@ -35,6 +36,14 @@ from policy_assistant.index.passages import ContextPassage
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.units import build_units
 from policy_assistant.records import Document
+
+NAMED_STRATEGIES: dict[str, ContextSettings] = {
+    "units": ContextSettings("units"),
+    "window": ContextSettings("window", window=2),
+    "window-1": ContextSettings("window", window=1),
+    "automerge": ContextSettings("automerge"),
+}
+"""What `eval --strategy` can name: context strategies over units, beside the chunkers."""
 
 CUT_BY_BUDGET = "cut_by_budget"
 """A passage of the context holds part of the quote but not all of it."""
@@ -65,6 +74,17 @@ class Strategy:
     """Field weights of the unit ranking (None: the defaults)."""
     top_documents: int = 0
     """Rank documents first and units within the best this many (0: off)."""
+
+
+def named_strategies(names: Sequence[str]) -> list[Strategy]:
+    """Return the strategies of these NAMED_STRATEGIES names; UsageError for another name."""
+    unknown = [n for n in names if n not in NAMED_STRATEGIES]
+    if unknown:
+        known = ", ".join(NAMED_STRATEGIES)
+        raise UsageError(f"unknown strategy {unknown[0]!r}; choose from {known}")
+    if len(set(names)) != len(names):
+        raise UsageError("a strategy is named twice")
+    return [Strategy(n, NAMED_STRATEGIES[n]) for n in names]
 
 
 def strategy_runs(
