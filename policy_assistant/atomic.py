@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to a temporary file beside `path`, fsync it, then rename it over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write `data` to a temporary file beside `path`, fsync it, then rename it over `path`.
+
+    A path that is a folder, or whose parent is a file, is an OSError naming `path`.
+    """
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder; name a file to write", str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        problem = f"cannot be written: {path.parent} is not a folder"
+        raise NotADirectoryError(errno.ENOTDIR, problem, str(path)) from None
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes the file private (0600); a written report should read like any file.

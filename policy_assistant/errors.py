@@ -14,6 +14,8 @@ class ExitCode(IntEnum):
     """A domain failure: a bad file, a stale index, a bad questions file."""
     USAGE = 2
     """The command line itself was wrong."""
+    INTERRUPTED = 130
+    """Stopped by Ctrl-C (128 + SIGINT, as shells report it)."""
 
 
 class PolicyAssistantError(Exception):

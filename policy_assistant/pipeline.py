@@ -1,8 +1,10 @@
 """ingest = discover → parse → chunk → index, doing again only what changed.
 
-A document is reused, not parsed or chunked again, when its file bytes (sha256) and its
-catalog entry are the same as when it was indexed and the chunker, tokenizer and BM25 settings
-are unchanged. A change of any of those settings rebuilds everything, and the summary says why.
+A document is reused, not parsed or chunked again, when its file bytes (sha256) and the
+metadata its catalog entry gives it are the same as when it was indexed and the chunker,
+tokenizer and BM25 settings are unchanged. The index stage itself is build_index, which the
+`index` command calls too, so both write the same bytes for the same chunks. A change of any
+of those settings rebuilds everything, and the summary says why.
 Nothing is written when nothing changed, so an unchanged corpus leaves the same bytes.
 """
 
@@ -19,17 +21,11 @@ from policy_assistant.ids import file_sha256
 from policy_assistant.index import (
     BM25_DEFAULTS,
     DocumentEntry,
-    Manifest,
-    build_bm25,
     index_lock,
     load_chunks,
     load_manifest,
-    sort_chunks,
-    write_index,
 )
-from policy_assistant.index.folder import live_generation
-from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
-from policy_assistant.index.unit_store import UNITS_DIR, load_documents
+from policy_assistant.index.build import IndexSettings, build_index, settings_change
 from policy_assistant.parse import (
     Catalog,
     catalog_warnings,
@@ -40,7 +36,8 @@ from policy_assistant.parse import (
     read_file,
     source_of,
 )
-from policy_assistant.records import Chunk, Document
+from policy_assistant.parse.discover import SUFFIXES
+from policy_assistant.records import Chunk, Document, DocumentMeta
 
 Progress = Callable[[int, int, str], None]
 """Called as progress(done, total, source) after each file."""
@@ -99,13 +96,7 @@ class _Previous:
     chunks: dict[str, list[Chunk]] = field(default_factory=dict)
     """Reusable chunks by source."""
     documents: dict[str, Document] = field(default_factory=dict)
-    """Reusable parsed documents by source (stored with the units), for the units."""
-    known: set[str] = field(default_factory=set)
-    """Every source the old index held, reusable or not."""
-    exists: bool = False
-    """Whether there was a usable old index."""
-    rebuild: str | None = None
-    """Why nothing can be reused, when something rules it out."""
+    """Reusable parsed documents by source (stored with the units), when units are asked for."""
 
 
 def ingest(
@@ -116,6 +107,7 @@ def ingest(
     bm25: dict[str, Any] | None = None,
     strict: bool = False,
     progress: Progress | None = None,
+    units: bool = False,
 ) -> IngestSummary:
     """Bring the index at index_dir up to date with the corpus; see the module docstring."""
     params = {**BM25_DEFAULTS, **(bm25 or {})}
@@ -125,18 +117,18 @@ def ingest(
     if strict and summary.failures:
         raise summary.failures[0]
     with index_lock(index_dir):
-        previous = _load_previous(index_dir, chunker.spec(), params)
-        summary.rebuilt = previous.rebuild
+        previous = _load_previous(index_dir, chunker.spec(), params, units)
         entries, chunks, documents = _collect(
             found.files, found.root, catalog, chunker, previous, summary, strict, progress
         )
-        summary.removed = sorted(previous.known - set(entries))
         summary.warnings.extend(catalog_warnings(catalog, found))
-        summary.chunks = len(chunks)
-        summary.words = sum(c.words for c in chunks)
-        if _needs_writing(summary, previous):
-            _write(index_dir, chunker, params, entries, chunks, documents)
-            summary.written = True
+        built = build_index(
+            chunks, index_dir, IndexSettings(chunker.spec(), params), entries=entries,
+            documents=documents if units else None,
+        )  # fmt: skip
+    summary.added, summary.changed, summary.removed = built.added, built.changed, built.removed
+    summary.unchanged, summary.chunks, summary.words = built.unchanged, built.chunks, built.words
+    summary.rebuilt, summary.written = built.rebuilt, built.written
     return summary
 
 
@@ -149,9 +141,10 @@ def _collect(
     summary: IngestSummary,
     strict: bool,
     progress: Progress | None,
-) -> tuple[dict[str, DocumentEntry], list[Chunk], list[Document]]:
-    """Reuse or redo each document; return the new entries, every chunk and every document."""
-    entries: dict[str, DocumentEntry] = {}
+) -> tuple[list[DocumentEntry], list[Chunk], list[Document]]:
+    """Reuse or redo each document; return the new entries, every chunk and the documents
+    parsed or reused (reused ones only when the old index stored them)."""
+    entries: list[DocumentEntry] = []
     chunks: list[Chunk] = []
     documents: list[Document] = []
     for done, path in enumerate(files, 1):
@@ -163,13 +156,14 @@ def _collect(
                 raise
             summary.failures.append(exc)
         else:
-            entries[source] = entry
+            entries.append(entry)
             chunks.extend(doc_chunks)
-            documents.append(document)
+            if document is not None:
+                documents.append(document)
         if progress:
             progress(done, len(files), source)
     summary.failures.sort(key=lambda e: e.source)
-    return entries, sort_chunks(chunks), documents
+    return entries, chunks, documents
 
 
 def _one(
@@ -179,81 +173,67 @@ def _one(
     chunker: Chunker,
     previous: _Previous,
     summary: IngestSummary,
-) -> tuple[DocumentEntry, list[Chunk], Document]:
+) -> tuple[DocumentEntry, list[Chunk], Document | None]:
     """Return one document's manifest entry, chunks and document, parsing only when it changed."""
     data = read_file(path, source)
-    sha256 = file_sha256(data)
-    entry_catalog = catalog.entries.get(source, {})
     if not is_labelled(source, data, catalog):
         summary.warnings.append(f"{source}: no access label; treated as staff (fail closed)")
     old = previous.entries.get(source)
-    if old is not None and old.sha256 == sha256 and old.catalog == entry_catalog:
-        summary.unchanged.append(source)
-        return old, previous.chunks.get(source, []), previous.documents[source]
+    if old is not None and _unchanged(old, source, data, catalog):
+        return old, previous.chunks.get(source, []), previous.documents.get(source)
     document = parse_document(data, source, catalog)
     doc_chunks = chunker.chunk(document)
-    (summary.changed if source in previous.known else summary.added).append(source)
-    entry = DocumentEntry.from_document(document, [c.id for c in doc_chunks], entry_catalog)
+    entry = DocumentEntry.from_document(document, [c.id for c in doc_chunks])
     return entry, doc_chunks, document
 
 
-def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]) -> _Previous:
-    """Read what the old index offers, or say why everything must be redone."""
+def _unchanged(old: DocumentEntry, source: str, data: bytes, catalog: Catalog) -> bool:
+    """Whether a file's bytes and the metadata the catalog gives it are as when indexed."""
+    if old.sha256 != file_sha256(data):
+        return False
+    meta = explicit_meta(source, data, catalog)
+    same = (meta.version, meta.access, meta.language) == (old.version, old.access, old.language)
+    # A title the catalog does not give comes from the bytes, which are unchanged.
+    return same and meta.title in (None, old.title)
+
+
+def explicit_meta(source: str, data: bytes, catalog: Catalog) -> DocumentMeta:
+    """Return the metadata the catalog and front matter give a file, without parsing it."""
+    if SUFFIXES.get(Path(source).suffix.lower()) != "markdown":
+        return catalog.meta_for(source)
+    from policy_assistant.parse.markdown import decode_markdown, split_front_matter
+
+    return catalog.meta_for(source, split_front_matter(decode_markdown(data, source))[0])
+
+
+def _load_previous(
+    index_dir: Path, spec: dict[str, Any], params: dict[str, Any], units: bool = False
+) -> _Previous:
+    """Read what the old index offers: nothing when it is unusable or its settings differ,
+    or when units are asked for and it holds none (every document is parsed again)."""
     try:
         manifest = load_manifest(index_dir)
-    except IndexError_ as exc:
-        missing = not (index_dir / "CURRENT").exists()
-        return _Previous(rebuild=None if missing else f"the old index is unusable ({exc})")
-    known = {entry.source for entry in manifest.documents}
-    reason = _settings_change(manifest, spec, params)
-    if reason:
-        return _Previous(known=known, exists=True, rebuild=reason)
-    by_source: dict[str, list[Chunk]] = {}
-    try:
+        if settings_change(manifest, spec, params):
+            return _Previous()
+        by_source: dict[str, list[Chunk]] = {}
         for chunk in load_chunks(index_dir):
             by_source.setdefault(chunk.source, []).append(chunk)
-    except IndexError_ as exc:
-        return _Previous(known=known, exists=True, rebuild=f"the old index is unusable ({exc})")
+        documents = _stored_documents(index_dir) if units else {}
+    except IndexError_:
+        return _Previous()  # build_index says why everything is redone
+    entries = {e.source: e for e in manifest.documents}
+    if units and (documents is None or set(documents) != set(entries)):
+        return _Previous()
+    return _Previous(entries, by_source, documents or {})
+
+
+def _stored_documents(index_dir: Path) -> dict[str, Document] | None:
+    """Return the documents the live generation stores with its units, or None."""
+    from policy_assistant.index.folder import live_generation
+    from policy_assistant.index.unit_store import UNITS_DIR, load_documents
+
+    folder = live_generation(index_dir) / UNITS_DIR
     try:
-        documents = load_documents(live_generation(index_dir) / UNITS_DIR)
-    except (IndexError_, OSError, ValueError, KeyError, TypeError):
-        return _Previous(known=known, exists=True, rebuild="the old index holds no units")
-    entries = {e.source: e for e in manifest.documents if e.source in documents}
-    return _Previous(entries, by_source, documents, known, exists=True)
-
-
-def _settings_change(manifest: Manifest, spec: dict[str, Any], params: dict[str, Any]) -> str:
-    """Return why the old index's settings rule out reuse, or an empty string."""
-    if manifest.chunker != spec:
-        return f"chunker settings changed ({_spec(manifest.chunker)} -> {_spec(spec)})"
-    if manifest.tokenizer != TOKENIZER_SETTINGS:
-        return "tokenizer settings changed"
-    # The index records derived parameters too (okapi's epsilon); compare what can be asked for.
-    if {key: manifest.bm25.get(key) for key in params} != params:
-        return f"BM25 settings changed ({manifest.bm25} -> {params})"
-    return ""
-
-
-def _spec(spec: dict[str, Any]) -> str:
-    settings = " ".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "name")
-    return f"{spec.get('name')} {settings}".strip()
-
-
-def _needs_writing(summary: IngestSummary, previous: _Previous) -> bool:
-    """Whether the index must change: anything redone, dropped, or no usable index yet."""
-    changed = summary.added or summary.changed or summary.removed
-    return bool(changed or summary.rebuilt or not previous.exists)
-
-
-def _write(
-    index_dir: Path,
-    chunker: Chunker,
-    params: dict[str, Any],
-    entries: dict[str, DocumentEntry],
-    chunks: list[Chunk],
-    documents: list[Document],
-) -> None:
-    """Build BM25 over every chunk and publish a new generation, units included."""
-    index = build_bm25(chunks, params["variant"], params["k1"], params["b"])
-    manifest = Manifest.create(chunker.spec(), index.params(), list(entries.values()))
-    write_index(index_dir, chunks, manifest, index, documents=documents)
+        return load_documents(folder) if folder.is_dir() else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -190,6 +190,8 @@ class Chunk:
     """The prefix (title, heading path) followed by the body."""
     words: int
     """Words in text, prefix included."""
+    sha256: str = ""
+    """Hex SHA-256 of the document file's bytes ("" when the producer did not say)."""
 
     @property
     def prefix_length(self) -> int:
@@ -213,6 +215,7 @@ class Chunk:
             "sections": [list(s) for s in self.sections],
             "text": self.text,
             "words": self.words,
+            "sha256": self.sha256,
         }
 
     @classmethod
@@ -233,4 +236,5 @@ class Chunk:
             sections=tuple(tuple(s) for s in data.get("sections", ())),
             text=data["text"],
             words=data["words"],
+            sha256=data.get("sha256", ""),
         )

@@ -7,12 +7,15 @@ Usage (from the repository root)::
 
 Each question must have a unique id, a non-empty question, an audience ("public" or
 "staff") and one or more relevant passages. For each passage: the source is a document
-of the corpus; the section is a heading of that document (its text, or a heading path
+of the corpus; the section, when given, is a heading of that document (its text, or a heading path
 joined with " > "); the evidence is found, after collapsing whitespace on both sides,
-exactly once inside that section; and a public question only cites public documents.
+exactly once inside that section (or the document, when no section is named); and a
+public question only cites public documents.
 Tags are optional; "multi" needs two passages from different sections or documents and
 "staff" needs the staff audience. The checker prints the counts per tag, per audience
-and per document, and exits 1 on any problem, naming the question.
+and per document, and exits 1 on any problem, naming the question. With
+`--write-valid FILE` it also writes the questions that check out, so a set whose quotes the
+parser misses in part can still be evaluated on the rest.
 """
 
 from __future__ import annotations
@@ -60,6 +63,9 @@ class Report:
     audiences: Counter[str] = field(default_factory=Counter)
     documents: Counter[str] = field(default_factory=Counter)
     questions: int = 0
+    quotes: int = 0
+    located: int = 0
+    valid_lines: list[str] = field(default_factory=list)
 
     def problem(self, qid: str, message: str) -> None:
         """Record one problem of question `qid`."""
@@ -127,11 +133,13 @@ def check_passage(
         report.problem(qid, f"{where}: unknown fields {unknown}")
     values = {key: raw.get(key) for key in ("source", "section", "evidence")}
     text = {k: v for k, v in values.items() if isinstance(v, str) and v.strip()}
-    missing = [k for k in values if k not in text]
+    # The section may be left out (as the loader allows) for a document without headings.
+    missing = [k for k in values if k not in text and (k != "section" or "section" in raw)]
     if missing:
         report.problem(qid, f"{where}: {', '.join(missing)} must be non-empty strings")
         return None
-    source, section, evidence = text["source"], text["section"], text["evidence"]
+    source, section, evidence = text["source"], text.get("section"), text["evidence"]
+    report.quotes += 1
     document = docs.get(source)
     if document is None:
         hint = did_you_mean(source, list(docs))
@@ -139,23 +147,27 @@ def check_passage(
         return None
     if audience == "public" and document.access != "public":
         report.problem(qid, f"{where}: public question cites {source}, which is {document.access}")
-    regions, named = section_regions(document, section)
-    if not regions:
-        headings = [b.text for b in document.blocks if b.kind == "heading"]
-        hint = did_you_mean(section, headings)
-        report.problem(qid, f"{where}: no section {section!r} in {source}{hint}")
-        return None
-    if named > 1:
-        report.problem(qid, f"{where}: section {section!r} names {named} headings in {source}")
+    regions = [(0, len(document.text))]
+    if section is not None:
+        regions, named = section_regions(document, section)
+        if not regions:
+            headings = [b.text for b in document.blocks if b.kind == "heading"]
+            hint = did_you_mean(section, headings)
+            report.problem(qid, f"{where}: no section {section!r} in {source}{hint}")
+            return None
+        if named > 1:
+            report.problem(qid, f"{where}: section {section!r} names {named} headings in {source}")
+    scope = repr(section) if section is not None else source
     quote = collapse(evidence)
     short = quote if len(quote) <= 60 else quote[:57] + "..."
     inside = sum(count_in(collapse(document.text[a:b]), quote) for a, b in regions)
     if inside == 1:
-        return source, fold(section)
+        report.located += 1
+        return source, fold(section) if section is not None else ""
     if inside > 1:
-        report.problem(qid, f"{where}: quote {short!r} occurs {inside} times in {section!r}")
+        report.problem(qid, f"{where}: quote {short!r} occurs {inside} times in {scope}")
     elif quote in collapse(document.text):
-        report.problem(qid, f"{where}: quote {short!r} is in {source} but not in {section!r}")
+        report.problem(qid, f"{where}: quote {short!r} is in {source} but not in {scope}")
     else:
         report.problem(qid, f"{where}: quote {short!r} not found in {source}")
     return None
@@ -218,6 +230,7 @@ def check_file(path: Path, documents: list[Document]) -> Report:
         if not isinstance(raw, dict):
             report.problems.append(f"line {line}: expected a JSON object")
             continue
+        before = len(report.problems)
         qid = check_question(raw, line, docs, report)
         if qid is None:
             continue
@@ -229,6 +242,8 @@ def check_file(path: Path, documents: list[Document]) -> Report:
             expected = f"q{previous + 1:03d}"
             report.problem(qid, f"ids must run q001, q002, ... in order; expected {expected}")
         previous = int(match.group(1)) if match else previous + 1
+        if len(report.problems) == before:
+            report.valid_lines.append(text)
     if not seen:
         report.problems.append(f"{path}: no questions")
     return report
@@ -237,6 +252,7 @@ def check_file(path: Path, documents: list[Document]) -> Report:
 def print_coverage(report: Report, documents: list[Document]) -> None:
     """Print the counts per tag, per audience and per document."""
     print(f"questions: {report.questions} valid")
+    print(f"quotes: {report.located} of {report.quotes} located once in their section or document")
     print("audience: " + ", ".join(f"{a} {n}" for a, n in sorted(report.audiences.items())))
     print("tags:")
     for tag, count in sorted(report.tags.items(), key=lambda item: (-item[1], item[0])):
@@ -252,6 +268,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("questions", nargs="?", type=Path, default=DEFAULT_QUESTIONS)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="corpus folder")
+    parser.add_argument(
+        "--write-valid",
+        type=Path,
+        metavar="FILE",
+        help="also write the questions that check out to FILE (to evaluate a set with misses)",
+    )
     args = parser.parse_args(argv)
     if not args.questions.is_file():
         print(f"error: no questions file {args.questions}", file=sys.stderr)
@@ -261,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warning: {failure}", file=sys.stderr)
     report = check_file(args.questions, parsed.documents)
     print_coverage(report, parsed.documents)
+    if args.write_valid:
+        args.write_valid.write_text("".join(f"{line}\n" for line in report.valid_lines))
     if report.problems:
         print(f"\n{len(report.problems)} problem(s):", file=sys.stderr)
         for problem in report.problems:

@@ -11,6 +11,7 @@ import pytest
 from test_pipeline import write_corpus
 from typer.testing import CliRunner
 
+from policy_assistant import pipeline
 from policy_assistant.chunk import make_chunker
 from policy_assistant.cli.app import app
 from policy_assistant.errors import IndexError_, UsageError
@@ -167,7 +168,7 @@ def test_bad_settings_are_usage_errors() -> None:
 
 def test_ingest_stores_units_whose_context_matches_the_in_memory_one(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "c")
-    ingest(corpus, tmp_path / "i", make_chunker("structure"))
+    ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
     docs = parse_path(corpus).documents
     memory = UnitIndex.build(build_units(docs))
     with open_index(tmp_path / "i") as index:
@@ -184,10 +185,10 @@ def test_ingest_stores_units_whose_context_matches_the_in_memory_one(tmp_path: P
 
 def test_incremental_ingest_stores_the_same_units_as_a_cold_one(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "c")
-    ingest(corpus, tmp_path / "warm", make_chunker("structure"))
+    ingest(corpus, tmp_path / "warm", make_chunker("structure"), units=True)
     (corpus / "b.md").write_text("# Mowers\n\nLawn mowers now carry a three year warranty.\n")
-    ingest(corpus, tmp_path / "warm", make_chunker("structure"))
-    ingest(corpus, tmp_path / "cold", make_chunker("structure"))
+    ingest(corpus, tmp_path / "warm", make_chunker("structure"), units=True)
+    ingest(corpus, tmp_path / "cold", make_chunker("structure"), units=True)
 
     def units_files(index_dir: Path) -> dict[str, bytes]:
         folder = next(index_dir.glob("gen-*")) / "units"
@@ -200,19 +201,19 @@ def test_incremental_ingest_stores_the_same_units_as_a_cold_one(tmp_path: Path) 
 
 def test_an_index_without_units_says_what_to_run_and_ingest_rebuilds_it(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "c")
-    ingest(corpus, tmp_path / "i", make_chunker("structure"))
+    ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
     shutil.rmtree(next((tmp_path / "i").glob("gen-*")) / "units")
-    with open_index(tmp_path / "i") as index, pytest.raises(IndexError_, match="ingest"):
+    with open_index(tmp_path / "i") as index, pytest.raises(IndexError_, match="--units"):
         index.context("sprinkler", 100)
-    summary = ingest(corpus, tmp_path / "i", make_chunker("structure"))
-    assert summary.rebuilt == "the old index holds no units" and summary.written
+    summary = ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
+    assert summary.rebuilt == "retrieval units asked for" and summary.written
     with open_index(tmp_path / "i") as index:
         assert index.context("sprinkler", 100)
 
 
 def test_search_budget_prints_the_context_with_citations(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "c")
-    ingest(corpus, tmp_path / "i", make_chunker("structure"))
+    ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
     args = ["search", "sprinkler warranty", "--index", str(tmp_path / "i"), "--budget", "30"]
     shown = CliRunner().invoke(app, args)
     assert shown.exit_code == 0, shown.output
@@ -249,3 +250,23 @@ def test_strategies_are_eval_runs_with_the_chunkers_figures(corpus_dir: Path) ->
     assert any(c.a == "structure" and c.b == "window" for c in both.comparisons)
     with pytest.raises(UsageError):
         named_strategies(["nope"])
+
+
+def test_units_are_opt_in_and_an_unchanged_corpus_parses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    chunker = make_chunker("structure")
+    ingest(corpus, tmp_path / "plain", chunker)
+    assert not (next((tmp_path / "plain").glob("gen-*")) / "units").exists()
+    ingest(corpus, tmp_path / "i", chunker, units=True)
+    parsed: list[str] = []
+    real = pipeline.parse_document
+    monkeypatch.setattr(
+        pipeline, "parse_document", lambda d, s, c: parsed.append(s) or real(d, s, c)
+    )
+    again = ingest(corpus, tmp_path / "i", chunker, units=True)
+    assert (parsed, again.written) == ([], False)
+    dropped = ingest(corpus, tmp_path / "i", chunker)
+    assert dropped.rebuilt == "units dropped" and dropped.written
+    assert not (next((tmp_path / "i").glob("gen-*")) / "units").exists()

@@ -157,13 +157,13 @@ def test_the_gate_passes_on_its_own_baseline_and_fails_on_a_fall(
 
 def test_a_leak_fails_the_run(paths: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     class Leaky:
-        def __init__(self, chunks: Sequence[Chunk], **_: Any) -> None:
+        def __init__(self, chunks: Sequence[Chunk], *_: Any) -> None:
             self.rows = sorted(range(len(chunks)), key=lambda r: chunks[r].access != "staff")
 
         def search(self, q: Question, n: int) -> list[tuple[int, float]]:
             return [(r, 1.0) for r in self.rows[:n]]
 
-    monkeypatch.setattr("policy_assistant.evaluate.run.BM25Retriever", Leaky)
+    monkeypatch.setattr("policy_assistant.evaluate.run.chunk_retriever", Leaky)
     result = run(paths, "--chunker", "structure")
     assert result.exit_code == 1
     assert "structure: " in result.stderr

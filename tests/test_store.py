@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from policy_assistant import index as store
+from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import IndexError_, UsageError
 from policy_assistant.ids import content_id
 from policy_assistant.index import (
@@ -69,7 +71,7 @@ def make_index(chunks: list[Chunk]) -> tuple[Manifest, BM25Index]:
     ids: dict[tuple[str, str], list[str]] = {}
     for c in chunks:
         ids.setdefault((c.source, c.access), []).append(c.id)
-    entries = [DocumentEntry(s, "0" * 64, "v1", a, "en", tuple(v)) for (s, a), v in ids.items()]
+    entries = [DocumentEntry(s, "", "T", "v1", a, "en", tuple(v)) for (s, a), v in ids.items()]
     return Manifest.create(CHUNKER, bm25.params(), entries), bm25
 
 
@@ -114,11 +116,11 @@ entries = st.builds(
     DocumentEntry,
     source=texts,
     sha256=st.text("0123456789abcdef", min_size=64, max_size=64),
+    title=texts,
     version=texts,
     access=st.sampled_from(["public", "staff"]),
     language=st.sampled_from(["en", "fr"]),
     chunk_ids=st.lists(st.text("0123456789abcdef", min_size=16, max_size=16)).map(tuple),
-    catalog=st.dictionaries(texts, texts | st.integers(-(2**63), 2**63 - 1)),
 )
 
 
@@ -128,12 +130,14 @@ def test_manifest_survives_json(documents):
     assert Manifest.from_dict(orjson.loads(orjson.dumps(manifest.to_dict()))) == manifest
 
 
-def test_document_entry_keeps_the_catalog_entry():
-    document = Document("a.md", "A", "v2", "public", "fr", "f" * 64, "text")
-    entry = DocumentEntry.from_document(document, ["0" * 16], {"access": "public"})
-    assert entry == DocumentEntry(
-        "a.md", "f" * 64, "v2", "public", "fr", ("0" * 16,), {"access": "public"}
-    )
+def test_a_document_and_its_chunks_give_the_same_entry():
+    document = Document("a.md", "A", "v2", "public", "fr", "f" * 64, "one two three four")
+    chunks = make_chunker("fixed", size=2).chunk(document)
+    entry = DocumentEntry.from_document(document, [c.id for c in chunks])
+    assert entry == DocumentEntry("a.md", "f" * 64, "A", "v2", "public", "fr", entry.chunk_ids)
+    assert DocumentEntry.from_chunks(chunks) == entry
+    assert entry.same_document(document)
+    assert not entry.same_document(replace(document, access="staff"))
     assert DocumentEntry.from_dict(orjson.loads(orjson.dumps(entry.to_dict()))) == entry
 
 

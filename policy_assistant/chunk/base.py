@@ -230,6 +230,7 @@ class ChunkEmitter:
                 sections=tuple(dict.fromkeys(b.section for b in touched)),
                 text=text,
                 words=words,
+                sha256=doc.sha256,
             )
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -53,7 +54,8 @@ def register(app: typer.Typer) -> None:
 
 def chunk(
     path: Annotated[
-        Path, typer.Argument(help="A corpus folder, a .pdf or .md file, or parse output (.jsonl).")
+        Path,
+        typer.Argument(help="A corpus folder, a document, or parse output (.jsonl; - for stdin)."),
     ],
     chunker_name: ChunkerName = DEFAULT_CHUNKER,
     size: Size = None,
@@ -81,7 +83,10 @@ def chunk(
 
 
 def load_documents(path: Path, quiet: bool = True) -> ParseResult:
-    """Return the documents of a parse output (.jsonl), or parse a corpus folder or file."""
+    """Return the documents of a parse output (.jsonl, or - for stdin), or parse a corpus."""
+    if path == Path("-"):
+        data = sys.stdin.buffer.read()
+        return ParseResult(root=Path("."), documents=parse_output_documents(data, "<stdin>"))
     if path.is_file() and path.suffix.lower() in PARSE_OUTPUT_SUFFIXES:
         return ParseResult(root=path.parent, documents=read_parse_output(path))
     with progress_bar("parsing", quiet) as progress:
@@ -94,6 +99,11 @@ def read_parse_output(path: Path) -> list[Document]:
         data = path.read_bytes()
     except OSError as exc:
         raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return parse_output_documents(data, path.name)
+
+
+def parse_output_documents(data: bytes, name: str) -> list[Document]:
+    """Return the Documents of `parse --json` lines; a bad line is a DocumentError."""
     documents = []
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
@@ -102,7 +112,7 @@ def read_parse_output(path: Path) -> list[Document]:
             documents.append(Document.from_dict(orjson.loads(line)))
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             problem = f"line {number} is not a parsed document ({type(exc).__name__}: {exc})"
-            raise DocumentError(path.name, problem) from exc
+            raise DocumentError(name, problem) from exc
     return documents
 
 

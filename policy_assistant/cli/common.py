@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -14,7 +15,6 @@ import orjson
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import DocumentError, ExitCode, PolicyAssistantError
@@ -31,18 +31,47 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+DEBUG_ENV = "POLICY_ASSISTANT_DEBUG"
+"""Set to 1 to let an unexpected error show its traceback (for a bug report)."""
+
+
 def guarded(command: Callable[P, R]) -> Callable[P, R]:
-    """Turn library errors into a one-line message on stderr and their exit code."""
+    """The one error boundary: every failure becomes one line on stderr and its exit code.
+
+    The project's errors carry their code (1 domain, 2 usage); an OSError (a folder given as a
+    file, no permission, disk full) is 1 and names the path; Ctrl-C is 130; anything else is a
+    bug, said in one line, exit 1, with the traceback only when DEBUG_ENV is set.
+    """
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
-        except PolicyAssistantError as exc:
-            error(str(exc))
-            raise typer.Exit(int(exc.exit_code)) from None
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
+        except BaseException as exc:
+            message, code = describe_failure(exc)
+            error(message)
+            raise typer.Exit(int(code)) from None
 
     return wrapper
+
+
+def describe_failure(exc: BaseException) -> tuple[str, ExitCode]:
+    """Return the one line and the exit code for an exception that reached the boundary."""
+    if isinstance(exc, PolicyAssistantError):
+        return str(exc), exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted", ExitCode.INTERRUPTED
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        return f"{where}{exc.strerror or exc}", ExitCode.FAILURE
+    if isinstance(exc, SystemExit | GeneratorExit):
+        raise exc
+    if os.environ.get(DEBUG_ENV) == "1":
+        raise exc
+    hint = f"set {DEBUG_ENV}=1 for the traceback"
+    return f"internal error: {type(exc).__name__}: {exc} (a bug: {hint})", ExitCode.FAILURE
 
 
 def error(message: str) -> None:
@@ -100,6 +129,14 @@ def progress_bar(label: str, quiet: bool = False) -> Iterator[Callable[[int, int
     if quiet or not err.is_terminal:
         yield lambda done, total, item: None
         return
+    from rich.progress import (  # only a terminal draws a bar: a pipe never pays the import
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -41,8 +40,9 @@ from policy_assistant.evaluate import (
 )
 from policy_assistant.evaluate.bootstrap import DEFAULT_SEED
 from policy_assistant.evaluate.plot import check_plot_path, plot_report
-from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun, metric_name
+from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
 from policy_assistant.evaluate.score import QuestionOutcome
+from policy_assistant.evaluate.verdict import leak_messages, verdicts
 from policy_assistant.inspect.eval_html import render_eval_html
 
 Opt = typer.Option
@@ -56,7 +56,21 @@ def register(app: typer.Typer) -> None:
 def eval_command(
     corpus: Annotated[Path, Opt(help="The corpus folder.")] = DEFAULT_CORPUS,
     questions: Annotated[Path, Opt(help="The questions file (JSON lines).")] = DEFAULT_QUESTIONS,
-    chunker: Annotated[str, Opt(help="Chunkers to compare, comma-separated.")] = ",".join(CHUNKERS),
+    chunker: Annotated[
+        str | None,
+        Opt(
+            help=f"Chunkers to compare, comma-separated [default: {','.join(CHUNKERS)}].",
+            show_default=False,
+        ),
+    ] = None,
+    index: Annotated[
+        list[Path] | None,
+        Opt(
+            "--index",
+            help="Also evaluate this index folder as built (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
     budget: Annotated[str, Opt(help="Context budgets in words, comma-separated.")] = ",".join(
         map(str, DEFAULT_BUDGETS)
     ),
@@ -88,8 +102,11 @@ def eval_command(
 ) -> None:
     """Compare chunkers on a question set at equal context budgets; optionally gate CI."""
     options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
+    indexes = tuple(index or ())
+    names = parse_names(chunker) if chunker is not None else () if indexes else tuple(CHUNKERS)
     settings = EvalSettings(
-        chunkers=parse_names(chunker),
+        chunkers=names,
+        indexes=indexes,
         chunker_options=options,
         budgets=parse_budgets(budget),
         k=k,
@@ -211,53 +228,20 @@ def budget_table(report: EvalReport) -> Table:
 
 
 def comparison_table(report: EvalReport) -> Table | None:
-    """Return, per figure, the best chunker and which others differ from it beyond the noise."""
-    if len(report.summaries) < 2:
+    """Return, per figure, the best variant and which others differ from it beyond the noise."""
+    found = verdicts(report)
+    if not found:
         return None
     n = len(report.questions)
     title = f"Differences from the best (paired 95% intervals; {n} questions, one is {1 / n:.3f})"
     table = Table(title=title, title_justify="left")
     for name in ("figure", "best", "not a difference (interval holds 0)", "a difference"):
         table.add_column(name, justify="left")
-    for metric in figure_names(report.settings["budgets"]):
-        best = max(report.summaries, key=lambda s: s.figure(metric).value)
-        inside: list[str] = []
-        outside: list[str] = []
-        for other in report.summaries:
-            if other is not best:
-                diff = paired(report, metric, other.name, best.name)
-                (inside if diff.contains(0.0) else outside).append(describe(other.name, diff))
-        best_text = f"{best.name} {best.figure(metric).value:.3f}"
-        table.add_row(metric, best_text, ", ".join(inside), ", ".join(outside))
+    for v in found:
+        inside = ", ".join(x.describe() for x in v.within_noise)
+        outside = ", ".join(x.describe() for x in v.different)
+        table.add_row(v.figure, f"{v.best} {v.best_value:.3f}", inside, outside)
     return table
-
-
-def describe(name: str, diff: Interval) -> str:
-    """Return a chunker's difference from the best: `fixed -0.150 [-0.250, -0.050]`."""
-    if diff.low == diff.high == 0.0:
-        return f"{name} ="  # the same on every question
-    return f"{name} {diff.value:+.3f} [{diff.low:+.3f}, {diff.high:+.3f}]"
-
-
-def paired(report: EvalReport, metric: str, a: str, b: str) -> Interval:
-    """Return the paired difference a - b on one figure, whichever way the report holds it."""
-    for c in report.comparisons:
-        if c.metric == metric and (c.a, c.b) == (a, b):
-            return c.difference
-        if c.metric == metric and (c.a, c.b) == (b, a):
-            return negated(c.difference)
-    raise KeyError((metric, a, b))
-
-
-def figure_names(budgets: Sequence[int]) -> list[str]:
-    """Return the gated figures' names in the order shown."""
-    return ["hit@k", *(metric_name(m, b) for b in budgets for m in BUDGET_METRICS)]
-
-
-def negated(interval: Interval) -> Interval:
-    """Return the interval of the opposite difference."""
-    # 0.0 - x, not -x: a zero difference must print as +0.000, not -0.000.
-    return Interval(0.0 - interval.value, 0.0 - interval.high, 0.0 - interval.low)
 
 
 def explain_question(report: EvalReport, question_id: str) -> None:
@@ -311,11 +295,9 @@ def yes_no(value: bool) -> str:
 
 
 def report_leaks(report: EvalReport) -> bool:
-    """Print every chunker that returned staff chunks to public questions; True if any."""
-    for s in report.summaries:
-        if s.leaks:
-            shown = ", ".join(s.leaked_questions[:10])
-            error(f"{s.name}: {s.leaks} non-public chunks returned to public questions ({shown})")
+    """Print every variant that returned staff chunks to public questions; True if any."""
+    for line in leak_messages(report):
+        error(line)
     return report.leaks > 0
 
 

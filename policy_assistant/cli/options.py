@@ -20,6 +20,7 @@ from policy_assistant.chunk import (
     make_chunker,
 )
 from policy_assistant.errors import UsageError
+from policy_assistant.index.settings import VARIANTS
 
 ChunkerName = Annotated[str, typer.Option("--chunker", help=f"One of: {', '.join(CHUNKERS)}.")]
 Size = Annotated[
@@ -59,12 +60,20 @@ IndexDir = Annotated[
         show_default=False,
     ),
 ]
+Bm25Variant = Annotated[
+    str,
+    typer.Option(
+        "--bm25",
+        help=f"BM25 scoring: {' or '.join(VARIANTS)} (okapi reproduces rank-bm25's BM25Okapi).",
+    ),
+]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 AsJson = Annotated[bool, typer.Option("--json", help="JSON on stdout instead of a table.")]
 
 __all__ = [
     "DEFAULT_CHUNKER",
     "AsJson",
+    "Bm25Variant",
     "ChunkerName",
     "IndexDir",
     "MaxTableWords",
@@ -73,9 +82,16 @@ __all__ = [
     "OverlapSentences",
     "Quiet",
     "Size",
+    "check_bm25_variant",
     "chunker_settings",
     "make_cli_chunker",
 ]
+
+
+def check_bm25_variant(variant: str) -> None:
+    """Raise UsageError unless variant names a BM25 variant."""
+    if variant not in VARIANTS:
+        raise UsageError(f"--bm25 must be one of {', '.join(VARIANTS)}, got {variant!r}")
 
 
 def chunker_settings(

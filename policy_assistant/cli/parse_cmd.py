@@ -35,7 +35,7 @@ def parse(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Parse PDFs and Markdown into blocks with offsets, pages and sections."""
+    """Parse documents into blocks with offsets, pages and sections."""
     with progress_bar("parsing", quiet) as progress:
         result = parse_path(path, progress)
     print_warnings(result.warnings)

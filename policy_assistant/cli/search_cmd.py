@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -14,9 +14,11 @@ from rich.text import Text
 from policy_assistant.cli.common import emit_json_lines, err, guarded, out
 from policy_assistant.cli.options import AsJson, IndexDir
 from policy_assistant.index import SearchHit, open_index, resolve_index_dir
-from policy_assistant.index.passages import ContextPassage
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS, Chunk
+
+if TYPE_CHECKING:
+    from policy_assistant.index.passages import ContextPassage
 
 DEFAULT_K = 5
 """Results shown when -k is not given."""

@@ -1,15 +1,12 @@
-"""Rankings for eval: a BM25 index per chunker, filtered to each question's audience."""
+"""Rankings for eval: an index per variant, searched with each question's audience."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-import numpy as np
-from numpy.typing import NDArray
-
 from policy_assistant.evaluate.questions import Question
-from policy_assistant.index import build_bm25
+from policy_assistant.index.search import Index, memory_index
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import Chunk
 
@@ -24,13 +21,15 @@ class Retriever(Protocol):
         """Return up to n (row, score) pairs, best first."""
 
 
-class BM25Retriever:
-    """BM25 over the chunks' full text, built exactly as the index command builds it."""
+class IndexRetriever:
+    """Eval's view of an Index: each question searched with its audience, through Index.search.
 
-    def __init__(self, chunks: Sequence[Chunk], **bm25: Any) -> None:
-        self.index = build_bm25(chunks, **bm25)
-        # Public questions search public chunks only; the mask is built once per chunker.
-        self.public: NDArray[np.bool_] = np.array([c.access == "public" for c in chunks], bool)
+    The access filter eval measures (`leaks`) is therefore the product's own: the mask and the
+    second check of each returned record in Index.search_terms.
+    """
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
         self._terms: dict[str, list[str]] = {}
 
     def search(self, question: Question, n: int) -> list[tuple[int, float]]:
@@ -38,8 +37,14 @@ class BM25Retriever:
         terms = self._terms.get(question.question)
         if terms is None:
             terms = self._terms[question.question] = tokenize(question.question)
-        allowed = None if question.audience == "staff" else self.public
-        return [(int(r), float(s)) for r, s in self.index.search(terms, n, allowed)]
+        return [
+            (hit.row, hit.score) for hit in self.index.search_terms(terms, n, question.audience)
+        ]
+
+
+def chunk_retriever(chunks: Sequence[Chunk], bm25: dict[str, Any] | None = None) -> IndexRetriever:
+    """Return a retriever over an in-memory index of chunks, rows in the order given."""
+    return IndexRetriever(memory_index(chunks, bm25))
 
 
 def candidates(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,10 +19,16 @@ from policy_assistant.evaluate.bootstrap import (
 )
 from policy_assistant.evaluate.questions import Question, QuestionSet, load_questions
 from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
-from policy_assistant.evaluate.retrieval import BM25Retriever, Retriever, candidates
+from policy_assistant.evaluate.retrieval import (
+    IndexRetriever,
+    Retriever,
+    candidates,
+    chunk_retriever,
+)
 from policy_assistant.evaluate.score import Layout, QuestionOutcome, score_question
 from policy_assistant.ids import content_id
-from policy_assistant.index.bm25 import BM25_DEFAULTS
+from policy_assistant.index import Index, open_index
+from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.parse import parse_path
 from policy_assistant.records import Chunk, Document
@@ -57,6 +64,8 @@ class EvalSettings:
     """Bootstrap resamples."""
     level: float = DEFAULT_LEVEL
     """Confidence level of the intervals."""
+    indexes: tuple[Path, ...] = ()
+    """Index folders evaluated as they were built and shipped, beside the chunkers."""
 
     def __post_init__(self) -> None:
         # Every stage indexes budgets by position: one order (ascending, no repeats) for all.
@@ -64,8 +73,8 @@ class EvalSettings:
 
     def check(self) -> None:
         """Raise UsageError when the settings cannot be run."""
-        if not self.chunkers:
-            raise UsageError("name at least one chunker")
+        if not self.chunkers and not self.indexes:
+            raise UsageError("name at least one chunker or index")
         unknown = [c for c in self.chunkers if c not in CHUNKERS]
         if unknown:
             raise UsageError(f"unknown chunker {unknown[0]!r}; choose from {', '.join(CHUNKERS)}")
@@ -102,9 +111,43 @@ def run_eval(
         listed = "; ".join(str(f) for f in parsed.failures)
         raise PolicyAssistantError(f"eval needs every document; these failed to parse: {listed}")
     question_set = load_questions(questions_path, parsed.documents)
-    report = evaluate(parsed.documents, question_set, settings, progress=progress)
+    with ExitStack() as stack:
+        shipped = [stack.enter_context(open_shipped(p, parsed.documents)) for p in settings.indexes]
+        report = evaluate(
+            parsed.documents, question_set, settings, progress=progress, shipped=shipped
+        )
     where = {**report.settings, "corpus": corpus_identity(corpus, parsed.documents)}
     return replace(report, settings=where, warnings=tuple(parsed.warnings))
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """An index folder evaluated as built: its name in the report, its spec, the open index."""
+
+    name: str
+    """Row name: index:<folder>."""
+    spec: dict[str, Any]
+    """The chunker spec its manifest records, and the folder."""
+    index: Index
+    """The open index, searched as users search it."""
+
+
+@contextmanager
+def open_shipped(index_dir: Path, documents: Sequence[Document]) -> Iterator[Shipped]:
+    """Open an index for eval; an error unless it was built from these documents' bytes."""
+    with open_index(index_dir) as index:
+        parsed = {d.source: d.sha256 for d in documents}
+        entries = index.manifest.documents
+        stale = sorted(e.source for e in entries if parsed.get(e.source, e.sha256) != e.sha256)
+        if stale:
+            listed = ", ".join(stale[:3]) + (
+                f" and {len(stale) - 3} more" if len(stale) > 3 else ""
+            )
+            raise PolicyAssistantError(
+                f"index {index_dir} was built from other versions of {listed}: ingest it again"
+            )
+        name = f"index:{portable_path(index_dir)}"
+        yield Shipped(name, {**index.manifest.chunker, "index": portable_path(index_dir)}, index)
 
 
 def evaluate(
@@ -113,19 +156,27 @@ def evaluate(
     settings: EvalSettings,
     make_retriever: RetrieverFactory | None = None,
     progress: Progress | None = None,
+    shipped: Sequence[Shipped] = (),
 ) -> EvalReport:
-    """Compare the chunkers on parsed documents and loaded questions."""
+    """Compare the chunkers (and shipped indexes) on parsed documents and loaded questions."""
     settings.check()
-    factory = make_retriever or (lambda chunks: BM25Retriever(chunks, **BM25_DEFAULTS))
+    factory = make_retriever or (lambda chunks: chunk_retriever(chunks, BM25_DEFAULTS))
     questions = question_set.questions
     runs: list[ChunkerRun] = []
+    total = len(settings.chunkers) + len(shipped)
     for done, name in enumerate(settings.chunkers, 1):
         chunker = make_chunker(name, **settings.options_for(name))
         chunks = tuple(chunk_documents(documents, chunker))
         outcomes = score_all(questions, chunks, factory(chunks), settings)
         runs.append(ChunkerRun(name, chunker.spec(), chunks, outcomes))
         if progress:
-            progress(done, len(settings.chunkers), name)
+            progress(done, total, name)
+    for done, one in enumerate(shipped, len(settings.chunkers) + 1):
+        chunks = tuple(one.index.chunks())
+        outcomes = score_all(questions, chunks, IndexRetriever(one.index), settings)
+        runs.append(ChunkerRun(one.name, one.spec, chunks, outcomes))
+        if progress:
+            progress(done, total, one.name)
     boot = Bootstrap(len(questions), settings.seed, settings.resamples, settings.level)
     return EvalReport(
         settings=report_settings(question_set, runs, settings),

@@ -29,52 +29,81 @@ the writer) and reader.py (opening and searching an index).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from policy_assistant.index.bm25 import BM25_DEFAULTS, BM25Index
-from policy_assistant.index.folder import (
-    DEFAULT_INDEX_DIR,
-    INDEX_ENV,
-    ingest_hint,
-    resolve_index_dir,
-)
-from policy_assistant.index.manifest import FORMAT_VERSION, DocumentEntry, Manifest
-from policy_assistant.index.reader import (
-    Index,
-    LoadedIndex,
-    SearchHit,
-    load_chunks,
-    load_manifest,
-    open_index,
-)
-from policy_assistant.index.tokenize import word_terms
-from policy_assistant.index.writer import (
-    LOCK_TIMEOUT,
-    IndexBusyError,
-    Progress,
-    index_lock,
-    write_index,
-)
-from policy_assistant.records import Chunk
+if TYPE_CHECKING:
+    from policy_assistant.index.build import BuildResult, IndexSettings, build_index, sort_chunks
+    from policy_assistant.index.folder import (
+        DEFAULT_INDEX_DIR,
+        INDEX_ENV,
+        ingest_hint,
+        resolve_index_dir,
+    )
+    from policy_assistant.index.manifest import FORMAT_VERSION, DocumentEntry, Manifest
+    from policy_assistant.index.reader import LoadedIndex, load_chunks, load_manifest, open_index
+    from policy_assistant.index.search import (
+        DEFAULT_ACCESS,
+        DEFAULT_K,
+        Index,
+        MemoryIndex,
+        SearchHit,
+        build_bm25,
+        memory_index,
+    )
+    from policy_assistant.index.settings import BM25_DEFAULTS
+    from policy_assistant.index.writer import (
+        LOCK_TIMEOUT,
+        IndexBusyError,
+        Progress,
+        index_lock,
+        write_index,
+    )
+
+_HOMES = {
+    "build": ("BuildResult", "IndexSettings", "build_index", "sort_chunks"),
+    "folder": ("DEFAULT_INDEX_DIR", "INDEX_ENV", "ingest_hint", "resolve_index_dir"),
+    "manifest": ("FORMAT_VERSION", "DocumentEntry", "Manifest"),
+    "reader": ("LoadedIndex", "load_chunks", "load_manifest", "open_index"),
+    "search": (
+        "DEFAULT_ACCESS",
+        "DEFAULT_K",
+        "Index",
+        "MemoryIndex",
+        "SearchHit",
+        "build_bm25",
+        "memory_index",
+    ),
+    "settings": ("BM25_DEFAULTS",),
+    "writer": ("LOCK_TIMEOUT", "IndexBusyError", "Progress", "index_lock", "write_index"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "BM25_DEFAULTS",
+    "DEFAULT_ACCESS",
     "DEFAULT_INDEX_DIR",
+    "DEFAULT_K",
     "FORMAT_VERSION",
     "INDEX_ENV",
     "LOCK_TIMEOUT",
+    "BuildResult",
     "DocumentEntry",
     "Index",
     "IndexBusyError",
+    "IndexSettings",
     "LoadedIndex",
     "Manifest",
+    "MemoryIndex",
     "Progress",
     "SearchHit",
     "build_bm25",
+    "build_index",
     "index_lock",
     "ingest_hint",
     "load_chunks",
     "load_manifest",
+    "memory_index",
     "open_index",
     "resolve_index_dir",
     "sort_chunks",
@@ -82,18 +111,9 @@ __all__ = [
 ]
 
 
-def sort_chunks(chunks: Sequence[Chunk]) -> list[Chunk]:
-    """Return chunks in index row order: by source, then position."""
-    return sorted(chunks, key=lambda c: (c.source, c.position))
-
-
-def build_bm25(
-    chunks: Sequence[Chunk],
-    variant: str = BM25_DEFAULTS["variant"],
-    k1: float = BM25_DEFAULTS["k1"],
-    b: float = BM25_DEFAULTS["b"],
-    progress: Progress | None = None,
-) -> BM25Index:
-    """Return the BM25 index of the chunks' texts under tokenize(), one row per chunk."""
-    texts = (chunk.text for chunk in chunks)
-    return BM25Index.build(texts, variant, k1, b, word_terms=word_terms, progress=progress)
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use, so `import policy_assistant.index` is cheap."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -50,10 +50,9 @@ from policy_assistant.index.bm25_build import (
     WordTerms,
     build_postings,
 )
+from policy_assistant.index.settings import BM25_DEFAULTS as BM25_DEFAULTS  # re-exported
+from policy_assistant.index.settings import VARIANTS as VARIANTS  # re-exported
 
-VARIANTS = ("lucene", "okapi")
-BM25_DEFAULTS: dict[str, Any] = {"variant": "lucene", "k1": 1.2, "b": 0.75}
-"""Default scoring: Elasticsearch's BM25."""
 OKAPI_EPSILON = 0.25
 """rank-bm25's floor for negative idf, as a fraction of the mean idf."""
 BM25_FORMAT = 1

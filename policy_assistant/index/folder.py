@@ -21,11 +21,20 @@ GENERATION = re.compile(r"gen-[0-9a-f]{16}(-b)?")
 
 
 def resolve_index_dir(option: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:
-    """Return the index folder: the --index option, else $POLICY_ASSISTANT_INDEX, else default."""
-    if option is not None:
-        return option
+    """Return the index folder: the --index option, else $POLICY_ASSISTANT_INDEX, else default.
+
+    A path that exists and is not a folder is refused here, before anything reads or writes it.
+    """
     value = (os.environ if environ is None else environ).get(INDEX_ENV)
-    return Path(value) if value else DEFAULT_INDEX_DIR
+    chosen = option if option is not None else Path(value) if value else DEFAULT_INDEX_DIR
+    return check_folder(chosen)
+
+
+def check_folder(index_dir: Path) -> Path:
+    """Return index_dir, or raise IndexError_ when it exists and is not a folder."""
+    if index_dir.exists() and not index_dir.is_dir():
+        raise IndexError_(f"{index_dir}: is a file, not an index folder")
+    return index_dir
 
 
 def ingest_hint(index_dir: Path) -> str:
@@ -51,7 +60,7 @@ def read_current(index_dir: Path) -> str | None:
 
 def live_generation(index_dir: Path) -> Path:
     """Return the live generation's folder, or raise IndexError_ saying what to run."""
-    name = read_current(index_dir)
+    name = read_current(check_folder(index_dir))
     if name is None:
         raise IndexError_(f"no index at {index_dir}: {ingest_hint(index_dir)}")
     if not GENERATION.fullmatch(name) or not (index_dir / name).is_dir():

@@ -7,25 +7,31 @@ back, and a pipeline compares its documents' hashes to decide what to reuse.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from policy_assistant import __version__
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
-from policy_assistant.records import ACCESS_LABELS, Document
+from policy_assistant.records import ACCESS_LABELS, Chunk, Document
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Version of the index folder layout; an index in any other is stale."""
 
 
 @dataclass(frozen=True, slots=True)
 class DocumentEntry:
-    """What the manifest keeps about one document, to tell whether it changed."""
+    """What the manifest keeps about one document: all of it read off its chunk records.
+
+    Chunk records carry everything here, so an index built from `chunk --json` output and one
+    built by `ingest` from the same corpus hold the same entries, byte for byte.
+    """
 
     source: str
     """Corpus-relative POSIX path."""
     sha256: str
-    """Hex SHA-256 of the file's bytes when it was indexed."""
+    """Hex SHA-256 of the file's bytes when it was indexed ("" when the chunks did not say)."""
+    title: str
+    """The document's title, as its chunks carry it."""
     version: str
     """Version label."""
     access: str
@@ -34,17 +40,42 @@ class DocumentEntry:
     """ISO 639-1 language code."""
     chunk_ids: tuple[str, ...]
     """IDs of the document's chunks, by position."""
-    catalog: dict[str, Any] = field(default_factory=dict)
-    """The document's catalog entry as it was when indexed ({} when it had none)."""
 
     @classmethod
-    def from_document(
-        cls, document: Document, chunk_ids: Sequence[str], catalog: dict[str, Any] | None = None
-    ) -> DocumentEntry:
-        """Return the entry for a parsed document, the IDs of its chunks and its catalog entry."""
-        doc, ids = document, tuple(chunk_ids)
+    def from_document(cls, document: Document, chunk_ids: Sequence[str]) -> DocumentEntry:
+        """Return the entry for a parsed document and the IDs of its chunks."""
+        doc = document
         return cls(
-            doc.source, doc.sha256, doc.version, doc.access, doc.language, ids, catalog or {}
+            doc.source,
+            doc.sha256,
+            doc.title,
+            doc.version,
+            doc.access,
+            doc.language,
+            tuple(chunk_ids),
+        )
+
+    @classmethod
+    def from_chunks(cls, chunks: Sequence[Chunk]) -> DocumentEntry:
+        """Return the entry of one document's chunks (in position order); ValueError if mixed."""
+        first = chunks[0]
+        meta = (first.sha256, first.title, first.version, first.access, first.language)
+        for chunk in chunks:
+            if chunk.source != first.source:
+                raise ValueError(f"chunks of {first.source} and {chunk.source} in one entry")
+            if (chunk.sha256, chunk.title, chunk.version, chunk.access, chunk.language) != meta:
+                raise ValueError(f"{first.source}: its chunks disagree on the document's metadata")
+        return cls(first.source, *meta, tuple(c.id for c in chunks))
+
+    def same_document(self, document: Document) -> bool:
+        """Whether a parsed document is the one this entry was made from (bytes and metadata)."""
+        doc = document
+        return (doc.sha256, doc.title, doc.version, doc.access, doc.language) == (
+            self.sha256,
+            self.title,
+            self.version,
+            self.access,
+            self.language,
         )
 
     def to_dict(self) -> dict[str, Any]:

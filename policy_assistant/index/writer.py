@@ -26,7 +26,6 @@ from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import BM25Index
 from policy_assistant.index.folder import GENERATION, read_current
 from policy_assistant.index.manifest import Manifest
-from policy_assistant.index.unit_store import UNITS_DIR, write_units
 from policy_assistant.records import Chunk, Document
 
 LOCK_TIMEOUT = 10.0
@@ -163,6 +162,8 @@ def _write_generation(
     np.save(tmp / "chunk_access.npy", np.array([codes[c.access] for c in chunks], np.uint8))
     bm25.save(tmp / "bm25")
     if documents is not None:
+        from policy_assistant.index.unit_store import UNITS_DIR, write_units
+
         digest.update(write_units(documents, tmp / UNITS_DIR, bm25.params()))
     manifest_json = orjson.dumps(manifest.to_dict(), option=_JSON) + b"\n"
     (tmp / "manifest.json").write_bytes(manifest_json)

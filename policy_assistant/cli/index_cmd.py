@@ -1,0 +1,52 @@
+"""`policy-assistant index`: chunk records (JSON lines) into an index folder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from policy_assistant.cli.common import guarded, out
+from policy_assistant.cli.options import AsJson, Bm25Variant, IndexDir, check_bm25_variant
+from policy_assistant.index.settings import BM25_DEFAULTS
+
+STDIN = Path("-")
+"""The path that means: read the chunks from standard input."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add the index command to the app."""
+    app.command("index")(guarded(index_command))
+
+
+def index_command(
+    chunks_file: Annotated[
+        Path,
+        typer.Argument(help="Chunk records as JSON lines (`chunk --json` output); - reads stdin."),
+    ],
+    index: IndexDir = None,
+    bm25_variant: Bm25Variant = BM25_DEFAULTS["variant"],
+    as_json: AsJson = False,
+) -> None:
+    """Index chunk records: the same generations, manifest and incremental rules as ingest."""
+    import orjson
+
+    from policy_assistant.cli.summary import summary_table
+    from policy_assistant.index import IndexSettings, build_index, resolve_index_dir
+    from policy_assistant.index.chunk_file import read_chunk_lines
+
+    check_bm25_variant(bm25_variant)
+    index_dir = resolve_index_dir(index)
+    if chunks_file == STDIN:
+        chunks = read_chunk_lines(sys.stdin.buffer, "<stdin>")
+    else:
+        with chunks_file.open("rb") as stream:
+            chunks = read_chunk_lines(stream, str(chunks_file))
+    result = build_index(chunks, index_dir, IndexSettings(bm25={"variant": bm25_variant}))
+    if as_json:
+        data = {**vars(result), "index_dir": result.index_dir.as_posix()}
+        typer.echo(orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode())
+    else:
+        out.print(summary_table(result, index_dir.as_posix()))

@@ -1,0 +1,187 @@
+"""build_index: make an index folder hold exactly a set of chunks, writing only on change.
+
+Both `index CHUNKS.jsonl` and `ingest` end here, so the two write the same bytes for the same
+chunks. A generation is written when a document was added, changed or removed, when the
+chunker, tokenizer or BM25 settings differ from the live generation's, or when there is no
+usable live generation; otherwise nothing is touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import groupby
+from pathlib import Path
+from typing import Any
+
+from policy_assistant.errors import IndexError_, PolicyAssistantError
+from policy_assistant.index.bm25 import BM25_DEFAULTS
+from policy_assistant.index.manifest import DocumentEntry, Manifest
+from policy_assistant.index.reader import load_manifest
+from policy_assistant.index.search import build_bm25
+from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
+from policy_assistant.index.writer import Progress, index_lock, write_index
+from policy_assistant.records import Chunk, Document
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    """What an index is built with besides its chunks."""
+
+    chunker: dict[str, Any] | None = None
+    """The chunker's spec; None takes the one every chunk record names."""
+    bm25: dict[str, Any] = field(default_factory=lambda: dict(BM25_DEFAULTS))
+    """BM25 variant, k1 and b (missing keys take BM25_DEFAULTS)."""
+
+
+@dataclass
+class BuildResult:
+    """What build_index did."""
+
+    index_dir: Path
+    """The index folder."""
+    added: list[str] = field(default_factory=list)
+    """Sources new to the index."""
+    changed: list[str] = field(default_factory=list)
+    """Sources whose chunks or metadata changed."""
+    removed: list[str] = field(default_factory=list)
+    """Sources the index held and no longer does."""
+    unchanged: list[str] = field(default_factory=list)
+    """Sources exactly as they were."""
+    chunks: int = 0
+    """Chunks in the index after the build."""
+    words: int = 0
+    """Words in those chunks, prefixes included."""
+    rebuilt: str | None = None
+    """Why every document was indexed again, when the settings or the old index called for it."""
+    written: bool = False
+    """Whether a new generation was written."""
+
+
+def sort_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
+    """Return chunks in index row order: by source, then position."""
+    return sorted(chunks, key=lambda c: (c.source, c.position))
+
+
+def chunker_spec(chunks: Sequence[Chunk]) -> dict[str, Any]:
+    """Return the one chunker spec the chunks were made with; an error if none or mixed."""
+    specs = {_spec_key(c.chunker): c.chunker for c in chunks}
+    if not specs:
+        raise PolicyAssistantError("no chunks to index")
+    if len(specs) > 1:
+        names = ", ".join(sorted(specs)[:3])
+        raise PolicyAssistantError(
+            f"the chunks were made by more than one chunker ({names}); index one"
+        )
+    return dict(next(iter(specs.values())))
+
+
+def _spec_key(spec: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(spec.items()))
+
+
+def entries_of(chunks: Sequence[Chunk]) -> list[DocumentEntry]:
+    """Return one manifest entry per document of sorted chunks; an error on a bad stream."""
+    entries = []
+    for _, group in groupby(chunks, key=lambda c: c.source):
+        doc_chunks = list(group)
+        positions = [c.position for c in doc_chunks]
+        if positions != sorted(set(positions)):
+            raise PolicyAssistantError(f"{doc_chunks[0].source}: two chunks share a position")
+        try:
+            entries.append(DocumentEntry.from_chunks(doc_chunks))
+        except ValueError as exc:
+            raise PolicyAssistantError(str(exc)) from None
+    return entries
+
+
+def build_index(
+    chunks: Sequence[Chunk],
+    index_dir: Path,
+    settings: IndexSettings | None = None,
+    *,
+    entries: Sequence[DocumentEntry] | None = None,
+    progress: Progress | None = None,
+    documents: Sequence[Document] | None = None,
+) -> BuildResult:
+    """Make the index at index_dir hold exactly these chunks; see the module docstring.
+
+    entries may name documents that have no chunks (an empty document), so that a later run
+    knows them; by default they are read off the chunks. With documents (ingest --units), the
+    generation also holds their retrieval units, and one without units is written again.
+    """
+    settings = settings or IndexSettings()
+    rows = sort_chunks(chunks)
+    ids = [c.id for c in rows]
+    if len(set(ids)) != len(ids):
+        raise PolicyAssistantError(
+            "two chunks share an ID; the chunk stream holds a document twice"
+        )
+    spec = settings.chunker or chunker_spec(rows)
+    params = {**BM25_DEFAULTS, **settings.bm25}
+    new = {e.source: e for e in (entries if entries is not None else entries_of(rows))}
+    result = BuildResult(index_dir, chunks=len(rows), words=sum(c.words for c in rows))
+    with index_lock(index_dir):
+        old, result.rebuilt = _previous(index_dir, spec, params)
+        if old is not None and not result.rebuilt and _units_change(index_dir, documents):
+            result.rebuilt = "retrieval units asked for" if documents else "units dropped"
+        _compare(old, new, result)
+        if old is None or result.rebuilt or result.added or result.changed or result.removed:
+            bm25 = build_bm25(rows, params["variant"], params["k1"], params["b"])
+            manifest = Manifest.create(spec, bm25.params(), list(new.values()))
+            write_index(index_dir, rows, manifest, bm25, progress=progress, documents=documents)
+            result.written = True
+    return result
+
+
+def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> bool:
+    """Whether the live generation's units (held or not) differ from what is asked for."""
+    from policy_assistant.index.folder import live_generation
+    from policy_assistant.index.unit_store import UNITS_DIR
+
+    return (live_generation(index_dir) / UNITS_DIR).is_dir() != (documents is not None)
+
+
+def _previous(
+    index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
+) -> tuple[dict[str, DocumentEntry] | None, str | None]:
+    """Return the live generation's entries (None if there is none) and why to rebuild, if so."""
+    try:
+        manifest = load_manifest(index_dir)
+    except IndexError_ as exc:
+        missing = not (index_dir / "CURRENT").exists()
+        return None, None if missing else f"the old index is unusable ({exc})"
+    entries = {e.source: e for e in manifest.documents}
+    return entries, settings_change(manifest, spec, params) or None
+
+
+def settings_change(manifest: Manifest, spec: dict[str, Any], params: dict[str, Any]) -> str:
+    """Return why the old index's settings rule out reuse, or an empty string."""
+    if manifest.chunker != spec:
+        return f"chunker settings changed ({_spec(manifest.chunker)} -> {_spec(spec)})"
+    if manifest.tokenizer != TOKENIZER_SETTINGS:
+        return "tokenizer settings changed"
+    # The index records derived parameters too (okapi's epsilon); compare what can be asked for.
+    if {key: manifest.bm25.get(key) for key in params} != params:
+        return f"BM25 settings changed ({manifest.bm25} -> {params})"
+    return ""
+
+
+def _spec(spec: dict[str, Any]) -> str:
+    settings = " ".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "name")
+    return f"{spec.get('name')} {settings}".strip()
+
+
+def _compare(
+    old: dict[str, DocumentEntry] | None, new: dict[str, DocumentEntry], result: BuildResult
+) -> None:
+    """Sort sources into added, changed, unchanged and removed."""
+    before = old or {}
+    for source in sorted(new):
+        if source not in before:
+            result.added.append(source)
+        elif before[source] != new[source]:
+            result.changed.append(source)
+        else:
+            result.unchanged.append(source)
+    result.removed = sorted(set(before) - set(new))

