@@ -270,3 +270,15 @@ def test_units_are_opt_in_and_an_unchanged_corpus_parses_nothing(
     dropped = ingest(corpus, tmp_path / "i", chunker)
     assert dropped.rebuilt == "units dropped" and dropped.written
     assert not (next((tmp_path / "i").glob("gen-*")) / "units").exists()
+
+
+def test_eval_strategy_compares_strategies_beside_the_chunkers(tmp_path: Path) -> None:
+    args = ["eval", "--chunker", "structure", "--strategy", "window,automerge", "--quiet"]
+    shown = CliRunner().invoke(app, [*args, "--budget", "50,100", "--out", str(tmp_path / "r")])
+    assert shown.exit_code == 0, shown.output
+    report = json.loads((tmp_path / "r").read_text())
+    assert sorted(report["chunkers"]) == ["automerge", "structure", "window"]
+    assert report["chunkers"]["window"]["budgets"]["50"]["empty_contexts"] == 0
+    assert report["chunkers"]["structure"]["budgets"]["50"]["empty_contexts"] > 0
+    bad = CliRunner().invoke(app, ["eval", "--strategy", "nope", "--quiet"])
+    assert bad.exit_code == 2 and "unknown strategy" in bad.output

@@ -71,6 +71,15 @@ def eval_command(
             show_default=False,
         ),
     ] = None,
+    strategy: Annotated[
+        str | None,
+        Opt(
+            "--strategy",
+            help="Also compare context strategies over retrieval units, comma-separated "
+            "(units, window, window-1, automerge).",
+            show_default=False,
+        ),
+    ] = None,
     budget: Annotated[str, Opt(help="Context budgets in words, comma-separated.")] = ",".join(
         map(str, DEFAULT_BUDGETS)
     ),
@@ -107,6 +116,7 @@ def eval_command(
     settings = EvalSettings(
         chunkers=names,
         indexes=indexes,
+        strategies=parse_names(strategy) if strategy is not None else (),
         chunker_options=options,
         budgets=parse_budgets(budget),
         k=k,

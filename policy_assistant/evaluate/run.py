@@ -66,6 +66,8 @@ class EvalSettings:
     """Confidence level of the intervals."""
     indexes: tuple[Path, ...] = ()
     """Index folders evaluated as they were built and shipped, beside the chunkers."""
+    strategies: tuple[str, ...] = ()
+    """Context strategies over retrieval units (evaluate/strategies.py), beside the chunkers."""
 
     def __post_init__(self) -> None:
         # Every stage indexes budgets by position: one order (ascending, no repeats) for all.
@@ -73,8 +75,8 @@ class EvalSettings:
 
     def check(self) -> None:
         """Raise UsageError when the settings cannot be run."""
-        if not self.chunkers and not self.indexes:
-            raise UsageError("name at least one chunker or index")
+        if not self.chunkers and not self.indexes and not self.strategies:
+            raise UsageError("name at least one chunker, index or strategy")
         unknown = [c for c in self.chunkers if c not in CHUNKERS]
         if unknown:
             raise UsageError(f"unknown chunker {unknown[0]!r}; choose from {', '.join(CHUNKERS)}")
@@ -84,6 +86,10 @@ class EvalSettings:
             raise UsageError("budgets must be whole numbers of words, at least 1")
         if self.k < 1:
             raise UsageError(f"k must be at least 1, got {self.k}")
+        if self.strategies:
+            from policy_assistant.evaluate.strategies import named_strategies
+
+            named_strategies(self.strategies)  # unknown or repeated names are usage errors
 
     def options_for(self, chunker: str) -> dict[str, int]:
         """Return the command-line settings the chunker takes."""
@@ -177,6 +183,10 @@ def evaluate(
         runs.append(ChunkerRun(one.name, one.spec, chunks, outcomes))
         if progress:
             progress(done, total, one.name)
+    if settings.strategies:
+        from policy_assistant.evaluate.strategies import unit_strategy_runs
+
+        runs += unit_strategy_runs(documents, questions, settings.strategies, settings)
     boot = Bootstrap(len(questions), settings.seed, settings.resamples, settings.level)
     return EvalReport(
         settings=report_settings(question_set, runs, settings),

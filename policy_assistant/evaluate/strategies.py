@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from policy_assistant.errors import UsageError
 from policy_assistant.evaluate import metrics
@@ -85,6 +86,16 @@ def named_strategies(names: Sequence[str]) -> list[Strategy]:
     if len(set(names)) != len(names):
         raise UsageError("a strategy is named twice")
     return [Strategy(n, NAMED_STRATEGIES[n]) for n in names]
+
+
+def unit_strategy_runs(
+    documents: Sequence[Document], questions: Sequence[Question], names: Sequence[str],
+    settings: Any,
+) -> list[ChunkerRun]:  # fmt: skip
+    """Return the named strategies' runs over the documents' units (EvalSettings: k, budgets)."""
+    chosen = named_strategies(names)
+    index = UnitIndex.build(build_units(documents))
+    return strategy_runs(index, questions, chosen, settings.k, settings.budgets)
 
 
 def strategy_runs(
