@@ -71,6 +71,7 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("automerge-headings", ContextSettings("automerge", headings=True)),
         Strategy("automerge-noheader", ContextSettings("automerge", header_rows=False)),
         Strategy("window-1", ContextSettings("window", window=1)),
+        Strategy("window-adaptive", ContextSettings("window", window=2, narrow_below=150)),
         Strategy("window-2c", ContextSettings("window", window=2, clusters=True)),
         Strategy("window-3c", ContextSettings("window", window=3, clusters=True)),
         Strategy("window-2-headings", ContextSettings("window", window=2, headings=True)),

@@ -282,3 +282,16 @@ def test_eval_strategy_compares_strategies_beside_the_chunkers(tmp_path: Path) -
     assert report["chunkers"]["structure"]["budgets"]["50"]["empty_contexts"] > 0
     bad = CliRunner().invoke(app, ["eval", "--strategy", "nope", "--quiet"])
     assert bad.exit_code == 2 and "unknown strategy" in bad.output
+
+
+def test_a_narrow_window_below_the_threshold_budget() -> None:
+    doc = long_doc()
+    units = build_units([doc])
+    first, _ = units.section_range(0)
+    hit = [(first + 5, 1.0)]  # "Frost rule 4"
+    settings = ContextSettings("window", window=2, narrow_below=150)
+    narrow = assemble(units, hit, 100, settings)[0]
+    wide = assemble(units, hit, 150, settings)[0]
+    assert doc.text[narrow.start : narrow.end].startswith("Frost rule 3")
+    assert doc.text[wide.start : wide.end].startswith("Frost rule 2")
+    assert doc.text[wide.start : wide.end].endswith("Frost rule 6 applies here.")

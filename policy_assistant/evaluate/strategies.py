@@ -42,6 +42,7 @@ NAMED_STRATEGIES: dict[str, ContextSettings] = {
     "units": ContextSettings("units"),
     "window": ContextSettings("window", window=2),
     "window-1": ContextSettings("window", window=1),
+    "window-adaptive": ContextSettings("window", window=2, narrow_below=150),
     "automerge": ContextSettings("automerge"),
 }
 """What `eval --strategy` can name: context strategies over units, beside the chunkers."""
@@ -221,6 +222,8 @@ def _settings_dict(strategy: Strategy) -> dict[str, object]:
     out: dict[str, object] = {"strategy": c.strategy, "candidates": c.candidates}
     if c.strategy == "window":
         out["window"] = c.window
+        if c.narrow_below:
+            out["narrow_below"] = c.narrow_below
     if c.strategy == "automerge":
         out.update(share=c.share, decay=c.decay)
     if strategy.weights is not None:

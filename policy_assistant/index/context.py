@@ -45,6 +45,8 @@ class ContextSettings:
     """One of STRATEGIES."""
     window: int = 2
     """Units either side of a hit ("window")."""
+    narrow_below: int = 0
+    """Below this budget a window holds one unit either side, not `window` (0: never)."""
     candidates: int = 50
     """Unit hits considered."""
     share: float = 0.75
@@ -83,6 +85,8 @@ def assemble(
             builder.grow_group(group, settings.share)
     else:
         window = settings.window if settings.strategy == "window" else 0
+        if window and budget < settings.narrow_below:
+            window = 1
         if settings.clusters and window:
             hits = _by_cluster(units, hits, window, settings.decay)
         for row, score in hits:
