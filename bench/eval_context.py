@@ -56,9 +56,10 @@ def fields(section: float, document: float, passage: float) -> dict[str, float]:
 def strategies(names: list[str]) -> list[Strategy]:
     """Return the strategies to compare (the defaults, then one change each)."""
     am = ContextSettings("automerge")
+    W2 = ContextSettings("window", window=2, narrow_below=0)
     all_ = [
         Strategy("units", ContextSettings("units")),
-        Strategy("window-2", ContextSettings("window", window=2)),
+        Strategy("window-2", ContextSettings("window", window=2, narrow_below=0)),
         Strategy("automerge", am),
         Strategy("automerge-s50", ContextSettings("automerge", share=0.5)),
         Strategy("automerge-s100", ContextSettings("automerge", share=1.0)),
@@ -72,14 +73,16 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("automerge-noheader", ContextSettings("automerge", header_rows=False)),
         Strategy("window-1", ContextSettings("window", window=1)),
         Strategy("window-adaptive", ContextSettings("window", window=2, narrow_below=150)),
-        Strategy("window-2c", ContextSettings("window", window=2, clusters=True)),
-        Strategy("window-3c", ContextSettings("window", window=3, clusters=True)),
-        Strategy("window-2-headings", ContextSettings("window", window=2, headings=True)),
-        Strategy("window-4", ContextSettings("window", window=4)),
-        Strategy("window-2-docs1", ContextSettings("window"), top_documents=1),
-        Strategy("window-2-docs3", ContextSettings("window"), top_documents=3),
-        Strategy("window-2-doc1", ContextSettings("window"), fields(0.3, 1.0, 1.0)),
-        Strategy("window-2-doc0", ContextSettings("window"), fields(0.3, 0.0, 1.0)),
+        Strategy("window-2c", ContextSettings("window", window=2, narrow_below=0, clusters=True)),
+        Strategy("window-3c", ContextSettings("window", window=3, narrow_below=0, clusters=True)),
+        Strategy(
+            "window-2-headings", ContextSettings("window", window=2, narrow_below=0, headings=True)
+        ),
+        Strategy("window-4", ContextSettings("window", window=4, narrow_below=0)),
+        Strategy("window-2-docs1", W2, top_documents=1),
+        Strategy("window-2-docs3", W2, top_documents=3),
+        Strategy("window-2-doc1", W2, fields(0.3, 1.0, 1.0)),
+        Strategy("window-2-doc0", W2, fields(0.3, 0.0, 1.0)),
     ]
     return [s for s in all_ if not names or s.name in names]
 
@@ -141,7 +144,9 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--sizes", default="50,100,200")
     parser.add_argument("--strategies", default="")
-    parser.add_argument("--of-record", default="window-2", help="the strategy the bar is read on")
+    parser.add_argument(
+        "--of-record", default="window-adaptive", help="the strategy the bar is read on"
+    )
     args = parser.parse_args()
     sets = args.set or ["corpus:questions/questions.jsonl"]
     chosen = strategies([s for s in args.strategies.split(",") if s])

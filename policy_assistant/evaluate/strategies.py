@@ -40,9 +40,9 @@ from policy_assistant.records import Document
 
 NAMED_STRATEGIES: dict[str, ContextSettings] = {
     "units": ContextSettings("units"),
-    "window": ContextSettings("window", window=2),
+    "window": ContextSettings("window", window=2, narrow_below=150),
     "window-1": ContextSettings("window", window=1),
-    "window-adaptive": ContextSettings("window", window=2, narrow_below=150),
+    "window-2": ContextSettings("window", window=2, narrow_below=0),
     "automerge": ContextSettings("automerge"),
 }
 """What `eval --strategy` can name: context strategies over units, beside the chunkers."""

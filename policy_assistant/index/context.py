@@ -45,7 +45,7 @@ class ContextSettings:
     """One of STRATEGIES."""
     window: int = 2
     """Units either side of a hit ("window")."""
-    narrow_below: int = 0
+    narrow_below: int = 150
     """Below this budget a window holds one unit either side, not `window` (0: never)."""
     candidates: int = 50
     """Unit hits considered."""
