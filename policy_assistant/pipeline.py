@@ -103,6 +103,7 @@ def ingest(
     strict: bool = False,
     progress: Progress | None = None,
     options: CorpusOptions | None = None,
+    units: bool = False,
 ) -> IngestSummary:
     """Bring the index at index_dir up to date with the corpus; see the module docstring."""
     params = {**BM25_DEFAULTS, **(bm25 or {})}
@@ -116,7 +117,14 @@ def ingest(
         summary.notices = read.notices
         entries, chunks = _collect(read, chunker, previous)
         settings = IndexSettings(chunker.spec(), params)
-        built = build_index(chunks, index_dir, settings, entries=entries, damage=previous.damage)
+        built = build_index(
+            chunks,
+            index_dir,
+            settings,
+            entries=entries,
+            damage=previous.damage,
+            documents=list(read.documents) if units else None,
+        )
     summary.added, summary.changed, summary.removed = built.added, built.changed, built.removed
     summary.unchanged, summary.chunks, summary.words = built.unchanged, built.chunks, built.words
     summary.rebuilt, summary.written = built.rebuilt, built.written
@@ -154,8 +162,11 @@ def _with_cache(options: CorpusOptions | None, index_dir: Path) -> CorpusOptions
     return replace(chosen, cache_dir=index_dir.absolute().parent / PARSE_CACHE_NAME)
 
 
-def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]) -> _Previous:
-    """Read what the old index offers: nothing when it is unusable or its settings differ."""
+def _load_previous(
+    index_dir: Path, spec: dict[str, Any], params: dict[str, Any], units: bool = False
+) -> _Previous:
+    """Read what the old index offers: nothing when it is unusable or its settings differ,
+    or when units are asked for and it holds none (every document is parsed again)."""
     try:
         manifest = load_manifest(index_dir)
     except IndexError_:

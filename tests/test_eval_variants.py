@@ -117,4 +117,4 @@ def test_a_bad_setting_value_of_a_variant_exits_2(paths: tuple[Path, Path]) -> N
 def test_an_empty_chunker_list_is_a_usage_error(paths: tuple[Path, Path]) -> None:
     result = run(paths, "--chunker", " , ")
     assert result.exit_code == 2, result.output
-    assert "name at least one chunker, chunk file or index" in result.stderr
+    assert "name at least one chunker, chunk file, index or strategy" in result.stderr

@@ -92,6 +92,15 @@ def eval_command(
             show_default=False,
         ),
     ] = None,
+    strategy: Annotated[
+        str | None,
+        Opt(
+            "--strategy",
+            help="Also compare context strategies over retrieval units, comma-separated "
+            "(units, window, window-1, window-2, automerge).",
+            show_default=False,
+        ),
+    ] = None,
     budget: Annotated[str, Opt(help="Context budgets in words, comma-separated.")] = ",".join(
         map(str, DEFAULT_BUDGETS)
     ),
@@ -140,6 +149,7 @@ def eval_command(
         indexes=indexes,
         chunk_files=files,
         strict=strict or baseline is not None,
+        strategies=tuple(n.strip() for n in (strategy or "").split(",") if n.strip()),
         chunker_options=options,
         budgets=parse_budgets(budget),
         k=k,

@@ -68,6 +68,10 @@ def ingest_command(
     exclude: Exclude = None,
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
+    units: Annotated[
+        bool,
+        typer.Option("--units", help="Also store retrieval units, for search --budget."),
+    ] = False,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
     check_bm25_variant(bm25_variant)
@@ -84,6 +88,7 @@ def ingest_command(
             strict=strict,
             progress=progress,
             options=options,
+            units=units,
         )
     print_notices(summary.notices)
     print_warnings(summary.warnings)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -18,6 +19,8 @@ from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS, Chunk
 
+if TYPE_CHECKING:
+    from policy_assistant.index.passages import ContextPassage
 _WORD = re.compile(r"\S+")
 
 
@@ -37,6 +40,12 @@ def search_command(
         ),
     ] = DEFAULT_ACCESS,
     as_json: AsJson = False,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            "--budget", min=1, help="Print the context assembled to this many words instead."
+        ),
+    ] = None,
 ) -> None:
     """Search the index; a public search never returns a staff chunk."""
     if access not in ACCESS_LABELS:
@@ -45,6 +54,9 @@ def search_command(
         )
     if not tokenize(query):
         raise UsageError(f"the query {query!r} has no words to search for")
+    if budget is not None:
+        show_context(resolve_index_dir(index), query, budget, access, as_json)
+        return
     with open_index(resolve_index_dir(index)) as opened:
         hits = opened.search(query, k, access)
         hidden = not hits and access != ACCESS_LABELS[-1] and opened.search(query, 1, "staff")
@@ -62,6 +74,34 @@ def search_command(
             highlight=False,
             soft_wrap=True,
         )
+
+
+def show_context(index_dir: Path, query: str, budget: int, access: str, as_json: bool) -> None:
+    """Print the context assembled to budget words, passage by passage with citations."""
+    with open_index(index_dir) as opened:
+        passages = opened.context(query, budget, access)
+    if as_json:
+        emit_json_lines((p.to_dict() for p in passages), None)
+    elif passages:
+        out.print(context_table(passages, set(tokenize(query))))
+        used = sum(p.words for p in passages)
+        err.print(f"{len(passages)} passages, {used} of {budget} words", highlight=False)
+    if not passages:
+        err.print(f"no passage for {escape(query)!s} fits {budget} words at access {access}")
+
+
+def context_table(passages: list[ContextPassage], terms: set[str]) -> Table:
+    """Return the passages of a context with where each comes from."""
+    table = Table(show_lines=True)
+    for name in ("#", "words", "source", "text"):
+        table.add_column(name, justify="right" if name in ("#", "words") else "left")
+    for p in passages:
+        section = " > ".join(p.sections[0]) if p.sections else ""
+        pages = ("p. " + ",".join(map(str, p.pages))) if p.pages else ""
+        where = [p.source, f"{p.title} ({p.version})", section, pages, f"chars {p.start}-{p.end}"]
+        cite = Text("\n".join(line for line in where if line))
+        table.add_row(str(p.rank), str(p.words), cite, highlight(p.text, terms))
+    return table
 
 
 def results_table(hits: list[SearchHit], terms: set[str]) -> Table:

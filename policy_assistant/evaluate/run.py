@@ -72,6 +72,8 @@ class EvalSettings:
     """Files of chunk records from any tool, one variant each."""
     strict: bool = False
     """Stop on any invalid question instead of leaving it out."""
+    strategies: tuple[str, ...] = ()
+    """Context strategies over retrieval units (evaluate/strategies.py), beside the chunkers."""
 
     def __post_init__(self) -> None:
         # Every stage indexes budgets by position: one order (ascending, no repeats) for all.
@@ -80,12 +82,16 @@ class EvalSettings:
     def check(self) -> tuple[Variant, ...]:
         """Return the chunker variants; UsageError when the settings cannot be run."""
         variants = parse_variants(self.chunkers)
-        if not variants and not self.indexes and not self.chunk_files:
-            raise UsageError("name at least one chunker, chunk file or index")
+        if not (variants or self.indexes or self.chunk_files or self.strategies):
+            raise UsageError("name at least one chunker, chunk file, index or strategy")
         if not self.budgets or any(b < 1 for b in self.budgets):
             raise UsageError("budgets must be whole numbers of words, at least 1")
         if self.k < 1:
             raise UsageError(f"k must be at least 1, got {self.k}")
+        if self.strategies:
+            from policy_assistant.evaluate.strategies import named_strategies
+
+            named_strategies(self.strategies)  # unknown or repeated names are usage errors
         unused = sorted(
             key
             for key in self.chunker_options
@@ -190,6 +196,10 @@ def evaluate(
         runs.append(ChunkerRun(name, spec, chunks, outcomes))
         if progress:
             progress(done, len(todo), name)
+    if settings.strategies:
+        from policy_assistant.evaluate.strategies import unit_strategy_runs
+
+        runs += unit_strategy_runs(documents, questions, settings.strategies, settings)
     boot = Bootstrap(len(questions), settings.seed, settings.resamples, settings.level)
     return EvalReport(
         settings=report_settings(question_set, runs, settings),

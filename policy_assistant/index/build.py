@@ -22,7 +22,7 @@ from policy_assistant.index.reader import load_manifest
 from policy_assistant.index.search import build_bm25
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.index.writer import Progress, index_lock, write_index
-from policy_assistant.records import Chunk
+from policy_assistant.records import Chunk, Document
 
 
 @dataclass(frozen=True)
@@ -106,12 +106,15 @@ def build_index(
     entries: Sequence[DocumentEntry] | None = None,
     damage: str | None = None,
     progress: Progress | None = None,
+    documents: Sequence[Document] | None = None,
 ) -> BuildResult:
     """Make the index at index_dir hold exactly these chunks; see the module docstring.
 
     entries may name documents that have no chunks (an empty document), so that a later run
     knows them; by default they are read off the chunks. damage says what the caller found
     damaged in the live generation (its chunks unreadable): a new one is written whatever else.
+    With documents (ingest --units), the generation also holds their retrieval units, and one
+    without units is written again.
     """
     settings = settings or IndexSettings()
     rows = sort_chunks(chunks)
@@ -128,13 +131,23 @@ def build_index(
         old, result.rebuilt, result.damaged = _previous(index_dir, spec, params)
         if damage and not result.rebuilt:
             result.rebuilt, result.damaged = damage, True
+        if old is not None and not result.rebuilt and _units_change(index_dir, documents):
+            result.rebuilt = "retrieval units asked for" if documents else "units dropped"
         _compare(old, new, result)
         if old is None or result.rebuilt or result.added or result.changed or result.removed:
             bm25 = build_bm25(rows, params["variant"], params["k1"], params["b"])
             manifest = Manifest.create(spec, bm25.params(), list(new.values()))
-            write_index(index_dir, rows, manifest, bm25, progress=progress)
+            write_index(index_dir, rows, manifest, bm25, progress=progress, documents=documents)
             result.written = True
     return result
+
+
+def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> bool:
+    """Whether the live generation's units (held or not) differ from what is asked for."""
+    from policy_assistant.index.folder import live_generation
+    from policy_assistant.index.unit_store import UNITS_DIR
+
+    return (live_generation(index_dir) / UNITS_DIR).is_dir() != (documents is not None)
 
 
 def _previous(

@@ -20,6 +20,7 @@ from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import BM25Index
 from policy_assistant.index.bm25_files import load_array
 from policy_assistant.index.folder import (
+    DEFAULT_INDEX_DIR,
     checksum,
     damaged,
     ingest_hint,
@@ -67,6 +68,8 @@ class LoadedIndex(Index):
     def __init__(self, index_dir: Path, generation: Path, manifest: Manifest) -> None:
         self.index_dir = index_dir
         self.manifest = manifest
+        self.generation = generation
+        self._units: Any = None
         try:
             bm25 = BM25Index.load(generation / "bm25")
         except IndexError_ as exc:
@@ -86,6 +89,11 @@ class LoadedIndex(Index):
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+        if self._units is not None:
+            from policy_assistant.index.unit_store import close_units
+
+            close_units(self._units)
+            self._units = None
 
     def chunk(self, row: int) -> Chunk:
         """Return the chunk at row, reading only its line; raise IndexError_ if damaged."""
@@ -112,6 +120,35 @@ class LoadedIndex(Index):
     def damage(self, problem: str) -> IndexError_:
         """Return the error for this index's damaged files."""
         return damaged(self.index_dir, problem)
+
+    def context(
+        self, query: str, budget: int, access: str | None = None, settings: Any = None
+    ) -> list[Any]:
+        """Return the context for query: whole passages within budget words, best first.
+
+        Access as in search (None is public); each passage's label is checked again. The
+        units are read on first use (index/unit_store.py); settings is a ContextSettings.
+        """
+        from policy_assistant.index.context import context_for
+        from policy_assistant.index.unit_store import UNITS_DIR, load_units
+
+        level = self.level(access)
+        if self._units is None:
+            folder = self.generation / UNITS_DIR
+            if not folder.is_dir():
+                extra = "" if self.index_dir == DEFAULT_INDEX_DIR else f" --index {self.index_dir}"
+                raise IndexError_(
+                    f"index at {self.index_dir} holds no retrieval units: run "
+                    f"`policy-assistant ingest corpus/ --units{extra}`"
+                )
+            try:
+                self._units = load_units(folder)
+            except IndexError_ as exc:
+                raise damaged(self.index_dir, exc) from exc
+        passages = context_for(self._units, query, budget, self.access_labels[level], settings)
+        if any(self._rank(p.access) > level for p in passages):
+            raise self.damage("units disagree with their documents' labels")
+        return passages
 
 
 def _load_array(path: Path) -> Any:

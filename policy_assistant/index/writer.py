@@ -32,7 +32,7 @@ from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import BM25Index
 from policy_assistant.index.folder import GENERATION, checksum, read_current
 from policy_assistant.index.manifest import Manifest
-from policy_assistant.records import Chunk
+from policy_assistant.records import Chunk, Document
 
 LOCK_TIMEOUT = 10.0
 """Seconds a second writer waits for the lock before giving up."""
@@ -168,11 +168,13 @@ def write_index(
     bm25: BM25Index,
     lock_timeout: float = LOCK_TIMEOUT,
     progress: Progress | None = None,
+    documents: Sequence[Document] | None = None,
 ) -> Path:
     """Write a new generation, make it current and delete the others; return its folder.
 
     chunks must be in row order (sort_chunks) and agree with manifest.documents and bm25,
     row for row. Takes the lock, waiting up to lock_timeout; progress gets chunks written.
+    With documents, their retrieval units go into the same generation (index/unit_store.py).
     """
     _check_consistent(chunks, manifest, bm25)
     with index_lock(index_dir, lock_timeout):
@@ -180,7 +182,7 @@ def write_index(
         try:
             _remove(tmp)
             tmp.mkdir()
-            name = _write_generation(tmp, chunks, manifest, bm25, progress)
+            name = _write_generation(tmp, chunks, manifest, bm25, progress, documents)
             if _live_name(index_dir) == name:
                 # The same content is live, but its files may have been damaged since: write
                 # anyway, into the other slot, since the live folder cannot be replaced in place.
@@ -223,7 +225,12 @@ def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Ind
 
 
 def _write_generation(
-    tmp: Path, chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Index, progress: Any
+    tmp: Path,
+    chunks: Sequence[Chunk],
+    manifest: Manifest,
+    bm25: BM25Index,
+    progress: Any,
+    documents: Sequence[Document] | None = None,
 ) -> str:
     """Fill tmp with a whole generation, manifest last, flushed to disk; return its name."""
     codes = {label: i for i, label in enumerate(manifest.access_labels)}
@@ -240,6 +247,11 @@ def _write_generation(
     np.save(tmp / "chunk_offsets.npy", offsets)
     np.save(tmp / "chunk_access.npy", np.array([codes[c.access] for c in chunks], np.uint8))
     bm25.save(tmp / "bm25")
+    if documents is not None:
+        from policy_assistant.index.unit_store import UNITS_DIR, write_units
+
+        # The units' files are checksummed into the manifest, and so into the name, below.
+        write_units(documents, tmp / UNITS_DIR, bm25.params())
     checksums = _flush_files(tmp)
     manifest_json = orjson.dumps(manifest.with_files(checksums).to_dict(), option=_JSON) + b"\n"
     (tmp / "manifest.json").write_bytes(manifest_json)

@@ -1,0 +1,177 @@
+"""Benchmark retrieval units and context assembly beside chunks and plain search.
+
+    python bench/bench_context.py --units 1000000
+
+Generates documents of Zipf-distributed made-up words (bench_index.py's vocabulary) with
+headings, paragraphs of sentences, list items and a table per section, then reports:
+
+- build: seconds to cut units and build their four BM25 indexes, beside the structure
+  chunker and the chunks' BM25, on the same documents; and the size on disk of each
+  (units/ as the index writes it, against chunks.jsonl + bm25/);
+- per query (100 queries of 3-8 words taken from random units), in process: median and p90
+  ms of plain chunk search (BM25Index.search, k=10), of unit search (UnitIndex.search, 50
+  candidates, four fields), and of assembly alone (assemble, budget 400) on the units held
+  in memory and on the units loaded from disk (memory-mapped columns, texts read on demand).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_index import make_words
+
+from policy_assistant.chunk import make_chunker
+from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.context import ContextSettings, assemble
+from policy_assistant.index.tokenize import tokenize, word_terms
+from policy_assistant.index.unit_search import UnitIndex
+from policy_assistant.index.unit_store import load_units, save_units
+from policy_assistant.index.units import build_units
+from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.records import Document, DocumentMeta
+
+SEED = 20261201
+QUERIES = 100
+BUDGET = 400
+UNITS_PER_DOC = 161
+"""Units one generated document holds: a heading, then 10 sections of a heading, 12
+sentences, a list item and a two-row table."""
+
+
+def make_documents(units: int, seed: int = SEED) -> list[Document]:
+    """Return documents holding about `units` units in all."""
+    words = make_words(seed)
+    weights = 1.0 / np.arange(1, len(words) + 1)
+    cdf = np.cumsum(weights / weights.sum())
+    rng = np.random.default_rng(seed)
+
+    def sentence() -> str:
+        ids = np.searchsorted(cdf, rng.random(int(rng.integers(8, 26))))
+        text = " ".join(words[min(i, len(words) - 1)] for i in ids.tolist())
+        return text[0].upper() + text[1:] + "."
+
+    docs = []
+    for n in range(max(1, units // UNITS_PER_DOC)):
+        builder = DocumentBuilder()
+        builder.heading(f"Manual {n}", 1, ())
+        for s in range(10):
+            builder.heading(f"Section {s} {words[(n * 10 + s) % len(words)]}", 2, ())
+            for _ in range(3):
+                builder.add("paragraph", " ".join(sentence() for _ in range(4)), ())
+            builder.add("list_item", sentence(), ())
+            builder.add("table", f"Name | Value\n{sentence()[:-1]} | {n}", ())
+        meta = DocumentMeta(access="public", title=f"Manual {n}", version="1")
+        docs.append(builder.build(f"m/{n:06d}.md", "0" * 64, meta, f"manual-{n}"))
+    return docs
+
+
+def timed(action: Callable[[], object]) -> tuple[float, object]:
+    """Return CPU seconds of this process taken and the result (forked workers not counted)."""
+    started = time.process_time()
+    result = action()
+    return time.process_time() - started, result
+
+
+def folder_mb(folder: Path) -> float:
+    """Return the size of a folder's files in MB."""
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+
+
+def per_query(action: Callable[[str], object], queries: list[str]) -> tuple[float, float]:
+    """Return the median and 90th percentile CPU ms of action over the queries, after a warm-up.
+
+    CPU time, not wall time: the machine is shared, and a query never waits on anything.
+    """
+    action(queries[0])
+    times = []
+    for query in queries:
+        started = time.process_time()
+        action(query)
+        times.append((time.process_time() - started) * 1000)
+    return statistics.median(times), float(np.percentile(times, 90))
+
+
+def pick_queries(index: UnitIndex, seed: int = SEED) -> list[str]:
+    """Return QUERIES queries of 3-8 words from random prose units."""
+    rng = np.random.default_rng([seed, 1])
+    out: list[str] = []
+    kinds = index.units.col("unit_kind")
+    while len(out) < QUERIES:
+        row = int(rng.integers(len(index.units)))
+        if kinds[row] == 1:  # a sentence
+            words = index.units.unit_text(row).rstrip(".").lower().split()
+            count = min(len(words), int(rng.integers(3, 9)))
+            out.append(" ".join(rng.choice(words, count, replace=False).tolist()))
+    return out
+
+
+def main() -> None:
+    """Run the benchmark and print its table."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--units", type=int, default=1_000_000)
+    args = parser.parse_args()
+    docs = make_documents(args.units)
+    # Workers would hide build CPU in other processes: build in this one, for both.
+    unit_s, index = timed(lambda: UnitIndex.build(build_units(docs), workers=0))
+    assert isinstance(index, UnitIndex)
+    chunker = make_chunker("structure")
+    chunk_s, pair = timed(lambda: _chunks(chunker, docs))
+    chunks, bm25 = pair  # type: ignore[misc]
+    print(f"{len(docs)} documents, {len(index.units)} units, {len(chunks)} chunks")
+    print(f"build CPU s: units {unit_s:.1f} (cut + 4 BM25), chunks {chunk_s:.1f} (chunker + BM25)")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        save_units(index, docs, root / "units")
+        bm25.save(root / "bm25")
+        with (root / "chunks.jsonl").open("wb") as out:
+            for c in chunks:
+                out.write(orjson.dumps(c.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n")
+        units_mb = folder_mb(root / "units")
+        chunks_mb = folder_mb(root / "bm25") + (root / "chunks.jsonl").stat().st_size / 1e6
+        print(f"size MB: units/ {units_mb:.0f}, chunks.jsonl + bm25/ {chunks_mb:.0f}")
+        loaded = load_units(root / "units")
+        report(index, loaded, bm25, pick_queries(index))
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _chunks(chunker, docs):  # type: ignore[no-untyped-def]
+    chunks = [c for d in docs for c in chunker.chunk(d)]
+    return chunks, BM25Index.build((c.text for c in chunks), word_terms=word_terms, workers=0)
+
+
+def report(memory: UnitIndex, disk: UnitIndex, bm25: BM25Index, queries: list[str]) -> None:
+    """Print per-query times."""
+    settings = ContextSettings()
+    hits = {q: memory.search(q, settings.candidates) for q in queries}
+    rows: list[tuple[str, Callable[[str], object]]] = [
+        ("chunk search (k=10)", lambda q: bm25.search(tokenize(q), 10)),
+        ("unit search (50, 4 fields)", lambda q: memory.search(q, settings.candidates)),
+        ("assembly, in memory", lambda q: assemble(memory.units, hits[q], BUDGET, settings)),
+        ("assembly, from disk", lambda q: assemble(disk.units, hits[q], BUDGET, settings)),
+    ]
+    for strategy in ("automerge", "units"):
+        other = ContextSettings(strategy)
+
+        def run(q: str, o: ContextSettings = other) -> object:
+            return assemble(memory.units, hits[q], BUDGET, o)
+
+        rows.append((f"assembly, {strategy}", run))
+    print(f"{'per query (CPU)':<28} {'median ms':>10} {'p90 ms':>8}")
+    for name, action in rows:
+        median, p90 = per_query(action, queries)
+        print(f"{name:<28} {median:10.2f} {p90:8.2f}")
+
+
+if __name__ == "__main__":
+    main()

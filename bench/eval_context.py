@@ -1,0 +1,198 @@
+"""Compare context strategies with fixed and overlapping windows and the chunkers, at equal budgets.
+
+    python bench/eval_context.py --corpus corpus --questions questions/questions.jsonl
+
+Prints, per run and budget, complete@B, hit@B and empty contexts, then the paired difference
+in complete@B (and hit@B) of the best strategy against the best window and against structure.
+Windows run at every size in --sizes (overlap a quarter of the size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from policy_assistant.errors import QuestionsError
+from policy_assistant.evaluate.bootstrap import Bootstrap
+from policy_assistant.evaluate.questions import (
+    EvidenceFinder,
+    QuestionSet,
+    build_question,
+    load_questions,
+    read_lines,
+)
+from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
+from policy_assistant.evaluate.run import EvalSettings, evaluate
+from policy_assistant.evaluate.strategies import Strategy, with_strategies
+from policy_assistant.ids import file_sha256
+from policy_assistant.index.context import ContextSettings
+from policy_assistant.parse import parse_path
+from policy_assistant.records import Document
+
+BUDGETS = (50, 100, 200, 400)
+
+
+def window_runs(docs, qset, sizes) -> list[ChunkerRun]:  # type: ignore[no-untyped-def]
+    """Return fixed and overlapping runs at every size, named by their settings."""
+    runs: list[ChunkerRun] = []
+    for size in sizes:
+        for chunker, name, options in (
+            ("fixed", f"fixed-{size}", {"size": size}),
+            ("overlapping", f"overlap-{size}", {"size": size, "overlap": size // 4}),
+        ):
+            settings = EvalSettings((chunker,), options, budgets=BUDGETS)
+            runs += [replace(r, name=name) for r in evaluate(docs, qset, settings).runs]
+    settings = EvalSettings(chunkers=("structure", "sentence"), budgets=BUDGETS)
+    return runs + list(evaluate(docs, qset, settings).runs)
+
+
+def fields(section: float, document: float, passage: float) -> dict[str, float]:
+    """Return field weights."""
+    return {"section": section, "document": document, "passage": passage}
+
+
+def strategies(names: list[str]) -> list[Strategy]:
+    """Return the strategies to compare (the defaults, then one change each)."""
+    am = ContextSettings("automerge")
+    W2 = ContextSettings("window", window=2, narrow_below=0)
+    all_ = [
+        Strategy("units", ContextSettings("units")),
+        Strategy("window-2", ContextSettings("window", window=2, narrow_below=0)),
+        Strategy("automerge", am),
+        Strategy("automerge-s50", ContextSettings("automerge", share=0.5)),
+        Strategy("automerge-s100", ContextSettings("automerge", share=1.0)),
+        Strategy("automerge-nofields", am, fields(0, 0, 0)),
+        Strategy("automerge-p0", am, fields(0.3, 0.3, 0)),
+        Strategy("automerge-p05", am, fields(0.3, 0.3, 0.5)),
+        Strategy("automerge-p2", am, fields(0.3, 0.3, 2.0)),
+        Strategy("automerge-doc0", am, fields(0.3, 0, 1.0)),
+        Strategy("automerge-doc1", am, fields(0.3, 1.0, 1.0)),
+        Strategy("automerge-headings", ContextSettings("automerge", headings=True)),
+        Strategy("automerge-noheader", ContextSettings("automerge", header_rows=False)),
+        Strategy("window-1", ContextSettings("window", window=1)),
+        Strategy("window-adaptive", ContextSettings("window", window=2, narrow_below=150)),
+        Strategy("window-2c", ContextSettings("window", window=2, narrow_below=0, clusters=True)),
+        Strategy("window-3c", ContextSettings("window", window=3, narrow_below=0, clusters=True)),
+        Strategy(
+            "window-2-headings", ContextSettings("window", window=2, narrow_below=0, headings=True)
+        ),
+        Strategy("window-4", ContextSettings("window", window=4, narrow_below=0)),
+        Strategy("window-2-docs1", W2, top_documents=1),
+        Strategy("window-2-docs3", W2, top_documents=3),
+        Strategy("window-2-doc1", W2, fields(0.3, 1.0, 1.0)),
+        Strategy("window-2-doc0", W2, fields(0.3, 0.0, 1.0)),
+    ]
+    return [s for s in all_ if not names or s.name in names]
+
+
+def usable_questions(path: Path, docs: list[Document]) -> QuestionSet:
+    """Load the questions whose quotes this parser finds; say how many were left out."""
+    try:
+        return load_questions(path, docs)
+    except QuestionsError:
+        pass
+    finder, problems, kept = EvidenceFinder(docs), [], []
+    for _, raw in read_lines(path.read_bytes(), problems):
+        try:
+            kept.append(build_question(raw, finder))
+        except QuestionsError:
+            problems.append((0, raw.get("id", "?")))
+    print(f"{path}: {len(problems)} questions left out (quote not found by this parser)")
+    return QuestionSet(path, file_sha256(path.read_bytes()), tuple(kept))
+
+
+def set_runs(corpus: Path, questions: Path, sizes: list[int], chosen: list[Strategy]) -> EvalReport:
+    """Return every window, chunker and strategy run on one question set."""
+    docs = parse_path(corpus).documents
+    qset = usable_questions(questions, docs)
+    started = time.perf_counter()
+    runs = window_runs(docs, qset, sizes)
+    boot = Bootstrap(len(qset.questions))
+    base = EvalReport({"budgets": list(BUDGETS), "k": 5}, qset.questions, tuple(runs), (), ())
+    report = with_strategies(base, docs, qset, chosen, boot)
+    print(f"{corpus.name}: {len(qset.questions)} questions, {time.perf_counter() - started:.1f} s")
+    return report
+
+
+def pooled(reports: list[EvalReport]) -> EvalReport:
+    """Return one report over every set's questions: each run's outcomes end to end."""
+    names = [run.name for run in reports[0].runs]
+    runs = tuple(
+        replace(
+            reports[0].runs[i],
+            outcomes=tuple(o for r in reports for o in r.runs[i].outcomes),
+        )
+        for i in range(len(names))
+    )
+    questions = tuple(q for r in reports for q in r.questions)
+    boot = Bootstrap(len(questions))
+    return EvalReport(
+        {"budgets": list(BUDGETS)}, questions, runs,
+        tuple(summarize(run, BUDGETS, boot) for run in runs),
+        tuple(compare(runs, BUDGETS, boot)),
+    )  # fmt: skip
+
+
+def main() -> None:
+    """Run the comparison and print it."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="CORPUS:QUESTIONS",
+        help="a corpus folder and its questions file (repeat to pool sets)",
+    )  # fmt: skip
+    parser.add_argument("--sizes", default="50,100,200")
+    parser.add_argument("--strategies", default="")
+    parser.add_argument(
+        "--of-record", default="window-adaptive", help="the strategy the bar is read on"
+    )
+    args = parser.parse_args()
+    sets = args.set or ["corpus:questions/questions.jsonl"]
+    chosen = strategies([s for s in args.strategies.split(",") if s])
+    sizes = [int(s) for s in args.sizes.split(",")]
+    reports = []
+    for item in sets:
+        corpus, _, questions = item.partition(":")
+        reports.append(set_runs(Path(corpus), Path(questions), sizes, chosen))
+        show(reports[-1], [s.name for s in chosen], args.of_record)
+    if len(reports) > 1:
+        print(f"pooled: {sum(len(r.questions) for r in reports)} questions")
+        show(pooled(reports), [s.name for s in chosen], args.of_record)
+
+
+def show(report: EvalReport, strategy_names: list[str], of_record: str) -> None:
+    """Print the table and the paired differences."""
+    print("run".ljust(22) + "".join(f"  c@{b:<4} h@{b:<4} e@{b:<3}" for b in BUDGETS))
+    for s in report.summaries:
+        cells = "".join(
+            f"  {b.figures['complete'].value * 100:5.1f} {b.figures['hit'].value * 100:5.1f}"
+            f" {b.empty_contexts:4d}"
+            for b in s.budgets
+        )
+        print(s.name.ljust(22) + cells)
+    by_name = {s.name: s for s in report.summaries}
+    windows = [n for n in by_name if n.startswith(("fixed-", "overlap-"))]
+    for budget in BUDGETS[1:]:
+        metric = f"complete@{budget}"
+        best_s = max(strategy_names, key=lambda n: by_name[n].figure(metric).value)
+        best_w = max(windows, key=lambda n: by_name[n].figure(metric).value)
+        for name, other in ((best_s, best_w), (best_s, "structure"), (of_record, best_w),
+                            (of_record, "structure")):  # fmt: skip
+            for m in (metric, f"hit@{budget}"):
+                value, low, high = paired(report, m, name, other)
+                print(f"{m}: {name} - {other} = {value:+.1f} [{low:+.1f}, {high:+.1f}]")
+
+
+def paired(report: EvalReport, metric: str, a: str, b: str) -> tuple[float, float, float]:
+    """Return a minus b on metric, in points, with its paired interval."""
+    for c in report.comparisons:
+        if c.metric == metric and {c.a, c.b} == {a, b}:
+            sign = 100 if c.a == a else -100
+            ends = sorted((sign * c.difference.low, sign * c.difference.high))
+            return sign * c.difference.value, ends[0], ends[1]
+    raise KeyError(metric)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""Context strategies as an eval dimension beside the chunkers, scored with the same figures.
+
+A strategy run ranks units (index/unit_search.py) and assembles each question's context at
+every budget (index/context.py); its outcomes are the chunker runs' records, so summaries,
+paired comparisons and the report treat a strategy like a chunker:
+
+- hit@k: a relevant unit among the first k unit hits; words@k: their words.
+- hit, recall, complete, evidence at B: over the context's passages, as for chunks
+  (complete@B: each quote whole inside one passage); `packed` counts passages, so an empty
+  context is one with no passage.
+- why a passage missed: `cut_by_budget` (a passage of the context holds part of the quote,
+  not all of it), `below_budget` (a unit hit inside the quote was retrieved, but the context
+  holds none of it), `not_retrieved` (no unit hit touches the quote).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from policy_assistant.errors import UsageError
+from policy_assistant.evaluate import metrics
+from policy_assistant.evaluate.bootstrap import Bootstrap
+from policy_assistant.evaluate.questions import Passage, Question, QuestionSet
+from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
+from policy_assistant.evaluate.score import (
+    BELOW_BUDGET,
+    COMPLETE,
+    NOT_RETRIEVED,
+    BudgetOutcome,
+    PassageOutcome,
+    QuestionOutcome,
+)
+from policy_assistant.index.context import ContextSettings, assemble
+from policy_assistant.index.passages import ContextPassage
+from policy_assistant.index.unit_search import UnitIndex
+from policy_assistant.index.units import build_units
+from policy_assistant.records import Document
+
+NAMED_STRATEGIES: dict[str, ContextSettings] = {
+    "units": ContextSettings("units"),
+    "window": ContextSettings("window", window=2, narrow_below=150),
+    "window-1": ContextSettings("window", window=1),
+    "window-2": ContextSettings("window", window=2, narrow_below=0),
+    "automerge": ContextSettings("automerge"),
+}
+"""What `eval --strategy` can name: context strategies over units, beside the chunkers."""
+
+CUT_BY_BUDGET = "cut_by_budget"
+"""A passage of the context holds part of the quote but not all of it."""
+STRATEGY_MISS_ORDER = (CUT_BY_BUDGET, BELOW_BUDGET, NOT_RETRIEVED)
+"""When passages miss for different reasons, the question's reason is the first of these."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    """A unit hit as the metrics see it (source and span)."""
+
+    source: str
+    start: int
+    end: int
+    words: int
+    access: str
+
+
+@dataclass(frozen=True, slots=True)
+class Strategy:
+    """A named context strategy to evaluate."""
+
+    name: str
+    """The name the report shows (unique beside the chunkers')."""
+    context: ContextSettings
+    """How contexts are assembled."""
+    weights: dict[str, float] | None = None
+    """Field weights of the unit ranking (None: the defaults)."""
+    top_documents: int = 0
+    """Rank documents first and units within the best this many (0: off)."""
+
+
+def named_strategies(names: Sequence[str]) -> list[Strategy]:
+    """Return the strategies of these NAMED_STRATEGIES names; UsageError for another name."""
+    unknown = [n for n in names if n not in NAMED_STRATEGIES]
+    if unknown:
+        known = ", ".join(NAMED_STRATEGIES)
+        raise UsageError(f"unknown strategy {unknown[0]!r}; choose from {known}")
+    if len(set(names)) != len(names):
+        raise UsageError("a strategy is named twice")
+    return [Strategy(n, NAMED_STRATEGIES[n]) for n in names]
+
+
+def unit_strategy_runs(
+    documents: Sequence[Document], questions: Sequence[Question], names: Sequence[str],
+    settings: Any,
+) -> list[ChunkerRun]:  # fmt: skip
+    """Return the named strategies' runs over the documents' units (EvalSettings: k, budgets)."""
+    chosen = named_strategies(names)
+    index = UnitIndex.build(build_units(documents))
+    return strategy_runs(index, questions, chosen, settings.k, settings.budgets)
+
+
+def strategy_runs(
+    index: UnitIndex, questions: Sequence[Question], strategies: Sequence[Strategy], k: int,
+    budgets: Sequence[int],
+) -> list[ChunkerRun]:  # fmt: skip
+    """Return one run per strategy, each question's context assembled at every budget."""
+    runs = []
+    for strategy in strategies:
+        strategy.context.check()
+        ranked = index if strategy.weights is None else index.with_weights(strategy.weights)
+        ranked = replace(ranked, top_documents=strategy.top_documents)
+        outcomes = tuple(score_strategy(ranked, q, strategy.context, k, budgets) for q in questions)
+        spec = {"name": strategy.name, "strategy": strategy.context.strategy}
+        runs.append(ChunkerRun(strategy.name, spec, (), outcomes))
+    return runs
+
+
+def score_strategy(
+    index: UnitIndex, question: Question, settings: ContextSettings, k: int,
+    budgets: Sequence[int],
+) -> QuestionOutcome:  # fmt: skip
+    """Rank units for one question and score its context at each budget."""
+    pairs = index.search(question.question, max(k, settings.candidates), question.audience)
+    units = index.units
+    cols = units.columns
+    hits = [
+        _Hit(
+            units.docs[int(cols["unit_doc"][row])].source,
+            int(cols["unit_start"][row]),
+            int(cols["unit_end"][row]),
+            int(cols["unit_words"][row]),
+            units.docs[int(cols["unit_doc"][row])].access,
+        )
+        for row, _ in pairs
+    ]
+    passages = question.relevant
+    leaks = sum(h.access != "public" for h in hits) if question.audience == "public" else 0
+    contexts = [assemble(units, pairs[: settings.candidates], b, settings) for b in budgets]
+    scored = (score_context(passages, c, hits, b) for c, b in zip(contexts, budgets, strict=True))
+    return QuestionOutcome(
+        question=question,
+        retrieved=(),
+        hit_at_k=metrics.hit_at_k(hits, passages, k),
+        words_at_k=sum(h.words for h in hits[:k]),
+        leaks=leaks,
+        budgets=tuple(scored),
+    )
+
+
+def score_context(
+    passages: Sequence[Passage], context: Sequence[ContextPassage], hits: Sequence[_Hit],
+    budget: int,
+) -> BudgetOutcome:  # fmt: skip
+    """Measure what one assembled context holds."""
+    outcomes = tuple(passage_status(p, context, hits) for p in passages)
+    complete = all(o.status == COMPLETE for o in outcomes)
+    hit = metrics.hit(context, passages)
+    miss = None
+    if not complete:
+        statuses = {o.status for o in outcomes}
+        miss = next(r for r in STRATEGY_MISS_ORDER if r in statuses)
+    return BudgetOutcome(
+        budget=budget,
+        packed=len(context),
+        words=sum(p.words for p in context),
+        hit=hit,
+        recall=metrics.recall(context, passages),
+        complete=complete,
+        evidence=metrics.evidence_coverage(context, passages),
+        miss=miss,
+        passages=outcomes,
+    )
+
+
+def passage_status(
+    passage: Passage, context: Sequence[ContextPassage], hits: Sequence[_Hit]
+) -> PassageOutcome:
+    """Return whether a quote lies whole in one passage of the context, and if not, why."""
+    if any(metrics.holds(p, passage) for p in context):
+        return PassageOutcome(COMPLETE)
+    if any(_touches(p, passage) for p in context):
+        return PassageOutcome(CUT_BY_BUDGET)
+    if any(_touches(h, passage) for h in hits):
+        return PassageOutcome(BELOW_BUDGET)
+    return PassageOutcome(NOT_RETRIEVED)
+
+
+def _touches(found: metrics.Located, passage: Passage) -> bool:
+    """Return whether a passage or hit shares a character with the quote."""
+    span = passage.evidence_span
+    return found.source == passage.source and metrics.overlaps((found.start, found.end), span)
+
+
+def with_strategies(
+    report: EvalReport,
+    documents: Sequence[Document],
+    question_set: QuestionSet,
+    strategies: Sequence[Strategy],
+    boot: Bootstrap,
+) -> EvalReport:
+    """Return the report with the strategies' runs beside its chunkers', compared pairwise."""
+    budgets = tuple(report.settings["budgets"])
+    index = UnitIndex.build(build_units(documents))
+    runs = (*report.runs, *strategy_runs(index, question_set.questions, strategies,
+                                          report.settings["k"], budgets))  # fmt: skip
+    settings = {
+        **report.settings,
+        "strategies": [{"name": s.name, **_settings_dict(s)} for s in strategies],
+        "units": len(index.units),
+    }
+    return replace(
+        report,
+        settings=settings,
+        runs=runs,
+        summaries=tuple(summarize(run, budgets, boot) for run in runs),
+        comparisons=tuple(compare(runs, budgets, boot)),
+    )
+
+
+def _settings_dict(strategy: Strategy) -> dict[str, object]:
+    c = strategy.context
+    out: dict[str, object] = {"strategy": c.strategy, "candidates": c.candidates}
+    if c.strategy == "window":
+        out["window"] = c.window
+        if c.narrow_below:
+            out["narrow_below"] = c.narrow_below
+    if c.strategy == "automerge":
+        out.update(share=c.share, decay=c.decay)
+    if strategy.weights is not None:
+        out["weights"] = dict(strategy.weights)
+    if strategy.top_documents:
+        out["top_documents"] = strategy.top_documents
+    return out
