@@ -7,11 +7,12 @@ BENCH_STAMP := $(VENV)/.installed-bench
 CORPUS ?= corpus
 SRC := policy_assistant tests bench scripts
 
-.PHONY: help install ingest eval baseline test lint typecheck check bench corpus golden clean
+.PHONY: help install system ingest eval baseline test lint typecheck check bench corpus golden clean
 
 help:
 	@echo "make ingest    set up .venv, ingest the bundled corpus and print the evaluation"
 	@echo "make test      set up .venv with the dev extra and run the tests"
+	@echo "make system    install the Debian packages for OCR (tesseract), as root"
 	@echo "make eval      the CI gate: evaluate and compare with questions/baseline.json"
 	@echo "make baseline  write questions/baseline.json from the current code (review its diff)"
 	@echo "make check     lint, format check, type check and tests"
@@ -21,14 +22,21 @@ help:
 	@echo "make clean     remove .venv, build/ and caches"
 
 $(STAMP): pyproject.toml
+	@echo "== creating the virtual environment in $(VENV)"
 	$(PYTHON) -m venv $(VENV)
+	@echo "== installing policy-assistant and its dev extra (a minute or two the first time)"
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser]'
 	@touch $(STAMP)
 
+system:
+	@bash scripts/system-packages.sh
+
 install: $(STAMP)
 
-ingest: $(STAMP)
+ingest: $(STAMP) system
+	@echo "== ingesting $(CORPUS) into build/index"
 	$(BIN)/policy-assistant ingest $(CORPUS)
+	@echo "== evaluating the bundled question set"
 	$(BIN)/policy-assistant eval --corpus $(CORPUS)
 
 eval: $(STAMP)
