@@ -150,3 +150,18 @@ def test_an_empty_query_is_a_usage_error_and_hidden_staff_matches_are_said(
     assert "--access staff" not in hidden.stderr  # a.md matches publicly: nothing hidden to say
     only_staff = invoke("search", "4471", "--index", index)
     assert "staff-only chunks match this query: search with --access staff" in only_staff.stderr
+
+
+def test_search_verify_reports_a_damaged_file_in_one_line(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    index = tmp_path / "i"
+    assert invoke("ingest", str(corpus), "--index", str(index), "-q").exit_code == 0
+    assert invoke("search", "mowers", "--index", str(index), "--verify").exit_code == 0
+    target = next(index.glob("gen-*/bm25/weights.npy"))
+    data = bytearray(target.read_bytes())
+    data[-1] ^= 0xFF
+    target.write_bytes(bytes(data))
+    damaged = invoke("search", "mowers", "--index", str(index), "--verify")
+    assert damaged.exit_code == 1
+    assert "does not match its checksum" in damaged.stderr
+    assert len(damaged.stderr.strip().splitlines()) == 1

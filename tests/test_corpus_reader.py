@@ -18,6 +18,7 @@ from policy_assistant.parse import (
     Catalog,
     CorpusOptions,
     parse_bytes,
+    parse_path,
     read_corpus,
 )
 from policy_assistant.parse import cache as cache_module
@@ -340,3 +341,15 @@ def test_a_max_file_size_below_one_is_a_usage_error(tmp_path: Path) -> None:
     done = runner.invoke(app, ["parse", str(tmp_path), "--max-file-size", "0"])
     assert done.exit_code == 2
     assert "--max-file-size must be above 0 (MiB), got 0" in done.stderr
+
+
+def test_a_document_without_a_given_language_gets_the_one_its_text_is_in(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "catalog.toml").write_text('["given.md"]\nlanguage = "en"\naccess = "public"\n')
+    french = "# Retours\n\n" + "Les clients peuvent rapporter un article dans les trente jours " * 4
+    (corpus / "given.md").write_text(french)
+    (corpus / "found.md").write_text(french)
+    (corpus / "front.md").write_text("---\nlanguage: de\n---\n" + french)
+    languages = {d.source: d.language for d in parse_path(corpus).documents}
+    assert languages == {"given.md": "en", "found.md": "fr", "front.md": "de"}

@@ -38,6 +38,7 @@ from policy_assistant.cli.options import (
     MaxFileSize,
     MaxTableWords,
     MaxWords,
+    NoOcr,
     Overlap,
     OverlapSentences,
     Quiet,
@@ -45,6 +46,7 @@ from policy_assistant.cli.options import (
     chunker_settings,
     corpus_options,
     make_cli_chunker,
+    set_ocr,
 )
 from policy_assistant.errors import DocumentError, UsageError
 from policy_assistant.parse import CorpusOptions, ParseResult, parse_path
@@ -79,10 +81,12 @@ def chunk(
     exclude: Exclude = None,
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
+    no_ocr: NoOcr = False,
 ) -> None:
     """Split documents into chunks and show what the chunker did to their structure."""
     settings = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     chunker = make_cli_chunker(chunker_name, settings)
+    set_ocr(no_ocr)
     options = corpus_options(include, exclude, default_access, max_file_size)
     result = load_documents(path, quiet, options)
     print_notices(result.notices)

@@ -23,6 +23,7 @@ from policy_assistant.cli.options import (
     MaxFileSize,
     MaxTableWords,
     MaxWords,
+    NoOcr,
     Overlap,
     OverlapSentences,
     ParseCache,
@@ -30,6 +31,7 @@ from policy_assistant.cli.options import (
     Size,
     chunker_settings,
     corpus_options,
+    set_ocr,
 )
 from policy_assistant.errors import ExitCode, UsageError
 from policy_assistant.evaluate import (
@@ -136,9 +138,11 @@ def eval_command(
     exclude: Exclude = None,
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
+    no_ocr: NoOcr = False,
     parse_cache: ParseCache = DEFAULT_CACHE_DIR,
 ) -> None:
     """Compare chunkers on a question set at equal context budgets; optionally gate CI."""
+    set_ocr(no_ocr)
     reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache)
     options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     indexes = tuple(index or ())

@@ -29,6 +29,7 @@ from policy_assistant.cli.options import (
     MaxFileSize,
     MaxTableWords,
     MaxWords,
+    NoOcr,
     Overlap,
     OverlapSentences,
     Quiet,
@@ -37,6 +38,7 @@ from policy_assistant.cli.options import (
     chunker_settings,
     corpus_options,
     make_cli_chunker,
+    set_ocr,
 )
 from policy_assistant.cli.summary import summary_table
 from policy_assistant.index import resolve_index_dir
@@ -68,6 +70,7 @@ def ingest_command(
     exclude: Exclude = None,
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
+    no_ocr: NoOcr = False,
     units: Annotated[
         bool,
         typer.Option("--units", help="Also store retrieval units, for search --budget."),
@@ -78,6 +81,7 @@ def ingest_command(
     settings = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     made = make_cli_chunker(chunker, settings)
     index_dir = resolve_index_dir(index)
+    set_ocr(no_ocr)
     options = corpus_options(include, exclude, default_access, max_file_size)
     with progress_bar("ingesting", quiet) as progress:
         summary = ingest(

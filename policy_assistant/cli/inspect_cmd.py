@@ -30,6 +30,7 @@ from policy_assistant.cli.options import (
     MaxFileSize,
     MaxTableWords,
     MaxWords,
+    NoOcr,
     Overlap,
     OverlapSentences,
     ParseCache,
@@ -38,6 +39,7 @@ from policy_assistant.cli.options import (
     chunker_settings,
     corpus_options,
     make_cli_chunker,
+    set_ocr,
 )
 from policy_assistant.errors import UsageError
 from policy_assistant.inspect import Inspection, inspect_document, write_pages
@@ -85,9 +87,11 @@ def inspect_command(
     exclude: Exclude = None,
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
+    no_ocr: NoOcr = False,
     parse_cache: ParseCache = DEFAULT_CACHE_DIR,
 ) -> None:
     """Draw a document's chunks over its text: where each starts, overlaps and cuts."""
+    set_ocr(no_ocr)
     reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache)
     given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     check_options(index, chunker, given)

@@ -101,6 +101,10 @@ ParseCache = Annotated[
 DEFAULT_MAX_FILE_MIB = DEFAULT_MAX_FILE_SIZE // MIB
 """--max-file-size when not given."""
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+NoOcr = Annotated[
+    bool,
+    typer.Option("--no-ocr", help="Do not OCR scanned PDF pages (they are listed as skipped)."),
+]
 AsJson = Annotated[bool, typer.Option("--json", help="JSON on stdout instead of a table.")]
 
 __all__ = [
@@ -117,6 +121,7 @@ __all__ = [
     "MaxFileSize",
     "MaxTableWords",
     "MaxWords",
+    "NoOcr",
     "Overlap",
     "OverlapSentences",
     "ParseCache",
@@ -126,6 +131,7 @@ __all__ = [
     "chunker_settings",
     "corpus_options",
     "make_cli_chunker",
+    "set_ocr",
 ]
 
 
@@ -133,6 +139,13 @@ def check_bm25_variant(variant: str) -> None:
     """Raise UsageError unless variant names a BM25 variant."""
     if variant not in VARIANTS:
         raise UsageError(f"--bm25 must be one of {', '.join(VARIANTS)}, got {variant!r}")
+
+
+def set_ocr(no_ocr: bool) -> None:
+    """Apply --no-ocr for this process."""
+    from policy_assistant.parse.pdf_ocr import set_enabled
+
+    set_enabled(not no_ocr)
 
 
 def corpus_options(

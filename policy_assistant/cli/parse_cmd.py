@@ -24,7 +24,9 @@ from policy_assistant.cli.options import (
     Exclude,
     Include,
     MaxFileSize,
+    NoOcr,
     corpus_options,
+    set_ocr,
 )
 from policy_assistant.parse import ParseResult, parse_path
 from policy_assistant.records import Document
@@ -47,8 +49,10 @@ def parse(
     exclude: Exclude = None,
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
+    no_ocr: NoOcr = False,
 ) -> None:
     """Parse documents into blocks with offsets, pages and sections."""
+    set_ocr(no_ocr)
     options = corpus_options(include, exclude, default_access, max_file_size)
     with progress_bar("parsing", quiet) as progress:
         result = parse_path(path, progress, options)

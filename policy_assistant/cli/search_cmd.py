@@ -40,6 +40,10 @@ def search_command(
         ),
     ] = DEFAULT_ACCESS,
     as_json: AsJson = False,
+    verify: Annotated[
+        bool,
+        typer.Option("--verify", help="Check every index file against its checksum first."),
+    ] = False,
     budget: Annotated[
         int | None,
         typer.Option(
@@ -57,7 +61,7 @@ def search_command(
     if budget is not None:
         show_context(resolve_index_dir(index), query, budget, access, as_json)
         return
-    with open_index(resolve_index_dir(index)) as opened:
+    with open_index(resolve_index_dir(index), verify=verify) as opened:
         hits = opened.search(query, k, access)
         hidden = not hits and access != ACCESS_LABELS[-1] and opened.search(query, 1, "staff")
     if as_json:

@@ -19,6 +19,7 @@ import orjson
 
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.ids import canonical_json
+from policy_assistant.parse.pdf_ocr import ocr_state
 from policy_assistant.records import Document
 
 PARSE_CACHE_VERSION = 1
@@ -77,6 +78,7 @@ class ParseCache:
             "source": source,
             "sha256": sha256,
             "catalog": fields,
+            "ocr": ocr_state(),  # a scanned page parses to other text with OCR on, off or absent
         }
         return hashlib.sha256(canonical_json(what)).hexdigest()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from policy_assistant.errors import DocumentError
@@ -60,9 +61,18 @@ def _load(kind: str, source: str) -> MetaParser:
 
 
 def parse_document(data: bytes, source: str, catalog: Catalog) -> Document:
-    """Parse one file, turning any parser crash into a DocumentError so the rest go on."""
+    """Parse one file, turning any parser crash into a DocumentError so the rest go on.
+
+    A document whose catalog entry and front matter name no language gets the one its text
+    is in (parse/language.py), kept with it in the parse cache and the index.
+    """
     try:
-        return parse_bytes(data, source, catalog)
+        document = parse_bytes(data, source, catalog)
+        if given_field("language", source, data, catalog.fields_for(source)):
+            return document
+        from policy_assistant.parse.language import detect_language
+
+        return replace(document, language=detect_language(document.text, document.language))
     except DocumentError:
         raise
     except Exception as exc:  # a third-party parser may fail in ways it does not document
@@ -76,13 +86,18 @@ def is_labelled(source: str, data: bytes, catalog: Catalog) -> bool:
 
 def labelled_by(source: str, data: bytes, fields: dict[str, str]) -> bool:
     """Return whether catalog `fields` (Catalog.fields_for) or front matter label `source`."""
-    if "access" in fields or "default_access" in fields:
+    return "default_access" in fields or given_field("access", source, data, fields)
+
+
+def given_field(name: str, source: str, data: bytes, fields: dict[str, str]) -> bool:
+    """Return whether catalog `fields` or the file's front matter give the field `name`."""
+    if name in fields:
         return True
     if kind_of(source) != "markdown":
         return False
     from policy_assistant.parse.markdown import decode_markdown, split_front_matter
 
     try:
-        return "access" in split_front_matter(decode_markdown(data, source))[0]
+        return name in split_front_matter(decode_markdown(data, source))[0]
     except DocumentError:
         return False

@@ -28,6 +28,20 @@ LANGUAGES = {"en": "eng", "fr": "fra", "de": "deu", "es": "spa", "it": "ita", "p
 INSTALL = "apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-fra"
 """What to run to make OCR available, as the notes say it."""
 
+
+def set_enabled(on: bool) -> None:
+    """Switch OCR of scanned pages on or off for this process (the CLI's --no-ocr)."""
+    global ENABLED
+    ENABLED = on
+
+
+def ocr_state() -> str:
+    """Return what OCR will do, for the parse cache's key: off, on, or absent (no Tesseract)."""
+    if not ENABLED:
+        return "off"
+    return "on" if shutil.which("tesseract") else "absent"
+
+
 MONO_FLAG = 8
 """Span flag MuPDF sets for a monospaced font."""
 
