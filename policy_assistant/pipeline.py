@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from policy_assistant.chunk import Chunker
+from policy_assistant.chunk import DEFAULT_CHUNKER, Chunker
 from policy_assistant.errors import DocumentError, IndexError_
 from policy_assistant.index import (
     BM25_DEFAULTS,
@@ -131,6 +131,45 @@ def ingest(
     if built.damaged and built.rebuilt:
         summary.warnings.append(built.rebuilt)
     return summary
+
+
+@dataclass(frozen=True)
+class StickySettings:
+    """What an ingest is built with: the live index's own settings, changed only where asked."""
+
+    chunker: str
+    """Registry name of the chunker."""
+    chunker_settings: dict[str, int]
+    """Its settings."""
+    bm25_variant: str
+    """The BM25 variant."""
+    changed: tuple[str, ...]
+    """What the options given change from the live index, one phrase each (empty: nothing)."""
+
+
+def sticky_settings(
+    index_dir: Path, chunker: str | None, options: dict[str, int], bm25_variant: str | None
+) -> StickySettings:
+    """Return the settings an ingest uses: the index's, where the caller gives none.
+
+    An index keeps its chunker, settings and BM25 variant from run to run; an option given
+    changes only itself, and a chunker named anew starts from that chunker's defaults.
+    """
+    try:
+        manifest = load_manifest(index_dir)
+        old = dict(manifest.chunker)
+        old_variant = str(manifest.bm25.get("variant", BM25_DEFAULTS["variant"]))
+    except IndexError_:
+        old, old_variant = {"name": DEFAULT_CHUNKER}, str(BM25_DEFAULTS["variant"])
+    old_name = str(old.pop("name"))
+    name = chunker or old_name
+    kept = old if name == old_name else {}
+    settings = {**kept, **options}
+    variant = bm25_variant or old_variant
+    changed = [f"chunker {old_name} -> {name}"] if name != old_name else []
+    changed += [f"{k} {kept[k]} -> {v}" for k, v in options.items() if k in kept and kept[k] != v]
+    changed += [f"BM25 {old_variant} -> {variant}"] if variant != old_variant else []
+    return StickySettings(name, settings, variant, tuple(changed))
 
 
 def _collect(

@@ -201,8 +201,10 @@ def test_missing_index_says_what_to_run(tmp_path: Path):
         load_manifest(tmp_path / "nowhere")
 
 
-def test_default_index_needs_no_index_option():
-    assert store.ingest_hint(store.DEFAULT_INDEX_DIR) == "run `policy-assistant ingest corpus/`"
+def test_the_hint_names_no_corpus_so_a_paste_cannot_fill_the_index_with_the_demo():
+    hint = store.ingest_hint(store.DEFAULT_INDEX_DIR)
+    assert hint == "run `policy-assistant ingest CORPUS` with the folder you indexed as CORPUS"
+    assert "--index elsewhere" in store.ingest_hint(Path("elsewhere"))
 
 
 def rewrite_manifest(index_dir: Path, **changes) -> None:

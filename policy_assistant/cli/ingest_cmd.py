@@ -7,8 +7,11 @@ from typing import Annotated
 
 import orjson
 import typer
+from rich.markup import escape
 
+from policy_assistant.chunk import CHUNKERS
 from policy_assistant.cli.common import (
+    err,
     guarded,
     out,
     print_notices,
@@ -20,8 +23,6 @@ from policy_assistant.cli.options import (
     DEFAULT_CHUNKER,
     DEFAULT_MAX_FILE_MIB,
     AsJson,
-    Bm25Variant,
-    ChunkerName,
     DefaultAccess,
     Exclude,
     Include,
@@ -42,8 +43,8 @@ from policy_assistant.cli.options import (
 )
 from policy_assistant.cli.summary import summary_table
 from policy_assistant.index import resolve_index_dir
-from policy_assistant.index.settings import BM25_DEFAULTS
-from policy_assistant.pipeline import ingest
+from policy_assistant.index.settings import VARIANTS
+from policy_assistant.pipeline import ingest, sticky_settings
 
 
 def register(app: typer.Typer) -> None:
@@ -54,13 +55,27 @@ def register(app: typer.Typer) -> None:
 def ingest_command(
     corpus: Annotated[Path, typer.Argument(help="The corpus folder (or one file).")],
     index: IndexDir = None,
-    chunker: ChunkerName = DEFAULT_CHUNKER,
+    chunker: Annotated[
+        str | None,
+        typer.Option(
+            "--chunker",
+            help=f"One of: {', '.join(CHUNKERS)} [the index's own, else {DEFAULT_CHUNKER}].",
+            show_default=False,
+        ),
+    ] = None,
     size: Size = None,
     overlap: Overlap = None,
     max_words: MaxWords = None,
     max_table_words: MaxTableWords = None,
     overlap_sentences: OverlapSentences = None,
-    bm25_variant: Bm25Variant = BM25_DEFAULTS["variant"],
+    bm25_variant: Annotated[
+        str | None,
+        typer.Option(
+            "--bm25",
+            help=f"BM25 scoring: {' or '.join(VARIANTS)} [the index's own, else lucene].",
+            show_default=False,
+        ),
+    ] = None,
     strict: Annotated[
         bool, typer.Option("--strict", help="Stop at the first bad file; keep the old index.")
     ] = False,
@@ -77,10 +92,14 @@ def ingest_command(
     ] = False,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
-    check_bm25_variant(bm25_variant)
-    settings = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
-    made = make_cli_chunker(chunker, settings)
+    if bm25_variant is not None:
+        check_bm25_variant(bm25_variant)
+    given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     index_dir = resolve_index_dir(index)
+    sticky = sticky_settings(index_dir, chunker, given, bm25_variant)
+    made = make_cli_chunker(sticky.chunker, sticky.chunker_settings)
+    if sticky.changed:
+        err.print(f"settings changed: {escape('; '.join(sticky.changed))}", highlight=False)
     set_ocr(no_ocr)
     options = corpus_options(include, exclude, default_access, max_file_size)
     with progress_bar("ingesting", quiet) as progress:
@@ -88,7 +107,7 @@ def ingest_command(
             corpus,
             index_dir,
             made,
-            bm25={"variant": bm25_variant},
+            bm25={"variant": sticky.bm25_variant},
             strict=strict,
             progress=progress,
             options=options,

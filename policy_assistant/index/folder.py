@@ -40,9 +40,9 @@ def check_folder(index_dir: Path) -> Path:
 
 
 def ingest_hint(index_dir: Path) -> str:
-    """Return what to run to (re)build index_dir."""
+    """Return what to run to (re)build index_dir; it names no corpus, so a paste fills nothing."""
     extra = "" if index_dir == DEFAULT_INDEX_DIR else f" --index {index_dir}"
-    return f"run `policy-assistant ingest corpus/{extra}`"
+    return f"run `policy-assistant ingest CORPUS{extra}` with the folder you indexed as CORPUS"
 
 
 def damaged(index_dir: Path, problem: object) -> IndexError_:
