@@ -128,7 +128,10 @@ def test_a_forked_child_does_not_keep_the_lock_its_parent_held(tmp_path: Path) -
         os.waitpid(pid, 0)
 
 
-def test_an_ingest_killed_while_its_workers_run_can_be_run_again_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_an_ingest_killed_while_its_workers_run_can_be_run_again_at_once(
+    tmp_path: Path, sig: int
+) -> None:
     corpus, index_dir = write_corpus(tmp_path / "c"), tmp_path / "index"
     words = " ".join(f"w{i % 1009}" for i in range(INGEST_CHUNKS * 3))
     (corpus / "big.md").write_text(f"---\naccess: public\n---\n# Big\n\n{words}\n")
@@ -138,8 +141,8 @@ def test_an_ingest_killed_while_its_workers_run_can_be_run_again_at_once(tmp_pat
     try:
         assert _wait_for(lambda: len(_children(proc.pid)) >= 2, 120), "no workers forked"
         assert proc.poll() is None
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == -signal.SIGTERM
+        proc.send_signal(sig)
+        assert proc.wait(10) == -sig
         assert _wait_for(lambda: not _group_alive(proc.pid), 5), _group_alive(proc.pid)
     finally:
         _kill_group(proc.pid)
