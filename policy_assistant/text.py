@@ -17,3 +17,28 @@ def word_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[
 def count_words(text: str) -> int:
     """Return how many words text holds."""
     return len(text.split())
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_BIDI = frozenset([*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+"""Bidirectional overrides, which can make a name read as another on a terminal."""
+
+
+def printable(text: str) -> str:
+    """Return `text` with control characters and undecodable bytes escaped, safe for a terminal.
+
+    A backslash is left as it is, so escaping twice changes nothing: the library escapes the
+    names it puts in messages and the command line escapes every line it prints.
+    """
+    out: list[str] = []
+    for char in text:
+        code = ord(char)
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif 0xDC80 <= code <= 0xDCFF:  # a byte of a non-UTF-8 file name (surrogateescape)
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF or code in _BIDI:
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out)

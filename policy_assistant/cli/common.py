@@ -19,7 +19,7 @@ from rich.table import Table
 
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import DocumentError, ExitCode, PolicyAssistantError
-from policy_assistant.parse.files import printable
+from policy_assistant.text import printable
 
 PIPED_WIDTH = 160
 """Width of tables written to a pipe or file when neither a terminal nor COLUMNS says."""

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from policy_assistant.cli.common import guarded, out
-from policy_assistant.cli.options import AsJson, Bm25Variant, IndexDir, check_bm25_variant
+from policy_assistant.cli.index_options import AsJson, Bm25Variant, IndexDir, check_bm25_variant
 from policy_assistant.index.settings import BM25_DEFAULTS
 
 STDIN = Path("-")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from policy_assistant.cli.common import guarded, out
-from policy_assistant.cli.options import AsJson, IndexDir
+from policy_assistant.cli.index_options import AsJson, IndexDir
 
 
 def register(app: typer.Typer) -> None:

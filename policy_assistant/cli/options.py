@@ -19,8 +19,19 @@ from policy_assistant.chunk import (
     Chunker,
     make_chunker,
 )
+from policy_assistant.cli.index_options import (  # re-exported: one place for each
+    AsJson as AsJson,
+)
+from policy_assistant.cli.index_options import (
+    Bm25Variant as Bm25Variant,
+)
+from policy_assistant.cli.index_options import (
+    IndexDir as IndexDir,
+)
+from policy_assistant.cli.index_options import (
+    check_bm25_variant as check_bm25_variant,
+)
 from policy_assistant.errors import UsageError
-from policy_assistant.index.settings import VARIANTS
 from policy_assistant.parse import DEFAULT_CACHE_DIR, DEFAULT_MAX_FILE_SIZE, CorpusOptions
 
 MIB = 1024 * 1024
@@ -53,21 +64,6 @@ OverlapSentences = Annotated[
     typer.Option(
         "--overlap-sentences",
         help=f"sentence: sentences repeated from the chunk before [{DEFAULT_OVERLAP_SENTENCES}].",
-    ),
-]
-IndexDir = Annotated[
-    Path | None,
-    typer.Option(
-        "--index",
-        help="Index folder [$POLICY_ASSISTANT_INDEX, else build/index].",
-        show_default=False,
-    ),
-]
-Bm25Variant = Annotated[
-    str,
-    typer.Option(
-        "--bm25",
-        help=f"BM25 scoring: {' or '.join(VARIANTS)} (okapi reproduces rank-bm25's BM25Okapi).",
     ),
 ]
 
@@ -105,7 +101,6 @@ NoOcr = Annotated[
     bool,
     typer.Option("--no-ocr", help="Do not OCR scanned PDF pages (they are listed as skipped)."),
 ]
-AsJson = Annotated[bool, typer.Option("--json", help="JSON on stdout instead of a table.")]
 
 __all__ = [
     "DEFAULT_CACHE_DIR",
@@ -133,12 +128,6 @@ __all__ = [
     "make_cli_chunker",
     "set_ocr",
 ]
-
-
-def check_bm25_variant(variant: str) -> None:
-    """Raise UsageError unless variant names a BM25 variant."""
-    if variant not in VARIANTS:
-        raise UsageError(f"--bm25 must be one of {', '.join(VARIANTS)}, got {variant!r}")
 
 
 def set_ocr(no_ocr: bool) -> None:

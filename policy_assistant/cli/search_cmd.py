@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from policy_assistant.cli.common import emit_json_lines, err, guarded, out
-from policy_assistant.cli.options import AsJson, IndexDir
+from policy_assistant.cli.index_options import AsJson, IndexDir
 from policy_assistant.errors import UsageError
 from policy_assistant.index import SearchHit, open_index, resolve_index_dir
 from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from policy_assistant.cli.common import guarded, out
-from policy_assistant.cli.options import AsJson, IndexDir
+from policy_assistant.cli.index_options import AsJson, IndexDir
 
 
 def register(app: typer.Typer) -> None:

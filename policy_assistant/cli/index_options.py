@@ -1,0 +1,38 @@
+"""Options of the commands that read or write an index, importable without the parsers.
+
+`search`, `ls`, `show` and `index` take only these, so starting one of them never imports the
+corpus reader or the chunkers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from policy_assistant.errors import UsageError
+from policy_assistant.index.settings import VARIANTS
+
+IndexDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--index",
+        help="Index folder [$POLICY_ASSISTANT_INDEX, else build/index].",
+        show_default=False,
+    ),
+]
+Bm25Variant = Annotated[
+    str,
+    typer.Option(
+        "--bm25",
+        help=f"BM25 scoring: {' or '.join(VARIANTS)} (okapi reproduces rank-bm25's BM25Okapi).",
+    ),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="JSON on stdout instead of a table.")]
+
+
+def check_bm25_variant(variant: str) -> None:
+    """Raise UsageError unless variant names a BM25 variant."""
+    if variant not in VARIANTS:
+        raise UsageError(f"--bm25 must be one of {', '.join(VARIANTS)}, got {variant!r}")
