@@ -11,7 +11,7 @@ Nothing is written when nothing changed, so an unchanged corpus leaves the same 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,13 @@ from policy_assistant.index import (
     load_chunks,
     load_manifest,
 )
-from policy_assistant.index.build import IndexSettings, build_index, settings_change, unusable
+from policy_assistant.index.build import (
+    BuildResult,
+    IndexSettings,
+    build_index,
+    settings_change,
+    unusable,
+)
 from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
 from policy_assistant.records import Chunk
 
@@ -36,33 +42,15 @@ Progress = Callable[[int, int, str], None]
 
 
 @dataclass
-class IngestSummary:
-    """What an ingest did, for the user and for tests."""
+class IngestSummary(BuildResult):
+    """What an ingest did, for the user and for tests: what the index stage did, and more."""
 
-    index_dir: Path
-    """The index folder written (or left as it was)."""
-    added: list[str] = field(default_factory=list)
-    """Sources indexed for the first time."""
-    changed: list[str] = field(default_factory=list)
-    """Sources parsed and chunked again because their bytes or catalog entry changed."""
-    removed: list[str] = field(default_factory=list)
-    """Sources dropped from the index (gone from the corpus, or now failing to parse)."""
-    unchanged: list[str] = field(default_factory=list)
-    """Sources whose chunks were reused as they were."""
-    chunks: int = 0
-    """Chunks in the index after the run."""
-    words: int = 0
-    """Words in those chunks, prefixes included."""
     failures: list[DocumentError] = field(default_factory=list)
     """Files that could not be parsed."""
     warnings: list[str] = field(default_factory=list)
     """Per-document things the user should know (no access label, no text)."""
     notices: list[str] = field(default_factory=list)
     """Corpus-level lines never folded away (refused entries, stale catalog keys, skipped files)."""
-    rebuilt: str | None = None
-    """Why every document was redone, when the settings or the old index called for it."""
-    written: bool = False
-    """Whether a new index generation was written."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
@@ -125,9 +113,8 @@ def ingest(
             damage=previous.damage,
             documents=list(read.documents) if units else None,
         )
-    summary.added, summary.changed, summary.removed = built.added, built.changed, built.removed
-    summary.unchanged, summary.chunks, summary.words = built.unchanged, built.chunks, built.words
-    summary.rebuilt, summary.written = built.rebuilt, built.written
+    for built_field in fields(BuildResult):
+        setattr(summary, built_field.name, getattr(built, built_field.name))
     if built.damaged and built.rebuilt:
         summary.warnings.append(built.rebuilt)
     return summary
