@@ -41,16 +41,8 @@ import numpy.typing as npt
 import orjson
 
 from policy_assistant.errors import IndexError_
-from policy_assistant.index.bm25_build import BUILD_WORKERS as BUILD_WORKERS  # re-exported
-from policy_assistant.index.bm25_build import (
-    Floats,
-    Ints,
-    Progress,
-    Rows,
-    WordTerms,
-    build_postings,
-)
 from policy_assistant.index.bm25_files import check_params, check_shapes, load_array, read_terms
+from policy_assistant.index.bm25_types import Floats, Ints, Progress, Rows, WordTerms
 from policy_assistant.index.settings import BM25_DEFAULTS as BM25_DEFAULTS  # re-exported
 from policy_assistant.index.settings import VARIANTS as VARIANTS  # re-exported
 
@@ -138,7 +130,7 @@ class BM25Index:
         epsilon: float = OKAPI_EPSILON,
         word_terms: WordTerms | None = None,
         progress: Progress | None = None,
-        workers: int = BUILD_WORKERS,
+        workers: int | None = None,
     ) -> BM25Index:
         """Index one row per item, in order: a token list, used as given, or with word_terms
         a text, whose tokens are word_terms(word) for each word of text.split().
@@ -150,7 +142,11 @@ class BM25Index:
         counted so far, once per batch.
         """
         params = _params(variant, k1, b, epsilon)
-        counts, data, arrays = build_postings(rows, params, word_terms, progress, workers)
+        # The builder (multiprocessing and all) loads only when an index is built, not searched.
+        from policy_assistant.index.bm25_build import BUILD_WORKERS, build_postings
+
+        chosen = BUILD_WORKERS if workers is None else workers
+        counts, data, arrays = build_postings(rows, params, word_terms, progress, chosen)
         return cls({**params, "format": BM25_FORMAT, **counts}, data, arrays)
 
     def _query_terms(self, query_tokens: Iterable[str]) -> QueryTerms:

@@ -21,7 +21,7 @@ import sys
 import threading
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from itertools import chain
@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from policy_assistant.index.bm25_types import Floats, Ints, Progress, Rows, WordTerms
 from policy_assistant.index.children import die_with_parent
 
 BATCH_ROWS = 32768
@@ -39,11 +40,7 @@ BUILD_WORKERS = min(2, os.cpu_count() or 1)
 PARALLEL_AFTER_BATCHES = 1
 """Batches counted in-process before workers start: builds of one batch never fork."""
 
-Ints = npt.NDArray[np.int64]
-Rows = npt.NDArray[np.int32]
-Floats = npt.NDArray[np.float64]
-Progress = Callable[[int], None]
-WordTerms = Callable[[str], Sequence[str]]
+
 Counted = tuple[list[str], Rows, Rows, npt.NDArray[Any], npt.NDArray[Any], Ints]
 """A batch counted by _count_rows."""
 Built = tuple[dict[str, Any], bytes, dict[str, Any]]
