@@ -26,12 +26,12 @@ fail() {
 
 # deb PACKAGE: download the package's .deb into the cache (once) and unpack it there.
 deb() {
-    mkdir -p "$CACHE/debs" "$CACHE/root"
+    mkdir -p "$CACHE/debs" "$CACHE/unpacked"
     if ! ls "$CACHE/debs/$1"_*.deb >/dev/null 2>&1; then
         (cd "$CACHE/debs" && apt-get download "$1") ||
             fail "apt-get download $1 failed (run apt-get update first?)"
     fi
-    for f in "$CACHE/debs/$1"_*.deb; do dpkg -x "$f" "$CACHE/root"; done
+    for f in "$CACHE/debs/$1"_*.deb; do dpkg -x "$f" "$CACHE/unpacked"; done
 }
 
 # check FILE SHA256: stop unless FILE has the expected SHA-256.
@@ -56,7 +56,7 @@ set_debian_reference() {
     deb debian-reference-en
     dir="$OUT/debian-reference"
     mkdir -p "$dir"
-    cp "$CACHE/root/usr/share/debian-reference/debian-reference.en.pdf" "$dir/"
+    cp "$CACHE/unpacked/usr/share/debian-reference/debian-reference.en.pdf" "$dir/"
     check "$dir/debian-reference.en.pdf" \
         32775deeca0770ac25282b0c894cbaae83f4dd4ab00e891b94e8f009c0366728
     catalog "$dir" 2.100 debian-reference.en.pdf
@@ -66,7 +66,7 @@ set_fhs() {
     deb debian-policy
     dir="$OUT/fhs"
     mkdir -p "$dir"
-    gzip -dc "$CACHE/root/usr/share/doc/debian-policy/fhs/fhs-3.0.pdf.gz" >"$dir/fhs-3.0.pdf"
+    gzip -dc "$CACHE/unpacked/usr/share/doc/debian-policy/fhs/fhs-3.0.pdf.gz" >"$dir/fhs-3.0.pdf"
     check "$dir/fhs-3.0.pdf" 53d239e569a2d7b31a74fa09d585368c0f5a164e4624723fa2894660dd10fd23
     catalog "$dir" 3.0 fhs-3.0.pdf
 }
@@ -75,7 +75,7 @@ set_developers_reference() {
     deb developers-reference
     dir="$OUT/developers-reference"
     mkdir -p "$dir"
-    cp "$CACHE/root/usr/share/developers-reference/developers-reference.pdf" "$dir/"
+    cp "$CACHE/unpacked/usr/share/developers-reference/developers-reference.pdf" "$dir/"
     check "$dir/developers-reference.pdf" \
         88e5ac4d15444fd3adb821dc863bd91b820e99a27e65728e74975ab1752652f5
     catalog "$dir" 12.18 developers-reference.pdf
@@ -85,7 +85,7 @@ set_gpl_3() {
     deb base-files
     dir="$OUT/gpl-3"
     mkdir -p "$dir"
-    cp "$CACHE/root/usr/share/common-licenses/GPL-3" "$dir/GPL-3.txt"
+    cp "$CACHE/unpacked/usr/share/common-licenses/GPL-3" "$dir/GPL-3.txt"
     check "$dir/GPL-3.txt" 3972dc9744f6499f0f9b2dbf76696f2ae7ad8af9b23dde66d6af86c9dfb36986
     catalog "$dir" 3 GPL-3.txt
 }
