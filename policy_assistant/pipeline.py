@@ -20,9 +20,10 @@ from policy_assistant.errors import DocumentError, IndexError_
 from policy_assistant.index import (
     BM25_DEFAULTS,
     DocumentEntry,
+    Manifest,
     index_lock,
-    load_chunks,
     load_manifest,
+    open_index,
 )
 from policy_assistant.index.build import (
     BuildResult,
@@ -80,6 +81,8 @@ class _Previous:
     """Reusable chunks by source."""
     damage: str | None = None
     """What was found damaged in the old index, when its manifest read but its chunks did not."""
+    manifest: Manifest | None = None
+    """The live manifest, when it could be read (handed on, so it is read once)."""
 
 
 def ingest(
@@ -112,6 +115,7 @@ def ingest(
             entries=entries,
             damage=previous.damage,
             documents=list(read.documents) if units else None,
+            live=previous.manifest,
         )
     for built_field in fields(BuildResult):
         setattr(summary, built_field.name, getattr(built, built_field.name))
@@ -188,21 +192,26 @@ def _with_cache(options: CorpusOptions | None, index_dir: Path) -> CorpusOptions
     return replace(chosen, cache_dir=index_dir.absolute().parent / PARSE_CACHE_NAME)
 
 
-def _load_previous(
-    index_dir: Path, spec: dict[str, Any], params: dict[str, Any], units: bool = False
-) -> _Previous:
-    """Read what the old index offers: nothing when it is unusable or its settings differ,
-    or when units are asked for and it holds none (every document is parsed again)."""
+def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]) -> _Previous:
+    """Read what the old index offers: nothing to reuse when it is unusable or its settings
+    differ; the index is opened once, for its manifest and its chunks."""
     try:
-        manifest = load_manifest(index_dir)
-    except IndexError_:
-        return _Previous()  # build_index says why everything is redone
-    if settings_change(manifest, spec, params):
-        return _Previous()
-    by_source: dict[str, list[Chunk]] = {}
-    try:
-        for chunk in load_chunks(index_dir):
-            by_source.setdefault(chunk.source, []).append(chunk)
+        with open_index(index_dir, check_tokenizer=False) as old:
+            manifest = old.manifest
+            if settings_change(manifest, spec, params):
+                return _Previous(manifest=manifest)
+            try:
+                chunks = old.chunks()
+            except IndexError_ as exc:
+                return _Previous(damage=unusable(index_dir, exc), manifest=manifest)
     except IndexError_ as exc:
-        return _Previous(damage=unusable(index_dir, exc))
-    return _Previous({e.source: e for e in manifest.documents}, by_source)
+        # A readable manifest beside damaged files: rebuild, and say so; an unreadable or
+        # missing manifest: build_index finds that itself and says why.
+        try:
+            return _Previous(damage=unusable(index_dir, exc), manifest=load_manifest(index_dir))
+        except IndexError_:
+            return _Previous()
+    by_source: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_source.setdefault(chunk.source, []).append(chunk)
+    return _Previous({e.source: e for e in manifest.documents}, by_source, manifest=manifest)

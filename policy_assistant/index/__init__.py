@@ -9,7 +9,8 @@ An index folder (default build/index) holds:
         chunk_offsets.npy    int64 byte offset of each line, then the file size
         chunk_access.npy     uint8 per row: index of its label in the manifest's access_labels
         bm25/                the BM25 index (bm25.py)
-        manifest.json        written last: settings, and per document its entry
+        units/               retrieval units and their BM25, with `ingest --units` (unit_store.py)
+        manifest.json        written last: settings, per document its entry, every file's SHA-256
 
 Why a CURRENT file: renaming a directory over a non-empty one is not atomic on POSIX, but
 os.replace of a file is. A writer fills `.tmp-<pid>/`, fsyncs it, renames it to
@@ -22,9 +23,10 @@ The index folder stays a real directory (not a symlink), so the lock file can li
 Readers take no lock: they follow CURRENT once and keep their files open, and retry if a
 writer retired the generation before they opened it.
 
-This module is the public API; the work is done in manifest.py (the manifest),
-folder.py (locating the folder and its live generation), writer.py (the lock and
-the writer) and reader.py (opening and searching an index).
+This module is the public API, imported lazily; the work is done in build.py (build_index:
+what changed, and the one call that writes), search.py (Index.search: the one place access is
+enforced), manifest.py, folder.py (locating the folder and its live generation), writer.py (the
+lock and the writer) and reader.py (opening an index, verifying it).
 """
 
 from __future__ import annotations

@@ -107,6 +107,7 @@ def build_index(
     damage: str | None = None,
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
+    live: Manifest | None = None,
 ) -> BuildResult:
     """Make the index at index_dir hold exactly these chunks; see the module docstring.
 
@@ -114,7 +115,8 @@ def build_index(
     knows them; by default they are read off the chunks. damage says what the caller found
     damaged in the live generation (its chunks unreadable): a new one is written whatever else.
     With documents (ingest --units), the generation also holds their retrieval units, and one
-    without units is written again.
+    without units is written again. live is the live manifest when the caller (holding the
+    lock) has read it already, so it is not read twice.
     """
     settings = settings or IndexSettings()
     rows = sort_chunks(chunks)
@@ -128,7 +130,7 @@ def build_index(
     new = {e.source: e for e in (entries if entries is not None else entries_of(rows))}
     result = BuildResult(index_dir, chunks=len(rows), words=sum(c.words for c in rows))
     with index_lock(index_dir):
-        old, result.rebuilt, result.damaged = _previous(index_dir, spec, params)
+        old, result.rebuilt, result.damaged = _previous(index_dir, spec, params, live)
         if damage and not result.rebuilt:
             result.rebuilt, result.damaged = damage, True
         if old is not None and not result.rebuilt and _units_change(index_dir, documents):
@@ -151,11 +153,11 @@ def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> bool
 
 
 def _previous(
-    index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
+    index_dir: Path, spec: dict[str, Any], params: dict[str, Any], live: Manifest | None
 ) -> tuple[dict[str, DocumentEntry] | None, str | None, bool]:
     """Return the live entries (None if none), why to rebuild if so, and whether it is damaged."""
     try:
-        manifest = load_manifest(index_dir)
+        manifest = live or load_manifest(index_dir)
     except IndexError_ as exc:
         if not (index_dir / "CURRENT").exists():
             return None, None, False
