@@ -1,82 +1,100 @@
-"""scripts/check_questions.py: passages without a section, located counts, --write-valid."""
+"""`questions check`: coverage counts, tag rules, --write-valid, and the bundled set."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-import pytest
-from test_eval_support import parsed_corpus, write_corpus, write_questions
+from test_eval_support import write_corpus, write_questions
+from typer.testing import CliRunner
+
+from policy_assistant.cli.app import app as APP
 
 ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
 
 
-def checker() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "check_questions", ROOT / "scripts" / "check_questions.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # The script's dataclasses look their module up in sys.modules while they are built.
-    sys.modules.setdefault(spec.name, module)
-    spec.loader.exec_module(module)
-    return module
-
-
-def question(number: int, evidence: str, section: str | None = None) -> dict[str, Any]:
+def question(number: int, evidence: str, **extra: Any) -> dict[str, Any]:
     passage = {"source": "policies/warranty.md", "evidence": evidence}
-    if section is not None:
-        passage["section"] = section
     return {
         "id": f"q{number:03d}",
         "question": "What does the warranty say?",
         "audience": "public",
         "relevant": [passage],
+        **extra,
     }
 
 
-def test_a_passage_without_a_section_is_located_in_the_whole_document(tmp_path: Path) -> None:
-    documents = parsed_corpus(tmp_path / "corpus")
-    questions = [
-        question(1, "Batteries are consumables and are covered for six months only."),
-        question(2, "Sprinkler system | 2 years", "Warranty periods"),
-    ]
-    report = checker().check_file(write_questions(tmp_path / "q.jsonl", questions), documents)
-    assert report.problems == []
-    assert (report.quotes, report.located, report.questions) == (2, 2, 2)
+def check(corpus: Path, questions: Path, *args: str) -> Any:
+    argv = ["questions", "check", str(questions), "--corpus", str(corpus), *args]
+    return runner.invoke(APP, argv)
 
 
-def test_a_quote_repeated_in_the_document_needs_a_section(tmp_path: Path) -> None:
-    documents = parsed_corpus(tmp_path / "corpus")
-    # "covered" occurs twice in the warranty policy, both under Exclusions.
-    report = checker().check_file(
-        write_questions(tmp_path / "q.jsonl", [question(1, "covered")]), documents
-    )
-    assert (report.quotes, report.located) == (1, 0)
-    assert len(report.problems) == 1
-    assert "times in policies/warranty.md" in report.problems[0]
-
-
-def test_write_valid_keeps_only_the_questions_that_check_out(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_coverage_counts_audiences_tags_and_documents_of_the_valid_questions(
+    tmp_path: Path,
 ) -> None:
     corpus = write_corpus(tmp_path / "corpus")
     questions = [
-        question(1, "Lawn mower | 3 years", "Warranty periods"),
-        question(2, "Lawn mower | 30 years", "Warranty periods"),
+        question(1, "Lawn mower | 3 years", tags=["table"]),
+        question(2, "Keep your receipt: it is your proof of purchase.", tags=["table", "x"]),
+    ]
+    result = check(corpus, write_questions(tmp_path / "q.jsonl", questions), "--json")
+    assert result.exit_code == 0, result.output
+    coverage = json.loads(result.stdout)
+    assert (coverage["questions"], coverage["invalid"], coverage["quotes"]) == (2, 0, 2)
+    assert coverage["audiences"] == {"public": 2}
+    assert coverage["tags"] == {"table": 2, "x": 1}
+    assert coverage["documents"]["policies/warranty.md"] == 2
+    assert coverage["documents"]["staff/refunds.md"] == 0
+
+
+def test_a_multi_tag_on_one_place_and_a_staff_tag_on_a_public_question_are_invalid(
+    tmp_path: Path,
+) -> None:
+    corpus = write_corpus(tmp_path / "corpus")
+    questions = [
+        question(1, "Lawn mower | 3 years", tags=["multi"]),
+        question(2, "Lawn mower | 3 years", tags=["staff"]),
+        question(3, "Lawn mower | 3 years"),
+    ]
+    result = check(corpus, write_questions(tmp_path / "q.jsonl", questions))
+    assert result.exit_code == 1
+    assert "line 1: question 'q001': tagged multi but cites fewer than two" in result.stderr
+    assert "line 2: question 'q002': tagged staff but its audience is not staff" in result.stderr
+    assert "1 of 3 questions valid, 2 invalid" in result.stderr
+
+
+def test_write_valid_keeps_only_the_lines_that_check_out(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus")
+    questions = [
+        question(1, "Lawn mower | 3 years"),
+        question(2, "Lawn mower | 30 years"),
         question(3, "Keep your receipt: it is your proof of purchase."),
     ]
-    path = write_questions(tmp_path / "q.jsonl", questions)
     valid = tmp_path / "valid.jsonl"
-    argv = [str(path), "--corpus", str(corpus), "--write-valid", str(valid)]
-    assert checker().main(argv) == 1
-    out = capsys.readouterr()
-    assert "quotes: 2 of 3 located" in out.out
-    assert "q002" in out.err and "not found" in out.err
+    path = write_questions(tmp_path / "q.jsonl", questions)
+    result = check(corpus, path, "--write-valid", str(valid))
+    assert result.exit_code == 1
+    assert "q002" in result.stderr and "not found" in result.stderr
     kept = [json.loads(line) for line in valid.read_text().splitlines()]
-    assert [q["id"] for q in kept] == ["q001", "q003"]
-    assert kept[1] == questions[2]
+    assert kept == [questions[0], questions[2]]
+    assert "wrote 2 questions" in result.stderr
+
+
+def test_write_valid_refuses_a_csv_file_as_a_usage_error(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus")
+    csv = tmp_path / "q.csv"
+    csv.write_text('question,references,corpus_id\nWhat?,"[{""content"": ""Lawn mower""}]",x\n')
+    result = check(corpus, csv, "--write-valid", str(tmp_path / "out.jsonl"))
+    assert result.exit_code == 2
+    assert "--write-valid copies JSON lines files, not CSV" in result.stderr
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_the_bundled_questions_all_check_out_and_cite_every_document() -> None:
+    result = check(ROOT / "corpus", ROOT / "questions" / "questions.jsonl", "--json")
+    assert result.exit_code == 0, result.stderr
+    coverage = json.loads(result.stdout)
+    assert coverage["questions"] == 110
+    assert all(coverage["documents"].values()), coverage["documents"]

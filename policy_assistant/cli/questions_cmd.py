@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
+from rich.table import Table
 
-from policy_assistant.cli.common import err, error, guarded, warn
+from policy_assistant.cli.common import emit_json_lines, err, error, guarded, out, warn
+from policy_assistant.cli.options import AsJson
 from policy_assistant.errors import ExitCode
 from policy_assistant.evaluate import DEFAULT_CORPUS
-from policy_assistant.evaluate.authoring import check_questions
+from policy_assistant.evaluate.authoring import (
+    QuestionsCheck,
+    check_questions,
+    require_lines_file,
+    write_valid,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -29,14 +36,29 @@ def check_command(
         Path, typer.Argument(help="The questions: JSON lines, or Chroma's CSV layout (.csv).")
     ],
     corpus: Annotated[Path, typer.Option(help="The corpus folder.")] = DEFAULT_CORPUS,
+    valid_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-valid",
+            metavar="FILE",
+            help="Also write the lines of the questions that check out to FILE.",
+        ),
+    ] = None,
+    as_json: AsJson = False,
 ) -> None:
     """List every invalid question with its reason; exit 1 if there is any."""
+    if valid_out is not None:
+        require_lines_file(file)
     found = check_questions(file, corpus)
     for failure in found.parse_failures:
         warn(failure)
     loaded = found.questions
     for invalid in loaded.invalid:
         error(f"{file}: {invalid.describe()}")
+    if valid_out is not None:
+        kept = write_valid(file, found, valid_out)
+        err.print(f"wrote {kept} questions to {escape(str(valid_out))}", highlight=False)
+    show_coverage(found, as_json)
     total = len(loaded.questions) + len(loaded.invalid)
     err.print(
         f"{escape(str(file))}: {len(loaded.questions)} of {total} questions valid, "
@@ -45,3 +67,26 @@ def check_command(
         soft_wrap=True,
     )
     raise typer.Exit(int(ExitCode.FAILURE if loaded.invalid else ExitCode.OK))
+
+
+def show_coverage(found: QuestionsCheck, as_json: bool) -> None:
+    """Print what the valid questions cover: one JSON object, or a count table."""
+    coverage = found.coverage()
+    if as_json:
+        emit_json_lines([coverage], None)
+        return
+    table = Table(title="coverage of the valid questions", title_justify="left")
+    table.add_column("of")
+    table.add_column("name")
+    table.add_column("questions", justify="right")
+    for kind in ("audiences", "tags", "documents"):
+        counts: dict[str, Any] = coverage[kind]
+        for name, count in counts.items():
+            table.add_row(kind[:-1], escape(name), str(count))
+    out.print(table)
+    out.print(
+        f"{coverage['questions']} questions, {coverage['quotes']} quotes located, "
+        f"{sum(1 for n in coverage['documents'].values() if n)} of "
+        f"{len(coverage['documents'])} documents cited",
+        highlight=False,
+    )

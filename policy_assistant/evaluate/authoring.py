@@ -8,11 +8,15 @@ passage's `start`/`end` take.
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from policy_assistant.errors import PolicyAssistantError
+import orjson
+
+from policy_assistant.atomic import atomic_write_bytes
+from policy_assistant.errors import PolicyAssistantError, UsageError
 from policy_assistant.evaluate.locate import sections_of, show_path
 from policy_assistant.evaluate.questions import QuestionSet, load_questions
 from policy_assistant.parse import parse_path
@@ -28,13 +32,54 @@ class QuestionsCheck:
     """The valid questions and, in `invalid`, every one left out with its reason."""
     parse_failures: tuple[str, ...]
     """Documents of the corpus that failed to parse: questions citing them are invalid."""
+    documents: tuple[str, ...] = ()
+    """Every document source of the corpus, sorted, for the coverage counts."""
+
+    def coverage(self) -> dict[str, Any]:
+        """Return what the valid questions cover: counts per audience, tag and document cited."""
+        valid = self.questions.questions
+        cited = Counter(source for q in valid for source in {p.source for p in q.relevant})
+        return {
+            "questions": len(valid),
+            "invalid": len(self.questions.invalid),
+            "quotes": sum(len(q.relevant) for q in valid),
+            "audiences": dict(sorted(Counter(q.audience for q in valid).items())),
+            "tags": dict(sorted(Counter(t for q in valid for t in set(q.tags)).items())),
+            "documents": {source: cited.get(source, 0) for source in self.documents},
+        }
 
 
 def check_questions(questions_path: Path, corpus: Path) -> QuestionsCheck:
     """Parse the corpus and check every question against it, without running eval."""
     parsed = parse_path(corpus)
     loaded = load_questions(questions_path, parsed.documents, strict=False, corpus_root=parsed.root)
-    return QuestionsCheck(loaded, tuple(str(f) for f in parsed.failures))
+    sources = tuple(sorted(d.source for d in parsed.documents))
+    return QuestionsCheck(loaded, tuple(str(f) for f in parsed.failures), sources)
+
+
+def write_valid(source: Path, check: QuestionsCheck, out: Path) -> int:
+    """Copy the lines of a JSON lines questions file whose questions check out; return how many."""
+    require_lines_file(source)
+    keep = {q.id for q in check.questions.questions}
+    lines = source.read_text(encoding="utf-8-sig").splitlines()
+    kept = [line for line in lines if line.strip() and question_id(line) in keep]
+    atomic_write_bytes(out, "".join(f"{line}\n" for line in kept).encode())
+    return len(kept)
+
+
+def require_lines_file(source: Path) -> None:
+    """Refuse a CSV questions file for --write-valid, which copies JSON lines as they are."""
+    if source.suffix.lower() == ".csv":
+        raise UsageError(f"{source}: --write-valid copies JSON lines files, not CSV")
+
+
+def question_id(line: str) -> object:
+    """Return the `id` of a questions-file line, or None when the line is not a JSON object."""
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return value.get("id") if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True)

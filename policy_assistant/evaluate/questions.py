@@ -226,7 +226,16 @@ def build_question(raw: dict[str, Any], finder: EvidenceFinder) -> Question:
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise QuestionsError("tags must be a list of strings")
     passages = tuple(finder.passage(p, audience, i) for i, p in enumerate(relevant, 1))
+    check_tags(tags, audience, passages)
     return Question(qid, text_field(raw, "question"), audience, passages, tuple(tags))
+
+
+def check_tags(tags: list[str], audience: str, passages: tuple[Passage, ...]) -> None:
+    """Refuse a `multi` tag on one place and a `staff` tag on a public question."""
+    if "multi" in tags and len({(p.source, p.target) for p in passages}) < 2:
+        raise QuestionsError("tagged multi but cites fewer than two sections or documents")
+    if "staff" in tags and audience != "staff":
+        raise QuestionsError("tagged staff but its audience is not staff")
 
 
 def within(inner: Span, outer: Span) -> bool:
