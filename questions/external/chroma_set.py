@@ -31,6 +31,7 @@ import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 UNPACKED = Path("build/external/.cache/unpacked")
 """Where fetch.sh leaves the unpacked Debian packages."""
@@ -158,7 +159,11 @@ def document_rows(text: str) -> tuple[list[Spans], list[Spans]]:
     return repeated, single
 
 
-def build_rows(files: list[Path], count: int) -> list[tuple[str, list[dict[str, object]], str]]:
+Row = tuple[str, Any, str]
+"""question, references (a list of references, or raw text for a broken row), corpus_id."""
+
+
+def build_rows(files: list[Path], count: int) -> list[Row]:
     """Return `count` questions over the files: every repeated copy, then spread single ones."""
     texts = {f: f.read_text(encoding="utf-8") for f in files}
     per_file = {f: document_rows(texts[f]) for f in files}
@@ -181,13 +186,27 @@ def build_rows(files: list[Path], count: int) -> list[tuple[str, list[dict[str, 
     return sorted(rows, key=lambda r: (r[2], int(str(r[1][0]["start_index"]))))
 
 
-def write_csv(rows: list[tuple[str, list[dict[str, object]], str]], out: Path) -> None:
+def bad_rows(rows: list[Row]) -> list[Row]:
+    """Return three broken copies of the first row: offsets one off, no such document, no JSON."""
+    question, refs, corpus_id = rows[0]
+    ref = dict(refs[0])
+    shifted = {**ref, "start_index": int(str(ref["start_index"])) + 1}
+    shifted["end_index"] = int(str(ref["end_index"])) + 1
+    return [
+        (f"{question} (offsets one off)", [shifted], corpus_id),
+        (f"{question} (no such document)", [ref], f"{corpus_id}-missing"),
+        (f"{question} (references not JSON)", "[{content: 1}]", corpus_id),
+    ]
+
+
+def write_csv(rows: list[Row], out: Path) -> None:
     """Write the rows in Chroma's layout: question, references (JSON), corpus_id."""
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["question", "references", "corpus_id"])
     for question, refs, corpus_id in rows:
-        writer.writerow([question, json.dumps(refs, ensure_ascii=False), corpus_id])
+        raw = refs if isinstance(refs, str) else json.dumps(refs, ensure_ascii=False)
+        writer.writerow([question, raw, corpus_id])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(buffer.getvalue(), encoding="utf-8", newline="")
 
@@ -223,20 +242,25 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=Path("build/external/chroma-layout"))
     parser.add_argument("--out", type=Path, default=Path("build/external/chroma-layout.csv"))
     parser.add_argument("--count", type=int, default=COUNT)
+    parser.add_argument(
+        "--bad-rows", action="store_true", help="append 3 rows broken on purpose (see bad_rows)"
+    )
     args = parser.parse_args()
     files = args.documents or assemble_corpus(args.corpus)
     rows = build_rows(sorted(files), args.count)
-    write_csv(rows, args.out)
     texts = {f.stem: f.read_text(encoding="utf-8") for f in files}
     repeated = sum(len(copies(texts[c], str(refs[0]["content"]))) > 1 for _, refs, c in rows)
     pairs = sum(len(refs) == 2 for _, refs, _ in rows)
-    print(
-        f"{args.out}: {len(rows)} questions over {len(files)} documents; {repeated} quote a "
-        f"sentence the file holds more than once (pinned by offsets), {pairs} quote two",
-        file=sys.stderr,
-    )
     if len(rows) < args.count:
         sys.exit(f"chroma_set.py: only {len(rows)} quotable questions, {args.count} asked for")
+    broken = bad_rows(rows) if args.bad_rows else []
+    write_csv(rows + broken, args.out)
+    print(
+        f"{args.out}: {len(rows)} questions over {len(files)} documents; {repeated} quote a "
+        f"sentence the file holds more than once (pinned by offsets), {pairs} quote two; "
+        f"{len(broken)} broken rows",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":
