@@ -194,3 +194,21 @@ def test_questions_check_lists_the_bad_lines_of_a_folder(tmp_path: Path) -> None
     result = runner.invoke(app, ["questions", "check", str(bad)])
     assert result.exit_code == 1
     assert "qrels/test.tsv line 9: document 'd9' is not in corpus.jsonl" in result.stderr
+
+
+def test_a_chunk_file_over_the_folder_is_a_row_too(tmp_path: Path) -> None:
+    folder = write_beir(tmp_path / "beir")
+    chunks = tmp_path / "whole.jsonl"
+    lines = [json.dumps({"source": d["_id"], "text": d["text"]}) for d in CORPUS]
+    chunks.write_text("\n".join(lines) + "\n")
+    report = run_beir_eval(folder, EvalSettings(chunkers=(), chunk_files=(chunks,)))
+    (run,) = report.runs
+    assert (run.name, run.chunks) == ("chunks:whole.jsonl", 4)
+    for measure, value in hand_figures().items():
+        assert report.figures[run.name][measure].value == pytest.approx(value, abs=TOLERANCE)
+
+
+def test_a_folder_that_is_not_a_beir_folder_is_one_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(APP, ["eval", "--questions", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "has no corpus.jsonl" in result.stderr
