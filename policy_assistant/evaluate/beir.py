@@ -2,7 +2,8 @@
 
 A BEIR folder holds `corpus.jsonl` (one object a line: `_id`, `title`, `text`), `queries.jsonl`
 (`_id`, `text`) and `qrels/<split>.tsv` (tab-separated, a header line `query-id corpus-id
-score`, then one judgment a line; the score is a whole-number grade, 0 for judged not relevant).
+score` (any first line whose score is not a number is taken as the header), then one judgment a
+line; the score is a whole-number grade, 0 for judged not relevant).
 Each corpus line becomes one public Document whose source is its `_id`, whose title is its
 `title` and whose text is its `text` read as a plain-text file is (paragraphs at blank lines), so
 it goes through the same chunkers, BM25 and access filter as any document. A query is evaluated
@@ -220,8 +221,8 @@ def read_qrels(
     judged: dict[str, dict[str, int]] = {}
     for number, line in lines_of(data, name):
         fields = [f.strip() for f in line.split("\t")]
-        if number == 1 and tuple(f.lower() for f in fields) == QRELS_HEADER:
-            continue
+        if number == 1 and (tuple(f.lower() for f in fields) == QRELS_HEADER or not_whole(fields)):
+            continue  # the header line; BEIR's own loader skips the first line whatever it says
         reason = judgment_problem(fields, queries, documents, judged)
         if reason is not None:
             bad.append(BadRow(name, number, reason))
@@ -229,6 +230,17 @@ def read_qrels(
         query_id, doc_id, score = fields
         judged.setdefault(query_id, {})[doc_id] = int(score)
     return judged
+
+
+def not_whole(fields: list[str]) -> bool:
+    """Return whether a qrels line's third field is there and not a whole number: a header."""
+    try:
+        int(fields[2])
+    except ValueError:
+        return True
+    except IndexError:
+        return False
+    return False
 
 
 def judgment_problem(
