@@ -120,28 +120,30 @@ def load_beir(folder: Path, split: str = DEFAULT_SPLIT) -> BeirSet:
 
 
 def read(folder: Path, name: str) -> bytes:
-    """Return a file of the folder's bytes, or raise naming it."""
+    """Return the bytes of one of the folder's files, or raise naming it: missing, not UTF-8."""
     try:
-        return (folder / name).read_bytes()
+        data = (folder / name).read_bytes()
     except OSError as exc:
         raise QuestionsError(
             f"{folder}: a BEIR folder needs {name}: {exc.strerror or exc}"
         ) from None
-
-
-def lines_of(data: bytes, name: str) -> list[tuple[int, str]]:
-    """Return (line number, line) for each non-blank line of a UTF-8 file."""
     try:
-        text = data.decode("utf-8-sig")
+        data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise QuestionsError(f"{name}: not UTF-8 text (byte offset {exc.start})") from None
+        raise QuestionsError(f"{folder / name}: not UTF-8 text (byte offset {exc.start})") from None
+    return data
+
+
+def lines_of(data: bytes) -> list[tuple[int, str]]:
+    """Return (line number, line) for each non-blank line of a UTF-8 file (checked by read)."""
+    text = data.decode("utf-8-sig")
     return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
 def json_rows(data: bytes, name: str, bad: list[BadRow]) -> list[tuple[int, dict[str, Any]]]:
     """Return the JSON objects of a JSON-lines file; other lines become bad rows."""
     rows = []
-    for number, line in lines_of(data, name):
+    for number, line in lines_of(data):
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
@@ -219,7 +221,7 @@ def read_qrels(
 ) -> dict[str, dict[str, int]]:
     """Return query -> document -> grade from a qrels file; unusable lines become bad rows."""
     judged: dict[str, dict[str, int]] = {}
-    for number, line in lines_of(data, name):
+    for number, line in lines_of(data):
         fields = [f.strip() for f in line.split("\t")]
         if number == 1 and (tuple(f.lower() for f in fields) == QRELS_HEADER or not_whole(fields)):
             continue  # the header line; BEIR's own loader skips the first line whatever it says
