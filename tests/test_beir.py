@@ -32,7 +32,7 @@ CORPUS = [
         "animals that visitors come to see on every day of the week, rain or shine.",
     },
     {"_id": "d3", "title": "Zebra", "text": "A zebra has black and white stripes."},
-    {"_id": "d4", "title": "Lion", "text": "A lion hunts at night."},
+    {"_id": "d4", "title": None, "text": "A lion hunts at night."},  # null: no title
 ]
 QUERIES = [
     {"_id": "q1", "text": "aardvark"},
@@ -86,7 +86,8 @@ def test_the_loader_reads_documents_queries_and_judgments(tmp_path: Path) -> Non
         "public",
         "The aardvark eats ants.\n\nAn aardvark sleeps.",
     )
-    assert beir.documents[1].title == ""  # no file-name title stands in for an empty one
+    # No file-name title stands in for an empty or null one.
+    assert (beir.documents[1].title, beir.documents[3].title) == ("", "")
     assert [q.id for q in beir.queries] == ["q1", "q2", "q3", "q4"]
     assert beir.queries[0].judged == {"d2": 2, "d1": 0, "d3": 1}
     assert (beir.unjudged, beir.bad) == (1, ())

@@ -169,7 +169,7 @@ def read_corpus_lines(data: bytes, bad: list[BadRow]) -> list[Document]:
     documents: dict[str, Document] = {}
     lines: dict[str, int] = {}
     for number, row in json_rows(data, CORPUS_FILE, bad):
-        doc_id, title, text = string_id(row), row.get("title", ""), row.get("text")
+        doc_id, title, text = string_id(row), row.get("title") or "", row.get("text")
         reason = (
             "no _id" if doc_id is None
             else f"_id {doc_id!r} already used on line {lines[doc_id]}" if doc_id in lines
@@ -189,8 +189,10 @@ def beir_document(doc_id: str, title: str, text: str) -> Document:
     """Return one corpus entry as a public Document: title as title, text as body."""
     body = text.encode("utf-8")
     sha256 = hashlib.sha256(orjson.dumps([doc_id, title, text])).hexdigest()
-    meta = DocumentMeta(title=title.strip() or None, version=BEIR_VERSION, access="public")
-    document = parse_text(body, doc_id, replace(meta, labelled=True), sha256)
+    meta = DocumentMeta(
+        title=title.strip() or None, version=BEIR_VERSION, access="public", labelled=True
+    )
+    document = parse_text(body, doc_id, meta, sha256)
     # The text parser falls back on the file name for a title; a BEIR title is taken as given,
     # an empty one included, so no document ID ends up in what BM25 indexes.
     return replace(document, title=title.strip())
