@@ -48,6 +48,7 @@ from policy_assistant.evaluate import (
     load_baseline,
     run_eval,
 )
+from policy_assistant.evaluate.beir import is_beir_folder
 from policy_assistant.evaluate.bootstrap import DEFAULT_SEED
 from policy_assistant.evaluate.plot import check_plot_path, plot_report
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
@@ -66,7 +67,11 @@ def register(app: typer.Typer) -> None:
 def eval_command(
     corpus: Annotated[Path, Opt(help="The corpus folder.")] = DEFAULT_CORPUS,
     questions: Annotated[
-        Path, Opt(help="The questions: JSON lines, or Chroma's CSV layout (.csv).")
+        Path,
+        Opt(
+            help="The questions: JSON lines, Chroma's CSV layout (.csv), or a BEIR folder "
+            "(its corpus.jsonl is the corpus)."
+        ),
     ] = DEFAULT_QUESTIONS,
     chunker: Annotated[
         list[str] | None,
@@ -160,6 +165,13 @@ def eval_command(
         seed=seed,
     )
     settings.check()
+    if is_beir_folder(questions):
+        from policy_assistant.cli.beir_view import eval_beir
+
+        unused = {"--plot": plot, "--html": html, "--explain": explain, "--baseline": baseline}
+        raise typer.Exit(
+            int(eval_beir(questions, settings, unused, as_json, out_file, summary, quiet))
+        )
     if plot is not None:
         check_plot_path(plot)
     if tolerance is not None and tolerance < 0:

@@ -23,8 +23,10 @@ from policy_assistant.evaluate.authoring import (
 
 def register(app: typer.Typer) -> None:
     """Add the questions group and its check command to the app."""
+    from policy_assistant.cli.beir_check import beir_folders_checked
+
     app.callback()(questions_group)
-    app.command("check")(guarded(check_command))
+    app.command("check")(guarded(beir_folders_checked(check_command)))
 
 
 def questions_group() -> None:

@@ -5,9 +5,10 @@ Each row has `question`, `references` (a JSON list of objects with `content`, `s
 `corpus_id` (the corpus file: a document's source, or its source without the extension). Our
 evidence offsets are into the parsed text, which differs from the file's (Markdown marks gone,
 whitespace normalized), so each reference is mapped: the quote must be the file's text at its
-offsets, and its k-th copy in the file is taken to be its k-th copy in the parsed text (matched
-with whitespace collapsed), which holds only when both have as many copies; else the question is
-invalid and says why. Rows have no id: a row's id is `row<N>`, N counting data rows from 1.
+offsets, and its k-th copy in the file is taken to be its k-th copy in the parsed text (copies
+counted with whitespace collapsed on both sides, so a sentence wrapped at other points is the
+same copy), which holds only when both have as many copies; else the question is invalid and
+says why. Rows have no id: a row's id is `row<N>`, N counting data rows from 1.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class FileOffsets:
         self.root = corpus_root
         self._files: dict[str, str] = {}
         self._collapsed: dict[str, CollapsedText] = {}
+        self._file_collapsed: dict[str, CollapsedText] = {}
 
     def question(self, qid: str, record: dict[str, Any]) -> dict[str, Any]:
         """Return one row as a question of our format, evidence pinned in the parsed text."""
@@ -111,11 +113,19 @@ class FileOffsets:
         self, document: Document, source_text: str, content: str, start: int, where: str
     ) -> tuple[int, int]:
         """Return the parsed-text span of the copy of content that starts at `start` in the file."""
-        copies = occurrences(source_text, content)
-        copy = copies.index(start)
+        # Copies are counted with whitespace collapsed on both sides: a sentence the file
+        # wraps at another point is still the same copy once the parser has joined its lines.
+        quote = collapse_whitespace(content)
+        if document.source not in self._file_collapsed:
+            self._file_collapsed[document.source] = CollapsedText.of(source_text)
+        copies = [s[0] for s in self._file_collapsed[document.source].find_all(quote)]
+        lead = len(content) - len(content.lstrip())
+        if start + lead not in copies:
+            raise RowError(f"{where}the content at {start} is not a copy of the quote in the file")
+        copy = copies.index(start + lead)
         if document.source not in self._collapsed:
             self._collapsed[document.source] = CollapsedText.of(document.text)
-        spans = self._collapsed[document.source].find_all(collapse_whitespace(content))
+        spans = self._collapsed[document.source].find_all(quote)
         if not spans:
             raise RowError(f"{where}the content is not in {document.source}'s parsed text")
         if len(spans) != len(copies):
@@ -141,13 +151,3 @@ class FileOffsets:
 def whole(value: Any) -> TypeGuard[int]:
     """Return whether value is a whole number (and not a bool)."""
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def occurrences(text: str, part: str) -> list[int]:
-    """Return where every copy of part starts in text, overlapping copies included."""
-    found = []
-    at = text.find(part)
-    while at >= 0 and part:
-        found.append(at)
-        at = text.find(part, at + 1)
-    return found

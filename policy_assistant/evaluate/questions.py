@@ -20,6 +20,7 @@ from typing import Any, TypeGuard
 import orjson
 
 from policy_assistant.errors import QuestionsError
+from policy_assistant.evaluate.beir import is_beir_folder
 from policy_assistant.evaluate.chroma_csv import FileOffsets, RowError, read_chroma_rows
 from policy_assistant.evaluate.locate import (
     CollapsedText,
@@ -127,6 +128,13 @@ def load_questions(
     Not strict, the invalid questions are left out and listed in the set's `invalid`. A `.csv`
     file is read in Chroma's layout, whose offsets are into the files under corpus_root.
     """
+    if question_format(path) == "beir":
+        raise QuestionsError(f"{path}: a BEIR folder is read by evaluate.beir.load_beir")
+    if path.is_dir():
+        raise QuestionsError(
+            f"{path}: a folder of questions must be a BEIR folder "
+            "(corpus.jsonl, queries.jsonl, qrels/test.tsv), and this one has no corpus.jsonl"
+        )
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -137,7 +145,7 @@ def load_questions(
     seen: dict[str, int] = {}
     rows = (
         read_csv(data, documents, corpus_root, problems)
-        if path.suffix.lower() == ".csv"
+        if question_format(path) == "chroma-csv"
         else read_lines(data, problems)
     )
     for number, raw in rows:
@@ -160,6 +168,13 @@ def load_questions(
             )
         raise QuestionsError(describe_problems(path, sorted(problems, key=lambda p: p.line)))
     return QuestionSet(path, file_sha256(data), tuple(questions), tuple(problems))
+
+
+def question_format(path: Path) -> str:
+    """Return how a --questions path is read: `beir` (a folder), `chroma-csv` or `jsonl`."""
+    if is_beir_folder(path):
+        return "beir"
+    return "chroma-csv" if path.suffix.lower() == ".csv" else "jsonl"
 
 
 def describe_problems(path: Path, problems: list[InvalidQuestion]) -> str:
