@@ -35,7 +35,10 @@ def questions_group() -> None:
 
 def check_command(
     file: Annotated[
-        Path, typer.Argument(help="The questions: JSON lines, or Chroma's CSV layout (.csv).")
+        Path,
+        typer.Argument(
+            help="The questions: JSON lines, Chroma's CSV layout (.csv), or a BEIR folder."
+        ),
     ],
     corpus: Annotated[Path, typer.Option(help="The corpus folder.")] = DEFAULT_CORPUS,
     valid_out: Annotated[
