@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -28,13 +27,10 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_index import make_words
-
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index.bm25 import BM25Index
 from policy_assistant.index.context import ContextSettings, assemble
-from policy_assistant.index.tokenize import tokenize, word_terms
+from policy_assistant.index.tokenize import STOPWORDS, tokenize, word_terms
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.unit_store import load_units, save_units
 from policy_assistant.index.units import build_units
@@ -47,6 +43,25 @@ BUDGET = 400
 UNITS_PER_DOC = 161
 """Units one generated document holds: a heading, then 10 sections of a heading, 12
 sentences, a list item and a two-row table."""
+VOCABULARY = 50_000
+"""Distinct made-up words the documents draw from."""
+
+
+def make_words(seed: int) -> list[str]:
+    """Return VOCABULARY distinct lowercase made-up words of 2-4 syllables."""
+    rng = np.random.default_rng(seed)
+    onsets = [*"bcdfghjklmnprstvwz", "br", "ch", "st", "tr", "pl"]
+    vowels = ["a", "e", "i", "o", "u", "ai", "ou"]
+    seen: set[str] = set()
+    words: list[str] = []
+    while len(words) < VOCABULARY:
+        size = int(rng.integers(2, 5))
+        picks = zip(rng.integers(len(onsets), size=size), rng.integers(7, size=size), strict=True)
+        word = "".join(onsets[i] + vowels[j] for i, j in picks)
+        if word not in seen and word not in STOPWORDS:
+            seen.add(word)
+            words.append(word)
+    return words
 
 
 def make_documents(units: int, seed: int = SEED) -> list[Document]:

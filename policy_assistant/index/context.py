@@ -27,7 +27,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from policy_assistant.errors import UsageError
-from policy_assistant.index.passages import ContextPassage, Span, span_words, to_passage
+from policy_assistant.index.passages import (
+    ContextPassage,
+    Span,
+    prefix_words,
+    span_words,
+    to_passage,
+)
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.units import HEADING, UnitSet
 
@@ -200,7 +206,11 @@ class _Context:
         if self._credit(row, score):
             return
         free = self.free()
-        lo, hi = self.units.section_range(int(self.units.col("unit_section")[row]))
+        section = int(self.units.col("unit_section")[row])
+        # Every window holds the hit and its section's prefix: once that is too much, none fits.
+        if prefix_words(self.units, section) + int(self.units.col("unit_words")[row]) > free:
+            return
+        lo, hi = self.units.section_range(section)
         for w in range(window, -1, -1):
             first, last = max(lo, row - w), min(hi, row + w)
             if self._fits(first, last, free):
