@@ -57,6 +57,7 @@ def strategies(names: list[str]) -> list[Strategy]:
     """Return the strategies to compare (the defaults, then one change each)."""
     am = ContextSettings("automerge")
     W2 = ContextSettings("window", window=2, narrow_below=0)
+    WA = ContextSettings("window", window=2, narrow_below=150)
     all_ = [
         Strategy("units", ContextSettings("units")),
         Strategy("window-2", ContextSettings("window", window=2, narrow_below=0)),
@@ -83,6 +84,12 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("window-2-docs3", W2, top_documents=3),
         Strategy("window-2-doc1", W2, fields(0.3, 1.0, 1.0)),
         Strategy("window-2-doc0", W2, fields(0.3, 0.0, 1.0)),
+        Strategy("window-adaptive-s0", WA, fields(0.0, 0.3, 1.0)),
+        Strategy("window-adaptive-p05", WA, fields(0.3, 0.3, 0.5)),
+        Strategy("window-adaptive-p2", WA, fields(0.3, 0.3, 2.0)),
+        Strategy("window-adaptive-doc1", WA, fields(0.3, 1.0, 1.0)),
+        Strategy("window-adaptive-docs1", WA, top_documents=1),
+        Strategy("window-adaptive-docs3", WA, top_documents=3),
     ]
     return [s for s in all_ if not names or s.name in names]
 
