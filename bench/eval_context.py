@@ -25,13 +25,17 @@ from policy_assistant.evaluate.questions import (
 )
 from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
 from policy_assistant.evaluate.run import EvalSettings, evaluate
-from policy_assistant.evaluate.strategies import Strategy, with_strategies
+from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, Strategy, with_strategies
 from policy_assistant.ids import file_sha256
-from policy_assistant.index.context import ContextSettings
+from policy_assistant.index.context import ContextSettings, context_for
+from policy_assistant.index.unit_search import UnitIndex
+from policy_assistant.index.units import build_units
 from policy_assistant.parse import parse_path
 from policy_assistant.records import Document
 
 BUDGETS = (50, 100, 200, 400)
+DOCUMENT_READOUT = False
+"""Whether each set also prints how often the right document comes first (--documents)."""
 
 
 def window_runs(docs, qset, sizes) -> list[ChunkerRun]:  # type: ignore[no-untyped-def]
@@ -85,6 +89,15 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("window-2-doc1", W2, fields(0.3, 1.0, 1.0)),
         Strategy("window-2-doc0", W2, fields(0.3, 0.0, 1.0)),
         Strategy("window-adaptive-s0", WA, fields(0.0, 0.3, 1.0)),
+        Strategy("maxp-025", replace(WA, maxp=0.25)),
+        Strategy("maxp-035", replace(WA, maxp=0.35)),
+        Strategy("window-maxp", NAMED_STRATEGIES["window-maxp"]),
+        Strategy("maxp-05", replace(WA, maxp=0.5)),
+        Strategy("maxp-075", replace(WA, maxp=0.75)),
+        Strategy("maxp-1", replace(WA, maxp=1.0)),
+        Strategy("maxp-2", replace(WA, maxp=2.0)),
+        Strategy("maxp-1-w2", replace(W2, maxp=1.0)),
+        Strategy("maxp-1-w1", ContextSettings("window", window=1, maxp=1.0)),
         Strategy("window-adaptive-p05", WA, fields(0.3, 0.3, 0.5)),
         Strategy("window-adaptive-p2", WA, fields(0.3, 0.3, 2.0)),
         Strategy("window-adaptive-doc1", WA, fields(0.3, 1.0, 1.0)),
@@ -110,6 +123,27 @@ def usable_questions(path: Path, docs: list[Document]) -> QuestionSet:
     return QuestionSet(path, file_sha256(path.read_bytes()), tuple(kept))
 
 
+def right_document(index: UnitIndex, qset: QuestionSet, chosen: list[Strategy]) -> None:
+    """Print, per strategy, how often the first unit hit and the first passage at each budget
+    come from a document the question's evidence is in (the look-alike readout)."""
+    print(f"{'right document':22s}  first hit" + "".join(f"  @{b:<5}" for b in BUDGETS))
+    for strategy in chosen:
+        ranked = index if strategy.weights is None else index.with_weights(strategy.weights)
+        ranked = replace(ranked, top_documents=strategy.top_documents)
+        firsts, by_budget = 0, [0] * len(BUDGETS)
+        for q in qset.questions:
+            sources = {p.source for p in q.relevant}
+            hits = ranked.search(q.question, strategy.context.candidates, q.audience)
+            doc_of = ranked.units.col("unit_doc")
+            firsts += bool(hits) and ranked.units.docs[int(doc_of[hits[0][0]])].source in sources
+            for i, budget in enumerate(BUDGETS):
+                context = context_for(ranked, q.question, budget, q.audience, strategy.context)
+                by_budget[i] += bool(context) and context[0].source in sources
+        n = len(qset.questions)
+        cells = "".join(f"  {c / n * 100:6.1f}" for c in by_budget)
+        print(f"{strategy.name:22s}  {firsts / n * 100:9.1f}{cells}")
+
+
 def set_runs(corpus: Path, questions: Path, sizes: list[int], chosen: list[Strategy]) -> EvalReport:
     """Return every window, chunker and strategy run on one question set."""
     docs = parse_path(corpus).documents
@@ -119,6 +153,8 @@ def set_runs(corpus: Path, questions: Path, sizes: list[int], chosen: list[Strat
     boot = Bootstrap(len(qset.questions))
     base = EvalReport({"budgets": list(BUDGETS), "k": 5}, qset.questions, tuple(runs), (), ())
     report = with_strategies(base, docs, qset, chosen, boot)
+    if DOCUMENT_READOUT:
+        right_document(UnitIndex.build(build_units(docs)), qset, chosen)
     print(f"{corpus.name}: {len(qset.questions)} questions, {time.perf_counter() - started:.1f} s")
     return report
 
@@ -154,7 +190,12 @@ def main() -> None:
     parser.add_argument(
         "--of-record", default="window-adaptive", help="the strategy the bar is read on"
     )
+    parser.add_argument(
+        "--documents", action="store_true", help="also print how often the right document is first"
+    )
     args = parser.parse_args()
+    global DOCUMENT_READOUT
+    DOCUMENT_READOUT = args.documents
     sets = args.set or ["corpus:questions/questions.jsonl"]
     chosen = strategies([s for s in args.strategies.split(",") if s])
     sizes = [int(s) for s in args.sizes.split(",")]

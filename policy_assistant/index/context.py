@@ -34,7 +34,7 @@ from policy_assistant.index.passages import (
     span_words,
     to_passage,
 )
-from policy_assistant.index.unit_search import UnitIndex
+from policy_assistant.index.unit_search import UnitIndex, window_gains
 from policy_assistant.index.units import HEADING, UnitSet
 
 STRATEGIES = ("units", "window", "automerge")
@@ -65,6 +65,9 @@ class ContextSettings:
     """Whether a passage starting below a table's header row repeats the header row."""
     clusters: bool = False
     """"window": take windows by their hits' scores summed with decay, not by rank."""
+    maxp: float = 0.0
+    """"window": order hits by their score plus this times their window's gain (each query
+    term at its best unit of the window, unit_search.window_gains); 0: by their own score."""
 
     def check(self) -> None:
         """Raise UsageError when the settings cannot be run."""
@@ -90,15 +93,36 @@ def assemble(
         for group in _groups(units, hits, settings.decay):
             builder.grow_group(group, settings.share)
     else:
-        window = settings.window if settings.strategy == "window" else 0
-        if window and budget < settings.narrow_below:
-            window = 1
+        window = window_for(settings, budget)
         if settings.clusters and window:
             hits = _by_cluster(units, hits, window, settings.decay)
         for row, score in hits:
             builder.add_window(row, score, window)
     spans = sorted(builder.spans, key=lambda s: (-s.score, s.doc, s.first))
     return [to_passage(units, span, rank) for rank, span in enumerate(spans, 1)]
+
+
+def window_for(settings: ContextSettings, budget: int) -> int:
+    """Return the units either side of a hit a window takes at this budget."""
+    window = settings.window if settings.strategy == "window" else 0
+    return 1 if window and budget < settings.narrow_below else window
+
+
+def order_hits(
+    index: UnitIndex, query: str, hits: Sequence[tuple[int, float]], budget: int,
+    settings: ContextSettings,
+) -> list[tuple[int, float]]:  # fmt: skip
+    """Return the hits in the order a context takes them: with maxp, each re-scored by what
+    its window adds (ties keep the search's order); otherwise as searched."""
+    window = window_for(settings, budget)
+    if not settings.maxp or not window or not hits:
+        return list(hits)
+    gains = window_gains(index, query, hits, window)
+    scored = [
+        (row, score + settings.maxp * float(g)) for (row, score), g in zip(hits, gains, strict=True)
+    ]
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
+    return [scored[i] for i in order]
 
 
 def context_for(
@@ -110,7 +134,10 @@ def context_for(
     settings.check()
     if budget < 1:
         raise UsageError(f"the budget must be at least 1 word, got {budget}")
-    return assemble(index.units, index.search(query, settings.candidates, access), budget, settings)
+    hits = order_hits(
+        index, query, index.search(query, settings.candidates, access), budget, settings
+    )
+    return assemble(index.units, hits, budget, settings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,8 @@ instead of once per unit.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -160,3 +162,44 @@ def _best(rows: Ints, scores: Floats, n: int) -> Ints:
     above, tied = np.flatnonzero(scores > kth), np.flatnonzero(scores == kth)
     picked: Ints = rows[np.sort(np.concatenate([above, tied[: n - len(above)]]))]
     return picked
+
+
+def window_gains(
+    index: UnitIndex, query: str, hits: Sequence[tuple[int, float]], window: int
+) -> Floats:
+    """Return, per hit, what its window adds: each query term counted at its best unit within
+    `window` units of the hit in its section, less what it counts at the hit (MaxP, >= 0)."""
+    cols = index.units.columns
+    rows = np.array([row for row, _ in hits], np.int64)
+    section = cols["unit_section"][rows]
+    lo = np.maximum(cols["section_first"][section], rows - window)
+    hi = np.minimum(cols["section_first"][section + 1] - 1, rows + window)
+    starts, stops = _union(lo, hi + 1)
+    inside = np.concatenate([np.arange(a, b) for a, b in zip(starts, stops, strict=True)])
+    counts = Counter(tokenize(query))
+    best = np.zeros((len(counts), len(inside)))
+    for i, (term, repeats) in enumerate(sorted(counts.items())):
+        found, weights = index.body.range_scores([term] * repeats, starts, stops)
+        best[i, np.searchsorted(inside, found)] = weights
+    # A window's rows are consecutive in `inside`: gather each hit's 2 * window + 1 columns.
+    at = np.searchsorted(inside, rows)
+    near = at[:, None] + np.arange(-window, window + 1)[None, :]
+    valid = (near >= np.searchsorted(inside, lo)[:, None]) & (
+        near <= at[:, None] + (hi - rows)[:, None]
+    )
+    taken = best[:, np.clip(near, 0, len(inside) - 1)] * valid  # weights are >= 0
+    gains: Floats = taken.max(axis=2).sum(axis=0) - best[:, at].sum(axis=0)
+    return gains
+
+
+def _union(starts: Ints, stops: Ints) -> tuple[Ints, Ints]:
+    """Return the sorted, disjoint ranges covering the half-open ranges given."""
+    order = np.argsort(starts, kind="stable")
+    merged: list[list[int]] = []
+    for a, b in zip(starts[order].tolist(), stops[order].tolist(), strict=True):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    pairs = np.array(merged, np.int64).reshape(-1, 2)
+    return pairs[:, 0], pairs[:, 1]

@@ -1,0 +1,70 @@
+"""MaxP ordering: a hit whose window holds the query's other terms goes before one that does not."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from policy_assistant.index.context import ContextSettings, order_hits
+from policy_assistant.index.tokenize import tokenize
+from policy_assistant.index.unit_search import UnitIndex, window_gains
+from policy_assistant.index.units import build_units
+from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.records import Document, DocumentMeta
+
+
+def care_guide() -> Document:
+    """Two sections: the sprinkler sentence beside a frost one, then a lone sprinkler one."""
+    builder = DocumentBuilder()
+    builder.heading("Winter", 1, ())
+    builder.add(
+        "paragraph",
+        "Drain the sprinkler in autumn. Frost cracks the valve body. Store it dry.",
+        (),
+    )
+    builder.heading("Summer", 1, ())
+    builder.add(
+        "paragraph",
+        "Mow twice a week. The sprinkler sprinkler runs at dawn. Water the beds deeply.",
+        (),
+    )
+    return builder.build("guides/care.md", "0" * 64, DocumentMeta(access="public"), "Care")
+
+
+def test_a_window_gains_the_best_weight_of_each_term_its_hit_lacks() -> None:
+    units = build_units([care_guide()])
+    index = UnitIndex.build(units)
+    texts = [units.unit_text(r) for r in range(len(units))]
+    winter, frost = (
+        texts.index("Drain the sprinkler in autumn."),
+        texts.index("Frost cracks the valve body."),
+    )
+    summer = texts.index("The sprinkler sprinkler runs at dawn.")
+    gains = window_gains(index, "sprinkler frost", [(winter, 1.0), (summer, 2.0)], 1)
+    frost_rows, frost_weight = index.body.range_scores(
+        tokenize("frost"), np.array([frost]), np.array([frost + 1])
+    )
+    assert frost_rows.tolist() == [frost]
+    assert gains[0] == pytest.approx(frost_weight[0], rel=1e-12) and gains[1] == 0.0
+    # The window stays in its section: the next section's units add nothing.
+    assert window_gains(index, "sprinkler frost", [(summer, 2.0)], 5).tolist() == [0.0]
+
+
+def test_maxp_puts_the_hit_with_a_frost_neighbour_first() -> None:
+    units = build_units([care_guide()])
+    index = UnitIndex.build(units)
+    hits = index.search("sprinkler frost valve", 10)
+    texts = [units.unit_text(r) for r, _ in hits]
+    plain = ContextSettings("window", window=1)
+    assert order_hits(index, "sprinkler frost valve", hits, 400, plain) == hits
+    ordered = order_hits(index, "sprinkler", hits, 400, replace(plain, maxp=1.0))
+    assert [r for r, _ in ordered] == [r for r, _ in hits]  # one term: nothing to gain
+    summer = index.search("sprinkler", 10)
+    first = units.unit_text(summer[0][0])
+    assert first == "The sprinkler sprinkler runs at dawn."
+    lifted = order_hits(index, "sprinkler frost", index.search("sprinkler", 10), 400,
+                        replace(plain, maxp=10.0))  # fmt: skip
+    assert units.unit_text(lifted[0][0]) == "Drain the sprinkler in autumn."
+    assert "Frost cracks the valve body." in texts
