@@ -11,7 +11,9 @@ headings, paragraphs of sentences, list items and a table per section, then repo
 - per query (100 queries of 3-8 words taken from random units), in process: median and p90
   ms of plain chunk search (BM25Index.search, k=10), of unit search (UnitIndex.search, 50
   candidates, four fields), and of assembly alone (assemble, budget 400) on the units held
-  in memory and on the units loaded from disk (memory-mapped columns, texts read on demand).
+  in memory and on the units loaded from disk (memory-mapped columns, texts read on demand),
+  and of the whole context (Index.context's path: unit search, hit order, assembly), in
+  memory and from disk, with what it adds over chunk search.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import orjson
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index.bm25 import BM25Index
-from policy_assistant.index.context import ContextSettings, assemble
+from policy_assistant.index.context import ContextSettings, assemble, context_for
 from policy_assistant.index.tokenize import STOPWORDS, tokenize, word_terms
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.unit_store import load_units, save_units
@@ -175,6 +177,10 @@ def report(memory: UnitIndex, disk: UnitIndex, bm25: BM25Index, queries: list[st
         ("assembly, in memory", lambda q: assemble(memory.units, hits[q], BUDGET, settings)),
         ("assembly, from disk", lambda q: assemble(disk.units, hits[q], BUDGET, settings)),
     ]
+    rows += [
+        ("context (search + assembly)", lambda q: context_for(memory, q, BUDGET, None, settings)),
+        ("context, from disk", lambda q: context_for(disk, q, BUDGET, None, settings)),
+    ]
     for strategy in ("automerge", "units"):
         other = ContextSettings(strategy)
 
@@ -183,9 +189,14 @@ def report(memory: UnitIndex, disk: UnitIndex, bm25: BM25Index, queries: list[st
 
         rows.append((f"assembly, {strategy}", run))
     print(f"{'per query (CPU)':<28} {'median ms':>10} {'p90 ms':>8}")
+    medians = {}
     for name, action in rows:
         median, p90 = per_query(action, queries)
+        medians[name] = median
         print(f"{name:<28} {median:10.2f} {p90:8.2f}")
+    for name in ("context (search + assembly)", "context, from disk"):
+        extra = medians[name] - medians["chunk search (k=10)"]
+        print(f"{name} adds {extra:.2f} ms median over chunk search")
 
 
 if __name__ == "__main__":

@@ -92,6 +92,7 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("maxp-025", replace(WA, maxp=0.25)),
         Strategy("maxp-035", replace(WA, maxp=0.35)),
         Strategy("window-maxp", NAMED_STRATEGIES["window-maxp"]),
+        Strategy("maxp-035-s0", replace(WA, maxp=0.35), fields(0.0, 0.3, 1.0)),
         Strategy("maxp-05", replace(WA, maxp=0.5)),
         Strategy("maxp-075", replace(WA, maxp=0.75)),
         Strategy("maxp-1", replace(WA, maxp=1.0)),

@@ -72,10 +72,13 @@ def test_range_scores_equal_the_dense_scores_of_those_rows() -> None:
     terms = tokenize("deck twice year 3")
     dense = index.scores(terms)
     starts, stops = np.array([0, 7, 30], np.int64), np.array([5, 8, 40], np.int64)
-    rows, scores = index.range_scores(terms, starts, stops)
+    rows, matrix = index.range_scores(terms, starts, stops)
     inside = np.concatenate([np.arange(a, b) for a, b in zip(starts, stops, strict=True)])
     touched = inside[dense[inside] > 0]
     assert rows.tolist() == touched.tolist()
-    assert scores.tolist() == dense[touched].tolist()  # the same floats, not merely close
+    assert matrix.sum(axis=0).tolist() == dense[touched].tolist()  # the same floats
+    # One row per term: each is that term's own score at the rows.
+    alone = {t: index.scores([t])[touched] for t in set(terms)}
+    assert sorted(map(tuple, matrix.tolist())) == sorted(tuple(v.tolist()) for v in alone.values())
     empty = index.range_scores(tokenize("nothing"), starts, stops)
-    assert len(empty[0]) == 0 and len(empty[1]) == 0
+    assert len(empty[0]) == 0 and empty[1].shape == (0, 0)

@@ -123,7 +123,9 @@ def score_strategy(
     budgets: Sequence[int],
 ) -> QuestionOutcome:  # fmt: skip
     """Rank units for one question and score its context at each budget."""
-    pairs = index.search(question.question, max(k, settings.candidates), question.audience)
+    pairs, weights = index.search_terms(
+        question.question, max(k, settings.candidates), question.audience
+    )
     units = index.units
     cols = units.columns
     hits = [
@@ -140,8 +142,7 @@ def score_strategy(
     leaks = sum(h.access != "public" for h in hits) if question.audience == "public" else 0
     top = pairs[: settings.candidates]
     contexts = [
-        assemble(units, order_hits(index, question.question, top, b, settings), b, settings)
-        for b in budgets
+        assemble(units, order_hits(units, weights, top, b, settings), b, settings) for b in budgets
     ]
     scored = (score_context(passages, c, hits, b) for c, b in zip(contexts, budgets, strict=True))
     return QuestionOutcome(

@@ -34,7 +34,7 @@ from policy_assistant.index.passages import (
     span_words,
     to_passage,
 )
-from policy_assistant.index.unit_search import UnitIndex, window_gains
+from policy_assistant.index.unit_search import TermWeights, UnitIndex, window_gains
 from policy_assistant.index.units import HEADING, UnitSet
 
 STRATEGIES = ("units", "window", "automerge")
@@ -109,7 +109,7 @@ def window_for(settings: ContextSettings, budget: int) -> int:
 
 
 def order_hits(
-    index: UnitIndex, query: str, hits: Sequence[tuple[int, float]], budget: int,
+    units: UnitSet, weights: TermWeights, hits: Sequence[tuple[int, float]], budget: int,
     settings: ContextSettings,
 ) -> list[tuple[int, float]]:  # fmt: skip
     """Return the hits in the order a context takes them: with maxp, each re-scored by what
@@ -117,7 +117,7 @@ def order_hits(
     window = window_for(settings, budget)
     if not settings.maxp or not window or not hits:
         return list(hits)
-    gains = window_gains(index, query, hits, window)
+    gains = window_gains(units, weights, hits, window)
     scored = [
         (row, score + settings.maxp * float(g)) for (row, score), g in zip(hits, gains, strict=True)
     ]
@@ -134,9 +134,8 @@ def context_for(
     settings.check()
     if budget < 1:
         raise UsageError(f"the budget must be at least 1 word, got {budget}")
-    hits = order_hits(
-        index, query, index.search(query, settings.candidates, access), budget, settings
-    )
+    hits, weights = index.search_terms(query, settings.candidates, access)
+    hits = order_hits(index.units, weights, hits, budget, settings)
     return assemble(index.units, hits, budget, settings)
 
 

@@ -18,7 +18,6 @@ instead of once per unit.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -103,10 +102,17 @@ class UnitIndex:
 
         None means public (fail closed); ties break by row.
         """
+        return self.search_terms(query, n, access)[0]
+
+    def search_terms(
+        self, query: str, n: int, access: str | None = None
+    ) -> tuple[list[tuple[int, float]], TermWeights]:
+        """Return what search does, and each query term's unit-text weight at every unit of
+        the sections searched (what window_gains reads, so it reads no postings again)."""
         level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
         terms = tokenize(query)
         if n <= 0 or not terms or not len(self.units):
-            return []
+            return [], TermWeights(np.empty(0, np.int64), np.zeros((0, 0)))
         passage = self.passages.scores(terms)
         part = self.section_scores(terms, passage)
         # A unit that matches makes its section's passage field match, so sections scoring 0
@@ -120,11 +126,12 @@ class UnitIndex:
         chosen = _best(eligible, key[eligible], max(SECTIONS, SECTIONS_PER_HIT * n))
         chosen.sort()
         first = self.units.col("section_first")
-        rows, body = self.body.range_scores(terms, first[chosen], first[chosen + 1])
-        total = body + part[self.units.col("unit_section")[rows]]
+        rows, matrix = self.body.range_scores(terms, first[chosen], first[chosen + 1])
+        total = matrix.sum(axis=0) + part[self.units.col("unit_section")[rows]]
         keep = _best(np.arange(len(rows)), total, n)
         order = keep[np.lexsort((rows[keep], -total[keep]))]
-        return [(int(rows[i]), float(total[i])) for i in order]
+        hits = [(int(rows[i]), float(total[i])) for i in order]
+        return hits, TermWeights(rows.astype(np.int64), matrix)
 
     def section_scores(self, terms: list[str], passage: Floats) -> Floats:
         """Return each section's weighted fields: heading path, identity and passage (given)."""
@@ -164,42 +171,34 @@ def _best(rows: Ints, scores: Floats, n: int) -> Ints:
     return picked
 
 
+@dataclass(frozen=True, slots=True)
+class TermWeights:
+    """Each query term's unit-text BM25 weight at the units a search scored."""
+
+    rows: Ints
+    """The unit rows, ascending."""
+    matrix: Floats
+    """One row per query term, one column per unit row: the term's weight there (0: absent)."""
+
+
 def window_gains(
-    index: UnitIndex, query: str, hits: Sequence[tuple[int, float]], window: int
+    units: UnitSet, weights: TermWeights, hits: Sequence[tuple[int, float]], window: int
 ) -> Floats:
     """Return, per hit, what its window adds: each query term counted at its best unit within
     `window` units of the hit in its section, less what it counts at the hit (MaxP, >= 0)."""
-    cols = index.units.columns
+    cols = units.columns
     rows = np.array([row for row, _ in hits], np.int64)
     section = cols["unit_section"][rows]
-    lo = np.maximum(cols["section_first"][section], rows - window)
-    hi = np.minimum(cols["section_first"][section + 1] - 1, rows + window)
-    starts, stops = _union(lo, hi + 1)
-    inside = np.concatenate([np.arange(a, b) for a, b in zip(starts, stops, strict=True)])
-    counts = Counter(tokenize(query))
-    best = np.zeros((len(counts), len(inside)))
-    for i, (term, repeats) in enumerate(sorted(counts.items())):
-        found, weights = index.body.range_scores([term] * repeats, starts, stops)
-        best[i, np.searchsorted(inside, found)] = weights
-    # A window's rows are consecutive in `inside`: gather each hit's 2 * window + 1 columns.
-    at = np.searchsorted(inside, rows)
-    near = at[:, None] + np.arange(-window, window + 1)[None, :]
-    valid = (near >= np.searchsorted(inside, lo)[:, None]) & (
-        near <= at[:, None] + (hi - rows)[:, None]
+    near = rows[:, None] + np.arange(-window, window + 1)[None, :]
+    inside = (near >= cols["section_first"][section][:, None]) & (
+        near < cols["section_first"][section + 1][:, None]
     )
-    taken = best[:, np.clip(near, 0, len(inside) - 1)] * valid  # weights are >= 0
-    gains: Floats = taken.max(axis=2).sum(axis=0) - best[:, at].sum(axis=0)
+    if not len(weights.rows):
+        return np.zeros(len(rows))
+    # Units the search scored hold the terms; any other unit of the window holds none.
+    at = np.minimum(np.searchsorted(weights.rows, near), len(weights.rows) - 1)
+    scored = inside & (weights.rows[at] == near)
+    taken = weights.matrix[:, at] * scored  # weights are >= 0
+    own = weights.matrix[:, at[:, window]] * scored[:, window]
+    gains: Floats = taken.max(axis=2).sum(axis=0) - own.sum(axis=0)
     return gains
-
-
-def _union(starts: Ints, stops: Ints) -> tuple[Ints, Ints]:
-    """Return the sorted, disjoint ranges covering the half-open ranges given."""
-    order = np.argsort(starts, kind="stable")
-    merged: list[list[int]] = []
-    for a, b in zip(starts[order].tolist(), stops[order].tolist(), strict=True):
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    pairs = np.array(merged, np.int64).reshape(-1, 2)
-    return pairs[:, 0], pairs[:, 1]
