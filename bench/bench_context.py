@@ -31,7 +31,7 @@ import orjson
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index.bm25 import BM25Index
-from policy_assistant.index.context import ContextSettings, assemble, context_for
+from policy_assistant.index.context import DEFAULT_CONTEXT, ContextSettings, assemble, context_for
 from policy_assistant.index.tokenize import STOPWORDS, tokenize, word_terms
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.unit_store import load_units, save_units
@@ -169,7 +169,7 @@ def _chunks(chunker, docs):  # type: ignore[no-untyped-def]
 
 def report(memory: UnitIndex, disk: UnitIndex, bm25: BM25Index, queries: list[str]) -> None:
     """Print per-query times."""
-    settings = ContextSettings()
+    settings = DEFAULT_CONTEXT
     hits = {q: memory.search(q, settings.candidates) for q in queries}
     rows: list[tuple[str, Callable[[str], object]]] = [
         ("chunk search (k=10)", lambda q: bm25.search(tokenize(q), 10)),

@@ -91,7 +91,11 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("window-adaptive-s0", WA, fields(0.0, 0.3, 1.0)),
         Strategy("maxp-025", replace(WA, maxp=0.25)),
         Strategy("maxp-035", replace(WA, maxp=0.35)),
-        Strategy("window-maxp", NAMED_STRATEGIES["window-maxp"]),
+        Strategy("window", NAMED_STRATEGIES["window"]),
+        Strategy("maxp-wide2", replace(WA, maxp=0.35, wide_hits=2)),
+        Strategy("maxp-wide3", replace(WA, maxp=0.35, wide_hits=3)),
+        Strategy("maxp-w3-wide2", replace(WA, window=3, maxp=0.35, wide_hits=2)),
+        Strategy("maxp-w4-wide1", replace(WA, window=4, maxp=0.35, wide_hits=1)),
         Strategy("maxp-035-s0", replace(WA, maxp=0.35), fields(0.0, 0.3, 1.0)),
         Strategy("maxp-05", replace(WA, maxp=0.5)),
         Strategy("maxp-075", replace(WA, maxp=0.75)),
@@ -188,9 +192,7 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--sizes", default="50,100,200")
     parser.add_argument("--strategies", default="")
-    parser.add_argument(
-        "--of-record", default="window-adaptive", help="the strategy the bar is read on"
-    )
+    parser.add_argument("--of-record", default="window", help="the strategy the bar is read on")
     parser.add_argument(
         "--documents", action="store_true", help="also print how often the right document is first"
     )

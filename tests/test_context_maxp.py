@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from policy_assistant.index.context import ContextSettings, order_hits
+from policy_assistant.index.context import ContextSettings, assemble, order_hits
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.index.unit_search import UnitIndex, window_gains
 from policy_assistant.index.units import build_units
@@ -66,3 +66,27 @@ def test_maxp_puts_the_hit_with_a_frost_neighbour_first() -> None:
     lifted = order_hits(units, weights, hits, 400, replace(plain, maxp=10.0))
     assert units.unit_text(lifted[0][0]) == "Drain the sprinkler in autumn."
     assert sorted(lifted) != sorted(hits)  # the scores carry the gain
+
+
+def test_only_the_first_wide_hits_get_the_full_window() -> None:
+    builder = DocumentBuilder()
+    builder.heading("Frost", 1, ())
+    builder.add("paragraph", " ".join(f"Frost rule {i} applies here." for i in range(12)), ())
+    doc = builder.build("guides/care.md", "0" * 64, DocumentMeta(access="public"), "Care")
+    units = build_units([doc])
+    first = next(r for r in range(len(units)) if units.unit_text(r).startswith("Frost rule 0"))
+    hits = [(first + 2, 2.0), (first + 8, 1.0)]
+
+    def spans(settings: ContextSettings) -> list[str]:
+        passages = assemble(units, hits, 400, settings)
+        return sorted(doc.text[p.start : p.end] for p in passages)
+
+    wide = ContextSettings("window", window=2)
+    assert spans(wide) == [
+        " ".join(f"Frost rule {i} applies here." for i in range(0, 5)),
+        " ".join(f"Frost rule {i} applies here." for i in range(6, 11)),
+    ]
+    assert spans(replace(wide, wide_hits=1)) == [
+        " ".join(f"Frost rule {i} applies here." for i in range(0, 5)),
+        " ".join(f"Frost rule {i} applies here." for i in range(7, 10)),
+    ]

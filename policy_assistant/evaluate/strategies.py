@@ -32,23 +32,28 @@ from policy_assistant.evaluate.score import (
     PassageOutcome,
     QuestionOutcome,
 )
-from policy_assistant.index.context import ContextSettings, assemble, order_hits
+from policy_assistant.index.context import (
+    DEFAULT_CONTEXT,
+    ContextSettings,
+    assemble,
+    order_hits,
+)
 from policy_assistant.index.passages import ContextPassage
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.units import build_units
 from policy_assistant.records import Document
 
-MAXP = 0.35
-"""Weight of the window's gain in "window-maxp", the best of 0.25-2 on the external sets."""
 NAMED_STRATEGIES: dict[str, ContextSettings] = {
     "units": ContextSettings("units"),
-    "window": ContextSettings("window", window=2, narrow_below=150),
+    "window": DEFAULT_CONTEXT,
+    "window-plain": ContextSettings("window", window=2, narrow_below=150),
     "window-1": ContextSettings("window", window=1),
     "window-2": ContextSettings("window", window=2, narrow_below=0),
     "automerge": ContextSettings("automerge"),
-    "window-maxp": ContextSettings("window", window=2, narrow_below=150, maxp=MAXP),
 }
-"""What `eval --strategy` can name: context strategies over units, beside the chunkers."""
+"""What `eval --strategy` can name: context strategies over units, beside the chunkers
+("window" is what search --budget assembles; "window-plain" the same windows, every hit +-2,
+ordered by the hits' own scores)."""
 
 CUT_BY_BUDGET = "cut_by_budget"
 """A passage of the context holds part of the quote but not all of it."""

@@ -5,6 +5,10 @@ Strategies (STRATEGIES):
 - "units": each hit unit alone, in rank order: small units rank well and hold little.
 - "window": each hit with up to `window` units either side, clipped to its section, in rank
   order; a window that does not fit shrinks, a hit that does not fit even alone is skipped.
+  With `wide_hits`, only the first hits get the full window and the rest one unit either
+  side, so more hits fit; with `maxp`, hits are first re-ordered by what their window adds
+  (each query term counted at its best unit of the window, as MaxP passage re-scoring does).
+  DEFAULT_CONTEXT is what Index.context assembles.
 - "automerge": hits are grouped by section and the groups ranked by their hits' scores summed
   with decay (the best hit counts whole, the next `decay` of its score, the next decay^2, ...),
   so a dense cluster of hits in one section wins over a lone hit elsewhere. Each group grows
@@ -40,7 +44,7 @@ from policy_assistant.index.units import HEADING, UnitSet
 STRATEGIES = ("units", "window", "automerge")
 """Context strategies over units; "chunks" (packing whole chunks) is the index's search."""
 DEFAULT_STRATEGY = "window"
-"""The strategy measured best on the external question sets (notes/context.md)."""
+"""The strategy measured best on the external question sets (notes/ctx.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +69,9 @@ class ContextSettings:
     """Whether a passage starting below a table's header row repeats the header row."""
     clusters: bool = False
     """"window": take windows by their hits' scores summed with decay, not by rank."""
+    wide_hits: int = 0
+    """"window": only the first this many hits get `window` units either side, the rest one
+    (0: every hit gets `window`)."""
     maxp: float = 0.0
     """"window": order hits by their score plus this times their window's gain (each query
     term at its best unit of the window, unit_search.window_gains); 0: by their own score."""
@@ -96,10 +103,16 @@ def assemble(
         window = window_for(settings, budget)
         if settings.clusters and window:
             hits = _by_cluster(units, hits, window, settings.decay)
-        for row, score in hits:
-            builder.add_window(row, score, window)
+        narrow = min(window, 1) if settings.wide_hits else window
+        for i, (row, score) in enumerate(hits):
+            builder.add_window(row, score, window if i < settings.wide_hits else narrow)
     spans = sorted(builder.spans, key=lambda s: (-s.score, s.doc, s.first))
     return [to_passage(units, span, rank) for rank, span in enumerate(spans, 1)]
+
+
+DEFAULT_CONTEXT = ContextSettings(maxp=0.35, wide_hits=2)
+"""What Index.context and search --budget assemble: windows of +-2 units (+-1 below 150 words)
+for the first two hits and +-1 for the rest, hits ordered with MaxP at 0.35 (notes/ctx.md)."""
 
 
 def window_for(settings: ContextSettings, budget: int) -> int:
@@ -130,7 +143,7 @@ def context_for(
     settings: ContextSettings | None = None,
 ) -> list[ContextPassage]:  # fmt: skip
     """Rank units for query as access may see them and assemble the context (index.context)."""
-    settings = settings or ContextSettings()
+    settings = settings or DEFAULT_CONTEXT
     settings.check()
     if budget < 1:
         raise UsageError(f"the budget must be at least 1 word, got {budget}")
