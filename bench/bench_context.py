@@ -11,7 +11,9 @@ headings, paragraphs of sentences, list items and a table per section, then repo
 - per query (100 queries of 3-8 words taken from random units), in process: median and p90
   ms of plain chunk search (BM25Index.search, k=10), of unit search (UnitIndex.search, 50
   candidates, four fields), and of assembly alone (assemble, budget 400) on the units held
-  in memory and on the units loaded from disk (memory-mapped columns, texts read on demand).
+  in memory and on the units loaded from disk (memory-mapped columns, texts read on demand),
+  and of the whole context (Index.context's path: unit search, hit order, assembly), in
+  memory and from disk, with what it adds over chunk search.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -28,13 +29,10 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_index import make_words
-
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index.bm25 import BM25Index
-from policy_assistant.index.context import ContextSettings, assemble
-from policy_assistant.index.tokenize import tokenize, word_terms
+from policy_assistant.index.context import DEFAULT_CONTEXT, ContextSettings, assemble, context_for
+from policy_assistant.index.tokenize import STOPWORDS, tokenize, word_terms
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.unit_store import load_units, save_units
 from policy_assistant.index.units import build_units
@@ -47,6 +45,25 @@ BUDGET = 400
 UNITS_PER_DOC = 161
 """Units one generated document holds: a heading, then 10 sections of a heading, 12
 sentences, a list item and a two-row table."""
+VOCABULARY = 50_000
+"""Distinct made-up words the documents draw from."""
+
+
+def make_words(seed: int) -> list[str]:
+    """Return VOCABULARY distinct lowercase made-up words of 2-4 syllables."""
+    rng = np.random.default_rng(seed)
+    onsets = [*"bcdfghjklmnprstvwz", "br", "ch", "st", "tr", "pl"]
+    vowels = ["a", "e", "i", "o", "u", "ai", "ou"]
+    seen: set[str] = set()
+    words: list[str] = []
+    while len(words) < VOCABULARY:
+        size = int(rng.integers(2, 5))
+        picks = zip(rng.integers(len(onsets), size=size), rng.integers(7, size=size), strict=True)
+        word = "".join(onsets[i] + vowels[j] for i, j in picks)
+        if word not in seen and word not in STOPWORDS:
+            seen.add(word)
+            words.append(word)
+    return words
 
 
 def make_documents(units: int, seed: int = SEED) -> list[Document]:
@@ -152,13 +169,17 @@ def _chunks(chunker, docs):  # type: ignore[no-untyped-def]
 
 def report(memory: UnitIndex, disk: UnitIndex, bm25: BM25Index, queries: list[str]) -> None:
     """Print per-query times."""
-    settings = ContextSettings()
+    settings = DEFAULT_CONTEXT
     hits = {q: memory.search(q, settings.candidates) for q in queries}
     rows: list[tuple[str, Callable[[str], object]]] = [
         ("chunk search (k=10)", lambda q: bm25.search(tokenize(q), 10)),
         ("unit search (50, 4 fields)", lambda q: memory.search(q, settings.candidates)),
         ("assembly, in memory", lambda q: assemble(memory.units, hits[q], BUDGET, settings)),
         ("assembly, from disk", lambda q: assemble(disk.units, hits[q], BUDGET, settings)),
+    ]
+    rows += [
+        ("context (search + assembly)", lambda q: context_for(memory, q, BUDGET, None, settings)),
+        ("context, from disk", lambda q: context_for(disk, q, BUDGET, None, settings)),
     ]
     for strategy in ("automerge", "units"):
         other = ContextSettings(strategy)
@@ -168,9 +189,14 @@ def report(memory: UnitIndex, disk: UnitIndex, bm25: BM25Index, queries: list[st
 
         rows.append((f"assembly, {strategy}", run))
     print(f"{'per query (CPU)':<28} {'median ms':>10} {'p90 ms':>8}")
+    medians = {}
     for name, action in rows:
         median, p90 = per_query(action, queries)
+        medians[name] = median
         print(f"{name:<28} {median:10.2f} {p90:8.2f}")
+    for name in ("context (search + assembly)", "context, from disk"):
+        extra = medians[name] - medians["chunk search (k=10)"]
+        print(f"{name} adds {extra:.2f} ms median over chunk search")
 
 
 if __name__ == "__main__":

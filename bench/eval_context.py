@@ -25,13 +25,17 @@ from policy_assistant.evaluate.questions import (
 )
 from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
 from policy_assistant.evaluate.run import EvalSettings, evaluate
-from policy_assistant.evaluate.strategies import Strategy, with_strategies
+from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, Strategy, with_strategies
 from policy_assistant.ids import file_sha256
-from policy_assistant.index.context import ContextSettings
+from policy_assistant.index.context import ContextSettings, context_for
+from policy_assistant.index.unit_search import UnitIndex
+from policy_assistant.index.units import build_units
 from policy_assistant.parse import parse_path
 from policy_assistant.records import Document
 
 BUDGETS = (50, 100, 200, 400)
+DOCUMENT_READOUT = False
+"""Whether each set also prints how often the right document comes first (--documents)."""
 
 
 def window_runs(docs, qset, sizes) -> list[ChunkerRun]:  # type: ignore[no-untyped-def]
@@ -57,6 +61,7 @@ def strategies(names: list[str]) -> list[Strategy]:
     """Return the strategies to compare (the defaults, then one change each)."""
     am = ContextSettings("automerge")
     W2 = ContextSettings("window", window=2, narrow_below=0)
+    WA = ContextSettings("window", window=2, narrow_below=150)
     all_ = [
         Strategy("units", ContextSettings("units")),
         Strategy("window-2", ContextSettings("window", window=2, narrow_below=0)),
@@ -83,6 +88,26 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("window-2-docs3", W2, top_documents=3),
         Strategy("window-2-doc1", W2, fields(0.3, 1.0, 1.0)),
         Strategy("window-2-doc0", W2, fields(0.3, 0.0, 1.0)),
+        Strategy("window-adaptive-s0", WA, fields(0.0, 0.3, 1.0)),
+        Strategy("maxp-025", replace(WA, maxp=0.25)),
+        Strategy("maxp-035", replace(WA, maxp=0.35)),
+        Strategy("window", NAMED_STRATEGIES["window"]),
+        Strategy("maxp-wide2", replace(WA, maxp=0.35, wide_hits=2)),
+        Strategy("maxp-wide3", replace(WA, maxp=0.35, wide_hits=3)),
+        Strategy("maxp-w3-wide2", replace(WA, window=3, maxp=0.35, wide_hits=2)),
+        Strategy("maxp-w4-wide1", replace(WA, window=4, maxp=0.35, wide_hits=1)),
+        Strategy("maxp-035-s0", replace(WA, maxp=0.35), fields(0.0, 0.3, 1.0)),
+        Strategy("maxp-05", replace(WA, maxp=0.5)),
+        Strategy("maxp-075", replace(WA, maxp=0.75)),
+        Strategy("maxp-1", replace(WA, maxp=1.0)),
+        Strategy("maxp-2", replace(WA, maxp=2.0)),
+        Strategy("maxp-1-w2", replace(W2, maxp=1.0)),
+        Strategy("maxp-1-w1", ContextSettings("window", window=1, maxp=1.0)),
+        Strategy("window-adaptive-p05", WA, fields(0.3, 0.3, 0.5)),
+        Strategy("window-adaptive-p2", WA, fields(0.3, 0.3, 2.0)),
+        Strategy("window-adaptive-doc1", WA, fields(0.3, 1.0, 1.0)),
+        Strategy("window-adaptive-docs1", WA, top_documents=1),
+        Strategy("window-adaptive-docs3", WA, top_documents=3),
     ]
     return [s for s in all_ if not names or s.name in names]
 
@@ -103,6 +128,27 @@ def usable_questions(path: Path, docs: list[Document]) -> QuestionSet:
     return QuestionSet(path, file_sha256(path.read_bytes()), tuple(kept))
 
 
+def right_document(index: UnitIndex, qset: QuestionSet, chosen: list[Strategy]) -> None:
+    """Print, per strategy, how often the first unit hit and the first passage at each budget
+    come from a document the question's evidence is in (the look-alike readout)."""
+    print(f"{'right document':22s}  first hit" + "".join(f"  @{b:<5}" for b in BUDGETS))
+    for strategy in chosen:
+        ranked = index if strategy.weights is None else index.with_weights(strategy.weights)
+        ranked = replace(ranked, top_documents=strategy.top_documents)
+        firsts, by_budget = 0, [0] * len(BUDGETS)
+        for q in qset.questions:
+            sources = {p.source for p in q.relevant}
+            hits = ranked.search(q.question, strategy.context.candidates, q.audience)
+            doc_of = ranked.units.col("unit_doc")
+            firsts += bool(hits) and ranked.units.docs[int(doc_of[hits[0][0]])].source in sources
+            for i, budget in enumerate(BUDGETS):
+                context = context_for(ranked, q.question, budget, q.audience, strategy.context)
+                by_budget[i] += bool(context) and context[0].source in sources
+        n = len(qset.questions)
+        cells = "".join(f"  {c / n * 100:6.1f}" for c in by_budget)
+        print(f"{strategy.name:22s}  {firsts / n * 100:9.1f}{cells}")
+
+
 def set_runs(corpus: Path, questions: Path, sizes: list[int], chosen: list[Strategy]) -> EvalReport:
     """Return every window, chunker and strategy run on one question set."""
     docs = parse_path(corpus).documents
@@ -112,6 +158,8 @@ def set_runs(corpus: Path, questions: Path, sizes: list[int], chosen: list[Strat
     boot = Bootstrap(len(qset.questions))
     base = EvalReport({"budgets": list(BUDGETS), "k": 5}, qset.questions, tuple(runs), (), ())
     report = with_strategies(base, docs, qset, chosen, boot)
+    if DOCUMENT_READOUT:
+        right_document(UnitIndex.build(build_units(docs)), qset, chosen)
     print(f"{corpus.name}: {len(qset.questions)} questions, {time.perf_counter() - started:.1f} s")
     return report
 
@@ -144,10 +192,13 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--sizes", default="50,100,200")
     parser.add_argument("--strategies", default="")
+    parser.add_argument("--of-record", default="window", help="the strategy the bar is read on")
     parser.add_argument(
-        "--of-record", default="window-adaptive", help="the strategy the bar is read on"
+        "--documents", action="store_true", help="also print how often the right document is first"
     )
     args = parser.parse_args()
+    global DOCUMENT_READOUT
+    DOCUMENT_READOUT = args.documents
     sets = args.set or ["corpus:questions/questions.jsonl"]
     chosen = strategies([s for s in args.strategies.split(",") if s])
     sizes = [int(s) for s in args.sizes.split(",")]

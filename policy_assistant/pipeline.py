@@ -3,8 +3,10 @@
 A document is reused, not parsed or chunked again, when its file bytes (sha256) and the
 metadata its catalog entry gives it are the same as when it was indexed and the chunker,
 tokenizer and BM25 settings are unchanged. The index stage itself is build_index, which the
-`index` command calls too, so both write the same bytes for the same chunks. A change of any
-of those settings rebuilds everything, and the summary says why.
+`index` command calls too, so both write the same bytes for the same chunks (ingest with
+units=False; by default ingest also stores the parsed documents' retrieval units, which index,
+holding chunk records only, cannot). A change of any of those settings rebuilds everything,
+and the summary says why.
 Nothing is written when nothing changed, so an unchanged corpus leaves the same bytes.
 """
 
@@ -94,9 +96,12 @@ def ingest(
     strict: bool = False,
     progress: Progress | None = None,
     options: CorpusOptions | None = None,
-    units: bool = False,
+    units: bool = True,
 ) -> IngestSummary:
-    """Bring the index at index_dir up to date with the corpus; see the module docstring."""
+    """Bring the index at index_dir up to date with the corpus; see the module docstring.
+
+    units (the default) also stores the documents' retrieval units, for Index.context.
+    """
     params = {**BM25_DEFAULTS, **(bm25 or {})}
     summary = IngestSummary(index_dir)
     with index_lock(index_dir):

@@ -203,7 +203,7 @@ def test_an_index_without_units_says_what_to_run_and_ingest_rebuilds_it(tmp_path
     corpus = write_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
     shutil.rmtree(next((tmp_path / "i").glob("gen-*")) / "units")
-    with open_index(tmp_path / "i") as index, pytest.raises(IndexError_, match="--units"):
+    with open_index(tmp_path / "i") as index, pytest.raises(IndexError_, match="run `policy"):
         index.context("sprinkler", 100)
     summary = ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
     assert summary.rebuilt == "retrieval units asked for" and summary.written
@@ -252,24 +252,43 @@ def test_strategies_are_eval_runs_with_the_chunkers_figures(corpus_dir: Path) ->
         named_strategies(["nope"])
 
 
-def test_units_are_opt_in_and_an_unchanged_corpus_parses_nothing(
+def test_units_are_on_by_default_and_an_unchanged_corpus_parses_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus = write_corpus(tmp_path / "c")
     chunker = make_chunker("structure")
-    ingest(corpus, tmp_path / "plain", chunker)
+    ingest(corpus, tmp_path / "plain", chunker, units=False)
     assert not (next((tmp_path / "plain").glob("gen-*")) / "units").exists()
-    ingest(corpus, tmp_path / "i", chunker, units=True)
+    ingest(corpus, tmp_path / "i", chunker)
+    assert (next((tmp_path / "i").glob("gen-*")) / "units").is_dir()
     parsed: list[str] = []
     real = corpus_reader.parse_document
     monkeypatch.setattr(
         corpus_reader, "parse_document", lambda d, s, c: parsed.append(s) or real(d, s, c)
     )
-    again = ingest(corpus, tmp_path / "i", chunker, units=True)
+    again = ingest(corpus, tmp_path / "i", chunker)
     assert (parsed, again.written) == ([], False)
-    dropped = ingest(corpus, tmp_path / "i", chunker)
+    dropped = ingest(corpus, tmp_path / "i", chunker, units=False)
     assert dropped.rebuilt == "units dropped" and dropped.written
     assert not (next((tmp_path / "i").glob("gen-*")) / "units").exists()
+
+
+def test_search_budget_works_after_a_plain_ingest_and_names_ingest_after_index(
+    tmp_path: Path,
+) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    ingested = CliRunner().invoke(app, ["ingest", str(corpus), "--index", str(tmp_path / "i")])
+    assert ingested.exit_code == 0, ingested.output
+    args = ["search", "sprinkler warranty", "--budget", "300", "--json"]
+    shown = CliRunner().invoke(app, [*args, "--index", str(tmp_path / "i")])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout.splitlines()[0])["source"] == "a.md"
+    chunks = CliRunner().invoke(app, ["chunk", str(corpus), "--json", "-q"]).stdout_bytes
+    built = CliRunner().invoke(app, ["index", "-", "--index", str(tmp_path / "j")], input=chunks)
+    assert built.exit_code == 0, built.output
+    refused = CliRunner().invoke(app, [*args, "--index", str(tmp_path / "j")])
+    assert refused.exit_code == 1
+    assert "holds no retrieval units" in refused.stderr and "ingest CORPUS" in refused.stderr
 
 
 def test_eval_strategy_compares_strategies_beside_the_chunkers(tmp_path: Path) -> None:

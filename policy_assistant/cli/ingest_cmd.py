@@ -88,8 +88,10 @@ def ingest_command(
     no_ocr: NoOcr = False,
     units: Annotated[
         bool,
-        typer.Option("--units", help="Also store retrieval units, for search --budget."),
-    ] = False,
+        typer.Option(
+            "--units/--no-units", help="Also store retrieval units, which search --budget reads."
+        ),
+    ] = True,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
     if bm25_variant is not None:

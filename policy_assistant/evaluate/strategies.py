@@ -32,7 +32,12 @@ from policy_assistant.evaluate.score import (
     PassageOutcome,
     QuestionOutcome,
 )
-from policy_assistant.index.context import ContextSettings, assemble
+from policy_assistant.index.context import (
+    DEFAULT_CONTEXT,
+    ContextSettings,
+    assemble,
+    order_hits,
+)
 from policy_assistant.index.passages import ContextPassage
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.units import build_units
@@ -40,12 +45,15 @@ from policy_assistant.records import Document
 
 NAMED_STRATEGIES: dict[str, ContextSettings] = {
     "units": ContextSettings("units"),
-    "window": ContextSettings("window", window=2, narrow_below=150),
+    "window": DEFAULT_CONTEXT,
+    "window-plain": ContextSettings("window", window=2, narrow_below=150),
     "window-1": ContextSettings("window", window=1),
     "window-2": ContextSettings("window", window=2, narrow_below=0),
     "automerge": ContextSettings("automerge"),
 }
-"""What `eval --strategy` can name: context strategies over units, beside the chunkers."""
+"""What `eval --strategy` can name: context strategies over units, beside the chunkers
+("window" is what search --budget assembles; "window-plain" the same windows, every hit +-2,
+ordered by the hits' own scores)."""
 
 CUT_BY_BUDGET = "cut_by_budget"
 """A passage of the context holds part of the quote but not all of it."""
@@ -120,7 +128,9 @@ def score_strategy(
     budgets: Sequence[int],
 ) -> QuestionOutcome:  # fmt: skip
     """Rank units for one question and score its context at each budget."""
-    pairs = index.search(question.question, max(k, settings.candidates), question.audience)
+    pairs, weights = index.search_terms(
+        question.question, max(k, settings.candidates), question.audience
+    )
     units = index.units
     cols = units.columns
     hits = [
@@ -135,7 +145,10 @@ def score_strategy(
     ]
     passages = question.relevant
     leaks = sum(h.access != "public" for h in hits) if question.audience == "public" else 0
-    contexts = [assemble(units, pairs[: settings.candidates], b, settings) for b in budgets]
+    top = pairs[: settings.candidates]
+    contexts = [
+        assemble(units, order_hits(units, weights, top, b, settings), b, settings) for b in budgets
+    ]
     scored = (score_context(passages, c, hits, b) for c, b in zip(contexts, budgets, strict=True))
     return QuestionOutcome(
         question=question,

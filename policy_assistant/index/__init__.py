@@ -9,7 +9,7 @@ An index folder (default build/index) holds:
         chunk_offsets.npy    int64 byte offset of each line, then the file size
         chunk_access.npy     uint8 per row: index of its label in the manifest's access_labels
         bm25/                the BM25 index (bm25.py)
-        units/               retrieval units and their BM25, with `ingest --units` (unit_store.py)
+        units/               retrieval units and their BM25, written by `ingest` (unit_store.py)
         manifest.json        written last: settings, per document its entry, every file's SHA-256
 
 Why a CURRENT file: renaming a directory over a non-empty one is not atomic on POSIX, but

@@ -166,6 +166,27 @@ class BM25Index:
         rows, weights = self._gather(self._query_terms(query_tokens))
         return _floats(np.bincount(rows, weights=weights, minlength=self.num_docs))
 
+    def range_scores(
+        self, query_tokens: Iterable[str], starts: Ints, stops: Ints
+    ) -> tuple[Rows, Floats]:
+        """Return the rows the query touches inside sorted, disjoint [starts[i], stops[i])
+        ranges, ascending, and per query term (in the order scores() sums them) its weight
+        at each row: summed over axis 0, the rows' scores, the same floats as scores()."""
+        parts = []
+        bounds = np.column_stack([starts, stops]).ravel()  # ascending, so one sorted search
+        for term, repeats in self._query_terms(query_tokens):
+            rows, weights = self._postings(term, repeats)
+            lo, hi = np.searchsorted(rows, bounds).reshape(-1, 2).T
+            sizes = hi - lo
+            # Positions lo[i]..hi[i]-1 of every range, in one vector: no loop over ranges.
+            picks = np.repeat(lo - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+            parts.append((rows[picks], weights[picks]))
+        rows = _unique(np.concatenate([r for r, _ in parts])) if parts else np.empty(0, np.int32)
+        matrix = np.zeros((len(parts), len(rows)))
+        for i, (term_rows, weights) in enumerate(parts):
+            matrix[i, np.searchsorted(rows, term_rows)] = weights
+        return rows, matrix
+
     def _gather(self, terms: QueryTerms) -> tuple[Rows, Floats]:
         """Concatenate the terms' postings in the given order (the order of the sums)."""
         parts = [self._postings(term, n) for term, n in terms]

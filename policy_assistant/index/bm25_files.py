@@ -15,7 +15,8 @@ from policy_assistant.errors import IndexError_
 def load_array(path: Path, mode: Literal["r"] | None) -> Any:
     """Load one .npy file; raise ValueError naming it when its header is damaged."""
     try:
-        return np.load(path, mmap_mode=mode, allow_pickle=False)
+        # A plain view of the map: numpy's memmap subclass costs on every index (term lookup).
+        return np.asarray(np.load(path, mmap_mode=mode, allow_pickle=False))
     except OSError:
         raise
     except Exception as exc:  # numpy's header parser also raises tokenize and syntax errors

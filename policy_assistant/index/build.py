@@ -114,9 +114,9 @@ def build_index(
     entries may name documents that have no chunks (an empty document), so that a later run
     knows them; by default they are read off the chunks. damage says what the caller found
     damaged in the live generation (its chunks unreadable): a new one is written whatever else.
-    With documents (ingest --units), the generation also holds their retrieval units, and one
-    without units is written again. live is the live manifest when the caller (holding the
-    lock) has read it already, so it is not read twice.
+    With documents (ingest without --no-units), the generation also holds their retrieval
+    units, and one without units is written again. live is the live manifest when the caller
+    (holding the lock) has read it already, so it is not read twice.
     """
     settings = settings or IndexSettings()
     rows = sort_chunks(chunks)

@@ -5,6 +5,10 @@ Strategies (STRATEGIES):
 - "units": each hit unit alone, in rank order: small units rank well and hold little.
 - "window": each hit with up to `window` units either side, clipped to its section, in rank
   order; a window that does not fit shrinks, a hit that does not fit even alone is skipped.
+  With `wide_hits`, only the first hits get the full window and the rest one unit either
+  side, so more hits fit; with `maxp`, hits are first re-ordered by what their window adds
+  (each query term counted at its best unit of the window, as MaxP passage re-scoring does).
+  DEFAULT_CONTEXT is what Index.context assembles.
 - "automerge": hits are grouped by section and the groups ranked by their hits' scores summed
   with decay (the best hit counts whole, the next `decay` of its score, the next decay^2, ...),
   so a dense cluster of hits in one section wins over a lone hit elsewhere. Each group grows
@@ -27,14 +31,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from policy_assistant.errors import UsageError
-from policy_assistant.index.passages import ContextPassage, Span, span_words, to_passage
-from policy_assistant.index.unit_search import UnitIndex
+from policy_assistant.index.passages import (
+    ContextPassage,
+    Span,
+    prefix_words,
+    span_words,
+    to_passage,
+)
+from policy_assistant.index.unit_search import TermWeights, UnitIndex, window_gains
 from policy_assistant.index.units import HEADING, UnitSet
 
 STRATEGIES = ("units", "window", "automerge")
 """Context strategies over units; "chunks" (packing whole chunks) is the index's search."""
 DEFAULT_STRATEGY = "window"
-"""The strategy measured best on the external question sets (notes/context.md)."""
+"""The strategy measured best on the external question sets (notes/ctx.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +69,12 @@ class ContextSettings:
     """Whether a passage starting below a table's header row repeats the header row."""
     clusters: bool = False
     """"window": take windows by their hits' scores summed with decay, not by rank."""
+    wide_hits: int = 0
+    """"window": only the first this many hits get `window` units either side, the rest one
+    (0: every hit gets `window`)."""
+    maxp: float = 0.0
+    """"window": order hits by their score plus this times their window's gain (each query
+    term at its best unit of the window, unit_search.window_gains); 0: by their own score."""
 
     def check(self) -> None:
         """Raise UsageError when the settings cannot be run."""
@@ -84,15 +100,42 @@ def assemble(
         for group in _groups(units, hits, settings.decay):
             builder.grow_group(group, settings.share)
     else:
-        window = settings.window if settings.strategy == "window" else 0
-        if window and budget < settings.narrow_below:
-            window = 1
+        window = window_for(settings, budget)
         if settings.clusters and window:
             hits = _by_cluster(units, hits, window, settings.decay)
-        for row, score in hits:
-            builder.add_window(row, score, window)
+        narrow = min(window, 1) if settings.wide_hits else window
+        for i, (row, score) in enumerate(hits):
+            builder.add_window(row, score, window if i < settings.wide_hits else narrow)
     spans = sorted(builder.spans, key=lambda s: (-s.score, s.doc, s.first))
     return [to_passage(units, span, rank) for rank, span in enumerate(spans, 1)]
+
+
+DEFAULT_CONTEXT = ContextSettings(maxp=0.35, wide_hits=2)
+"""What Index.context and search --budget assemble: windows of +-2 units (+-1 below 150 words)
+for the first two hits and +-1 for the rest, hits ordered with MaxP at 0.35 (notes/ctx.md)."""
+
+
+def window_for(settings: ContextSettings, budget: int) -> int:
+    """Return the units either side of a hit a window takes at this budget."""
+    window = settings.window if settings.strategy == "window" else 0
+    return 1 if window and budget < settings.narrow_below else window
+
+
+def order_hits(
+    units: UnitSet, weights: TermWeights, hits: Sequence[tuple[int, float]], budget: int,
+    settings: ContextSettings,
+) -> list[tuple[int, float]]:  # fmt: skip
+    """Return the hits in the order a context takes them: with maxp, each re-scored by what
+    its window adds (ties keep the search's order); otherwise as searched."""
+    window = window_for(settings, budget)
+    if not settings.maxp or not window or not hits:
+        return list(hits)
+    gains = window_gains(units, weights, hits, window)
+    scored = [
+        (row, score + settings.maxp * float(g)) for (row, score), g in zip(hits, gains, strict=True)
+    ]
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
+    return [scored[i] for i in order]
 
 
 def context_for(
@@ -100,11 +143,13 @@ def context_for(
     settings: ContextSettings | None = None,
 ) -> list[ContextPassage]:  # fmt: skip
     """Rank units for query as access may see them and assemble the context (index.context)."""
-    settings = settings or ContextSettings()
+    settings = settings or DEFAULT_CONTEXT
     settings.check()
     if budget < 1:
         raise UsageError(f"the budget must be at least 1 word, got {budget}")
-    return assemble(index.units, index.search(query, settings.candidates, access), budget, settings)
+    hits, weights = index.search_terms(query, settings.candidates, access)
+    hits = order_hits(index.units, weights, hits, budget, settings)
+    return assemble(index.units, hits, budget, settings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +245,11 @@ class _Context:
         if self._credit(row, score):
             return
         free = self.free()
-        lo, hi = self.units.section_range(int(self.units.col("unit_section")[row]))
+        section = int(self.units.col("unit_section")[row])
+        # Every window holds the hit and its section's prefix: once that is too much, none fits.
+        if prefix_words(self.units, section) + int(self.units.col("unit_words")[row]) > free:
+            return
+        lo, hi = self.units.section_range(section)
         for w in range(window, -1, -1):
             first, last = max(lo, row - w), min(hi, row + w)
             if self._fits(first, last, free):

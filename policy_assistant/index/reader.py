@@ -138,8 +138,9 @@ class LoadedIndex(Index):
             if not folder.is_dir():
                 extra = "" if self.index_dir == DEFAULT_INDEX_DIR else f" --index {self.index_dir}"
                 raise IndexError_(
-                    f"index at {self.index_dir} holds no retrieval units: run `policy-assistant "
-                    f"ingest CORPUS --units{extra}` with the folder you indexed as CORPUS"
+                    f"index at {self.index_dir} holds no retrieval units (an `index` of chunk "
+                    f"records or `ingest --no-units` stores none): run `policy-assistant ingest "
+                    f"CORPUS{extra}` with the folder you indexed as CORPUS"
                 )
             try:
                 self._units = load_units(folder)

@@ -7,20 +7,27 @@ and first words; one row per document) and its section's whole text (one row per
 a passage-level BM25, so terms spread over a section lift each of its matching units).
 Only units whose own text matches score: the context fields rank a matching unit of the
 right section or document above a look-alike, they never bring in a unit that shares no term
-with the query. This is a sum of per-field BM25s, not Lucene's BM25F (which sums term
+with the query. A search scores the three fields per section (tens of thousands of rows at a
+million units), then the unit text of the best SECTIONS sections' units only, read from the
+postings by range (BM25Index.range_scores), never a pass over every unit; on the bundled
+questions this ranks exactly as scoring every unit does (tests/test_units_search.py).
+This is a sum of per-field BM25s, not Lucene's BM25F (which sums term
 frequencies before saturation): the fields are stored once per section and once per document
 instead of once per unit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.index.bm25 import BM25_DEFAULTS, BM25Index
+from policy_assistant.index.bm25_types import Floats
 from policy_assistant.index.tokenize import tokenize, word_terms
 from policy_assistant.index.units import (
     Ints,
@@ -32,9 +39,9 @@ from policy_assistant.index.units import (
 )
 from policy_assistant.records import ACCESS_LABELS
 
-POOL = 1000
-"""Units ranked by their own text that the fields then re-rank, at least."""
-POOL_PER_HIT = 20
+SECTIONS = 100
+"""Sections, the best by their fields, whose units are scored, at least."""
+SECTIONS_PER_HIT = 2
 """... and at least this many per hit asked for."""
 FIELD_WEIGHTS: dict[str, float] = {"section": 0.3, "document": 0.3, "passage": 1.0}
 """Weight of the section (heading path), document (identity) and passage (the whole section's
@@ -84,54 +91,114 @@ class UnitIndex:
         """Return the same index scoring with other field weights."""
         return replace(self, weights=dict(weights))
 
+    @cached_property
+    def section_access(self) -> npt.NDArray[np.uint8]:
+        """Each section's access label as its index in ACCESS_LABELS (its document's)."""
+        codes = np.array([ACCESS_LABELS.index(d.access) for d in self.units.docs], np.uint8)
+        return codes[self.units.col("section_doc")] if len(codes) else np.zeros(0, np.uint8)
+
     def search(self, query: str, n: int, access: str | None = None) -> list[tuple[int, float]]:
         """Return up to n (unit row, score) pairs, best first, that access may see.
 
         None means public (fail closed); ties break by row.
         """
+        return self.search_terms(query, n, access)[0]
+
+    def search_terms(
+        self, query: str, n: int, access: str | None = None
+    ) -> tuple[list[tuple[int, float]], TermWeights]:
+        """Return what search does, and each query term's unit-text weight at every unit of
+        the sections searched (what window_gains reads, so it reads no postings again)."""
         level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
         terms = tokenize(query)
         if n <= 0 or not terms or not len(self.units):
-            return []
-        # The fields re-rank the best units by their own text (MaxScore-pruned), not every
-        # matching unit: a dense pass over a million units would cost ten times the search.
-        pairs = self.body.search(terms, max(POOL, POOL_PER_HIT * n), self.access <= level)
-        if not pairs:
-            return []
-        rows = np.array([row for row, _ in pairs], np.int64)
-        total = np.array([score for _, score in pairs])
+            return [], TermWeights(np.empty(0, np.int64), np.zeros((0, 0)))
+        passage = self.passages.scores(terms)
+        part = self.section_scores(terms, passage)
+        # A unit that matches makes its section's passage field match, so sections scoring 0
+        # hold no candidate; the best sections' units are scored, not a million units' pool.
+        eligible = np.flatnonzero((passage > 0) & (self.section_access <= level))
+        # With the passage field weighted 0, its own score still picks the sections.
+        key = part if self.weights.get("passage", 0.0) else part + passage
         if self.top_documents:
-            doc_of = self.units.col("unit_doc")[rows]
-            keep = self._best_documents(terms, doc_of)[doc_of]
-            rows, total = rows[keep], total[keep]
-        order = np.argsort(rows, kind="stable")  # ascending rows: ties below break by row
-        rows, total = rows[order], total[order]
-        cols = self.units.columns
-        for name, index, parent in (
-            ("section", self.sections, cols["unit_section"]),
-            ("document", self.documents, cols["unit_doc"]),
-            ("passage", self.passages, cols["unit_section"]),
-        ):
-            weight = self.weights.get(name, 0.0)
-            if weight:
-                total = total + weight * index.scores(terms)[parent[rows]]
-        if len(rows) > n:  # rows ascend, so the first rows tied at the n-th score win
-            kth = np.partition(total, len(total) - n)[len(total) - n]
-            above, tied = np.flatnonzero(total > kth), np.flatnonzero(total == kth)
-            keep = np.concatenate([above, tied[: n - len(above)]])
-            rows, total = rows[keep], total[keep]
-        order = np.lexsort((rows, -total))
-        return [(int(rows[i]), float(total[i])) for i in order]
+            doc_of = self.units.col("section_doc")[eligible]
+            eligible = eligible[self._best_documents(terms, passage, doc_of)[doc_of]]
+        chosen = _best(eligible, key[eligible], max(SECTIONS, SECTIONS_PER_HIT * n))
+        chosen.sort()
+        first = self.units.col("section_first")
+        rows, matrix = self.body.range_scores(terms, first[chosen], first[chosen + 1])
+        total = matrix.sum(axis=0) + part[self.units.col("unit_section")[rows]]
+        keep = _best(np.arange(len(rows)), total, n)
+        order = keep[np.lexsort((rows[keep], -total[keep]))]
+        hits = [(int(rows[i]), float(total[i])) for i in order]
+        return hits, TermWeights(rows.astype(np.int64), matrix)
 
-    def _best_documents(self, terms: list[str], candidates: Ints) -> npt.NDArray[np.bool_]:
-        """Return the mask of the top_documents documents among those of candidate units."""
-        best = np.zeros(len(self.units.docs))
-        np.maximum.at(best, self.units.col("section_doc"), self.passages.scores(terms))
+    def section_scores(self, terms: list[str], passage: Floats) -> Floats:
+        """Return each section's weighted fields: heading path, identity and passage (given)."""
+        part = self.weights.get("passage", 0.0) * passage
+        weight = self.weights.get("section", 0.0)
+        if weight:
+            part += weight * self.sections.scores(terms)
+        weight = self.weights.get("document", 0.0)
+        if weight:
+            part += weight * self.documents.scores(terms)[self.units.col("section_doc")]
+        return part
+
+    def _best_documents(
+        self, terms: list[str], passage: Floats, docs: Ints
+    ) -> npt.NDArray[np.bool_]:
+        """Return the mask of the top_documents documents among docs, each scored by its
+        identity field (weighted) plus its best section's passage field."""
+        best = np.full(len(self.units.docs), -np.inf)
+        np.maximum.at(best, self.units.col("section_doc"), passage)
         best += self.weights.get("document", 0.0) * self.documents.scores(terms)
         eligible = np.zeros(len(best), np.bool_)
-        eligible[candidates] = True
+        eligible[docs] = True
         best[~eligible] = -np.inf
         order = np.lexsort((np.arange(len(best)), -best))[: self.top_documents]
         mask = np.zeros(len(best), np.bool_)
         mask[order] = True
         return mask
+
+
+def _best(rows: Ints, scores: Floats, n: int) -> Ints:
+    """Return the rows (ascending) of the n best scores; among rows tied at the n-th, the first."""
+    if len(rows) <= n:
+        return rows
+    kth = np.partition(scores, len(scores) - n)[len(scores) - n]
+    above, tied = np.flatnonzero(scores > kth), np.flatnonzero(scores == kth)
+    picked: Ints = rows[np.sort(np.concatenate([above, tied[: n - len(above)]]))]
+    return picked
+
+
+@dataclass(frozen=True, slots=True)
+class TermWeights:
+    """Each query term's unit-text BM25 weight at the units a search scored."""
+
+    rows: Ints
+    """The unit rows, ascending."""
+    matrix: Floats
+    """One row per query term, one column per unit row: the term's weight there (0: absent)."""
+
+
+def window_gains(
+    units: UnitSet, weights: TermWeights, hits: Sequence[tuple[int, float]], window: int
+) -> Floats:
+    """Return, per hit, what its window adds: each query term counted at its best unit within
+    `window` units of the hit in its section, less what it counts at the hit (MaxP, >= 0)."""
+    cols = units.columns
+    rows = np.array([row for row, _ in hits], np.int64)
+    section = cols["unit_section"][rows]
+    near = rows[:, None] + np.arange(-window, window + 1)[None, :]
+    inside = (near >= cols["section_first"][section][:, None]) & (
+        near < cols["section_first"][section + 1][:, None]
+    )
+    if not len(weights.rows):
+        return np.zeros(len(rows))
+    # Units the search scored hold the terms; any other unit of the window holds none.
+    at = np.minimum(np.searchsorted(weights.rows, near), len(weights.rows) - 1)
+    scored = inside & (weights.rows[at] == near)
+    taken = weights.matrix[:, at] * scored  # weights are >= 0
+    own = weights.matrix[:, at[:, window]] * scored[:, window]
+    gains: Floats = taken.max(axis=2).sum(axis=0) - own.sum(axis=0)
+    return gains

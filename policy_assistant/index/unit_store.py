@@ -112,8 +112,9 @@ def load_units(folder: Path) -> UnitIndex:
         lines = (folder / "documents.jsonl").read_bytes().splitlines()
         docs = tuple(DocInfo.from_dict(orjson.loads(line)) for line in lines)
         paths = tuple(tuple(p) for p in orjson.loads((folder / "paths.json").read_bytes()))
+        # Plain array views of the maps: numpy's memmap subclass costs on every fancy index.
         columns = {
-            p.stem: np.load(p, mmap_mode="r", allow_pickle=False)
+            p.stem: np.asarray(np.load(p, mmap_mode="r", allow_pickle=False))
             for p in sorted(folder.glob("*.npy"))
             if p.stem != "text_offsets"
         }

@@ -1,0 +1,92 @@
+"""MaxP ordering: a hit whose window holds the query's other terms goes before one that does not."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from policy_assistant.index.context import ContextSettings, assemble, order_hits
+from policy_assistant.index.tokenize import tokenize
+from policy_assistant.index.unit_search import UnitIndex, window_gains
+from policy_assistant.index.units import build_units
+from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.records import Document, DocumentMeta
+
+
+def care_guide() -> Document:
+    """Two sections: the sprinkler sentence beside a frost one, then a lone sprinkler one."""
+    builder = DocumentBuilder()
+    builder.heading("Winter", 1, ())
+    builder.add(
+        "paragraph",
+        "Drain the sprinkler in autumn. Frost cracks the valve body. Store it dry.",
+        (),
+    )
+    builder.heading("Summer", 1, ())
+    builder.add(
+        "paragraph",
+        "Mow twice a week. The sprinkler sprinkler runs at dawn. Water the beds deeply.",
+        (),
+    )
+    return builder.build("guides/care.md", "0" * 64, DocumentMeta(access="public"), "Care")
+
+
+def test_a_window_gains_the_best_weight_of_each_term_its_hit_lacks() -> None:
+    units = build_units([care_guide()])
+    index = UnitIndex.build(units)
+    texts = [units.unit_text(r) for r in range(len(units))]
+    winter, frost = (
+        texts.index("Drain the sprinkler in autumn."),
+        texts.index("Frost cracks the valve body."),
+    )
+    summer = texts.index("The sprinkler sprinkler runs at dawn.")
+    _, weights = index.search_terms("sprinkler frost", 10)
+    gains = window_gains(units, weights, [(winter, 1.0), (summer, 2.0)], 1)
+    frost_rows, frost_weight = index.body.range_scores(
+        tokenize("frost"), np.array([frost]), np.array([frost + 1])
+    )
+    assert frost_rows.tolist() == [frost]
+    frost_weight = frost_weight[0]
+    assert gains[0] == pytest.approx(frost_weight[0], rel=1e-12) and gains[1] == 0.0
+    # The window stays in its section: the next section's units add nothing.
+    assert window_gains(units, weights, [(summer, 2.0)], 5).tolist() == [0.0]
+
+
+def test_maxp_puts_the_hit_with_a_frost_neighbour_first() -> None:
+    units = build_units([care_guide()])
+    index = UnitIndex.build(units)
+    plain = ContextSettings("window", window=1)
+    hits, weights = index.search_terms("sprinkler", 10)
+    assert units.unit_text(hits[0][0]) == "The sprinkler sprinkler runs at dawn."
+    assert order_hits(units, weights, hits, 400, replace(plain, maxp=10.0)) == hits  # one term
+    hits, weights = index.search_terms("sprinkler frost", 10)
+    assert order_hits(units, weights, hits, 400, plain) == hits
+    lifted = order_hits(units, weights, hits, 400, replace(plain, maxp=10.0))
+    assert units.unit_text(lifted[0][0]) == "Drain the sprinkler in autumn."
+    assert sorted(lifted) != sorted(hits)  # the scores carry the gain
+
+
+def test_only_the_first_wide_hits_get_the_full_window() -> None:
+    builder = DocumentBuilder()
+    builder.heading("Frost", 1, ())
+    builder.add("paragraph", " ".join(f"Frost rule {i} applies here." for i in range(12)), ())
+    doc = builder.build("guides/care.md", "0" * 64, DocumentMeta(access="public"), "Care")
+    units = build_units([doc])
+    first = next(r for r in range(len(units)) if units.unit_text(r).startswith("Frost rule 0"))
+    hits = [(first + 2, 2.0), (first + 8, 1.0)]
+
+    def spans(settings: ContextSettings) -> list[str]:
+        passages = assemble(units, hits, 400, settings)
+        return sorted(doc.text[p.start : p.end] for p in passages)
+
+    wide = ContextSettings("window", window=2)
+    assert spans(wide) == [
+        " ".join(f"Frost rule {i} applies here." for i in range(0, 5)),
+        " ".join(f"Frost rule {i} applies here." for i in range(6, 11)),
+    ]
+    assert spans(replace(wide, wide_hits=1)) == [
+        " ".join(f"Frost rule {i} applies here." for i in range(0, 5)),
+        " ".join(f"Frost rule {i} applies here." for i in range(7, 10)),
+    ]
