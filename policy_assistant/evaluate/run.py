@@ -18,6 +18,7 @@ from policy_assistant.evaluate.bootstrap import (
     Bootstrap,
 )
 from policy_assistant.evaluate.chunk_records import ChunkFile, load_chunk_file
+from policy_assistant.evaluate.peers import peer_warnings
 from policy_assistant.evaluate.questions import Question, QuestionSet, load_questions
 from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
 from policy_assistant.evaluate.retrieval import (
@@ -27,7 +28,7 @@ from policy_assistant.evaluate.retrieval import (
     chunk_retriever,
 )
 from policy_assistant.evaluate.score import Layout, QuestionOutcome, score_question
-from policy_assistant.evaluate.variants import Variant, parse_variants
+from policy_assistant.evaluate.variants import Variant, parse_variants, report_spec
 from policy_assistant.ids import content_id
 from policy_assistant.index import Index, open_index
 from policy_assistant.index.settings import BM25_DEFAULTS
@@ -93,9 +94,7 @@ class EvalSettings:
 
             named_strategies(self.strategies)  # unknown or repeated names are usage errors
         unused = sorted(
-            key
-            for key in self.chunker_options
-            if not any(key in CHUNKERS[v.chunker].setting_names for v in variants)
+            key for key in self.chunker_options if not any(key in v.takes for v in variants)
         )
         if unused:
             raise UsageError(f"no chunker compared takes {', '.join(unused)}")
@@ -133,6 +132,7 @@ def run_eval(
         )
     where = {**report.settings, "corpus": corpus_identity(corpus, parsed.documents)}
     placed = [w for w in (f.warning() for f in files) if w is not None]
+    placed += peer_warnings(report.runs)
     warnings = (*parsed.notices, *parsed.warnings, *question_set.warnings(), *placed)
     return replace(report, settings=where, warnings=warnings)
 
@@ -226,7 +226,7 @@ def chunked(
     def build() -> tuple[dict[str, Any], tuple[Chunk, ...], Retriever]:
         chunker = variant.make(settings.chunker_options)
         chunks = tuple(chunk_documents(documents, chunker))
-        return chunker.spec(), chunks, factory(chunks)
+        return report_spec(chunker), chunks, factory(chunks)
 
     return build
 
