@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml
 	@echo "== creating the virtual environment in $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 	@echo "== installing policy-assistant and its dev extra (a minute or two the first time)"
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,peers]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,peers,tokens]'
 	@touch $(STAMP)
 
 system:
@@ -58,7 +58,7 @@ typecheck: $(STAMP)
 check: lint typecheck test
 
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,peers,bench]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,peers,tokens,bench]'
 	@touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)

@@ -49,6 +49,7 @@ from policy_assistant.evaluate import (
     run_eval,
 )
 from policy_assistant.evaluate.bootstrap import DEFAULT_SEED
+from policy_assistant.evaluate.budget_units import WORDS, unit_label
 from policy_assistant.evaluate.plot import check_plot_path, plot_report
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
 from policy_assistant.evaluate.score import QuestionOutcome
@@ -106,6 +107,9 @@ def eval_command(
     budget: Annotated[str, Opt(help="Context budgets in words, comma-separated.")] = ",".join(
         map(str, DEFAULT_BUDGETS)
     ),
+    budget_unit: Annotated[
+        str, Opt("--budget-unit", help="What budgets count: words, or tokens (cl100k_base).")
+    ] = WORDS,
     k: Annotated[int, Opt("-k", "--k", help="Results counted by hit@k.")] = DEFAULT_K,
     size: Size = None,
     overlap: Overlap = None,
@@ -156,6 +160,7 @@ def eval_command(
         strategies=tuple(n.strip() for n in (strategy or "").split(",") if n.strip()),
         chunker_options=options,
         budgets=parse_budgets(budget),
+        budget_unit=budget_unit,
         k=k,
         seed=seed,
     )
@@ -266,7 +271,7 @@ def budget_table(report: EvalReport) -> Table:
     """Return chunker x budget: what a context of B words holds (one figure a row if narrow)."""
     if out.width < NARROW:
         return long_budget_table(report)
-    table = Table(title="At equal budgets (words, prefixes included)", title_justify="left")
+    table = Table(title=budget_title(report), title_justify="left")
     for name in ("chunker", "B", *(f"{m}@B" for m in BUDGET_METRICS), "empty", "median words"):
         table.add_column(name, justify="left" if name == "chunker" else "right")
     for s in report.summaries:
@@ -279,9 +284,15 @@ def budget_table(report: EvalReport) -> Table:
     return table
 
 
+def budget_title(report: EvalReport) -> str:
+    """Return the budget table's title, naming what the budgets count."""
+    unit = report.settings.get("budget_unit", {}).get("name", WORDS)
+    return f"At equal budgets ({unit_label(unit)}, prefixes included)"
+
+
 def long_budget_table(report: EvalReport) -> Table:
     """Return the budget figures one per row: chunker, B, figure, value and interval."""
-    table = Table(title="At equal budgets (words, prefixes included)", title_justify="left")
+    table = Table(title=budget_title(report), title_justify="left")
     for name in ("chunker", "B", "figure", "value", "interval"):
         table.add_column(name, justify="left" if name in ("chunker", "figure") else "right")
     for s in report.summaries:
