@@ -81,6 +81,29 @@ class Bootstrap:
         values = self._check(np.asarray(values, dtype=np.float64))
         return Interval(float(values.mean()), *self._bounds(self.counts @ values / self.n))
 
+    def means(self, columns: NDArray[np.float64]) -> list[Interval]:
+        """Return the mean of each column (a row per question) with its interval, all at once.
+
+        The same figures as `mean` column by column, but one matrix product over the resamples
+        instead of one per figure: a sweep's hundreds of figures and paired differences cost
+        about what one does.
+        """
+        columns = np.asarray(columns, dtype=np.float64)
+        if columns.ndim != 2 or columns.shape[0] != self.n:
+            raise ValueError(f"expected {self.n} rows of per-question values, got {columns.shape}")
+        if columns.shape[1] == 0:
+            return []
+        samples = self.counts @ columns / self.n
+        tail = (1.0 - self.level) / 2.0
+        lows, highs = np.quantile(samples, [tail, 1.0 - tail], axis=0)
+        values = [
+            float(np.ascontiguousarray(columns[:, i]).mean()) for i in range(columns.shape[1])
+        ]
+        return [
+            Interval(value, float(low), float(high))
+            for value, low, high in zip(values, lows, highs, strict=True)
+        ]
+
     def median(self, values: NDArray[np.float64]) -> Interval:
         """Return the median over questions with its interval."""
         values = self._check(np.asarray(values, dtype=np.float64))
