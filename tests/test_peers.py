@@ -221,3 +221,14 @@ def test_two_of_ours_and_a_peer_give_one_table_of_three_rows_with_paired_compari
 def test_peer_classes_are_chunkers_named_as_the_command_line_names_them() -> None:
     assert set(PEERS) == set(IMPORTS)
     assert all(issubclass(cls, PeerChunker) and cls.name == n for n, cls in PEERS.items())
+
+
+@pytest.mark.parametrize("name", list(PEERS))
+def test_a_peers_chunks_and_ids_are_the_same_on_every_run(
+    name: str, real_documents: list[Document]
+) -> None:
+    need(name)
+    first = [c.to_dict() for c in PEERS[name](**SMALL[name]).chunk(real_documents[0])]
+    again = [c.to_dict() for c in PEERS[name](**SMALL[name]).chunk(real_documents[0])]
+    assert first == again
+    assert len({c["id"] for c in first}) == len(first)

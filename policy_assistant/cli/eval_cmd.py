@@ -74,7 +74,8 @@ def eval_command(
         Opt(
             help=(
                 "Chunker variants, name or name:setting=value,... (repeatable; a comma before a "
-                f"chunker's name starts another) [default: {','.join(CHUNKERS)}]."
+                "chunker's name starts another); also the peers langchain-recursive, "
+                f"llamaindex-sentence, chonkie-recursive [default: {','.join(CHUNKERS)}]."
             ),
             show_default=False,
         ),
