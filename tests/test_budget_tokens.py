@@ -155,3 +155,12 @@ def test_bad_units_are_usage_errors(
     result = evaluate(paths, *args)
     assert result.exit_code == 2
     assert message in result.stderr
+
+
+def test_explain_counts_each_context_in_the_runs_unit(paths: tuple[Path, Path]) -> None:
+    tokens = evaluate(paths, "--chunker", "fixed:size=20", "--budget-unit", "tokens",
+                      "--explain", "sprinkler")  # fmt: skip
+    assert tokens.exit_code == 0, tokens.output
+    assert " tokens; hit " in tokens.stdout and " words; hit " not in tokens.stdout
+    words = evaluate(paths, "--chunker", "fixed:size=20", "--explain", "sprinkler")
+    assert " words; hit " in words.stdout and " tokens; hit " not in words.stdout

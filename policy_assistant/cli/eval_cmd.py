@@ -49,7 +49,7 @@ from policy_assistant.evaluate import (
     run_eval,
 )
 from policy_assistant.evaluate.bootstrap import DEFAULT_SEED
-from policy_assistant.evaluate.budget_units import WORDS, unit_label
+from policy_assistant.evaluate.budget_units import WORDS, unit_label, unit_of
 from policy_assistant.evaluate.plot import check_plot_path, plot_report
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
 from policy_assistant.evaluate.score import QuestionOutcome
@@ -273,7 +273,8 @@ def budget_table(report: EvalReport) -> Table:
     if out.width < NARROW:
         return long_budget_table(report)
     table = Table(title=budget_title(report), title_justify="left")
-    for name in ("chunker", "B", *(f"{m}@B" for m in BUDGET_METRICS), "empty", "median words"):
+    median = f"median {unit_of(report.settings)}"
+    for name in ("chunker", "B", *(f"{m}@B" for m in BUDGET_METRICS), "empty", median):
         table.add_column(name, justify="left" if name == "chunker" else "right")
     for s in report.summaries:
         for i, b in enumerate(s.budgets):
@@ -287,8 +288,7 @@ def budget_table(report: EvalReport) -> Table:
 
 def budget_title(report: EvalReport) -> str:
     """Return the budget table's title, naming what the budgets count."""
-    unit = report.settings.get("budget_unit", {}).get("name", WORDS)
-    return f"At equal budgets ({unit_label(unit)}, prefixes included)"
+    return f"At equal budgets ({unit_label(unit_of(report.settings))}, prefixes included)"
 
 
 def long_budget_table(report: EvalReport) -> Table:
@@ -304,7 +304,8 @@ def long_budget_table(report: EvalReport) -> Table:
                 name, budget = (s.name, str(b.budget)) if i == 0 else ("", "")
                 table.add_row(name, budget, f"{m}@B", f"{f.value:.3f}", interval)
             table.add_row("", "", "empty", str(b.empty_contexts), "")
-            table.add_row("", "", "median words", f"{b.context_words.value:.0f}", "")
+            median = f"median {unit_of(report.settings)}"
+            table.add_row("", "", median, f"{b.context_words.value:.0f}", "")
             table.add_section()
     return table
 
@@ -336,7 +337,7 @@ def explain_question(report: EvalReport, question_id: str) -> None:
         out.print(f"  evidence in {escape(where)}: {escape(p.evidence)!r}", highlight=False)
     for run in report.runs:
         out.print(explain_table(run, run.outcomes[index]))
-        for line in miss_lines(run.outcomes[index]):
+        for line in miss_lines(run.outcomes[index], unit_of(report.settings)):
             out.print(line, highlight=False)
 
 
@@ -355,7 +356,7 @@ def explain_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
     return table
 
 
-def miss_lines(outcome: QuestionOutcome) -> list[str]:
+def miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
     """Return one line per budget: what the context held, and why a miss missed."""
     lines = []
     for b in outcome.budgets:
@@ -365,7 +366,7 @@ def miss_lines(outcome: QuestionOutcome) -> list[str]:
         if b.packed == 0 and outcome.retrieved:
             detail += " (empty context: the first result alone is over the budget)"
         lines.append(
-            f"  at {b.budget}: {b.packed} chunks, {b.words} words; hit {yes_no(b.hit)}, "
+            f"  at {b.budget}: {b.packed} chunks, {b.words} {unit}; hit {yes_no(b.hit)}, "
             f"recall {b.recall:.2f}, evidence {b.evidence:.2f}; {state}{detail}"
         )
     return lines

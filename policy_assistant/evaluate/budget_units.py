@@ -62,6 +62,11 @@ def unit_settings(unit: str) -> dict[str, Any]:
     return {"name": TOKENS, "encoding": ENCODING, "tiktoken": metadata.version("tiktoken")}
 
 
+def unit_of(settings: dict[str, Any]) -> str:
+    """Return the unit a report's settings record (words for a report from before the option)."""
+    return str(settings.get("budget_unit", {}).get("name", WORDS))
+
+
 def unit_label(unit: str) -> str:
     """Return how a table names the unit: `words`, or `cl100k_base tokens`."""
     return WORDS if unit == WORDS else f"{ENCODING} tokens"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from policy_assistant.evaluate.bootstrap import Interval
-from policy_assistant.evaluate.budget_units import WORDS, budget_sizes
+from policy_assistant.evaluate.budget_units import WORDS, budget_sizes, unit_of
 from policy_assistant.evaluate.report import BUDGET_METRICS, EvalReport, metric_name
 
 
@@ -115,7 +115,7 @@ def reading_lines(report: EvalReport) -> list[str]:
 def budget_lines(report: EvalReport) -> list[str]:
     """Return a line per variant and budget where many contexts are empty: chunks over B."""
     n = len(report.questions)
-    unit = report.settings.get("budget_unit", {}).get("name", WORDS)
+    unit = unit_of(report.settings)
     lines = []
     for run, summary in zip(report.runs, report.summaries, strict=True):
         # A cap in words says nothing of a budget in tokens: only the largest chunk does.
