@@ -164,3 +164,15 @@ def test_explain_counts_each_context_in_the_runs_unit(paths: tuple[Path, Path]) 
     assert " tokens; hit " in tokens.stdout and " words; hit " not in tokens.stdout
     words = evaluate(paths, "--chunker", "fixed:size=20", "--explain", "sprinkler")
     assert " words; hit " in words.stdout and " tokens; hit " not in words.stdout
+
+
+def test_counts_kept_by_text_are_the_encoders_and_can_be_forgotten() -> None:
+    from policy_assistant.evaluate.budget_units import forget_token_counts, token_counts
+
+    texts = ["one text", "another, longer text here", "one text"]
+    want = [len(encoding().encode_ordinary(t)) for t in texts]
+    forget_token_counts()
+    assert token_counts(texts) == want
+    assert token_counts(texts[::-1]) == want[::-1]
+    forget_token_counts()
+    assert token_counts(texts[:1]) == want[:1]

@@ -48,11 +48,32 @@ def check_unit(unit: str) -> None:
         encoding()
 
 
+COUNT_CACHE_LIMIT = 1 << 18
+"""Texts whose token counts are kept; past it the cache starts again."""
+_token_counts: dict[str, int] = {}
+
+
 def budget_sizes(chunks: Sequence[Chunk], unit: str) -> list[int]:
     """Return each chunk's size in the unit: its words, or its text's tokens."""
     if unit == WORDS:
         return [c.words for c in chunks]
-    return [len(tokens) for tokens in encoding().encode_ordinary_batch([c.text for c in chunks])]
+    return token_counts([c.text for c in chunks])
+
+
+def token_counts(texts: Sequence[str]) -> list[int]:
+    """Return the cl100k_base tokens of each text, each distinct text encoded once.
+
+    Variants of one sweep share many chunk texts, and the reading lines ask again for sizes
+    the scoring already counted, so counts are kept by text.
+    """
+    missing = [t for t in dict.fromkeys(texts) if t not in _token_counts]
+    if missing:
+        batch = encoding().encode_ordinary_batch(missing, num_threads=os.cpu_count() or 1)
+        counts = [len(tokens) for tokens in batch]
+        if len(_token_counts) + len(missing) > COUNT_CACHE_LIMIT:
+            _token_counts.clear()
+        _token_counts.update(zip(missing, counts, strict=True))
+    return [_token_counts[t] for t in texts]
 
 
 def unit_settings(unit: str) -> dict[str, Any]:
@@ -70,6 +91,11 @@ def unit_of(settings: dict[str, Any]) -> str:
 def unit_label(unit: str) -> str:
     """Return how a table names the unit: `words`, or `cl100k_base tokens`."""
     return WORDS if unit == WORDS else f"{ENCODING} tokens"
+
+
+def forget_token_counts() -> None:
+    """Drop the kept token counts (a benchmark's next run then counts every text again)."""
+    _token_counts.clear()
 
 
 @cache
