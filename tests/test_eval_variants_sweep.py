@@ -48,3 +48,12 @@ def test_every_paired_comparison_is_the_paired_bootstrap_of_its_two_rows(tmp_pat
         )
     for run, summary in zip(report.runs, report.summaries, strict=True):
         assert summary.hit_at_k == boot.mean(vectors[run.name]["hit@k"])
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 40, 41])
+def test_resampled_medians_are_numpys_median_of_each_resample(n: int) -> None:
+    rng = np.random.default_rng(n)
+    boot = Bootstrap(n, seed=11, resamples=300)
+    for values in (rng.integers(0, 5, n).astype(np.float64), rng.random(n) * 100):
+        want = np.median(values[boot.indices], axis=1)
+        assert np.array_equal(boot._resampled_medians(values), want)

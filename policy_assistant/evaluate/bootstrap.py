@@ -107,8 +107,23 @@ class Bootstrap:
     def median(self, values: NDArray[np.float64]) -> Interval:
         """Return the median over questions with its interval."""
         values = self._check(np.asarray(values, dtype=np.float64))
-        samples = np.median(values[self.indices], axis=1)
-        return Interval(float(np.median(values)), *self._bounds(samples))
+        return Interval(float(np.median(values)), *self._bounds(self._resampled_medians(values)))
+
+    def _resampled_medians(self, values: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Return each resample's median, as np.median of it gives, without sorting each one.
+
+        The values are sorted once; a resample's k-th smallest is then the first sorted value
+        whose running count of draws passes k, read off the counts matrix.
+        """
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        running = np.cumsum(self.counts[:, order], axis=1)
+        middle = (self.n - 1) // 2
+        low: NDArray[np.float64] = ordered[np.argmax(running > middle, axis=1)]
+        if self.n % 2:
+            return low
+        high: NDArray[np.float64] = ordered[np.argmax(running > middle + 1, axis=1)]
+        return (low + high) / 2.0
 
     def difference(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Interval:
         """Return mean(a) - mean(b) with the interval of the paired difference."""
