@@ -65,6 +65,8 @@ class Bootstrap:
         # Means of every resample at once: one product instead of a gather per figure. Counts
         # stay whole numbers so a sum of 0/1 values is exact before the one division.
         self.counts: NDArray[np.float64] = counts.astype(np.float64)
+        # Row per question, for the medians' running counts: whole numbers, rows reordered.
+        self._draws: NDArray[np.int32] = np.ascontiguousarray(counts.T, dtype=np.int32)
 
     def _bounds(self, samples: NDArray[np.float64]) -> tuple[float, float]:
         tail = (1.0 - self.level) / 2.0
@@ -117,12 +119,12 @@ class Bootstrap:
         """
         order = np.argsort(values, kind="stable")
         ordered = values[order]
-        running = np.cumsum(self.counts[:, order], axis=1)
+        running = np.cumsum(self._draws[order], axis=0, dtype=np.int32)
         middle = (self.n - 1) // 2
-        low: NDArray[np.float64] = ordered[np.argmax(running > middle, axis=1)]
+        low: NDArray[np.float64] = ordered[np.argmax(running > middle, axis=0)]
         if self.n % 2:
             return low
-        high: NDArray[np.float64] = ordered[np.argmax(running > middle + 1, axis=1)]
+        high: NDArray[np.float64] = ordered[np.argmax(running > middle + 1, axis=0)]
         return (low + high) / 2.0
 
     def difference(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Interval:
