@@ -7,7 +7,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 CORPUS ?= corpus
 SRC := policy_assistant tests bench scripts
 
-.PHONY: help install system ingest eval baseline test lint typecheck check bench corpus golden clean
+.PHONY: help install system ingest eval baseline test lint typecheck check bench bench-sweep corpus golden clean
 
 help:
 	@echo "make ingest    set up .venv, ingest the bundled corpus and print the evaluation"
@@ -17,6 +17,7 @@ help:
 	@echo "make baseline  write questions/baseline.json from the current code (review its diff)"
 	@echo "make check     lint, format check, type check and tests"
 	@echo "make bench     run the benchmarks in bench/ (installs the bench extra)"
+	@echo "make bench-sweep  time 8 eval variants x 3 budgets, 500 questions, 250k words (< 10 s)"
 	@echo "make corpus    rebuild the bundled PDFs from corpus-src/"
 	@echo "make golden    regenerate the golden files in tests/golden/"
 	@echo "make clean     remove .venv, build/ and caches"
@@ -25,7 +26,7 @@ $(STAMP): pyproject.toml
 	@echo "== creating the virtual environment in $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 	@echo "== installing policy-assistant and its dev extra (a minute or two the first time)"
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,peers,tokens]'
 	@touch $(STAMP)
 
 system:
@@ -58,11 +59,14 @@ typecheck: $(STAMP)
 check: lint typecheck test
 
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,bench]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,peers,tokens,bench]'
 	@touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+bench-sweep: $(STAMP)
+	$(BIN)/python bench/bench_sweep.py
 
 corpus: $(STAMP)
 	$(BIN)/python scripts/build_corpus.py

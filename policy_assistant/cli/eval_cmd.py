@@ -50,6 +50,7 @@ from policy_assistant.evaluate import (
 )
 from policy_assistant.evaluate.beir import is_beir_folder
 from policy_assistant.evaluate.bootstrap import DEFAULT_SEED
+from policy_assistant.evaluate.budget_units import WORDS, unit_label, unit_of
 from policy_assistant.evaluate.plot import check_plot_path, plot_report
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
 from policy_assistant.evaluate.score import QuestionOutcome
@@ -78,7 +79,8 @@ def eval_command(
         Opt(
             help=(
                 "Chunker variants, name or name:setting=value,... (repeatable; a comma before a "
-                f"chunker's name starts another) [default: {','.join(CHUNKERS)}]."
+                "chunker's name starts another); also the peers langchain-recursive, "
+                f"llamaindex-sentence, chonkie-recursive [default: {','.join(CHUNKERS)}]."
             ),
             show_default=False,
         ),
@@ -111,6 +113,9 @@ def eval_command(
     budget: Annotated[str, Opt(help="Context budgets in words, comma-separated.")] = ",".join(
         map(str, DEFAULT_BUDGETS)
     ),
+    budget_unit: Annotated[
+        str, Opt("--budget-unit", help="What budgets count: words, or tokens (cl100k_base).")
+    ] = WORDS,
     k: Annotated[int, Opt("-k", "--k", help="Results counted by hit@k.")] = DEFAULT_K,
     size: Size = None,
     overlap: Overlap = None,
@@ -161,6 +166,7 @@ def eval_command(
         strategies=tuple(n.strip() for n in (strategy or "").split(",") if n.strip()),
         chunker_options=options,
         budgets=parse_budgets(budget),
+        budget_unit=budget_unit,
         k=k,
         seed=seed,
     )
@@ -278,8 +284,9 @@ def budget_table(report: EvalReport) -> Table:
     """Return chunker x budget: what a context of B words holds (one figure a row if narrow)."""
     if out.width < NARROW:
         return long_budget_table(report)
-    table = Table(title="At equal budgets (words, prefixes included)", title_justify="left")
-    for name in ("chunker", "B", *(f"{m}@B" for m in BUDGET_METRICS), "empty", "median words"):
+    table = Table(title=budget_title(report), title_justify="left")
+    median = f"median {unit_of(report.settings)}"
+    for name in ("chunker", "B", *(f"{m}@B" for m in BUDGET_METRICS), "empty", median):
         table.add_column(name, justify="left" if name == "chunker" else "right")
     for s in report.summaries:
         for i, b in enumerate(s.budgets):
@@ -291,9 +298,14 @@ def budget_table(report: EvalReport) -> Table:
     return table
 
 
+def budget_title(report: EvalReport) -> str:
+    """Return the budget table's title, naming what the budgets count."""
+    return f"At equal budgets ({unit_label(unit_of(report.settings))}, prefixes included)"
+
+
 def long_budget_table(report: EvalReport) -> Table:
     """Return the budget figures one per row: chunker, B, figure, value and interval."""
-    table = Table(title="At equal budgets (words, prefixes included)", title_justify="left")
+    table = Table(title=budget_title(report), title_justify="left")
     for name in ("chunker", "B", "figure", "value", "interval"):
         table.add_column(name, justify="left" if name in ("chunker", "figure") else "right")
     for s in report.summaries:
@@ -304,7 +316,8 @@ def long_budget_table(report: EvalReport) -> Table:
                 name, budget = (s.name, str(b.budget)) if i == 0 else ("", "")
                 table.add_row(name, budget, f"{m}@B", f"{f.value:.3f}", interval)
             table.add_row("", "", "empty", str(b.empty_contexts), "")
-            table.add_row("", "", "median words", f"{b.context_words.value:.0f}", "")
+            median = f"median {unit_of(report.settings)}"
+            table.add_row("", "", median, f"{b.context_words.value:.0f}", "")
             table.add_section()
     return table
 
@@ -336,7 +349,7 @@ def explain_question(report: EvalReport, question_id: str) -> None:
         out.print(f"  evidence in {escape(where)}: {escape(p.evidence)!r}", highlight=False)
     for run in report.runs:
         out.print(explain_table(run, run.outcomes[index]))
-        for line in miss_lines(run.outcomes[index]):
+        for line in miss_lines(run.outcomes[index], unit_of(report.settings)):
             out.print(line, highlight=False)
 
 
@@ -355,7 +368,7 @@ def explain_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
     return table
 
 
-def miss_lines(outcome: QuestionOutcome) -> list[str]:
+def miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
     """Return one line per budget: what the context held, and why a miss missed."""
     lines = []
     for b in outcome.budgets:
@@ -365,7 +378,7 @@ def miss_lines(outcome: QuestionOutcome) -> list[str]:
         if b.packed == 0 and outcome.retrieved:
             detail += " (empty context: the first result alone is over the budget)"
         lines.append(
-            f"  at {b.budget}: {b.packed} chunks, {b.words} words; hit {yes_no(b.hit)}, "
+            f"  at {b.budget}: {b.packed} chunks, {b.words} {unit}; hit {yes_no(b.hit)}, "
             f"recall {b.recall:.2f}, evidence {b.evidence:.2f}; {state}{detail}"
         )
     return lines

@@ -55,7 +55,7 @@ class ChunkFile:
         )
 
 
-class _Placer:
+class Placer:
     """Locate text-only records in one document, each after the one before."""
 
     def __init__(self, document: Document) -> None:
@@ -63,10 +63,13 @@ class _Placer:
         self.cursor = 0
         self._collapsed: CollapsedText | None = None
 
-    def place(self, text: str) -> tuple[int, int] | None:
-        """Return the span of text in the document, searching from the last one found."""
+    def place(self, text: str, hint: int | None = None) -> tuple[int, int] | None:
+        """Return the span of text: at `hint` if it lies there, else searched for after the last."""
         body = self.document.text
-        exact = body.find(text, self.cursor)
+        if hint is not None and text and body.startswith(text, hint):
+            exact = hint
+        else:
+            exact = body.find(text, self.cursor)
         if exact < 0:
             exact = body.find(text)
         found: tuple[int, int] | None
@@ -96,7 +99,7 @@ def load_chunk_file(path: Path, documents: Sequence[Document]) -> ChunkFile:
     except OSError as exc:
         raise ChunkRecordsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     by_source = {d.source: d for d in documents}
-    placers: dict[str, _Placer] = {}
+    placers: dict[str, Placer] = {}
     made: dict[str, list[Chunk]] = {}
     unplaced = 0
     for number, line in enumerate(data.splitlines(), 1):
@@ -141,12 +144,12 @@ def record(line: bytes, where: str) -> dict[str, Any]:
 
 
 def body_span(
-    raw: dict[str, Any], document: Document, placers: dict[str, _Placer], where: str
+    raw: dict[str, Any], document: Document, placers: dict[str, Placer], where: str
 ) -> tuple[tuple[int, int] | None, str]:
     """Return the body's span (None when it cannot be placed) and the chunk's text."""
     text: str = raw["text"]
     if raw.get("start") is None:
-        placer = placers.setdefault(document.source, _Placer(document))
+        placer = placers.setdefault(document.source, Placer(document))
         span = placer.place(text)
         # A loose match differs from the parsed text only in whitespace: store the parsed
         # body, so the text ends with text[start:end] as every chunk's does (same words).

@@ -125,13 +125,14 @@ def summarize(run: ChunkerRun, budgets: Sequence[int], boot: Bootstrap) -> Chunk
     """Aggregate one chunker's outcomes, each figure with its bootstrap interval."""
     outcomes = run.outcomes
     vectors = per_question(outcomes, budgets)
+    figures = dict(zip(vectors, boot.means(np.column_stack(list(vectors.values()))), strict=True))
     summaries = []
     for i, budget in enumerate(budgets):
         at: list[BudgetOutcome] = [o.budgets[i] for o in outcomes]
         summaries.append(
             BudgetSummary(
                 budget=budget,
-                figures={m: boot.mean(vectors[metric_name(m, budget)]) for m in BUDGET_METRICS},
+                figures={m: figures[metric_name(m, budget)] for m in BUDGET_METRICS},
                 empty_contexts=sum(b.packed == 0 for b in at),
                 context_words=boot.median(np.array([b.words for b in at], dtype=np.float64)),
             )
@@ -141,7 +142,7 @@ def summarize(run: ChunkerRun, budgets: Sequence[int], boot: Bootstrap) -> Chunk
         name=run.name,
         spec=run.spec,
         chunks=len(run.chunks),
-        hit_at_k=boot.mean(vectors["hit@k"]),
+        hit_at_k=figures["hit@k"],
         words_at_k=boot.median(np.array([o.words_at_k for o in outcomes], dtype=np.float64)),
         leaks=sum(o.leaks for o in outcomes),
         leaked_questions=leaked,
@@ -154,13 +155,17 @@ def compare(
 ) -> list[Comparison]:
     """Return the paired difference of every pair of chunkers on every gated figure."""
     vectors = {run.name: per_question(run.outcomes, budgets) for run in runs}
-    out: list[Comparison] = []
-    for a, b in combinations([run.name for run in runs], 2):
-        for metric in vectors[a]:
-            out.append(
-                Comparison(metric, a, b, boot.difference(vectors[a][metric], vectors[b][metric]))
-            )
-    return out
+    pairs = [
+        (metric, a, b)
+        for a, b in combinations([run.name for run in runs], 2)
+        for metric in vectors[a]
+    ]
+    if not pairs:
+        return []
+    # Every paired difference in one pass over the resamples (Bootstrap.means).
+    differences = np.column_stack([vectors[a][m] - vectors[b][m] for m, a, b in pairs])
+    intervals = boot.means(differences)
+    return [Comparison(m, a, b, d) for (m, a, b), d in zip(pairs, intervals, strict=True)]
 
 
 @dataclass(frozen=True, slots=True)

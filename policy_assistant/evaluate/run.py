@@ -17,7 +17,9 @@ from policy_assistant.evaluate.bootstrap import (
     DEFAULT_SEED,
     Bootstrap,
 )
+from policy_assistant.evaluate.budget_units import WORDS, budget_sizes, check_unit, unit_settings
 from policy_assistant.evaluate.chunk_records import ChunkFile, load_chunk_file
+from policy_assistant.evaluate.peers import peer_warnings
 from policy_assistant.evaluate.questions import Question, QuestionSet, load_questions
 from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
 from policy_assistant.evaluate.retrieval import (
@@ -27,7 +29,7 @@ from policy_assistant.evaluate.retrieval import (
     chunk_retriever,
 )
 from policy_assistant.evaluate.score import Layout, QuestionOutcome, score_question
-from policy_assistant.evaluate.variants import Variant, parse_variants
+from policy_assistant.evaluate.variants import Variant, parse_variants, report_spec
 from policy_assistant.ids import content_id
 from policy_assistant.index import Index, open_index
 from policy_assistant.index.settings import BM25_DEFAULTS
@@ -74,6 +76,8 @@ class EvalSettings:
     """Stop on any invalid question instead of leaving it out."""
     strategies: tuple[str, ...] = ()
     """Context strategies over retrieval units (evaluate/strategies.py), beside the chunkers."""
+    budget_unit: str = WORDS
+    """What budgets count: words, or tokens (evaluate/budget_units.py)."""
 
     def __post_init__(self) -> None:
         # Every stage indexes budgets by position: one order (ascending, no repeats) for all.
@@ -86,6 +90,9 @@ class EvalSettings:
             raise UsageError("name at least one chunker, chunk file, index or strategy")
         if not self.budgets or any(b < 1 for b in self.budgets):
             raise UsageError("budgets must be whole numbers of words, at least 1")
+        check_unit(self.budget_unit)
+        if self.strategies and self.budget_unit != WORDS:
+            raise UsageError("--strategy packs budgets in words only: drop --budget-unit tokens")
         if self.k < 1:
             raise UsageError(f"k must be at least 1, got {self.k}")
         if self.strategies:
@@ -93,9 +100,7 @@ class EvalSettings:
 
             named_strategies(self.strategies)  # unknown or repeated names are usage errors
         unused = sorted(
-            key
-            for key in self.chunker_options
-            if not any(key in CHUNKERS[v.chunker].setting_names for v in variants)
+            key for key in self.chunker_options if not any(key in v.takes for v in variants)
         )
         if unused:
             raise UsageError(f"no chunker compared takes {', '.join(unused)}")
@@ -133,6 +138,7 @@ def run_eval(
         )
     where = {**report.settings, "corpus": corpus_identity(corpus, parsed.documents)}
     placed = [w for w in (f.warning() for f in files) if w is not None]
+    placed += peer_warnings(report.runs)
     warnings = (*parsed.notices, *parsed.warnings, *question_set.warnings(), *placed)
     return replace(report, settings=where, warnings=warnings)
 
@@ -226,7 +232,7 @@ def chunked(
     def build() -> tuple[dict[str, Any], tuple[Chunk, ...], Retriever]:
         chunker = variant.make(settings.chunker_options)
         chunks = tuple(chunk_documents(documents, chunker))
-        return chunker.spec(), chunks, factory(chunks)
+        return report_spec(chunker), chunks, factory(chunks)
 
     return build
 
@@ -249,12 +255,12 @@ def score_all(
 ) -> tuple[QuestionOutcome, ...]:
     """Rank and score every question with one chunker's chunks."""
     layout = Layout(chunks)
-    words = [c.words for c in chunks]
+    sizes = budget_sizes(chunks, settings.budget_unit)
     budgets = settings.budgets
     out = []
     for question in questions:
-        ranking = candidates(retriever, question, words, settings.k, budgets[-1])
-        out.append(score_question(question, ranking, chunks, layout, settings.k, budgets))
+        ranking = candidates(retriever, question, sizes, settings.k, budgets[-1])
+        out.append(score_question(question, ranking, chunks, layout, settings.k, budgets, sizes))
     return tuple(out)
 
 
@@ -271,6 +277,7 @@ def report_settings(
         },
         "chunkers": [run.spec for run in runs],
         "budgets": list(settings.budgets),
+        "budget_unit": unit_settings(settings.budget_unit),
         "k": settings.k,
         "tokenizer": TOKENIZER_SETTINGS,
         "bm25": BM25_DEFAULTS,

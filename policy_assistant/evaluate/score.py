@@ -53,11 +53,11 @@ class BudgetOutcome:
     """One question's context at one budget, and what it holds."""
 
     budget: int
-    """The budget in words."""
+    """The budget, in the run's budget unit (words unless tokens were asked for)."""
     packed: int
     """How many leading results the context holds."""
     words: int
-    """Words in the context, prefixes included."""
+    """Size of the context in the budget unit, prefixes included."""
     hit: bool
     """Whether a chunk of the context is relevant."""
     recall: float
@@ -118,8 +118,9 @@ def score_question(
     layout: Layout,
     k: int,
     budgets: Sequence[int],
+    sizes: Sequence[int] | None = None,
 ) -> QuestionOutcome:
-    """Score a ranking of chunk rows against the question's passages."""
+    """Score a ranking of chunk rows against the question's passages (sizes: budget units)."""
     passages = question.relevant
     retrieved = tuple(
         Retrieved(
@@ -132,6 +133,7 @@ def score_question(
         for rank, (row, score) in enumerate(ranking, 1)
     )
     ranked = [r.chunk for r in retrieved]
+    ranked_sizes = [c.words for c in ranked] if sizes is None else [sizes[r] for r, _ in ranking]
     leaks = sum(c.access != "public" for c in ranked) if question.audience == "public" else 0
     return QuestionOutcome(
         question=question,
@@ -139,15 +141,20 @@ def score_question(
         hit_at_k=metrics.hit_at_k(ranked, passages, k),
         words_at_k=sum(c.words for c in ranked[:k]),
         leaks=leaks,
-        budgets=tuple(score_budget(passages, ranked, layout, b) for b in budgets),
+        budgets=tuple(score_budget(passages, ranked, layout, b, ranked_sizes) for b in budgets),
     )
 
 
 def score_budget(
-    passages: Sequence[Passage], ranked: Sequence[Chunk], layout: Layout, budget: int
+    passages: Sequence[Passage],
+    ranked: Sequence[Chunk],
+    layout: Layout,
+    budget: int,
+    sizes: Sequence[int] | None = None,
 ) -> BudgetOutcome:
-    """Pack the ranking into `budget` words and measure what the context holds."""
-    packed = metrics.pack_to_budget([c.words for c in ranked], budget)
+    """Pack the ranking into `budget` (words, or the sizes given) and measure what it holds."""
+    sizes = [c.words for c in ranked] if sizes is None else sizes
+    packed = metrics.pack_to_budget(sizes, budget)
     context = ranked[:packed]
     hit = metrics.hit(context, passages)
     outcomes = tuple(passage_outcome(p, context, ranked, layout) for p in passages)
@@ -155,7 +162,7 @@ def score_budget(
     return BudgetOutcome(
         budget=budget,
         packed=packed,
-        words=sum(c.words for c in context),
+        words=sum(sizes[:packed]),
         hit=hit,
         recall=metrics.recall(context, passages),
         complete=complete,

@@ -4,15 +4,19 @@
 registered chunker's name starts a new variant), and so is `structure:max_words=100,fixed:size=50`.
 A variant given without settings keeps the chunker's bare name as its row name, so a default run
 names its rows as it always did; one with settings is named by them, in the chunker's order.
+Besides our chunkers, a variant may name a peer (evaluate/peers.py: `langchain-recursive`,
+`llamaindex-sentence`, `chonkie-recursive`), whose library is imported only when it is made.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from policy_assistant.chunk import CHUNKERS, Chunker, make_chunker
 from policy_assistant.errors import UsageError
+from policy_assistant.evaluate.peers import PEERS, PeerChunker
 
 SETTING_MARK = ":"
 """Separates a chunker's name from its settings."""
@@ -35,11 +39,32 @@ class Variant:
         given = ",".join(f"{key}={value}" for key, value in self.settings)
         return f"{self.chunker}{SETTING_MARK}{given}"
 
+    @property
+    def takes(self) -> tuple[str, ...]:
+        """The settings the variant's chunker takes."""
+        return chunker_class(self.chunker).setting_names
+
     def make(self, defaults: dict[str, int]) -> Chunker:
         """Return the chunker: the spec's settings over the run-wide ones it takes."""
-        takes = CHUNKERS[self.chunker].setting_names
-        options = {key: value for key, value in defaults.items() if key in takes}
-        return make_chunker(self.chunker, **{**options, **dict(self.settings)})
+        options = {key: value for key, value in defaults.items() if key in self.takes}
+        given = {**options, **dict(self.settings)}
+        peer = PEERS.get(self.chunker)
+        return make_chunker(self.chunker, **given) if peer is None else peer(**given)
+
+
+def chunker_class(name: str) -> type[Chunker]:
+    """Return the class of one of our chunkers or of a peer, by name."""
+    return CHUNKERS.get(name) or PEERS[name]
+
+
+def known_names() -> dict[str, type[Chunker]]:
+    """Return every chunker a variant may name: ours, then the peers."""
+    return {**CHUNKERS, **PEERS}
+
+
+def report_spec(chunker: Chunker) -> dict[str, Any]:
+    """Return a chunker's spec as the report records it (a peer's with its unplaced count)."""
+    return chunker.report_spec() if isinstance(chunker, PeerChunker) else chunker.spec()
 
 
 def parse_variants(specs: Iterable[str]) -> tuple[Variant, ...]:
@@ -62,7 +87,7 @@ def split_spec(spec: str) -> list[str]:
         if not item:
             continue
         head = item.split(SETTING_MARK, 1)[0].strip()
-        if head in CHUNKERS or not pieces or "=" not in item or SETTING_MARK in item:
+        if head in known_names() or not pieces or "=" not in item or SETTING_MARK in item:
             pieces.append([item])
         else:
             pieces[-1].append(item)
@@ -73,9 +98,10 @@ def parse_variant(spec: str) -> Variant:
     """Return one variant from `name` or `name:setting=value,...`."""
     name, _, rest = spec.partition(SETTING_MARK)
     name = name.strip()
-    cls = CHUNKERS.get(name)
+    cls = known_names().get(name)
     if cls is None:
-        raise UsageError(f"--chunker: unknown chunker {name!r}; choose from {', '.join(CHUNKERS)}")
+        known = ", ".join(known_names())
+        raise UsageError(f"--chunker: unknown chunker {name!r}; choose from {known}")
     given: dict[str, int] = {}
     for item in (part.strip() for part in rest.split(",") if part.strip()):
         key, equals, value = (x.strip() for x in item.partition("="))

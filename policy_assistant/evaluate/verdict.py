@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from policy_assistant.evaluate.bootstrap import Interval
+from policy_assistant.evaluate.budget_units import WORDS, budget_sizes, unit_of
 from policy_assistant.evaluate.report import BUDGET_METRICS, EvalReport, metric_name
 
 
@@ -114,17 +115,19 @@ def reading_lines(report: EvalReport) -> list[str]:
 def budget_lines(report: EvalReport) -> list[str]:
     """Return a line per variant and budget where many contexts are empty: chunks over B."""
     n = len(report.questions)
+    unit = unit_of(report.settings)
     lines = []
     for run, summary in zip(report.runs, report.summaries, strict=True):
-        setting = next((s for s in CAP_SETTINGS if s in run.spec), None)
-        largest = max((c.words for c in run.chunks), default=0)
+        # A cap in words says nothing of a budget in tokens: only the largest chunk does.
+        setting = next((s for s in CAP_SETTINGS if s in run.spec and unit == WORDS), None)
+        largest = max(budget_sizes(run.chunks, unit), default=0)
         cap = int(run.spec[setting]) if setting else largest
         lower = f"lower {setting}" if setting else "use smaller chunks"
         for b in summary.budgets:
             if b.empty_contexts and b.empty_contexts >= EMPTY_NOTE_SHARE * n:
                 lines.append(
                     f"{summary.name} cannot fill B={b.budget}: {b.empty_contexts} of {n} "
-                    f"contexts empty (first result over {b.budget} words; its chunks run to "
+                    f"contexts empty (first result over {b.budget} {unit}; its chunks run to "
                     f"{largest}) — compare at B ≥ {max(cap, b.budget + 1)}, or {lower}"
                 )
     return lines
