@@ -122,3 +122,15 @@ def test_a_fall_names_the_questions_whose_outcome_changed(report: dict[str, Any]
         f"sprinkler earlier -> {now['sprinkler']}",
     )
     assert fall.describe(limit=1).endswith(f"changed: claim earlier -> {now['claim']}; and 1 more")
+
+
+def test_budgets_in_tokens_are_not_gated_against_a_baseline_in_words(
+    report: dict[str, Any],
+) -> None:
+    tokens = copy.deepcopy(report)
+    tokens["settings"]["budget_unit"] = {"name": "tokens", "encoding": "cl100k_base"}
+    with pytest.raises(PolicyAssistantError, match="baseline's budgets count words"):
+        compare_to_baseline(tokens, report, tolerance=0.1)
+    legacy = copy.deepcopy(report)
+    legacy["settings"].pop("budget_unit", None)
+    assert compare_to_baseline(report, legacy, tolerance=0.0).passed

@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.evaluate.budget_units import unit_of
 from policy_assistant.evaluate.report import BUDGET_METRICS, metric_name
 
 EPSILON = 1e-9
@@ -99,6 +100,7 @@ def compare_to_baseline(
     current: dict[str, Any], baseline: dict[str, Any], tolerance: float
 ) -> GateResult:
     """Compare every figure the baseline has; a drop of more than `tolerance` is a fall."""
+    check_same_unit(current, baseline)
     try:
         now, before = gated_figures(current), gated_figures(baseline)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -118,6 +120,17 @@ def compare_to_baseline(
     ]
     compared = sum(key in now for key in before)
     return GateResult(tolerance, compared, tuple(falls), tuple(missing), tuple(notes))
+
+
+def check_same_unit(current: dict[str, Any], baseline: dict[str, Any]) -> None:
+    """Refuse to gate budgets counted in one unit against a baseline counted in another."""
+    now = unit_of(current.get("settings", {}))
+    before = unit_of(baseline.get("settings", {}))
+    if now != before:
+        raise PolicyAssistantError(
+            f"the baseline's budgets count {before} and this run's count {now}: "
+            f"run eval with --budget-unit {before}, or make a baseline in {now}"
+        )
 
 
 def outcome_statuses(report: dict[str, Any], chunker: str) -> dict[str, dict[str, str]]:
