@@ -105,3 +105,12 @@ def test_a_chart_describes_itself_for_screen_readers() -> None:
     assert 'role="img"' in svg
     assert '<desc id="chart-x-desc">hit@B: fixed 0.50 at 100, 0.75 at 200</desc>' in svg
     assert svg.count("<title>") == 2  # one per point, for the hover
+
+
+def test_the_page_names_the_budget_unit_the_report_counts(run: tuple[dict, dict]) -> None:
+    report, chunks = run
+    assert "context budget in words," in render_eval_html(report, chunks)
+    tokens = {**report, "settings": {**report["settings"], "budget_unit": {"name": "tokens"}}}
+    page = render_eval_html(tokens, chunks)
+    assert "context budget in cl100k_base tokens," in page
+    assert '"unit":"cl100k_base tokens"' in page

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
+from policy_assistant.evaluate.budget_units import unit_label, unit_of
 from policy_assistant.inspect.html import asset, fill, script_json
 from policy_assistant.inspect.summary import spec_label
 from policy_assistant.inspect.svg_chart import Series, line_chart
@@ -211,6 +212,7 @@ def render_eval_html(report: Mapping[str, Any], chunks: Mapping[str, Chunk] | No
         "questions": report["questions"],
         "chunks": texts,
         "k": report["settings"].get("k"),
+        "unit": unit_label(unit_of(report["settings"])),
     }
     count = len(report["questions"])
     return fill(
@@ -218,6 +220,7 @@ def render_eval_html(report: Mapping[str, Any], chunks: Mapping[str, Chunk] | No
         {
             "title": f"Evaluation: {count} questions, {len(report['chunkers'])} chunkers",
             "settings": escape(settings_line(report["settings"])),
+            "unit": escape(unit_label(unit_of(report["settings"]))),
             "table": figure_table(report),
             "charts": charts(report),
             "questions": question_list(report),

@@ -53,7 +53,7 @@
   }
 
   function explain(outcome, budget, at) {
-    const context = plural(at.packed, "result") + ", " + at.words + " words";
+    const context = plural(at.packed, "result") + ", " + at.words + " " + data.unit;
     if (at.miss === null) return "complete: the context (" + context + ") holds every quote whole";
     if (at.miss === "cut") {
       const pieces = at.passages.filter((p) => p.status === "cut").flatMap((p) => p.chunks);
@@ -65,7 +65,7 @@
         outcome.retrieved.find((r) => r.relevant);
       const what = would ? "rank " + would.rank + (would.holds_evidence ? " holds the quote" : " is relevant") :
         "a chunk that would do was retrieved";
-      return "below budget: " + what + ", but " + budget + " words pack only the first " + context;
+      return "below budget: " + what + ", but " + budget + " " + data.unit + " pack only the first " + context;
     }
     return "not retrieved: no chunk that would do was among the " +
       plural(outcome.retrieved.length, "candidate");
@@ -113,7 +113,7 @@
     item.dataset.chunk = result.chunk;
     const head = el("div", "result-head");
     head.append(el("span", "rank", "#" + result.rank), el("span", "", result.source +
-      " · chunk " + result.position), el("span", "", result.words + " words"),
+      " · chunk " + result.position), el("span", "", result.words + " " + data.unit),
       el("span", "", "score " + result.score));
     if (result.relevant) head.append(el("span", "badge relevant", "relevant"));
     if (result.holds_evidence) head.append(el("span", "badge holds", "holds the quote"));
