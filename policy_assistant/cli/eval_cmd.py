@@ -106,7 +106,7 @@ def eval_command(
         Opt(
             "--strategy",
             help="Also compare context strategies over retrieval units, comma-separated "
-            "(units, window, window-1, window-2, automerge).",
+            "(units, window, window-plain, window-1, window-2, automerge).",
             show_default=False,
         ),
     ] = None,
