@@ -11,6 +11,7 @@ from typing import Any
 import pymupdf as _pymupdf_module
 
 from policy_assistant.errors import DocumentError
+from policy_assistant.parse import pdf_aligned as aligned
 from policy_assistant.parse import pdf_bounds as bounds
 from policy_assistant.parse import pdf_ocr as ocr
 from policy_assistant.parse.builder import DocumentBuilder
@@ -239,14 +240,19 @@ def _page_tables(
     if drawings is None:
         return [], False
     areas = table_areas(drawings, lines)
-    if not areas:
-        return [], False
     dense = [area for area in areas if area.cells > bounds.MAX_GRID_CELLS]
     if dense:
         cells = max(area.cells for area in dense)
         notes.append(bounds.dense_grid_note(number, cells))
         areas = [area for area in areas if area.cells <= bounds.MAX_GRID_CELLS]
-    return _find_tables(page, number, areas, drawings), bool(areas)
+    tables = _find_tables(page, number, areas, drawings) if areas else []
+    # Rules whose finder found no table leave their area to the text's alignment.
+    found = [(t.x0, t.y0, t.x1, t.y1) for t in tables]
+    regions = aligned.candidate_regions(lines, found) if aligned.ENABLED else []
+    if regions:
+        words = page.get_text("words", flags=TEXT_FLAGS)
+        tables += [t for r in regions if (t := aligned.aligned_table(words, r, number))]
+    return tables, bool(areas or regions)
 
 
 def _read_pages(
@@ -280,11 +286,19 @@ def _read_pages(
             attach_section_numbers(attach_lone_markers(lines)),
             tables,
             separators(drawings or []),
-            [Dropped(text, "vertical text", index + 1) for text in skipped],
+            _skipped(skipped, scans.garbage.get(index + 1), index + 1),
         )
         pages.append(content)
     notes.extend(scans.notes())
     return pages, detected, notes
+
+
+def _skipped(vertical: list[str], noise: str | None, page: int) -> list[Dropped]:
+    """Return the records of a page's text left out: vertical lines, a text layer of noise."""
+    records = [Dropped(text, "vertical text", page) for text in vertical]
+    if noise is not None:
+        records.append(Dropped(noise, "unreadable text layer", page))
+    return records
 
 
 def _sensible_title(title: str | None) -> str | None:

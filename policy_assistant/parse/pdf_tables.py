@@ -193,8 +193,9 @@ def table_from_grid(
 
 def table_text(rows: list[list[str]]) -> str:
     """Return a table's text: one row per line, cells joined by ' | ', header first."""
-    # An empty last cell would leave a trailing space that the builder strips anyway.
-    return "\n".join(CELL_SEPARATOR.join(row).rstrip() for row in rows)
+    # An empty first or last cell would leave a space at the row's end: a block's text
+    # neither starts nor ends with one.
+    return "\n".join(CELL_SEPARATOR.join(row).strip() for row in rows)
 
 
 def same_row(a: list[str], b: list[str]) -> bool:
