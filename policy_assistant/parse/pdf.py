@@ -52,6 +52,7 @@ from policy_assistant.parse.pdf_tables import (
     widen,
 )
 from policy_assistant.parse.pdf_titlepage import MAX_TITLE_WORDS, demote_title_page, start_title
+from policy_assistant.parse.pdf_turn import as_shown, turned_pages_note
 from policy_assistant.parse.pdf_words import Vocabulary
 from policy_assistant.records import Document, DocumentMeta, Dropped
 
@@ -149,21 +150,28 @@ def _open(data: bytes, source: str) -> Any:
 
 
 def _page_data(
-    page: Any, number: int, notes: list[str]
+    page: Any, number: int, notes: list[str], turned_pages: list[int]
 ) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
     """Return a page's text dict and its vector drawings (None past the bounds), raw.
 
     A page shown turned (/Rotate 90 or 270) whose text then runs up or down the screen
-    is read as it was set, unturned, where its lines are horizontal again.
+    is read as it was set, unturned, where its lines are horizontal again. Text set
+    turned on the sheet so that the /Rotate shows it upright (landscape slides) is read
+    as shown, its lines turned by the page's rotation, without table detection (the
+    rules stay in the sheet's own space): its number goes into turned_pages.
     """
     page_dict = page.get_text("dict", flags=TEXT_FLAGS)
     if page.rotation and upright_share(page_dict) < 0.5:
+        shown = as_shown(page_dict, tuple(page.rotation_matrix))
         turned = page.rotation
         page.set_rotation(0)
         unturned = page.get_text("dict", flags=TEXT_FLAGS)
-        if upright_share(unturned) > upright_share(page_dict):
+        if upright_share(unturned) > max(upright_share(page_dict), upright_share(shown)):
             return unturned, _drawings(page, number, notes)
         page.set_rotation(turned)
+        if upright_share(shown) > upright_share(page_dict):
+            turned_pages.append(number)
+            return shown, None
     return page_dict, _drawings(page, number, notes)
 
 
@@ -263,11 +271,12 @@ def _read_pages(
     notes: list[str] = []
     detected = block_base = 0
     clock = bounds.Deadline(source, doc.page_count)
+    turned: list[int] = []
     for index in range(doc.page_count):
         clock.check(index)
         try:
             page = doc.load_page(index)
-            page_dict, drawings = _page_data(page, index + 1, notes)
+            page_dict, drawings = _page_data(page, index + 1, notes, turned)
             page_dict = scans.read(page, index + 1, page_dict)
             rect = page.rect
         except Exception as exc:
@@ -290,6 +299,8 @@ def _read_pages(
         )
         pages.append(content)
     notes.extend(scans.notes())
+    if turned:
+        notes.append(turned_pages_note(turned))
     return pages, detected, notes
 
 
