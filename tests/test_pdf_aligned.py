@@ -138,3 +138,10 @@ def test_a_contents_list_without_leaders_is_no_table() -> None:
     assert only(parse(lines_pdf([items])), "table") == []
     pages = [["1", "Introduction", "2"], ["2", "Usage", "5"], ["3", "Options", "9"]]
     assert not looks_like_table(pages)
+
+
+def test_a_running_head_with_its_page_number_does_not_start_a_table() -> None:
+    head = [(MARGIN, 100, "Colour guide v2.14"), (500, 100, "49")]
+    formulas = [(150, 125 + 14 * n, f"x{n} := max(r, g)") for n in range(4)]
+    numbers = [(480, 125 + 14 * n, f"({30 + n})") for n in range(4)]
+    assert only(parse(lines_pdf([head + formulas + numbers])), "table") == []

@@ -35,7 +35,7 @@ from policy_assistant.parse.pdf_lines import (
     upright_share,
 )
 from policy_assistant.parse.pdf_order import reading_order
-from policy_assistant.parse.pdf_rules import TableArea, separators, table_areas
+from policy_assistant.parse.pdf_rules import Box, TableArea, separators, table_areas
 from policy_assistant.parse.pdf_structure import (
     Outline,
     Run,
@@ -207,11 +207,20 @@ def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
 
 def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) -> list[Table]:
     """Return the tables MuPDF finds in a page's table areas; none where its finder fails."""
-    paths = _quietly(page.get_drawings, None) if len(areas) > 1 else None
+    paths: Any = False  # fetched when the finder first runs: get_drawings is dear
     tables: list[Table] = []
     # The page's words, not the box's: a clip would cut a word that runs past the box.
     page_words: list[Word] | None = None
     for area in areas:
+        if area.grid is not None:
+            if page_words is None:
+                page_words = page.get_text("words", flags=TEXT_FLAGS)
+            plain = plain_table(area.grid, page_words, number)
+            if plain is not None:
+                tables.append(plain)
+                continue
+        if paths is False:
+            paths = _quietly(page.get_drawings, None) if len(areas) > 1 else None
         options: dict[str, Any] = {"clip": pymupdf.Rect(area.box), "paths": paths}
         if not area.ruled:
             options.update(vertical_strategy="text", horizontal_strategy="text")
@@ -235,6 +244,20 @@ def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) 
     return tables
 
 
+def plain_table(
+    grid: tuple[tuple[float, ...], tuple[float, ...]], page_words: list[Word], number: int
+) -> Table | None:
+    """Return the table of a plain grid (every rule edge to edge) from its rules alone."""
+    xs, ys = grid
+    cells: list[list[Box | None]] = [
+        [(xs[c], ys[r], xs[c + 1], ys[r + 1]) for c in range(len(xs) - 1)]
+        for r in range(len(ys) - 1)
+    ]
+    box = (xs[0], ys[0], xs[-1], ys[-1])
+    words = [word for word in page_words if _starts_in(word, box)]
+    return table_from_grid(cells, words, box, number, True)
+
+
 def _starts_in(word: Word, box: tuple[float, ...]) -> bool:
     """Whether a word starts inside a box: where its first letter and its middle height are."""
     middle = (word[1] + word[3]) / 2
@@ -256,7 +279,8 @@ def _page_tables(
     tables = _find_tables(page, number, areas, drawings) if areas else []
     # Rules whose finder found no table leave their area to the text's alignment.
     found = [(t.x0, t.y0, t.x1, t.y1) for t in tables]
-    regions = aligned.candidate_regions(lines, found) if aligned.ENABLED else []
+    height = page.rect.height
+    regions = aligned.candidate_regions(lines, found, height) if aligned.ENABLED else []
     if regions:
         words = page.get_text("words", flags=TEXT_FLAGS)
         tables += [t for r in regions if (t := aligned.aligned_table(words, r, number))]

@@ -35,6 +35,8 @@ ENABLED = True
 which scripts/whitespace_tables.py measures against."""
 GAP = 1.0
 """A gap between two pieces of one row at least this many font sizes wide parts cells."""
+EDGE_BAND = 0.06
+"""Share of the page's height at its top and at its bottom where only running lines stand."""
 MIN_SPLIT_ROWS = 3
 """Rows set in two or more pieces a region needs."""
 ROW_SPACING = 2.6
@@ -93,14 +95,12 @@ def _split(row: Row) -> bool:
     """Whether a row is set in pieces like a table row (not code, not a contents entry).
 
     Code beside its output is an example, not a table: a row with monospaced text is none.
-    A row with dot leaders is one only when they lead to several figures.
+    A row with dot leaders is none: it leads a contents or index entry to its pages.
     """
     if any(line.mono for line in row):
         return False
     if any(_LEADER.search(line.text) for line in row):
-        # Leaders lead a contents entry to its page number, and a statistical table's
-        # labels to their rows of figures.
-        return sum(_numeric(line.text) for line in row) >= MIN_FIGURES
+        return False  # a contents or index entry, in one column or two
     return _pieces(row) >= 2
 
 
@@ -127,9 +127,20 @@ def _trim(run: list[Row]) -> list[Row]:
     return run
 
 
-def candidate_regions(lines: Sequence[Line], taken: Sequence[Box]) -> list[Box]:
-    """Return the boxes of runs of split rows, outside the areas already taken by tables."""
-    free = [ln for ln in lines if not any(_inside(ln, box) for box in taken)]
+def candidate_regions(
+    lines: Sequence[Line], taken: Sequence[Box], height: float = 0.0
+) -> list[Box]:
+    """Return the boxes of runs of split rows, outside the areas already taken by tables.
+
+    Lines in the page's top and bottom bands (EDGE_BAND of its height) are left out: a
+    running head with its page number is set in two pieces too.
+    """
+    top, bottom = EDGE_BAND * height, (1 - EDGE_BAND) * height if height else float("inf")
+    free = [
+        ln
+        for ln in lines
+        if ln.y1 > top and ln.y0 < bottom and not any(_inside(ln, box) for box in taken)
+    ]
     regions: list[Box] = []
     run: list[Row] = []
     for row in _rows(free):
@@ -151,7 +162,27 @@ def _short(row: Row, run: list[Row]) -> bool:
     return _box([row])[2] - _box([row])[0] <= LABEL_SHARE * (x1 - x0)
 
 
+def _gap(above: Row, below: Row) -> float:
+    return min(ln.y0 for ln in below) - max(ln.y1 for ln in above)
+
+
+def _drop_detached_top(run: list[Row]) -> list[Row]:
+    """Drop leading rows set apart from the rest by more than twice the usual spacing.
+
+    A running head with its page number is a row in two pieces above the body; a table's
+    header row stands as close to its first row as the rows stand to one another.
+    """
+    while len(run) >= MIN_SPLIT_ROWS + 1:
+        gaps = sorted(_gap(a, b) for a, b in itertools.pairwise(run))
+        usual = gaps[len(gaps) // 2]
+        if _gap(run[0], run[1]) <= 2 * max(usual, 1.0):
+            break
+        run = run[1:]
+    return run
+
+
 def _region(run: list[Row]) -> list[Box]:
+    run = _drop_detached_top(run)
     if sum(1 for row in run if _split(row)) < MIN_SPLIT_ROWS:
         return []
     return [_box(run)]
