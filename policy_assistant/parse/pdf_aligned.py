@@ -71,12 +71,15 @@ Row = list[Line]
 def _rows(lines: Sequence[Line]) -> list[Row]:
     """Group lines into rows: lines whose middles lie within one another's height."""
     rows: list[Row] = []
+    top = bottom = 0.0
     for line in sorted(lines, key=lambda ln: ((ln.y0 + ln.y1) / 2, ln.x0)):
         middle = (line.y0 + line.y1) / 2
-        if rows and min(ln.y0 for ln in rows[-1]) <= middle <= max(ln.y1 for ln in rows[-1]):
+        if rows and top <= middle <= bottom:
             rows[-1].append(line)
+            top, bottom = min(top, line.y0), max(bottom, line.y1)
         else:
             rows.append([line])
+            top, bottom = line.y0, line.y1
     for row in rows:
         row.sort(key=lambda ln: ln.x0)
     return rows
@@ -141,9 +144,12 @@ def candidate_regions(
         for ln in lines
         if ln.y1 > top and ln.y0 < bottom and not any(_inside(ln, box) for box in taken)
     ]
+    rows = _rows(free)
+    if all(len(row) == 1 for row in rows):
+        return []  # no row in pieces: prose, the common page, costs one pass
     regions: list[Box] = []
     run: list[Row] = []
-    for row in _rows(free):
+    for row in rows:
         if run and not _close_enough(run[-1], row):
             regions.extend(_region(_trim(run)))
             run = []
