@@ -108,6 +108,8 @@ def generate_report(path: Path, pages: int) -> None:
         _table(page, 60)
         _statement(page, 250, number)
         page.insert_text((56, 810), f"Page {number}", fontsize=8)
+        # Each insert_text adds a content stream; a real report page has one or two.
+        page.clean_contents()
     doc.save(path)
     doc.close()
 

@@ -347,3 +347,12 @@ def test_words_the_parser_records_as_dropped_are_not_lost() -> None:
     assert result.lost == 1 and result.lost_sample == ["vanished"]
     assert result.dropped_by_reason == {"page number": 1, "running head": 2}
     assert result.worst_pages == [[1, 1, 7]]
+
+
+def test_every_whitespace_table_truth_file_is_fetched_by_the_manifest() -> None:
+    truth = json.loads((ROOT / "external" / "whitespace-tables.json").read_text("utf-8"))
+    names = {entry["name"] for entry in json.loads(MANIFEST.read_text("utf-8"))["files"]}
+    assert truth["files"]
+    for name, entry in truth["files"].items():
+        assert name in names, name
+        assert entry["pages"] and all(isinstance(p, int) and p >= 1 for p in entry["pages"])
