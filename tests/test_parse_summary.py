@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
+import pytest
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
 from policy_assistant.cli.parse_cmd import document_remarks
+from policy_assistant.parse import pdf_ocr
 from policy_assistant.records import Document, Dropped
 
 runner = CliRunner()
@@ -31,7 +33,10 @@ def _handbook(path: Path) -> None:
     doc.close()
 
 
-def test_summary_shows_drops_by_reason_and_scanned_pages(tmp_path: Path) -> None:
+def test_summary_shows_drops_by_reason_and_scanned_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pdf_ocr, "ENABLED", True)  # --no-ocr switches it off for the process
     corpus = tmp_path / "c"
     corpus.mkdir()
     _handbook(corpus / "handbook.pdf")

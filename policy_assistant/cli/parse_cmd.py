@@ -81,8 +81,6 @@ def document_row(document: Document) -> tuple[str, ...]:
         str(len(document.pages)) if document.pages else "-",
         str(sum(b.kind == "table" for b in blocks)),
         str(len(sections)),
-        str(len(document.dropped)),
-        _page_list(document.ocr_pages) or "-",
     )
 
 
@@ -118,9 +116,10 @@ def remarks(documents: list[Document]) -> list[str]:
 def summary_table(result: ParseResult) -> Table:
     """Return the per-document summary of a parse run."""
     table = Table(title=f"{len(result.documents)} documents parsed", title_justify="left")
-    columns = ("source", "access", "lang", "blocks", "words", "pages", "tables", "sections")
-    for name in (*columns, "dropped", "OCR"):
-        left = name in ("source", "access", "lang", "OCR")
+    # What was dropped and OCR'd goes in the remark lines under the table: two more
+    # columns would squeeze the source path to a letter a line at 60 columns.
+    for name in ("source", "access", "lang", "blocks", "words", "pages", "tables", "sections"):
+        left = name in ("source", "access", "lang")
         table.add_column(name, justify="left" if left else "right", overflow="fold")
     for document in result.documents:
         table.add_row(*document_row(document))
