@@ -8,7 +8,10 @@ Per file, against a reader other than our parser (scripts/source_truth.py):
 - source: words of the file's own text (PDF: PyMuPDF's `get_text("words")`; Markdown:
   markdown-it's tokens rendered to text by independent rules);
 - blocks: words of the parsed document's text;
-- lost: source words found neither in the blocks nor in `Document.dropped`;
+- lost: source words found neither in the blocks nor in `Document.dropped`; for a PDF this is
+  the parser's own no-loss check, `parse.pdf_coverage.coverage` against the text layer
+  (`parse.pdf.text_layer_words`), so words dropped by rule never count as lost, and its
+  letters and digits missing overall are given too;
 - dropped: words of `Document.dropped`, in total and by reason;
 - extra: block words the source does not have (duplicated or invented text);
 - headings: recall and precision of the heading blocks against the PDF outline
@@ -49,6 +52,8 @@ from policy_assistant.parse import (
     read_file,
     source_of,
 )
+from policy_assistant.parse.pdf import text_layer_words
+from policy_assistant.parse.pdf_coverage import coverage, normalize
 from policy_assistant.records import Document
 
 MAX_JOIN = 4
@@ -178,6 +183,8 @@ class FileReport:
     """Table blocks."""
     source_tables: int | None = None
     """Tables markdown-it sees; None for PDF."""
+    missing_characters: int = 0
+    """PDF: letters and digits the text layer has more often than blocks and dropped records."""
     junk: int = 0
     """Junk characters in the parsed text."""
     ocr_pages: int = 0
@@ -281,7 +288,22 @@ def report_file(path: Path, source: str, catalog: Catalog, report: FileReport) -
         report.error = f"second reader failed: {exc}"
         return report
     measure(document, truth, report)
+    if source.lower().endswith(".pdf"):
+        pdf_coverage(document, text_layer_words(data), report)
     return report
+
+
+def pdf_coverage(document: Document, page_words: list[list[str]], report: FileReport) -> None:
+    """Count a PDF's lost words with the parser's own no-loss check, page by page."""
+    found = coverage(document, page_words)
+    on_page = Counter(p for p, words in enumerate(page_words, 1) for w in words if normalize(w))
+    lost = Counter(page for page, _ in found.lost)
+    ranked = sorted(lost.items(), key=lambda item: (-item[1], item[0]))[:3]
+    report.source_words = found.words
+    report.lost = len(found.lost)
+    report.lost_sample = [word for _, word in found.lost[:10]]
+    report.worst_pages = [[page, count, on_page[page]] for page, count in ranked]
+    report.missing_characters = found.missing_characters
 
 
 def totals(reports: list[FileReport]) -> dict[str, Any]:
@@ -301,8 +323,10 @@ def totals(reports: list[FileReport]) -> dict[str, Any]:
         "lost": lost,
         "lost_share": round(lost / source, 6) if source else 0.0,
         "dropped": sum(r.dropped for r in ok),
+        "dropped_by_reason": dict(sorted(_reasons(ok).items())),
         "extra": sum(r.extra for r in ok),
         "tables": sum(r.tables for r in ok),
+        "missing_characters": sum(r.missing_characters for r in ok),
         "junk": sum(r.junk for r in ok),
         "files_with_junk": sum(1 for r in ok if r.junk),
         "files_with_outline": len(scored),
@@ -310,6 +334,14 @@ def totals(reports: list[FileReport]) -> dict[str, Any]:
         "heading_precision_mean": _mean([r.heading_precision for r in scored]),
     }
     return out
+
+
+def _reasons(reports: list[FileReport]) -> Counter[str]:
+    """Return the words dropped by each reason over reports."""
+    total: Counter[str] = Counter()
+    for report in reports:
+        total.update(report.dropped_by_reason)
+    return total
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -371,7 +403,11 @@ def as_table(reports: list[FileReport]) -> str:
             lines.append(row(r.file, asdict(r)))
     lines += ["", "by kind (toc: files with an outline; h-rec, h-prec: means over them)", HEADER]
     lines += [row(kind, t) for kind, t in by_kind(reports).items()]
-    lines += ["", row("TOTAL", totals(reports))]
+    total = totals(reports)
+    lines += ["", row("TOTAL", total)]
+    reasons = ", ".join(f"{reason} {n}" for reason, n in total["dropped_by_reason"].items())
+    lines += [f"words dropped, by reason: {reasons or 'none'}"]
+    lines += [f"PDF letters and digits missing overall: {total['missing_characters']}"]
     return "\n".join(lines)
 
 

@@ -287,6 +287,21 @@ def test_heading_attribute_lists_are_stripped() -> None:
     assert doc.blocks[1].section == ("Setup", "Run")
 
 
+def test_text_nested_past_the_limit_is_kept_and_its_markers_recorded() -> None:
+    doc = parse("> " * 5000 + "deep\n\nAfter.\n")
+    assert [b.text for b in doc.blocks] == ["deep", "After."]
+    assert [r.reason for r in doc.dropped] == ["nesting past the limit"]
+    assert doc.dropped[0].text.startswith("> > >")
+    lists = parse("- " * 30 + "inner item\n")
+    assert [b.text for b in lists.blocks] == ["inner item"]
+
+
+def test_nesting_within_the_limit_is_read_as_markdown() -> None:
+    doc = parse("> " * 5 + "- quoted item\n")
+    assert [(b.kind, b.text) for b in doc.blocks] == [("list_item", "quoted item")]
+    assert doc.dropped == ()
+
+
 def test_container_markers_are_dropped_and_contents_kept() -> None:
     doc = parse(
         "::: tip Be careful\nKeep gloves on.\n:::\n\n:::{note}\nMyST colon fence.\n:::\n\n"

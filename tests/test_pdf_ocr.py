@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import random
+
 import pymupdf
 import pytest
 from pdf_factory import parse, save, story_pdf
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse import pdf_ocr
-from policy_assistant.parse.pdf import parse_pdf
-from policy_assistant.parse.pdf_coverage import normalize
+from policy_assistant.parse.pdf import parse_pdf, text_layer_words
+from policy_assistant.parse.pdf_coverage import coverage, normalize
 from policy_assistant.records import DocumentMeta
 
 HTML = (
@@ -47,7 +49,7 @@ def test_a_scanned_page_is_read_through_ocr() -> None:
     found = [word for word in words if normalize(word) and normalize(word) in text]
     assert len(found) >= 0.9 * len([w for w in words if normalize(w)])
     assert "warranty" in document.text
-    assert document.notes == ()
+    assert document.notes == ("mostly images: 1 of 1 pages are scans",)
     # OCR text comes in a glyph-less font MuPDF calls monospaced: it is prose, not code.
     assert [b.kind for b in document.blocks] == ["heading", "paragraph", "paragraph"]
 
@@ -92,3 +94,77 @@ def test_without_tesseract_an_image_only_pdf_fails_in_one_line_naming_why(
     message = str(caught.value)
     assert "\n" not in message and "scans/reel.pdf" in message
     assert "page 1: scanned" in message and "Tesseract is not installed" in message
+
+
+def junk_over_scan(seed: int = 7) -> bytes:
+    """A scanned page (an image of real text) under an invisible text layer of noise."""
+    data, _ = scanned()
+    doc = pymupdf.open("pdf", data)
+    page = doc[0]
+    rng = random.Random(seed)
+    letters = "bcdfghjklmnpqrstvwxzaeiou"
+    for row in range(30):
+        words = ["".join(rng.choice(letters) for _ in range(rng.randint(3, 8))) for _ in range(9)]
+        page.insert_text((60, 80 + 20 * row), " ".join(words), fontsize=10, render_mode=3)
+    return save(doc)
+
+
+def test_noise_is_told_from_words() -> None:
+    assert pdf_ocr.is_garbage(junk_text())
+    assert not pdf_ocr.is_garbage(" ".join([HTML] * 2))
+    french = (
+        "Retournez le produit dans les trente jours avec le ticket de caisse et la boîte. "
+        "Le remboursement est fait sur la carte qui a servi au paiement, dans un délai de dix"
+        " jours ouvrés après la réception du colis par le magasin."
+    )
+    assert not pdf_ocr.is_garbage(french)
+    assert not pdf_ocr.is_garbage("qzx vbn")  # too few words to judge
+
+
+def junk_text() -> str:
+    rng = random.Random(3)
+    return " ".join("".join(rng.choice("kqzxvbnmtrp") for _ in range(5)) for _ in range(60))
+
+
+@needs_tesseract
+def test_a_text_layer_of_noise_over_a_scan_is_ocrd() -> None:
+    document = parse(junk_over_scan())
+    assert document.ocr_pages == (1,)
+    assert "warranty" in document.text
+    assert not pdf_ocr.is_garbage(document.text)
+
+
+def test_without_ocr_a_text_layer_of_noise_is_left_out_and_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pdf_ocr, "ENABLED", False)
+    doc = pymupdf.open("pdf", story_pdf(HTML * 4))
+    doc.insert_pdf(pymupdf.open("pdf", junk_over_scan()))
+    data = save(doc)
+    document = parse(data)
+    assert all(block.pages == (1,) for block in document.blocks)
+    (record,) = [r for r in document.dropped if r.page == 2]
+    assert record.reason == "unreadable text layer"
+    assert "page" in document.notes[-1] and "2: text layer is not words" in document.notes[-1]
+    found = coverage(document, text_layer_words(data))
+    assert found.lost == ()
+
+
+def test_a_picture_with_a_real_caption_is_not_noise(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pdf_ocr, "ENABLED", False)
+    doc = pymupdf.open("pdf", story_pdf(HTML * 4))
+    picture = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 40, 40), False)
+    picture.clear_with(120)
+    doc[0].insert_image(pymupdf.Rect(400, 700, 500, 780), pixmap=picture)
+    document = parse(save(doc))
+    assert document.dropped == () and document.notes == ()
+
+
+@needs_tesseract
+def test_a_pdf_of_images_passes_with_a_note_saying_so() -> None:
+    data, _ = scanned(pages=3)
+    document = parse(data)
+    assert document.ocr_pages
+    assert document.notes[0] == (
+        f"mostly images: {len(document.ocr_pages)} of {len(document.pages)} pages are scans"
+    )

@@ -115,12 +115,35 @@ def test_markdown_tables_are_all_found(measured: dict[str, Any]) -> None:
         assert r.tables == r.source_tables, r.file
 
 
-def test_the_report_names_the_pages_that_lose_most(measured: dict[str, Any]) -> None:
-    slides = measured["pdf-slides/seminar-semsamp1.pdf"]
-    assert slides.worst_pages and sum(lost for _, lost, _ in slides.worst_pages) <= slides.lost
-    for page, lost, words in slides.worst_pages:
-        assert 1 <= page <= slides.pages and 0 < lost <= words
-    assert measured["md-readme/myst-parser-README.md"].worst_pages == []
+def test_the_report_names_the_pages_that_lose_most() -> None:
+    document = Document(
+        source="a.pdf",
+        title="a",
+        version="1",
+        access="public",
+        language="en",
+        sha256="0",
+        text="Alpha beta\n\ngamma",
+        blocks=(
+            Block("paragraph", "Alpha beta", 0, 10, (1,)),
+            Block("paragraph", "gamma", 12, 17, (2,)),
+        ),
+        dropped=(Dropped("7", "page number", 3),),
+    )
+    pages = [["Alpha", "beta"], ["gamma", "delta", "epsilon", "—"], ["zeta", "7"]]
+    measured = report.FileReport("a.pdf", "pdf")
+    report.pdf_coverage(document, pages, measured)
+    assert measured.source_words == 7
+    assert measured.lost == 3
+    assert measured.lost_sample == ["delta", "epsilon", "zeta"]
+    assert measured.worst_pages == [[2, 2, 3], [3, 1, 2]]
+
+
+def test_words_dropped_by_rule_are_not_lost(measured: dict[str, Any]) -> None:
+    dropping = [r for r in measured.values() if r.file.endswith(".pdf") and r.dropped]
+    assert dropping
+    for r in dropping:
+        assert r.lost <= r.source_words - r.dropped, r.file
 
 
 def test_booktabs_tables_are_found(measured: dict[str, Any]) -> None:
@@ -324,3 +347,12 @@ def test_words_the_parser_records_as_dropped_are_not_lost() -> None:
     assert result.lost == 1 and result.lost_sample == ["vanished"]
     assert result.dropped_by_reason == {"page number": 1, "running head": 2}
     assert result.worst_pages == [[1, 1, 7]]
+
+
+def test_every_whitespace_table_truth_file_is_fetched_by_the_manifest() -> None:
+    truth = json.loads((ROOT / "external" / "whitespace-tables.json").read_text("utf-8"))
+    names = {entry["name"] for entry in json.loads(MANIFEST.read_text("utf-8"))["files"]}
+    assert truth["files"]
+    for name, entry in truth["files"].items():
+        assert name in names, name
+        assert entry["pages"] and all(isinstance(p, int) and p >= 1 for p in entry["pages"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -62,6 +63,8 @@ def parse(
         emit_json_lines((d.to_dict() for d in result.documents), out_file)
     if not as_json:
         out.print(summary_table(result))
+        for line in remarks(result.documents):
+            out.print(line, highlight=False)
     raise typer.Exit(report_failures(result.failures))
 
 
@@ -81,9 +84,40 @@ def document_row(document: Document) -> tuple[str, ...]:
     )
 
 
+def _page_list(pages: tuple[int, ...]) -> str:
+    """Return pages as a short list of ranges: 1-3, 7."""
+    spans: list[list[int]] = []
+    for page in sorted(pages):
+        if spans and page == spans[-1][1] + 1:
+            spans[-1][1] = page
+        else:
+            spans.append([page, page])
+    return ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in spans)
+
+
+def document_remarks(document: Document) -> list[str]:
+    """Return a document's lines under the table: what was dropped, OCR'd, and its notes."""
+    lines = []
+    reasons = Counter(record.reason for record in document.dropped)
+    if reasons:
+        counted = ", ".join(f"{reason} {n}" for reason, n in sorted(reasons.items()))
+        lines.append(f"dropped: {counted}")
+    if document.ocr_pages:
+        lines.append(f"OCR'd pages: {_page_list(document.ocr_pages)}")
+    lines.extend(f"note: {note}" for note in document.notes)
+    return [escape(f"{document.source}: {line}") for line in lines]
+
+
+def remarks(documents: list[Document]) -> list[str]:
+    """Return the remark lines of every document, in order: notes, drops and OCR."""
+    return [line for document in documents for line in document_remarks(document)]
+
+
 def summary_table(result: ParseResult) -> Table:
     """Return the per-document summary of a parse run."""
     table = Table(title=f"{len(result.documents)} documents parsed", title_justify="left")
+    # What was dropped and OCR'd goes in the remark lines under the table: two more
+    # columns would squeeze the source path to a letter a line at 60 columns.
     for name in ("source", "access", "lang", "blocks", "words", "pages", "tables", "sections"):
         left = name in ("source", "access", "lang")
         table.add_column(name, justify="left" if left else "right", overflow="fold")

@@ -53,6 +53,8 @@ _ATTRIBUTE = r"(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+))"
 _HEADING_ATTRIBUTES = re.compile(rf"\s*\{{:?\s*{_ATTRIBUTE}(?:\s+{_ATTRIBUTE})*\s*\}}\s*$")
 _TAG = re.compile(r"</?([A-Za-z][\w.:-]*)")
 _ALT = re.compile(r"""\balt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+_CONTAINER_MARKERS = re.compile(r"^[ \t]*(?:(?:>|[-*+]|\d{1,9}[.)])(?=[ \t]|$)[ \t]*)*")
+"""Blockquote and list markers at the start of a line, however many."""
 
 
 def decode_markdown(data: bytes, source: str) -> str:
@@ -80,7 +82,7 @@ def parse_markdown(data: bytes, source: str, catalog: Catalog, sha256: str) -> D
     body, dropped = preprocess(body, mdx=source.lower().endswith(".mdx"))
     builder = DocumentBuilder()
     walker = _Walker(builder)
-    walker.walk(_MD.parse(body))
+    walker.walk(_MD.parse(body), body.split("\n"))
     title = meta.title or leading_title(builder.blocks) or file_stem(source)
     return finish(builder, source, sha256, replace(meta, title=title), (*dropped, *walker.dropped))
 
@@ -124,6 +126,18 @@ def _inline_html(tag: str) -> str:
     return ""
 
 
+def _past_nesting_limit(tokens: Sequence[Token], i: int) -> bool:
+    """Whether tokens[i] opens a container at markdown-it's nesting limit, left empty.
+
+    Past the limit markdown-it stops reading the container's lines and says nothing, so
+    they come back only from the source (`"> " * 5000 + "deep"` would parse to no text).
+    """
+    token = tokens[i]
+    deepest = int(_MD.options.get("maxNesting", 20)) - 1
+    closes = i + 1 < len(tokens) and tokens[i + 1].nesting == -1
+    return token.nesting == 1 and token.level >= deepest and closes and token.map is not None
+
+
 def _one_line(text: str) -> str:
     return text.replace("\n", " ")
 
@@ -137,11 +151,26 @@ class _Walker:
         self.ordinals: list[int | None] = []
         self.dropped: list[Dropped] = []
 
-    def walk(self, tokens: Sequence[Token]) -> None:
+    def walk(self, tokens: Sequence[Token], lines: list[str]) -> None:
+        """Add the blocks of a token stream parsed from these source lines."""
         i = 0
         while i < len(tokens):
+            if _past_nesting_limit(tokens, i):
+                self._too_deep(tokens[i], lines)
             i = self._step(tokens, i)
         self._flush_item()
+
+    def _too_deep(self, token: Token, lines: list[str]) -> None:
+        """Keep as paragraphs the lines markdown-it left unread past its nesting limit."""
+        start, end = token.map or (0, 0)
+        self._flush_item()
+        for line in lines[start:end]:
+            markers = _CONTAINER_MARKERS.match(line)
+            cut = markers.end() if markers else 0
+            if line[cut:].strip():
+                self.builder.add("paragraph", _SPACES.sub(" ", line[cut:]).strip())
+            if line[:cut].strip():
+                self.dropped.append(Dropped(line[:cut].strip()[:200], "nesting past the limit"))
 
     def _step(self, tokens: Sequence[Token], i: int) -> int:
         token = tokens[i]
@@ -190,7 +219,8 @@ class _Walker:
                 self.builder.add("paragraph", argument)
             elif argument:
                 self.dropped.append(Dropped(argument, "directive argument"))
-            self.walk(_MD.parse(self._without_options(token.content)))
+            body = self._without_options(token.content)
+            self.walk(_MD.parse(body), body.split("\n"))
             return
         content = self._without_options(token.content) if directive else token.content
         self.builder.add("code", content.rstrip())

@@ -11,6 +11,7 @@ from typing import Any
 import pymupdf as _pymupdf_module
 
 from policy_assistant.errors import DocumentError
+from policy_assistant.parse import pdf_aligned as aligned
 from policy_assistant.parse import pdf_bounds as bounds
 from policy_assistant.parse import pdf_ocr as ocr
 from policy_assistant.parse.builder import DocumentBuilder
@@ -34,7 +35,7 @@ from policy_assistant.parse.pdf_lines import (
     upright_share,
 )
 from policy_assistant.parse.pdf_order import reading_order
-from policy_assistant.parse.pdf_rules import TableArea, separators, table_areas
+from policy_assistant.parse.pdf_rules import Box, TableArea, separators, table_areas
 from policy_assistant.parse.pdf_structure import (
     Outline,
     Run,
@@ -51,6 +52,7 @@ from policy_assistant.parse.pdf_tables import (
     widen,
 )
 from policy_assistant.parse.pdf_titlepage import MAX_TITLE_WORDS, demote_title_page, start_title
+from policy_assistant.parse.pdf_turn import as_shown, turned_pages_note
 from policy_assistant.parse.pdf_words import Vocabulary
 from policy_assistant.records import Document, DocumentMeta, Dropped
 
@@ -148,21 +150,28 @@ def _open(data: bytes, source: str) -> Any:
 
 
 def _page_data(
-    page: Any, number: int, notes: list[str]
+    page: Any, number: int, notes: list[str], turned_pages: list[int]
 ) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
     """Return a page's text dict and its vector drawings (None past the bounds), raw.
 
     A page shown turned (/Rotate 90 or 270) whose text then runs up or down the screen
-    is read as it was set, unturned, where its lines are horizontal again.
+    is read as it was set, unturned, where its lines are horizontal again. Text set
+    turned on the sheet so that the /Rotate shows it upright (landscape slides) is read
+    as shown, its lines turned by the page's rotation, without table detection (the
+    rules stay in the sheet's own space): its number goes into turned_pages.
     """
     page_dict = page.get_text("dict", flags=TEXT_FLAGS)
     if page.rotation and upright_share(page_dict) < 0.5:
+        shown = as_shown(page_dict, tuple(page.rotation_matrix))
         turned = page.rotation
         page.set_rotation(0)
         unturned = page.get_text("dict", flags=TEXT_FLAGS)
-        if upright_share(unturned) > upright_share(page_dict):
+        if upright_share(unturned) > max(upright_share(page_dict), upright_share(shown)):
             return unturned, _drawings(page, number, notes)
         page.set_rotation(turned)
+        if upright_share(shown) > upright_share(page_dict):
+            turned_pages.append(number)
+            return shown, None
     return page_dict, _drawings(page, number, notes)
 
 
@@ -198,11 +207,20 @@ def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
 
 def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) -> list[Table]:
     """Return the tables MuPDF finds in a page's table areas; none where its finder fails."""
-    paths = _quietly(page.get_drawings, None) if len(areas) > 1 else None
+    paths: Any = False  # fetched when the finder first runs: get_drawings is dear
     tables: list[Table] = []
     # The page's words, not the box's: a clip would cut a word that runs past the box.
     page_words: list[Word] | None = None
     for area in areas:
+        if area.grid is not None:
+            if page_words is None:
+                page_words = page.get_text("words", flags=TEXT_FLAGS)
+            plain = plain_table(area.grid, page_words, number)
+            if plain is not None:
+                tables.append(plain)
+                continue
+        if paths is False:
+            paths = _quietly(page.get_drawings, None) if len(areas) > 1 else None
         options: dict[str, Any] = {"clip": pymupdf.Rect(area.box), "paths": paths}
         if not area.ruled:
             options.update(vertical_strategy="text", horizontal_strategy="text")
@@ -226,6 +244,20 @@ def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) 
     return tables
 
 
+def plain_table(
+    grid: tuple[tuple[float, ...], tuple[float, ...]], page_words: list[Word], number: int
+) -> Table | None:
+    """Return the table of a plain grid (every rule edge to edge) from its rules alone."""
+    xs, ys = grid
+    cells: list[list[Box | None]] = [
+        [(xs[c], ys[r], xs[c + 1], ys[r + 1]) for c in range(len(xs) - 1)]
+        for r in range(len(ys) - 1)
+    ]
+    box = (xs[0], ys[0], xs[-1], ys[-1])
+    words = [word for word in page_words if _starts_in(word, box)]
+    return table_from_grid(cells, words, box, number, True)
+
+
 def _starts_in(word: Word, box: tuple[float, ...]) -> bool:
     """Whether a word starts inside a box: where its first letter and its middle height are."""
     middle = (word[1] + word[3]) / 2
@@ -239,14 +271,20 @@ def _page_tables(
     if drawings is None:
         return [], False
     areas = table_areas(drawings, lines)
-    if not areas:
-        return [], False
     dense = [area for area in areas if area.cells > bounds.MAX_GRID_CELLS]
     if dense:
         cells = max(area.cells for area in dense)
         notes.append(bounds.dense_grid_note(number, cells))
         areas = [area for area in areas if area.cells <= bounds.MAX_GRID_CELLS]
-    return _find_tables(page, number, areas, drawings), bool(areas)
+    tables = _find_tables(page, number, areas, drawings) if areas else []
+    # Rules whose finder found no table leave their area to the text's alignment.
+    found = [(t.x0, t.y0, t.x1, t.y1) for t in tables]
+    height = page.rect.height
+    regions = aligned.candidate_regions(lines, found, height) if aligned.ENABLED else []
+    if regions:
+        words = page.get_text("words", flags=TEXT_FLAGS)
+        tables += [t for r in regions if (t := aligned.aligned_table(words, r, number))]
+    return tables, bool(areas or regions)
 
 
 def _read_pages(
@@ -257,11 +295,12 @@ def _read_pages(
     notes: list[str] = []
     detected = block_base = 0
     clock = bounds.Deadline(source, doc.page_count)
+    turned: list[int] = []
     for index in range(doc.page_count):
         clock.check(index)
         try:
             page = doc.load_page(index)
-            page_dict, drawings = _page_data(page, index + 1, notes)
+            page_dict, drawings = _page_data(page, index + 1, notes, turned)
             page_dict = scans.read(page, index + 1, page_dict)
             rect = page.rect
         except Exception as exc:
@@ -280,11 +319,21 @@ def _read_pages(
             attach_section_numbers(attach_lone_markers(lines)),
             tables,
             separators(drawings or []),
-            [Dropped(text, "vertical text", index + 1) for text in skipped],
+            _skipped(skipped, scans.garbage.get(index + 1), index + 1),
         )
         pages.append(content)
     notes.extend(scans.notes())
+    if turned:
+        notes.append(turned_pages_note(turned))
     return pages, detected, notes
+
+
+def _skipped(vertical: list[str], noise: str | None, page: int) -> list[Dropped]:
+    """Return the records of a page's text left out: vertical lines, a text layer of noise."""
+    records = [Dropped(text, "vertical text", page) for text in vertical]
+    if noise is not None:
+        records.append(Dropped(noise, "unreadable text layer", page))
+    return records
 
 
 def _sensible_title(title: str | None) -> str | None:

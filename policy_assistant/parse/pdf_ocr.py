@@ -1,11 +1,14 @@
 """OCR for scanned pages: when a page is read through Tesseract, and what is said when not.
 
 A page with under MIN_WORDS words in its text layer and an image on it is taken for a
-scan. Where Tesseract and its language data are installed (Debian: `apt-get install
-tesseract-ocr tesseract-ocr-eng tesseract-ocr-fra`), such a page is read through
-PyMuPDF's OCR text page instead (pdf.py holds that call: it is the one pymupdf module);
-its number goes into Document.ocr_pages. Without Tesseract, or with ENABLED switched off,
-the page is read as it is and a note in Document.notes names it.
+scan; so is a page with an image whose text layer is mostly not words of a language (the
+noise a bad OCR run leaves: see `is_garbage`). Where Tesseract and its language data are
+installed (Debian: `apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-fra`),
+such a page is read through PyMuPDF's OCR text page instead (pdf.py holds that call: it is
+the one pymupdf module); its number goes into Document.ocr_pages. Without Tesseract, or
+with ENABLED switched off, a scan is read as it is and a note in Document.notes names it;
+a text layer of noise is left out (recorded in Document.dropped) and a note names its
+pages. A document whose pages are mostly scans gets a note saying so.
 """
 
 from __future__ import annotations
@@ -40,6 +43,42 @@ def ocr_state() -> str:
     if not ENABLED:
         return "off"
     return "on" if shutil.which("tesseract") else "absent"
+
+
+COMMON_WORDS = {
+    "en": "the of and to a in is that for it as with be on by this are or not from at an "
+    "which have has was you your can if will all its their they we more one may any no",
+    "fr": "le la les de des du un une et est en que qui dans pour pas sur au aux par il "
+    "elle ne se ce sont avec plus ou son sa ses vous nous être été cette leur",
+    "de": "der die das und ist in zu den von mit sich des auf für nicht ein eine als auch "
+    "es an werden aus er hat dass sie nach bei einer um am sind noch wie dem",
+    "es": "el la los las de del y en que un una es por con para no se su al lo como más "
+    "pero sus le ya o este sí porque esta entre cuando muy sin sobre también",
+    "it": "il la di che e è un una per non in del della le si con da al dei gli alla sono "
+    "come più anche nel ma ha se lo questo essere",
+    "pt": "o a os as de do da dos das e que em um uma para com não por se na no mais ao "
+    "como mas foi ele ela seu sua ou ser quando muito",
+}
+"""The commonest words of each language: prose holds many, the noise of a bad OCR run none."""
+MIN_JUDGED_WORDS = 20
+"""A text layer is judged only when it holds at least this many words of letters."""
+MIN_COMMON_SHARE = 0.04
+"""...and taken for noise when fewer than this share of them are common words."""
+
+_ANY_COMMON = frozenset(word for words in COMMON_WORDS.values() for word in words.split())
+_LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def is_garbage(text: str) -> bool:
+    """Whether a text layer is mostly not words of a language: letters that say nothing.
+
+    The common words of every listed language count, so a French page in a corpus that
+    says nothing of its language is no noise; only Latin-script words are judged.
+    """
+    words = [w for w in _LETTER_WORD.findall(text.casefold()) if max(w) <= "\u024f"]
+    if len(words) < MIN_JUDGED_WORDS:
+        return False
+    return sum(word in _ANY_COMMON for word in words) < MIN_COMMON_SHARE * len(words)
 
 
 MONO_FLAG = 8
@@ -105,40 +144,68 @@ class ScanReader:
         """Scanned pages left as they were: OCR off or unavailable."""
         self.failed: list[int] = []
         """Scanned pages on which Tesseract failed."""
+        self.garbage: dict[int, str] = {}
+        """Pages whose text layer was noise and could not be OCR'd: that text, left out."""
+        self.pages = 0
+        """Pages looked at."""
 
     def notes(self) -> list[str]:
         """Return the notes on scanned pages that were not OCR'd."""
-        notes = [unread_note(self.unread)] if self.unread else []
+        notes: list[str] = []
+        scans = len(self.read_pages) + len(self.unread) + len(self.failed) + len(self.garbage)
+        if self.pages and 2 * scans > self.pages:
+            notes.append(f"mostly images: {scans} of {self.pages} pages are scans")
+        if self.unread:
+            notes.append(unread_note(self.unread))
         if self.failed:
             listed = ", ".join(str(page) for page in self.failed)
             notes.append(f"scanned pages {listed}: OCR failed; read as their text layer")
+        if self.garbage:
+            listed = ", ".join(str(page) for page in self.garbage)
+            why = f"Tesseract is not installed ({INSTALL})" if ENABLED else "OCR is switched off"
+            notes.append(
+                f"pages {listed}: text layer is not words (OCR noise over an image), "
+                f"left out and not OCR'd: {why}"
+            )
         return notes
 
     def read(self, page: Any, number: int, page_dict: dict[str, Any]) -> dict[str, Any]:
-        """Return the page's text dict, from OCR when the page is a scan and OCR can run."""
-        words = sum(
-            len(span["text"].split())
+        """Return the page's text dict, from OCR when the page is a scan and OCR can run.
+
+        A text layer of noise over an image is a scan too; when it cannot be OCR'd, its
+        text is left out (kept in `garbage`, for Document.dropped) rather than indexed.
+        """
+        self.pages += 1
+        text = " ".join(
+            span["text"]
             for block in page_dict["blocks"]
             for line in block.get("lines", ())
             for span in line["spans"]
         )
+        words = len(text.split())
         try:
             images = len(page.get_images())
         except Exception:
             images = 0  # a damaged resource list: the page is read as its text layer says
-        if not is_scan(words, images):
+        noise = images > 0 and not is_scan(words, images) and is_garbage(text)
+        if not (noise or is_scan(words, images)):
             return page_dict
         language = ocr_language(self.language)
-        if language is None:
+        textpage = None
+        if language is not None:
+            try:
+                textpage = page.get_textpage_ocr(
+                    flags=self.flags, language=language, dpi=DPI, full=True, tessdata=tessdata()
+                )
+            except Exception:
+                # Tesseract failing on one page leaves that page as it was, and says so.
+                self.failed.append(number)
+                return page_dict
+        if textpage is None:
+            if noise:
+                self.garbage[number] = text
+                return {**page_dict, "blocks": [b for b in page_dict["blocks"] if b.get("type")]}
             self.unread.append(number)
-            return page_dict
-        try:
-            textpage = page.get_textpage_ocr(
-                flags=self.flags, language=language, dpi=DPI, full=True, tessdata=tessdata()
-            )
-        except Exception:
-            # Tesseract failing on one page leaves that page as it was, and says so.
-            self.failed.append(number)
             return page_dict
         self.read_pages.append(number)
         result: dict[str, Any] = page.get_text("dict", textpage=textpage)

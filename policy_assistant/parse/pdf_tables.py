@@ -74,24 +74,33 @@ def closing_lines(
     return lines
 
 
-def _cell_of(word: Word, cells: list[tuple[int, int, Box]]) -> tuple[int, int] | None:
+Cell = tuple[int, int, Box]
+"""(row, column, box) of one cell of a grid."""
+
+
+def _cell_of(word: Word, cells: list[Cell]) -> tuple[int, int] | None:
     """Return (row, column) of the cell where a word starts; None if it starts in none.
 
     The smallest cell holding the point wins: a cell spanning rows or columns holds the
     cells it covers in its box, and they come out of MuPDF's grid as no cell at all.
+    cells need only be those whose height holds the word's middle.
     """
-    centre_y = (word[1] + word[3]) / 2
     start = word[0] + min(1.0, (word[2] - word[0]) / 2)
     for x in (start, (word[0] + word[2]) / 2):
-        holding = [
-            (r, c, box)
-            for r, c, box in cells
-            if box[0] - 0.5 <= x <= box[2] + 0.5 and box[1] - 0.5 <= centre_y <= box[3] + 0.5
-        ]
+        holding = [(r, c, box) for r, c, box in cells if box[0] - 0.5 <= x <= box[2] + 0.5]
         if holding:
             r, c, _ = min(holding, key=lambda h: (h[2][2] - h[2][0]) * (h[2][3] - h[2][1]))
             return r, c
     return None
+
+
+def _cells_at(cells: list[Cell], centre_y: float, memo: dict[float, list[Cell]]) -> list[Cell]:
+    """Return the cells whose height holds centre_y; the words of one line share them."""
+    if centre_y not in memo:
+        memo[centre_y] = [
+            cell for cell in cells if cell[2][1] - 0.5 <= centre_y <= cell[2][3] + 0.5
+        ]
+    return memo[centre_y]
 
 
 def _cell_text(words: list[Word]) -> str:
@@ -124,8 +133,9 @@ def cell_texts(
     cells = [(r, c, box) for r, row in enumerate(rows) for c, box in enumerate(row) if box]
     placed: list[list[list[Word]]] = [[[] for _ in row] for row in rows]
     unplaced: list[Word] = []
+    memo: dict[float, list[Cell]] = {}
     for word in sorted(words, key=lambda w: (w[5], w[6], w[7])):
-        found = _cell_of(word, cells)
+        found = _cell_of(word, _cells_at(cells, (word[1] + word[3]) / 2, memo))
         if found is not None:
             placed[found[0]][found[1]].append(word)
         elif any(ch.isalnum() for ch in word[4]):
@@ -193,8 +203,9 @@ def table_from_grid(
 
 def table_text(rows: list[list[str]]) -> str:
     """Return a table's text: one row per line, cells joined by ' | ', header first."""
-    # An empty last cell would leave a trailing space that the builder strips anyway.
-    return "\n".join(CELL_SEPARATOR.join(row).rstrip() for row in rows)
+    # An empty first or last cell would leave a space at the row's end: a block's text
+    # neither starts nor ends with one.
+    return "\n".join(CELL_SEPARATOR.join(row).strip() for row in rows)
 
 
 def same_row(a: list[str], b: list[str]) -> bool:
