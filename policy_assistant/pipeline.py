@@ -196,7 +196,8 @@ def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
     an unchanged document stay in their segment); nothing to reuse when it is unusable or
     its settings differ."""
     try:
-        with open_index(index_dir, check_tokenizer=False) as old:
+        # verify: a damaged file is found here and rebuilt from the corpus, not reused
+        with open_index(index_dir, check_tokenizer=False, verify=True) as old:
             manifest = old.manifest
             if settings_change(manifest, spec, params):
                 return _Previous(manifest=manifest)
