@@ -32,7 +32,8 @@ from policy_assistant.index.build import (
     settings_change,
     unusable,
 )
-from policy_assistant.index.reader import load_entries
+from policy_assistant.index.reader import load_entries, verify_files
+from policy_assistant.index.unit_store import UNITS_DIR
 from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
 from policy_assistant.records import Chunk
 
@@ -196,9 +197,11 @@ def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
     an unchanged document stay in their segment); nothing to reuse when it is unusable or
     its settings differ."""
     try:
-        # verify: a damaged file is found here and rebuilt from the corpus, not reused
-        with open_index(index_dir, check_tokenizer=False, verify=True) as old:
+        with open_index(index_dir, check_tokenizer=False) as old:
             manifest = old.manifest
+            # A damaged file is found here and rebuilt from the corpus, not reused; units
+            # are rebuilt whole at every write, so theirs are not read.
+            verify_files(index_dir, old.generation, manifest, skip=(f"{UNITS_DIR}/",))
             if settings_change(manifest, spec, params):
                 return _Previous(manifest=manifest)
             entries = load_entries(index_dir, manifest)
