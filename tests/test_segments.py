@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from policy_assistant.ids import content_id
-from policy_assistant.index import build_index, open_index, plan
+from policy_assistant.index import build_index, open_index, plan, segment_search
 from policy_assistant.index import manifest as manifest_module
 from policy_assistant.index.build import IndexSettings, sort_chunks
 from policy_assistant.index.manifest import DocumentEntry
@@ -160,6 +160,14 @@ def test_any_sequence_of_ingests_searches_as_a_cold_build(
     assert any(incremental), "the queries must find something, or nothing is compared"
     assert max(counts) <= plan.MAX_SEGMENTS
     assert max(counts) > 1, "the sequence never made a second segment"
+
+
+def test_scores_are_the_same_when_weights_are_computed_a_few_postings_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus, _ = run_sequence(tmp_path / "i", 4, "lucene", steps=6)
+    monkeypatch.setattr(segment_search, "SLICE", 3)
+    assert results(tmp_path / "i") == reference(corpus_chunks(corpus), "lucene")
 
 
 def test_the_sequences_above_merge_segments(

@@ -21,8 +21,8 @@ import numpy.typing as npt
 from policy_assistant.index.segment import Segment
 from policy_assistant.records import Chunk
 
-SPARSE_RATIO = 8
-"""Score only the touched rows, not a vector over all rows, when postings * this < rows."""
+SLICE = 1 << 18
+"""Postings whose weights are computed at once: bounds a query's temporary memory."""
 
 Floats = npt.NDArray[np.float64]
 Found = tuple[int, int, float]
@@ -90,6 +90,8 @@ def search_segments(
     """Return up to k (segment, row, score) with score > 0 among rows with access <= level.
 
     key(segment, row) returns the row's chunk, read only for rows that reach the top k.
+    Weights are computed SLICE postings at a time, twice (for the term's upper bound, which
+    orders the sums, then to add them), so memory stays one score per row plus a slice.
     """
     per_term = []
     for term, repeats in Counter(terms).items():
@@ -98,31 +100,35 @@ def search_segments(
         df = sum(len(p[1]) for p in parts)
         if df:
             term_idf = float(idf(stats, np.array([df], np.float64))[0])
-            weighted = [(i, r, _weights(stats, term_idf, segments[i], r, t)) for i, r, t in parts]
-            bound = max(float(w.max()) for _, _, w in weighted)
-            per_term.append((-float(repeats) * bound, term.encode("utf-8"), repeats, weighted))
+            bound = max(
+                float(
+                    _weights(
+                        stats, term_idf, segments[i], rows[at : at + SLICE], tf[at : at + SLICE]
+                    ).max()
+                )
+                for i, rows, tf in parts
+                for at in range(0, len(rows), SLICE)
+            )
+            per_term.append(
+                (-float(repeats) * bound, term.encode("utf-8"), repeats, term_idf, parts)
+            )
     if k <= 0 or not per_term:
         return []
     per_term.sort(key=lambda item: (item[0], item[1]))
     bases = np.cumsum([0] + [s.info.rows for s in segments])
-    rows_parts, weight_parts = [], []
-    for _, _, repeats, weighted in per_term:
-        for i, rows, weights in weighted:
-            allowed = segments[i].access[rows] <= level
-            rows_parts.append(rows[allowed].astype(np.int64) + int(bases[i]))
-            w = weights[allowed]
-            weight_parts.append(w * float(repeats) if repeats != 1 else w)
-    rows_all, weights_all = np.concatenate(rows_parts), np.concatenate(weight_parts)
-    if len(rows_all) * SPARSE_RATIO < int(bases[-1]):
-        touched: npt.NDArray[Any] = np.unique(rows_all)
-        inverse = np.searchsorted(touched, rows_all)
-        scores: npt.NDArray[Any] = np.bincount(inverse, weights=weights_all, minlength=len(touched))
-    else:
-        dense = np.bincount(rows_all, weights=weights_all, minlength=int(bases[-1]))
-        touched = np.flatnonzero(dense > 0)
-        scores = dense[touched].astype(np.float64)
-    keep = scores > 0
-    return _top(touched[keep], scores[keep], k, bases, key)
+    scores = np.zeros(int(bases[-1]))
+    for _, _, repeats, term_idf, parts in per_term:
+        for i, rows, tf in parts:
+            for at in range(0, len(rows), SLICE):
+                some = rows[at : at + SLICE]
+                weights = _weights(stats, term_idf, segments[i], some, tf[at : at + SLICE])
+                allowed = segments[i].access[some] <= level
+                if repeats != 1:
+                    weights = weights * float(repeats)
+                # Each row once per term: the sums run in term order, as np.bincount's do.
+                scores[some[allowed].astype(np.int64) + int(bases[i])] += weights[allowed]
+    touched = np.flatnonzero(scores > 0)
+    return _top(touched, scores[touched], k, bases, key)
 
 
 def _top(
