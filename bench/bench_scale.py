@@ -40,6 +40,8 @@ WORDS_PER_CHUNK = 60
 VOCABULARY = 60_000
 QUERY_RANKS = [(5, 80), (12, 300, 4000), (2, 9, 40, 700)]
 """Zipf ranks of the query words: common, middling and rare words together."""
+QUERY_WORD = "qbababa"
+"""The most common word: `search --verify` (every file's checksum) is timed with it."""
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,8 @@ def bench_size(chunks: int, root: Path) -> dict[str, float]:
         trss.append(theirs.rss_mb)
     figures |= {"search_wall": float(np.median(walls)), "search_rss": max(rss)}
     figures |= {"tantivy_search_wall": float(np.median(twalls)), "tantivy_search_rss": max(trss)}
+    verify = run(ours("search", QUERY_WORD, "--index", str(index), "--verify"))
+    figures |= {"verify_wall": verify.wall, "verify_cpu": verify.cpu}
     figures |= {"index_mb": folder_mb(index), "tantivy_mb": folder_mb(tan)}
     return figures
 
