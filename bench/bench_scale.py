@@ -32,6 +32,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -248,6 +249,97 @@ def bench_size(chunks: int, root: Path) -> dict[str, float]:
     return figures
 
 
+def generated_chunks(files: int, seed: int, only: int | None = None) -> list[Any]:
+    """Return the chunks the fixed chunker makes of the generated files (or of file `only`),
+    built directly: the index stage alone, with no parsing."""
+    from policy_assistant.ids import content_id
+    from policy_assistant.records import Chunk
+
+    out = []
+    for i in range(files) if only is None else [only]:
+        words = document(i, seed).split("\n# ", 1)[1].split()
+        source = f"part{i // 1000:03d}/doc{i:06d}.md"
+        for position in range(CHUNKS_PER_FILE):
+            text = " ".join(words[position * WORDS_PER_CHUNK : (position + 1) * WORDS_PER_CHUNK])
+            out.append(
+                Chunk(
+                    id=content_id([source, seed, position, text]),
+                    source=source,
+                    title=source,
+                    version="v1",
+                    access="staff" if i % 5 == 4 else "public",
+                    language="en",
+                    chunker={"name": "fixed", "size": WORDS_PER_CHUNK},
+                    position=position,
+                    start=0,
+                    end=len(text),
+                    pages=(),
+                    sections=(),
+                    text=text,
+                    words=WORDS_PER_CHUNK,
+                )
+            )
+    return out
+
+
+def bench_index_stage(chunks: int, root: Path) -> dict[str, float]:
+    """The index stage alone, in this process: cold build_index, then one file changed
+    (ingest's call: every entry, the changed file's chunks), against tantivy's update."""
+    from policy_assistant.index import build_index, open_index
+    from policy_assistant.index.build import IndexSettings
+    from policy_assistant.index.manifest import DocumentEntry
+    from policy_assistant.index.reader import load_entries
+    from policy_assistant.index.tokenize import tokenize
+
+    files = chunks // CHUNKS_PER_FILE
+    index, tan = root / "index", root / "tantivy"
+    every = generated_chunks(files, 0)
+    settings = IndexSettings(dict(every[0].chunker))
+    start, cpu = time.perf_counter(), time.process_time()
+    build_index(every, index, settings)
+    figures = {"stage_cold_wall": time.perf_counter() - start}
+    figures["stage_cold_cpu"] = time.process_time() - cpu
+    with (root / "tokens.jsonl").open("w", encoding="utf-8") as out:
+        for c in every:
+            out.write(json.dumps([c.source, c.position, " ".join(tokenize(c.text)), c.text]) + "\n")
+    del every
+    built = run(tantivy_script("build", str(tan), str(root / "tokens.jsonl")))
+    figures["tantivy_build_wall"] = built.wall
+    changed = generated_chunks(files, 1, only=files // 2)
+    start, cpu = time.perf_counter(), time.process_time()
+    with open_index(index) as opened:
+        entries = {e.source: e for e in load_entries(index, opened.manifest)}
+    entries[changed[0].source] = DocumentEntry.from_chunks(changed)
+    result = build_index(changed, index, settings, entries=list(entries.values()))
+    figures["stage_change_wall"] = time.perf_counter() - start
+    figures["stage_change_cpu"] = time.process_time() - cpu
+    assert result.changed == [changed[0].source] and result.written
+    one = root / "one.jsonl"
+    with one.open("w", encoding="utf-8") as out:
+        for c in changed:
+            out.write(json.dumps([c.source, c.position, " ".join(tokenize(c.text)), c.text]) + "\n")
+    update = run(tantivy_script("update", str(tan), str(one), changed[0].source))
+    figures["tantivy_update_inner"] = float(update.stdout.strip())
+    figures |= {"index_mb": folder_mb(index), "tantivy_mb": folder_mb(tan)}
+    return figures
+
+
+def report_stage(chunks: int, f: dict[str, float]) -> None:
+    """Print the index stage's figures."""
+    ratio = f["stage_change_wall"] / f["tantivy_update_inner"]
+    print(f"== index stage alone, {chunks:,} chunks")
+    print(
+        f"cold build_index: {f['stage_cold_wall']:.1f} s wall, {f['stage_cold_cpu']:.1f} s CPU;"
+        f" tantivy build (our tokens) {f['tantivy_build_wall']:.1f} s wall"
+    )
+    print(
+        f"one changed file: {f['stage_change_wall']:.3f} s wall, {f['stage_change_cpu']:.3f} s"
+        f" CPU; tantivy delete+add+commit {f['tantivy_update_inner']:.3f} s: {ratio:.1f}x; "
+        f"{f['stage_change_wall'] / f['stage_cold_wall']:.2%} of the cold build"
+    )
+    print(f"index folder: {f['index_mb']:.1f} MB; tantivy {f['tantivy_mb']:.1f} MB")
+
+
 def report(chunks: int, f: dict[str, float]) -> None:
     """Print one size's figures with the floors of issue 15."""
     change_ratio = f["change_wall"] / f["tantivy_update_inner"]
@@ -283,6 +375,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000", help="chunk counts, comma-separated")
     parser.add_argument("--keep", type=Path, help="keep corpora and indexes under this folder")
+    parser.add_argument(
+        "--index-only", action="store_true", help="the index stage alone, in process, no parsing"
+    )
     parser.add_argument("--tantivy", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.tantivy:
@@ -291,8 +386,12 @@ def main() -> None:
     for size in (int(s) for s in args.sizes.split(",")):
         root = Path(tempfile.mkdtemp(prefix=f"scale-{size}-", dir=args.keep))
         try:
-            figures = bench_size(size, root)
-            report(size, figures)
+            if args.index_only:
+                figures = bench_index_stage(size, root)
+                report_stage(size, figures)
+            else:
+                figures = bench_size(size, root)
+                report(size, figures)
             print(json.dumps({"chunks": size, **{k: round(v, 4) for k, v in figures.items()}}))
             sys.stdout.flush()
         finally:
