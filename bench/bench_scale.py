@@ -122,6 +122,7 @@ def folder_mb(folder: Path) -> float:
 
 
 def ours(*args: str) -> list[str]:
+    """Return the command line of our CLI with args."""
     return [sys.executable, "-m", "policy_assistant", *args]
 
 
@@ -137,6 +138,7 @@ def export_tokens(index: Path, out: Path) -> None:
 
 
 def tantivy_script(action: str, *args: str) -> list[str]:
+    """Return the command line of this script's tantivy side."""
     return [sys.executable, __file__, "--tantivy", action, *args]
 
 
@@ -302,7 +304,7 @@ def bench_index_stage(chunks: int, root: Path) -> dict[str, float]:
     with (root / "tokens.jsonl").open("w", encoding="utf-8") as out:
         for c in every:
             out.write(json.dumps([c.source, c.position, " ".join(tokenize(c.text)), c.text]) + "\n")
-    del every
+    del every  # tantivy's build runs beside this process: free the chunks first
     built = run(tantivy_script("build", str(tan), str(root / "tokens.jsonl")))
     figures["tantivy_build_wall"] = built.wall
     changed = generated_chunks(files, 1, only=files // 2)
@@ -320,8 +322,7 @@ def bench_index_stage(chunks: int, root: Path) -> dict[str, float]:
             out.write(json.dumps([c.source, c.position, " ".join(tokenize(c.text)), c.text]) + "\n")
     update = run(tantivy_script("update", str(tan), str(one), changed[0].source))
     figures["tantivy_update_inner"] = float(update.stdout.strip())
-    figures |= {"index_mb": folder_mb(index), "tantivy_mb": folder_mb(tan)}
-    return figures
+    return figures | {"index_mb": folder_mb(index), "tantivy_mb": folder_mb(tan)}
 
 
 def report_stage(chunks: int, f: dict[str, float]) -> None:
