@@ -240,3 +240,16 @@ def test_removing_every_document_of_a_segment_drops_it(tmp_path: Path) -> None:
     with open_index(folder) as index:
         assert len(index.segments) == 1
         assert {c.source for c in index.chunks()} == set(third)
+
+
+def test_a_hit_row_names_its_chunk_in_chunks_order_after_deletions(tmp_path: Path) -> None:
+    run_sequence(tmp_path / "i", 2, "lucene", steps=8)
+    with open_index(tmp_path / "i") as index:
+        assert any(s.deleted is not None for s in index.segments), "no deletion to step over"
+        every = index.chunks()
+        assert len(every) == len(index) == len({c.id for c in every})
+        hits = index.search("w1 w2 mower", 50, "staff")
+        assert hits
+        for hit in hits:
+            assert every[hit.row] == hit.chunk == index.chunk(hit.row)
+            assert index.find(hit.chunk.id) == hit.chunk
