@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from policy_assistant.cli import app
 from policy_assistant.errors import IndexError_
-from policy_assistant.index import index_lock, load_chunks, open_index
+from policy_assistant.index import index_lock, open_index
 from policy_assistant.pipeline import ingest
 
 runner = CliRunner()
