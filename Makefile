@@ -7,7 +7,7 @@ BENCH_STAMP := $(VENV)/.installed-bench
 CORPUS ?= corpus
 SRC := policy_assistant tests bench scripts
 
-.PHONY: help install system ingest eval baseline test lint typecheck check bench bench-sweep corpus golden clean
+.PHONY: help install system ingest eval baseline test lint typecheck check bench bench-sweep bench-scale corpus golden clean
 
 help:
 	@echo "make ingest    set up .venv, ingest the bundled corpus and print the evaluation"
@@ -18,6 +18,7 @@ help:
 	@echo "make check     lint, format check, type check and tests"
 	@echo "make bench     run the benchmarks in bench/ (installs the bench extra)"
 	@echo "make bench-sweep  time 8 eval variants x 3 budgets, 500 questions, 250k words (< 10 s)"
+	@echo "make bench-scale  ours against tantivy at 10k and 100k chunks (SIZES=1000000 for 1M)"
 	@echo "make corpus    rebuild the bundled PDFs from corpus-src/"
 	@echo "make golden    regenerate the golden files in tests/golden/"
 	@echo "make clean     remove .venv, build/ and caches"
@@ -61,6 +62,9 @@ check: lint typecheck test
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,peers,tokens,bench]'
 	@touch $(BENCH_STAMP)
+
+bench-scale: $(BENCH_STAMP)
+	$(BIN)/python bench/bench_scale.py --sizes $(or $(SIZES),10000,100000)
 
 bench: $(BENCH_STAMP)
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -121,17 +121,7 @@ def build_store(data: Path, folder: Path, mode: str) -> Searcher:
     from policy_assistant import index as store
 
     chunks = synthetic_chunks(data)
-    bm25 = store.build_bm25(chunks)
-    ids: dict[str, list[str]] = {}
-    for chunk in chunks:
-        ids.setdefault(chunk.source, []).append(chunk.id)
-    access = {chunk.source: chunk.access for chunk in chunks}
-    entries = [
-        store.DocumentEntry(source, "0" * 64, "v1", access[source], "en", tuple(row_ids))
-        for source, row_ids in ids.items()
-    ]
-    manifest = store.Manifest.create({"name": "synthetic"}, bm25.params(), entries)
-    store.write_index(folder, chunks, manifest, bm25)
+    store.build_index(chunks, folder, store.IndexSettings({"name": "synthetic"}))
     return open_store(folder, mode)
 
 

@@ -34,6 +34,8 @@ from policy_assistant.index.build import (
     settings_change,
     unusable,
 )
+from policy_assistant.index.reader import load_entries, verify_files
+from policy_assistant.index.unit_store import UNITS_DIR
 from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
 from policy_assistant.records import Chunk
 
@@ -79,8 +81,6 @@ class _Previous:
 
     entries: dict[str, DocumentEntry] = field(default_factory=dict)
     """Entries that may be reused (none when everything must be redone)."""
-    chunks: dict[str, list[Chunk]] = field(default_factory=dict)
-    """Reusable chunks by source."""
     damage: str | None = None
     """What was found damaged in the old index, when its manifest read but its chunks did not."""
     manifest: Manifest | None = None
@@ -171,14 +171,14 @@ def sticky_settings(
 def _collect(
     read: CorpusRead, chunker: Chunker, previous: _Previous
 ) -> tuple[list[DocumentEntry], list[Chunk]]:
-    """Chunk each document again only when it differs from the indexed one; return all."""
+    """Chunk each document again only when it differs from the indexed one; return every
+    entry, and the chunks of the documents chunked (the others' stay in the index)."""
     entries: list[DocumentEntry] = []
     chunks: list[Chunk] = []
     for document in read.documents:
         old = previous.entries.get(document.source)
         if old is not None and old.same_document(document):
             entries.append(old)
-            chunks.extend(previous.chunks.get(document.source, []))
             continue
         doc_chunks = chunker.chunk(document)
         entries.append(DocumentEntry.from_document(document, [c.id for c in doc_chunks]))
@@ -198,17 +198,18 @@ def _with_cache(options: CorpusOptions | None, index_dir: Path) -> CorpusOptions
 
 
 def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]) -> _Previous:
-    """Read what the old index offers: nothing to reuse when it is unusable or its settings
-    differ; the index is opened once, for its manifest and its chunks."""
+    """Read what the old index offers: its per-document entries, never its chunks (those of
+    an unchanged document stay in their segment); nothing to reuse when it is unusable or
+    its settings differ."""
     try:
         with open_index(index_dir, check_tokenizer=False) as old:
             manifest = old.manifest
+            # A damaged file is found here and rebuilt from the corpus, not reused; units
+            # are rebuilt whole at every write, so theirs are not read.
+            verify_files(index_dir, old.generation, manifest, skip=(f"{UNITS_DIR}/",))
             if settings_change(manifest, spec, params):
                 return _Previous(manifest=manifest)
-            try:
-                chunks = old.chunks()
-            except IndexError_ as exc:
-                return _Previous(damage=unusable(index_dir, exc), manifest=manifest)
+            entries = load_entries(index_dir, manifest)
     except IndexError_ as exc:
         # A readable manifest beside damaged files: rebuild, and say so; an unreadable or
         # missing manifest: build_index finds that itself and says why.
@@ -216,7 +217,4 @@ def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]
             return _Previous(damage=unusable(index_dir, exc), manifest=load_manifest(index_dir))
         except IndexError_:
             return _Previous()
-    by_source: dict[str, list[Chunk]] = {}
-    for chunk in chunks:
-        by_source.setdefault(chunk.source, []).append(chunk)
-    return _Previous({e.source: e for e in manifest.documents}, by_source, manifest=manifest)
+    return _Previous({e.source: e for e in entries}, manifest=manifest)

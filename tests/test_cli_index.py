@@ -160,7 +160,7 @@ def test_search_verify_reports_a_damaged_file_in_one_line(tmp_path: Path) -> Non
     index = tmp_path / "i"
     assert invoke("ingest", str(corpus), "--index", str(index), "-q").exit_code == 0
     assert invoke("search", "mowers", "--index", str(index), "--verify").exit_code == 0
-    target = next(index.glob("gen-*/bm25/weights.npy"))
+    target = next(index.glob("gen-*/segments/seg-*/tf.npy"))
     data = bytearray(target.read_bytes())
     data[-1] ^= 0xFF
     target.write_bytes(bytes(data))

@@ -102,10 +102,10 @@ def _ingest_command(corpus: Path, index: Path) -> list[str]:
 
 
 def _row_ids(index: Path) -> list[str]:
-    """The live generation's chunk IDs in row order, its chunks file checked whole."""
-    with open_index(index) as opened:
+    """The live generation's chunk IDs in row order, its files checked whole."""
+    with open_index(index, verify=True) as opened:
         ids = [c.id for c in opened.chunks()]
-        assert opened.manifest.chunk_ids == ids
+        assert opened.manifest.rows == len(ids) == sum(e.chunks for e in opened.manifest.documents)
         return ids
 
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from policy_assistant.cli import app
 from policy_assistant.errors import IndexError_
-from policy_assistant.index import index_lock, load_chunks, open_index
+from policy_assistant.index import index_lock, open_index
 from policy_assistant.pipeline import ingest
 
 runner = CliRunner()
@@ -58,19 +58,23 @@ def assert_ingest_repairs(corpus: Path, index_dir: Path) -> None:
         assert [h.chunk.source for h in index.search("mowers", 1)] == ["b.md"]
 
 
-def _bad_json_line(generation: Path) -> None:
-    path = generation / "chunks.jsonl"
-    lines = path.read_bytes().splitlines(keepends=True)
-    lines[1] = b"x" + lines[1][1:]  # same length, so the offsets still agree
-    path.write_bytes(b"".join(lines))
+def segment_file(generation: Path, name: str) -> Path:
+    return next(generation.glob(f"segments/seg-*/{name}"))
+
+
+def _bad_record_block(generation: Path) -> None:
+    path = segment_file(generation, "records.bin")
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 8] = b"\x00" * 8  # same length: offsets agree
+    path.write_bytes(bytes(data))
 
 
 DAMAGE = {
-    "bad JSON line in chunks.jsonl": _bad_json_line,
-    "truncated chunks.jsonl": lambda g: (g / "chunks.jsonl").write_bytes(b'{"id": '),
-    "missing chunk_offsets.npy": lambda g: (g / "chunk_offsets.npy").unlink(),
-    "truncated chunk_access.npy": lambda g: (g / "chunk_access.npy").write_bytes(b"\x93NUMPY"),
-    "missing bm25/rows.npy": lambda g: (g / "bm25" / "rows.npy").unlink(),
+    "bad block in records.bin": _bad_record_block,
+    "truncated records.bin": lambda g: segment_file(g, "records.bin").write_bytes(b"x"),
+    "missing blocks.npy": lambda g: segment_file(g, "blocks.npy").unlink(),
+    "truncated access.npy": lambda g: segment_file(g, "access.npy").write_bytes(b"\x93NUMPY"),
+    "missing rows.npy": lambda g: segment_file(g, "rows.npy").unlink(),
     "truncated manifest.json": lambda g: (g / "manifest.json").write_bytes(b'{"format_v'),
     "missing generation": shutil.rmtree,
     "invalid bytes in CURRENT": lambda g: (g.parent / "CURRENT").write_bytes(b"\xff\xfe\x00gen"),
@@ -86,30 +90,33 @@ def test_damage_is_one_line_in_search_and_ingest_rebuilds(built, damage: str) ->
     assert_ingest_repairs(corpus, index_dir)
 
 
-def test_a_bad_json_line_is_reported_by_row_when_that_row_is_returned(built) -> None:
+def test_bad_document_entries_leave_search_working_and_ingest_rebuilds(built) -> None:
+    corpus, index_dir = built
+    (live(index_dir) / "documents.jsonl").write_bytes(b"{not json\n")
+    assert search_cli(index_dir, "mowers").exit_code == 0  # search never reads the entries
+    assert_one_line_error(runner.invoke(app, ["ls", "--index", str(index_dir)]), "documents.jsonl")
+    assert_ingest_repairs(corpus, index_dir)
+
+
+def test_a_bad_record_block_is_reported_by_row_when_that_row_is_returned(built) -> None:
     corpus, index_dir = built
     with open_index(index_dir) as index:
         row = next(r for r in range(len(index)) if index.chunk(r).source == "b.md")
-    generation = live(index_dir)
-    path = generation / "chunks.jsonl"
-    lines = path.read_bytes().splitlines(keepends=True)
-    lines[row] = b"\x00" + lines[row][1:]
-    path.write_bytes(b"".join(lines))
-    assert search_cli(index_dir, "sprinkler").exit_code == 0  # other rows still readable
-    assert_one_line_error(search_cli(index_dir, "mowers"), f"chunks.jsonl row {row}")
+    _bad_record_block(live(index_dir))
+    assert_one_line_error(search_cli(index_dir, "mowers"), f"records.bin row {row}")
     with pytest.raises(IndexError_, match="checksum"):
-        load_chunks(index_dir)  # what ingest reuses is checked whole
+        open_index(index_dir, verify=True)  # what ingest checks before it reuses anything
     assert_ingest_repairs(corpus, index_dir)
 
 
 def test_a_zeroed_access_array_never_lets_public_search_see_staff(built) -> None:
     _, index_dir = built
-    access = live(index_dir) / "chunk_access.npy"
+    access = segment_file(live(index_dir), "access.npy")
     np.save(access, np.zeros_like(np.load(access)))
     with open_index(index_dir) as index, pytest.raises(IndexError_, match=r"access\.npy disagrees"):
         index.search("refund code 4471", k=3)  # only staff/c.md holds these terms
     assert_one_line_error(search_cli(index_dir, "refund code 4471"), "damaged index")
-    with pytest.raises(IndexError_, match=r"chunk_access\.npy does not match its checksum"):
+    with pytest.raises(IndexError_, match=r"access\.npy does not match its checksum"):
         open_index(index_dir, verify=True)
 
 
@@ -122,7 +129,9 @@ def test_verify_finds_one_flipped_byte_in_any_file(built) -> None:
         for p in generation.rglob("*")
         if p.is_file() and p.name != "manifest.json"
     )
-    assert sorted(manifest["files"]) == on_disk
+    # segment files are checked through their segment.json, whose SHA-256 the manifest holds
+    assert sorted(manifest["files"]) == [n for n in on_disk if not n.startswith("segments/")]
+    assert len(on_disk) > len(manifest["files"]) + 10
     open_index(index_dir, verify=True).close()
     for name in on_disk:
         path = generation / name
@@ -289,7 +298,7 @@ def test_an_index_of_the_format_before_checksums_is_rebuilt_by_ingest(built) -> 
     old = orjson.loads(path.read_bytes())
     del old["files"]
     path.write_bytes(orjson.dumps(old | {"format_version": 1}))
-    assert_one_line_error(search_cli(index_dir, "mowers"), "in format 1", "reads format 2")
+    assert_one_line_error(search_cli(index_dir, "mowers"), "in format 1", "reads format 3")
     summary = ingest(corpus, index_dir, STRUCTURE)
     assert summary.written and summary.added == ["a.md", "b.md", "staff/c.md"]
     assert any("format 1" in w for w in summary.warnings)

@@ -32,6 +32,7 @@ from policy_assistant.index import (
     write_index,
 )
 from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.manifest import documents_bytes, ids_digest, read_documents
 from policy_assistant.records import Chunk, Document
 
 CHUNKER = {"name": "test", "size": 3}
@@ -69,10 +70,10 @@ def make_chunks(docs: int, per_doc: int, seed: int, marker: str) -> list[Chunk]:
 
 def make_index(chunks: list[Chunk]) -> tuple[Manifest, BM25Index]:
     bm25 = store.build_bm25(chunks)
-    ids: dict[tuple[str, str], list[str]] = {}
+    by_source: dict[str, list[Chunk]] = {}
     for c in chunks:
-        ids.setdefault((c.source, c.access), []).append(c.id)
-    entries = [DocumentEntry(s, "", "T", "v1", a, "en", tuple(v)) for (s, a), v in ids.items()]
+        by_source.setdefault(c.source, []).append(c)
+    entries = [DocumentEntry.from_chunks(own) for own in by_source.values()]
     return Manifest.create(CHUNKER, bm25.params(), entries), bm25
 
 
@@ -93,10 +94,14 @@ def test_round_trip(tmp_path: Path, chunks: list[Chunk]):
     on_disk = {
         p.relative_to(generation).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in generation.rglob("*")
-        if p.is_file() and p.name != "manifest.json"
+        if p.is_file() and p.name != "manifest.json" and p.parts[-3] != "segments"
     }
-    assert load_manifest(index_dir) == manifest.with_files(on_disk)
+    loaded = load_manifest(index_dir)
+    assert loaded.files == on_disk and list(on_disk) == ["documents.jsonl"]
+    assert loaded.documents == manifest.documents
+    assert [s.info.rows for s in loaded.segments] == [len(chunks)]
     assert load_chunks(index_dir) == chunks
+    open_index(index_dir, verify=True).close()
     with open_index(index_dir) as index:
         assert len(index) == len(chunks)
         assert [index.chunk(row) for row in range(len(chunks))] == chunks
@@ -113,8 +118,10 @@ def test_manifest_records_settings_and_documents(tmp_path: Path, chunks: list[Ch
     assert data["tool_version"] == "0.1.0"
     assert data["tokenizer"]["stemmer"] == "english"
     assert data["bm25"] == {"variant": "lucene", "k1": 1.2, "b": 0.75}
-    assert [d["source"] for d in data["documents"]] == sorted({c.source for c in chunks})
-    assert Manifest.from_dict(data).chunk_ids == [c.id for c in chunks]
+    assert "documents" not in data  # search opens the manifest: nothing per document in it
+    assert data["document_count"] == len({c.source for c in chunks})
+    assert sum(s["rows"] for s in data["segments"]) == len(chunks)
+    assert load_manifest(tmp_path / "index").documents == make_index(chunks)[0].documents
 
 
 texts = st.text(max_size=12)
@@ -126,21 +133,34 @@ entries = st.builds(
     version=texts,
     access=st.sampled_from(["public", "staff"]),
     language=st.sampled_from(["en", "fr"]),
-    chunk_ids=st.lists(st.text("0123456789abcdef", min_size=16, max_size=16)).map(tuple),
+    chunks=st.integers(0, 10_000),
+    digest=st.text("0123456789abcdef", min_size=16, max_size=16),
+    words=st.integers(0, 10**6),
+    segment=st.text("0123456789abcdef", max_size=16),
+    first=st.integers(0, 10**6),
 )
 
 
 @given(st.lists(entries, max_size=5))
-def test_manifest_survives_json(documents):
+def test_manifest_and_entries_survive_json(tmp_path_factory, documents):
     manifest = Manifest.create({"name": "x", "size": 3}, {"variant": "lucene"}, documents)
     assert Manifest.from_dict(orjson.loads(orjson.dumps(manifest.to_dict()))) == manifest
+    path = tmp_path_factory.mktemp("entries") / "documents.jsonl"
+    path.write_bytes(documents_bytes(documents))
+    back = read_documents(path)
+    assert back == manifest.documents
+    assert [(e.words, e.segment, e.first) for e in back] == [
+        (e.words, e.segment, e.first) for e in manifest.documents
+    ]
 
 
 def test_a_document_and_its_chunks_give_the_same_entry():
     document = Document("a.md", "A", "v2", "public", "fr", "f" * 64, "one two three four")
     chunks = make_chunker("fixed", size=2).chunk(document)
-    entry = DocumentEntry.from_document(document, [c.id for c in chunks])
-    assert entry == DocumentEntry("a.md", "f" * 64, "A", "v2", "public", "fr", entry.chunk_ids)
+    ids = [c.id for c in chunks]
+    entry = DocumentEntry.from_document(document, ids)
+    expected = DocumentEntry("a.md", "f" * 64, "A", "v2", "public", "fr", 2, ids_digest(ids))
+    assert entry == expected
     assert DocumentEntry.from_chunks(chunks) == entry
     assert entry.same_document(document)
     assert not entry.same_document(replace(document, access="staff"))
@@ -237,14 +257,15 @@ def test_damaged_index_gives_one_line_error(tmp_path: Path, chunks: list[Chunk],
     if damage == "current":
         (index_dir / "CURRENT").write_text("../elsewhere\n")
     elif damage == "truncate chunks":
-        path = generation / "chunks.jsonl"
+        path = next(generation.glob("segments/seg-*/records.bin"))
         path.write_bytes(path.read_bytes()[:-100])
     elif damage == "delete bm25":
-        (generation / "bm25" / "weights.npy").unlink()
+        next(generation.glob("segments/seg-*/rows.npy")).unlink()
     elif damage == "bad manifest":
         (generation / "manifest.json").write_text("{not json")
     else:
-        np.save(generation / "chunk_access.npy", np.zeros(len(chunks) - 1, np.uint8))
+        path = next(generation.glob("segments/seg-*/access.npy"))
+        np.save(path, np.zeros(len(chunks) - 1, np.uint8))
     with pytest.raises(IndexError_) as err:
         open_index(index_dir)
     assert "damaged" in str(err.value) and "\n" not in str(err.value)
@@ -349,10 +370,11 @@ def test_killed_writer_leaves_the_old_or_the_new_index(tmp_path: Path):
         leftovers = list(index_dir.glob(".tmp-*")) + list(index_dir.glob(".trash-*"))
         interrupted += bool(leftovers)
         with open_index(index_dir) as index:
-            marker = "alpha" if index.manifest.chunk_ids == ids["alpha"] else "beta"
-            assert index.manifest.chunk_ids == ids[marker]
+            found = [c.id for c in index.chunks()]
+            marker = "alpha" if found == ids["alpha"] else "beta"
+            assert found == ids[marker]
             assert index.chunks() == versions[marker]
-            assert index.bm25.num_docs == len(ids[marker])
+            assert len(index) == len(ids[marker])
             hits = index.search(marker, k=5)
             assert len(hits) == 5 and all(h.chunk.text.startswith(marker) for h in hits)
     assert interrupted  # at least one kill landed in the middle of a write

@@ -5,16 +5,21 @@ An index folder (default build/index) holds:
     CURRENT                  one line naming the live generation, e.g. gen-3f9a0c1d2b4e5f60
     .lock                    fcntl.flock'ed by the one writer
     gen-<hash>/              a complete, immutable generation:
-        chunks.jsonl         one chunk per line (orjson, sorted keys), by source then position
-        chunk_offsets.npy    int64 byte offset of each line, then the file size
-        chunk_access.npy     uint8 per row: index of its label in the manifest's access_labels
-        bm25/                the BM25 index (bm25.py)
+        segments/seg-<hash>/ immutable segments (segment_build.py): terms.txt, postings
+                             (rows.npy int32, tf.npy uint16), dl.npy, access.npy, records.bin
+                             (zlib blocks of chunk records) with blocks.npy, ids.npy and
+                             id_rows.npy (chunk ID -> row), segment.json (its files' SHA-256);
+                             hard links to an older generation's files when unchanged
+        deleted/seg-<hash>.npy  bool per row of that segment: chunks replaced or removed
+        documents.jsonl      per document: source, sha256, metadata, chunk count and digest,
+                             where its chunks sit (segment, first row), words
         units/               retrieval units and their BM25, written by `ingest` (unit_store.py)
-        manifest.json        written last: settings, per document its entry, every file's SHA-256
+        manifest.json        written last: settings, the live segments with their counts (the
+                             global BM25 statistics), SHA-256 of every file outside segments/
 
 Why a CURRENT file: renaming a directory over a non-empty one is not atomic on POSIX, but
 os.replace of a file is. A writer fills `.tmp-<pid>/`, fsyncs it, renames it to
-`gen-<hash of its chunks and manifest>` (with "-b" when that very name is live: rewriting
+`gen-<hash of its manifest>` (with "-b" when that very name is live: rewriting
 the same content repairs a damaged folder without touching the live one) and only then
 replaces CURRENT; older generations are renamed to `.trash-*` and deleted after that. A
 process killed at any moment leaves CURRENT naming a complete generation, old or new; the
@@ -24,9 +29,11 @@ Readers take no lock: they follow CURRENT once and keep their files open, and re
 writer retired the generation before they opened it.
 
 This module is the public API, imported lazily; the work is done in build.py (build_index:
-what changed, and the one call that writes), search.py (Index.search: the one place access is
-enforced), manifest.py, folder.py (locating the folder and its live generation), writer.py (the
-lock and the writer) and reader.py (opening an index, verifying it).
+what changed, and the one call that writes), plan.py (which segments a generation keeps,
+deletes from and merges), segment_build.py, segment.py and segment_search.py (writing,
+reading and scoring segments), search.py (Index.search: the one place access is enforced),
+manifest.py, folder.py (locating the folder and its live generation), writer.py (the lock
+and the writer) and reader.py (opening an index, verifying it).
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""build_index: make an index folder hold exactly a set of chunks, writing only on change.
+"""build_index: make an index folder hold exactly a set of documents, writing only on change.
 
 Both `index CHUNKS.jsonl` and `ingest` end here, so the two write the same bytes for the same
-chunks. A generation is written when a document was added, changed or removed, when the
-chunker, tokenizer or BM25 settings differ from the live generation's, or when there is no
-usable live generation; otherwise nothing is touched.
+chunks. A generation is written when a document was added, changed or removed (a new segment
+for those, the old chunks marked deleted: plan.py), when the units asked for change (the
+segments are kept), and from scratch (one segment) when the chunker, tokenizer or BM25
+settings differ from the live generation's or there is no usable live generation; otherwise
+nothing is touched. What changed is decided from the per-document entries, never the chunks.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant.errors import IndexError_, PolicyAssistantError
-from policy_assistant.index.bm25 import BM25_DEFAULTS
+from policy_assistant.index.bm25 import BM25_DEFAULTS, OKAPI_EPSILON
+from policy_assistant.index.bm25 import _params as bm25_params
 from policy_assistant.index.folder import ingest_hint
 from policy_assistant.index.manifest import DocumentEntry, Manifest
-from policy_assistant.index.reader import load_manifest
-from policy_assistant.index.search import build_bm25
+from policy_assistant.index.plan import cold_generation, incremental_generation
+from policy_assistant.index.reader import load_entries, load_manifest
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
-from policy_assistant.index.writer import Progress, index_lock, write_index
+from policy_assistant.index.writer import Progress, index_lock, write_generation
 from policy_assistant.records import Chunk, Document
 
 
@@ -109,14 +112,16 @@ def build_index(
     documents: Sequence[Document] | None = None,
     live: Manifest | None = None,
 ) -> BuildResult:
-    """Make the index at index_dir hold exactly these chunks; see the module docstring.
+    """Make the index at index_dir hold exactly these documents; see the module docstring.
 
-    entries may name documents that have no chunks (an empty document), so that a later run
-    knows them; by default they are read off the chunks. damage says what the caller found
-    damaged in the live generation (its chunks unreadable): a new one is written whatever else.
-    With documents (ingest without --no-units), the generation also holds their retrieval
-    units, and one without units is written again. live is the live manifest when the caller
-    (holding the lock) has read it already, so it is not read twice.
+    entries are every document's entry (by default read off the chunks); they may name
+    documents that have no chunks (an empty document), so that a later run knows them. The
+    chunks of a document whose entry equals the live one may be left out: its rows stay in
+    their segment. damage says what the caller found damaged in the live generation: a new
+    one is written from the chunks given, whatever else. With documents (ingest without
+    --no-units), the generation also holds their retrieval units, and one without units is
+    written again. live is the live manifest when the caller (holding the lock) has read it
+    already, so it is not read twice.
     """
     settings = settings or IndexSettings()
     rows = sort_chunks(chunks)
@@ -128,20 +133,42 @@ def build_index(
     spec = settings.chunker or chunker_spec(rows)
     params = {**BM25_DEFAULTS, **settings.bm25}
     new = {e.source: e for e in (entries if entries is not None else entries_of(rows))}
-    result = BuildResult(index_dir, chunks=len(rows), words=sum(c.words for c in rows))
+    result = BuildResult(index_dir)
     with index_lock(index_dir):
-        old, result.rebuilt, result.damaged = _previous(index_dir, spec, params, live)
-        if damage and not result.rebuilt:
-            result.rebuilt, result.damaged = damage, True
-        if old is not None and not result.rebuilt and _units_change(index_dir, documents):
-            result.rebuilt = "retrieval units asked for" if documents else "units dropped"
-        _compare(old, new, result)
-        if old is None or result.rebuilt or result.added or result.changed or result.removed:
-            bm25 = build_bm25(rows, params["variant"], params["k1"], params["b"])
-            manifest = Manifest.create(spec, bm25.params(), list(new.values()))
-            write_index(index_dir, rows, manifest, bm25, progress=progress, documents=documents)
+        old, why, result.damaged = _previous(index_dir, spec, params, live)
+        if damage and not why:
+            why, result.damaged = damage, True
+        units = old is not None and _units_change(index_dir, documents)
+        result.rebuilt = why or (
+            ("retrieval units asked for" if documents else "units dropped") if units else None
+        )
+        _compare(None if old is None else old[1], new, result)
+        manifest = Manifest.create(spec, _recorded(params), [])
+        if old is None or why:
+            make = cold_generation(rows, manifest, list(new.values()))
+        elif units or result.added or result.changed or result.removed:
+            fresh_sources = set(result.added) | set(result.changed)
+            fresh = [c for c in rows if c.source in fresh_sources]
+            replaced = result.changed + result.removed
+            make = incremental_generation(old[0], new, replaced, fresh, manifest)
+        else:
+            make = None
+        if make is not None:
+            write_generation(index_dir, make, progress=progress, documents=documents)
             result.written = True
+    given: dict[str, int] = {}
+    for chunk in rows:
+        given[chunk.source] = given.get(chunk.source, 0) + chunk.words
+    result.chunks = sum(e.chunks for e in new.values())
+    result.words = sum(given.get(s, e.words) for s, e in new.items())
     return result
+
+
+def _recorded(params: dict[str, Any]) -> dict[str, Any]:
+    """Return the BM25 parameters as the manifest records them (okapi's epsilon too)."""
+    checked = bm25_params(params["variant"], params["k1"], params["b"], OKAPI_EPSILON)
+    keys = ["variant", "k1", "b"] + (["epsilon"] if checked["variant"] == "okapi" else [])
+    return {key: checked[key] for key in keys}
 
 
 def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> bool:
@@ -152,18 +179,22 @@ def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> bool
     return (live_generation(index_dir) / UNITS_DIR).is_dir() != (documents is not None)
 
 
+Previous = tuple[Manifest, dict[str, DocumentEntry]]
+
+
 def _previous(
     index_dir: Path, spec: dict[str, Any], params: dict[str, Any], live: Manifest | None
-) -> tuple[dict[str, DocumentEntry] | None, str | None, bool]:
-    """Return the live entries (None if none), why to rebuild if so, and whether it is damaged."""
+) -> tuple[Previous | None, str | None, bool]:
+    """Return the live manifest and entries (None if none), why to rebuild if so, and
+    whether it is damaged."""
     try:
         manifest = live or load_manifest(index_dir)
+        entries = {e.source: e for e in load_entries(index_dir, manifest)}
     except IndexError_ as exc:
         if not (index_dir / "CURRENT").exists():
             return None, None, False
         return None, unusable(index_dir, exc), True
-    entries = {e.source: e for e in manifest.documents}
-    return entries, settings_change(manifest, spec, params) or None, False
+    return (manifest, entries), settings_change(manifest, spec, params) or None, False
 
 
 def unusable(index_dir: Path, exc: IndexError_) -> str:

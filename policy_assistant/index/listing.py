@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from policy_assistant.errors import PolicyAssistantError
-from policy_assistant.index.reader import LoadedIndex
+from policy_assistant.index.reader import LoadedIndex, load_entries
 from policy_assistant.records import Chunk
 
 
@@ -35,30 +35,16 @@ class DocumentListing:
 
 
 def list_documents(index: LoadedIndex) -> list[DocumentListing]:
-    """Return every document of the index, by source."""
-    words: dict[str, int] = {}
-    for chunk in index.chunks():
-        words[chunk.source] = words.get(chunk.source, 0) + chunk.words
+    """Return every document of the index, by source (read from its entries, not its chunks)."""
     return [
-        DocumentListing(
-            e.source,
-            e.title,
-            e.version,
-            e.access,
-            e.language,
-            len(e.chunk_ids),
-            words.get(e.source, 0),
-        )
-        for e in index.manifest.documents
+        DocumentListing(e.source, e.title, e.version, e.access, e.language, e.chunks, e.words)
+        for e in load_entries(index.index_dir, index.manifest)
     ]
 
 
 def find_chunk(index: LoadedIndex, chunk_id: str) -> Chunk:
     """Return the chunk with this ID; an error naming it when the index has none."""
-    try:
-        row = index.manifest.chunk_ids.index(chunk_id)
-    except ValueError:
-        raise PolicyAssistantError(
-            f"no chunk {chunk_id!r} in the index at {index.index_dir}"
-        ) from None
-    return index.chunk(row)
+    found = index.find(chunk_id)
+    if found is None:
+        raise PolicyAssistantError(f"no chunk {chunk_id!r} in the index at {index.index_dir}")
+    return found

@@ -1,31 +1,49 @@
-"""The index manifest: what an index holds and the settings it was built with.
+"""The index manifest: settings, the live segments and the statistics search scores with.
 
-writer.py writes it last into each generation as manifest.json; reader.py reads it
-back, and a pipeline compares its documents' hashes to decide what to reuse.
+writer.py writes it last into each generation as manifest.json; it is small whatever the
+corpus (one entry per live segment), so opening an index for search parses little. The
+per-document entries live beside it in documents.jsonl, read only by whoever needs them
+(ingest deciding what changed, `ls`, eval's stale check): `Manifest.documents` reads them
+on first use.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
+from pathlib import Path
 from typing import Any
 
+import orjson
+
 from policy_assistant import __version__
+from policy_assistant.index.segment_build import SegmentInfo
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import ACCESS_LABELS, Chunk, Document
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """Version of the index folder layout; an index in any other is stale.
 
-2: entries read off the chunk records (title, no catalog entry), and file checksums."""
+2: entries read off the chunk records (title, no catalog entry), and file checksums.
+3: immutable segments with deletion masks; entries in documents.jsonl, without chunk IDs."""
+
+DOCUMENTS_FILE = "documents.jsonl"
+"""The per-document entries of a generation, one JSON line each, by source."""
+
+
+def ids_digest(chunk_ids: Sequence[str]) -> str:
+    """Return the 16-hex digest of a document's chunk IDs, in position order."""
+    return hashlib.sha256("\n".join(chunk_ids).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)
 class DocumentEntry:
-    """What the manifest keeps about one document: all of it read off its chunk records.
+    """What the index keeps about one document: all of it read off its chunk records.
 
-    Chunk records carry everything here, so an index built from `chunk --json` output and one
-    built by `ingest` from the same corpus hold the same entries, byte for byte.
+    Equality is the document's identity (bytes, metadata, chunk IDs); where its chunks sit
+    (segment, first) and their words do not take part.
     """
 
     source: str
@@ -40,22 +58,23 @@ class DocumentEntry:
     """Access label."""
     language: str
     """ISO 639-1 language code."""
-    chunk_ids: tuple[str, ...]
-    """IDs of the document's chunks, by position."""
+    chunks: int
+    """How many chunks it has."""
+    digest: str
+    """ids_digest of its chunk IDs, by position."""
+    words: int = field(default=0, compare=False)
+    """Words in its chunks, prefixes included."""
+    segment: str = field(default="", compare=False)
+    """The segment holding its chunks ("" when it has none)."""
+    first: int = field(default=0, compare=False)
+    """Its first chunk's row in that segment; the others follow, by position."""
 
     @classmethod
     def from_document(cls, document: Document, chunk_ids: Sequence[str]) -> DocumentEntry:
         """Return the entry for a parsed document and the IDs of its chunks."""
         doc = document
-        return cls(
-            doc.source,
-            doc.sha256,
-            doc.title,
-            doc.version,
-            doc.access,
-            doc.language,
-            tuple(chunk_ids),
-        )
+        meta = (doc.sha256, doc.title, doc.version, doc.access, doc.language)
+        return cls(doc.source, *meta, len(chunk_ids), ids_digest(chunk_ids))
 
     @classmethod
     def from_chunks(cls, chunks: Sequence[Chunk]) -> DocumentEntry:
@@ -67,7 +86,8 @@ class DocumentEntry:
                 raise ValueError(f"chunks of {first.source} and {chunk.source} in one entry")
             if (chunk.sha256, chunk.title, chunk.version, chunk.access, chunk.language) != meta:
                 raise ValueError(f"{first.source}: its chunks disagree on the document's metadata")
-        return cls(first.source, *meta, tuple(c.id for c in chunks))
+        digest = ids_digest([c.id for c in chunks])
+        return cls(first.source, *meta, len(chunks), digest, sum(c.words for c in chunks))
 
     def same_document(self, document: Document) -> bool:
         """Whether a parsed document is the one this entry was made from (bytes and metadata)."""
@@ -80,19 +100,54 @@ class DocumentEntry:
             self.language,
         )
 
+    def placed(self, segment: str, first: int, words: int) -> DocumentEntry:
+        """Return this entry with its chunks placed at first in segment."""
+        return replace(self, segment=segment, first=first, words=words)
+
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {**_shallow(self), "chunk_ids": list(self.chunk_ids)}
+        return _shallow(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DocumentEntry:
         """Rebuild an entry from its JSON form."""
-        return cls(**{**data, "chunk_ids": tuple(data["chunk_ids"])})
+        return cls(**data)
 
 
 @dataclass(frozen=True, slots=True)
+class LiveSegment:
+    """A segment of a generation and what of it is deleted there."""
+
+    info: SegmentInfo
+    """The segment itself, as it was written."""
+    deleted: int = 0
+    """Rows deleted (replaced or removed chunks); their mask is deleted/<name>.npy."""
+    deleted_nonempty: int = 0
+    """Of those, rows with at least one term."""
+    deleted_length: int = 0
+    """Terms in the deleted rows."""
+
+    @property
+    def live(self) -> int:
+        """Rows not deleted."""
+        return self.info.rows - self.deleted
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        counts = {"deleted": self.deleted, "deleted_nonempty": self.deleted_nonempty}
+        return {**self.info.to_dict(), **counts, "deleted_length": self.deleted_length}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LiveSegment:
+        """Rebuild from the JSON form."""
+        info = SegmentInfo.from_dict(data)
+        counts = (data["deleted"], data["deleted_nonempty"], data["deleted_length"])
+        return cls(info, *(int(c) for c in counts))
+
+
+@dataclass(frozen=True)
 class Manifest:
-    """Everything needed to tell whether an index is current, and what it holds."""
+    """Everything needed to tell whether an index is current, and to score its segments."""
 
     format_version: int
     """FORMAT_VERSION of the writer."""
@@ -103,14 +158,22 @@ class Manifest:
     tokenizer: dict[str, Any]
     """TOKENIZER_SETTINGS the chunks were indexed with."""
     bm25: dict[str, Any]
-    """BM25 variant and parameters (BM25Index.params())."""
-    documents: tuple[DocumentEntry, ...]
-    """One entry per document, by source; their chunks are the index rows, in this order."""
+    """BM25 variant and parameters."""
+    segments: tuple[LiveSegment, ...] = ()
+    """The live segments, in row order."""
+    mean_idf: float = 0.0
+    """okapi only: the mean idf over every live term (0 for lucene)."""
+    document_count: int = 0
+    """Entries in documents.jsonl."""
     access_labels: tuple[str, ...] = ACCESS_LABELS
-    """Access labels, least restricted first; chunk_access.npy holds indexes into it."""
+    """Access labels, least restricted first; a segment's access.npy holds indexes into it."""
     files: dict[str, str] = field(default_factory=dict)
-    """Hex SHA-256 of each other file of the generation, by POSIX path within it; the writer
-    fills it in (with_files), and open_index(..., verify=True) checks it."""
+    """Hex SHA-256 of each generation-level file (documents.jsonl, deletion masks, units), by
+    POSIX path; each segment's own files are checked through its segment.json's SHA-256."""
+    folder: Path | None = field(default=None, compare=False, repr=False)
+    """The generation it was read from (where documents.jsonl is), None for a new one."""
+    given: tuple[DocumentEntry, ...] | None = field(default=None, compare=False, repr=False)
+    """Entries of a manifest made in memory (create), not yet written."""
 
     @classmethod
     def create(
@@ -119,29 +182,59 @@ class Manifest:
         """Return a manifest for this tool version and tokenizer, documents sorted by source."""
         ordered = tuple(sorted(documents, key=lambda d: d.source))
         tokenizer = dict(TOKENIZER_SETTINGS)
-        return cls(FORMAT_VERSION, __version__, dict(chunker), tokenizer, dict(bm25), ordered)
+        return cls(FORMAT_VERSION, __version__, dict(chunker), tokenizer, dict(bm25), given=ordered)
+
+    @cached_property
+    def documents(self) -> tuple[DocumentEntry, ...]:
+        """One entry per document, by source (read from documents.jsonl on first use)."""
+        if self.given is not None or self.folder is None:
+            return self.given or ()
+        return read_documents(self.folder / DOCUMENTS_FILE)
 
     @property
-    def chunk_ids(self) -> list[str]:
-        """Every chunk ID, in row order."""
-        return [chunk_id for doc in self.documents for chunk_id in doc.chunk_ids]
+    def rows(self) -> int:
+        """Live rows (chunks) in the index."""
+        return sum(s.live for s in self.segments)
 
     def with_files(self, files: dict[str, str]) -> Manifest:
         """Return this manifest recording the checksums of the generation's files."""
         return replace(self, files=dict(sorted(files.items())))
 
+    def with_segments(
+        self, segments: Sequence[LiveSegment], mean_idf: float, count: int
+    ) -> Manifest:
+        """Return this manifest holding these live segments and statistics."""
+        return replace(self, segments=tuple(segments), mean_idf=mean_idf, document_count=count)
+
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        documents = [d.to_dict() for d in self.documents]
-        labels = list(self.access_labels)
-        return {**_shallow(self), "documents": documents, "access_labels": labels}
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        del data["folder"], data["given"]
+        data["segments"] = [s.to_dict() for s in self.segments]
+        data["access_labels"] = list(self.access_labels)
+        return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Manifest:
+    def from_dict(cls, data: dict[str, Any], folder: Path | None = None) -> Manifest:
         """Rebuild a manifest from its JSON form."""
-        documents = tuple(DocumentEntry.from_dict(d) for d in data["documents"])
+        segments = tuple(LiveSegment.from_dict(s) for s in data["segments"])
         labels = tuple(data["access_labels"])
-        return cls(**{**data, "documents": documents, "access_labels": labels})
+        return cls(**{**data, "segments": segments, "access_labels": labels}, folder=folder)
+
+
+def read_documents(path: Path) -> tuple[DocumentEntry, ...]:
+    """Return the entries of a documents.jsonl; ValueError or OSError when damaged."""
+    lines = path.read_bytes().splitlines()
+    try:
+        return tuple(DocumentEntry.from_dict(orjson.loads(line)) for line in lines)
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{path.name}: {exc}") from exc
+
+
+def documents_bytes(entries: Sequence[DocumentEntry]) -> bytes:
+    """Return the documents.jsonl bytes of entries (sorted by source)."""
+    ordered = sorted(entries, key=lambda e: e.source)
+    return b"".join(orjson.dumps(e.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n" for e in ordered)
 
 
 def _shallow(record: Any) -> dict[str, Any]:

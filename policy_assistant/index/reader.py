@@ -1,4 +1,4 @@
-"""Reading an index folder: the live generation's manifest, BM25 index and chunks.
+"""Reading an index folder: the live generation's manifest, its segments and chunks.
 
 Readers take no lock: they follow CURRENT once and keep their files open, and retry if a
 writer retired the generation before they opened it.
@@ -7,17 +7,15 @@ writer retired the generation before they opened it.
 from __future__ import annotations
 
 import hashlib
-import os
-from itertools import pairwise
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import orjson
 
 from policy_assistant.errors import IndexError_
-from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.bm25 import OKAPI_EPSILON
 from policy_assistant.index.bm25_files import load_array
 from policy_assistant.index.folder import (
     DEFAULT_INDEX_DIR,
@@ -27,12 +25,20 @@ from policy_assistant.index.folder import (
     live_generation,
     read_current,
 )
-from policy_assistant.index.manifest import FORMAT_VERSION, Manifest
-from policy_assistant.index.search import Index
+from policy_assistant.index.manifest import (
+    DOCUMENTS_FILE,
+    FORMAT_VERSION,
+    DocumentEntry,
+    LiveSegment,
+    Manifest,
+)
+from policy_assistant.index.search import Index, SearchHit
+from policy_assistant.index.segment import Segment
+from policy_assistant.index.segment_search import Statistics, search_segments
+from policy_assistant.index.settings import DEFAULT_K
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
+from policy_assistant.index.writer import DELETED_DIR, SEGMENTS_DIR
 from policy_assistant.records import Chunk
-
-_CHUNKS = "chunks.jsonl"
 
 
 def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
@@ -45,7 +51,7 @@ def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
                 f"index at {index_dir} is in format {found}, this version reads format "
                 f"{FORMAT_VERSION}: {ingest_hint(index_dir)}"
             )
-        return Manifest.from_dict(data)
+        return Manifest.from_dict(data, generation)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         # orjson.JSONDecodeError (bad JSON or bytes) is a ValueError
         raise damaged(index_dir, f"manifest.json: {exc}") from exc
@@ -62,60 +68,122 @@ def load_chunks(index_dir: Path) -> list[Chunk]:
         return index.chunks()
 
 
+def load_entries(index_dir: Path, manifest: Manifest) -> tuple[DocumentEntry, ...]:
+    """Return the per-document entries of a manifest's generation; IndexError_ if damaged."""
+    try:
+        return manifest.documents
+    except (OSError, ValueError) as exc:
+        raise damaged(index_dir, f"{DOCUMENTS_FILE}: {exc}") from exc
+
+
 class LoadedIndex(Index):
-    """An open generation: manifest, BM25 arrays (memory-mapped), chunks read on demand."""
+    """An open generation: manifest, segments (memory-mapped), chunks read on demand."""
 
     def __init__(self, index_dir: Path, generation: Path, manifest: Manifest) -> None:
         self.index_dir = index_dir
         self.manifest = manifest
         self.generation = generation
+        self.access_labels = tuple(manifest.access_labels)
+        self._masks = {}
         self._units: Any = None
+        self.segments: list[Segment] = []
         try:
-            bm25 = BM25Index.load(generation / "bm25")
-        except IndexError_ as exc:
-            raise damaged(index_dir, exc) from exc
-        self._offsets: npt.NDArray[np.int64] = _load_array(generation / "chunk_offsets.npy")
-        super().__init__(bm25, _load_array(generation / "chunk_access.npy"), manifest.access_labels)
-        self._fd = os.open(generation / "chunks.jsonl", os.O_RDONLY)
-        rows, size = len(self._access), os.fstat(self._fd).st_size
-        agree = self._offsets.shape == (rows + 1,) and int(self._offsets[-1]) == size
-        agree &= rows == self.bm25.num_docs == len(manifest.chunk_ids)
-        if not agree or self.bm25.params() != manifest.bm25:
+            for live in manifest.segments:
+                self.segments.append(
+                    Segment(
+                        generation / SEGMENTS_DIR / live.info.name,
+                        live.info,
+                        _mask(generation, live),
+                    )
+                )
+        except (IndexError_, OSError, ValueError) as exc:
             self.close()
-            raise damaged(index_dir, "its files disagree")
+            raise damaged(index_dir, exc) from exc
+        self._live = np.cumsum([0] + [s.live for s in manifest.segments])
+        self._stats = _statistics(manifest)
+
+    def __len__(self) -> int:
+        return self.manifest.rows
 
     def close(self) -> None:
-        """Close the chunks file."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        """Close the segments' files and the units."""
+        for segment in self.segments:
+            segment.close()
+        self.segments = []
         if self._units is not None:
             from policy_assistant.index.unit_store import close_units
 
             close_units(self._units)
             self._units = None
 
-    def chunk(self, row: int) -> Chunk:
-        """Return the chunk at row, reading only its line; raise IndexError_ if damaged."""
-        start, end = int(self._offsets[row]), int(self._offsets[row + 1])
+    def search_terms(
+        self, terms: Sequence[str], k: int = DEFAULT_K, access: str | None = None
+    ) -> list[SearchHit]:
+        """Return the top k chunks for already tokenized query terms (see Index.search)."""
+        level = self.level(access)
+        read: dict[tuple[int, int], Chunk] = {}
+
+        def record(seg: int, row: int) -> Chunk:
+            if (seg, row) not in read:
+                read[seg, row] = self._record(seg, row)
+            return read[seg, row]
+
         try:
-            return Chunk.from_dict(orjson.loads(os.pread(self._fd, end - start, start)))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise damaged(self.index_dir, f"chunks.jsonl row {row}: {exc}") from exc
+            found = search_segments(self.segments, self._stats, terms, k, level, record)
+        except (IndexError, ValueError) as exc:  # numpy on rows out of range: damage
+            raise self.damage(f"damaged postings: {exc}") from exc
+        hits = [
+            SearchHit(rank, score, read[seg, row], self._live_row(seg, row))
+            for rank, (seg, row, score) in enumerate(found, 1)
+        ]
+        if any(self._rank(hit.chunk.access) > level for hit in hits):
+            raise self.damage("access.npy disagrees with the chunk records")
+        return hits
+
+    def _record(self, seg: int, row: int) -> Chunk:
+        """Return a segment's chunk; IndexError_ naming the index when it is damaged."""
+        try:
+            return self.segments[seg].record(row)
+        except IndexError_ as exc:
+            raise self.damage(str(exc)) from exc
+
+    def _live_row(self, seg: int, row: int) -> int:
+        """Return the row number of a live chunk in chunks() order."""
+        return int(self._live[seg]) + self.segments[seg].live_before(row)
+
+    def chunk(self, row: int) -> Chunk:
+        """Return the chunk at a row of chunks() order, reading only its block."""
+        if not 0 <= row < len(self):
+            raise IndexError(f"row {row} out of range")
+        seg = int(np.searchsorted(self._live, row, side="right") - 1)
+        local = row - int(self._live[seg])
+        deleted = self.segments[seg].deleted
+        if deleted is not None:
+            local = int(np.flatnonzero(~np.asarray(deleted))[local])
+        return self._record(seg, local)
 
     def chunks(self) -> list[Chunk]:
-        """Return every chunk, in row order, the file checked against its checksum first."""
-        try:
-            data = os.pread(self._fd, int(self._offsets[-1]), 0)
-        except OSError as exc:
-            raise damaged(self.index_dir, f"chunks.jsonl: {exc}") from exc
-        if hashlib.sha256(data).hexdigest() != self.manifest.files.get(_CHUNKS):
-            raise damaged(self.index_dir, f"{_CHUNKS} does not match its checksum")
-        try:
-            lines = (data[a:b] for a, b in pairwise(self._offsets.tolist()))
-            return [Chunk.from_dict(orjson.loads(line)) for line in lines]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise damaged(self.index_dir, f"{_CHUNKS}: {exc}") from exc
+        """Return every live chunk: segment by segment, each in (source, position) order."""
+        chunks: list[Chunk] = []
+        for segment in self.segments:
+            try:
+                records = segment.records()
+            except IndexError_ as exc:
+                raise self.damage(str(exc)) from exc
+            dead = segment.deleted
+            if dead is None:
+                chunks += records
+            else:
+                chunks += [c for c, gone in zip(records, dead.tolist(), strict=True) if not gone]
+        return chunks
+
+    def find(self, chunk_id: str) -> Chunk | None:
+        """Return the live chunk with this ID, or None."""
+        for seg, segment in enumerate(self.segments):
+            row = segment.find(chunk_id)
+            if row >= 0:
+                return self._record(seg, row)
+        return None
 
     def damage(self, problem: str) -> IndexError_:
         """Return the error for this index's damaged files."""
@@ -152,39 +220,77 @@ class LoadedIndex(Index):
         return passages
 
 
-def _load_array(path: Path) -> Any:
-    return load_array(path, "r")
-
-
-def verify_files(index_dir: Path, generation: Path, manifest: Manifest) -> None:
-    """Raise IndexError_ unless every file the manifest lists has its recorded SHA-256."""
+def verify_files(
+    index_dir: Path, generation: Path, manifest: Manifest, skip: tuple[str, ...] = ()
+) -> None:
+    """Raise IndexError_ unless every file of the generation (but those under the folders
+    skip names) has its recorded SHA-256."""
     if not manifest.files:
         raise damaged(index_dir, "manifest.json records no file checksums")
-    for name, expected in manifest.files.items():
+    expected = dict(manifest.files)
+    for live in manifest.segments:
+        folder = f"{SEGMENTS_DIR}/{live.info.name}"
+        _check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
         try:
-            with (generation / name).open("rb") as handle:
-                found = checksum(handle)
-        except OSError as exc:
-            raise damaged(index_dir, f"{name}: {exc.strerror or exc}") from exc
-        if found != expected:
-            raise damaged(index_dir, f"{name} does not match its checksum")
+            files = orjson.loads((generation / folder / "segment.json").read_bytes())["files"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise damaged(index_dir, f"{folder}/segment.json: {exc}") from exc
+        expected.update({f"{folder}/{name}": digest for name, digest in files.items()})
+    for name, digest in expected.items():
+        if name.startswith(skip):
+            continue
+        _check_file(index_dir, generation, name, digest)
     _verify_name(index_dir, generation)
 
 
+def _check_file(index_dir: Path, generation: Path, name: str, expected: str) -> None:
+    """Raise IndexError_ unless the file has this SHA-256."""
+    try:
+        with (generation / name).open("rb") as handle:
+            found = checksum(handle)
+    except OSError as exc:
+        raise damaged(index_dir, f"{name}: {exc.strerror or exc}") from exc
+    if found != expected:
+        raise damaged(index_dir, f"{name} does not match its checksum")
+
+
 def _verify_name(index_dir: Path, generation: Path) -> None:
-    """Raise IndexError_ unless the generation's name is the hash of its chunks and manifest.
+    """Raise IndexError_ unless the generation's name is the hash of its manifest.
 
     The writer names a generation after that hash, so this checks the manifest itself, which
     holds the other files' checksums and so cannot hold its own.
     """
-    digest = hashlib.sha256()
     try:
-        for name in (_CHUNKS, "manifest.json"):
-            digest.update((generation / name).read_bytes())
+        digest = hashlib.sha256((generation / "manifest.json").read_bytes())
     except OSError as exc:
         raise damaged(index_dir, f"{exc.filename}: {exc.strerror or exc}") from exc
     if generation.name.removesuffix("-b") != f"gen-{digest.hexdigest()[:16]}":
         raise damaged(index_dir, "manifest.json does not match the generation's name")
+
+
+def _mask(generation: Path, live: LiveSegment) -> Any:
+    """Return a segment's deletion mask in this generation, memory-mapped (None: no deletion)."""
+    if not live.deleted:
+        return None
+    mask = load_array(generation / DELETED_DIR / f"{live.info.name}.npy", "r")
+    if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
+        raise ValueError(f"{DELETED_DIR}/{live.info.name}.npy does not fit its segment")
+    return mask
+
+
+def _statistics(manifest: Manifest) -> Statistics:
+    """Return the global BM25 statistics of the live segments."""
+    params = manifest.bm25
+    segments = manifest.segments
+    rows = sum(s.live for s in segments)
+    nonempty = sum(s.info.nonempty - s.deleted_nonempty for s in segments)
+    length = sum(s.info.length - s.deleted_length for s in segments)
+    counted = nonempty if params["variant"] == "lucene" else rows
+    avgdl = float(length) / counted if counted else 0.0
+    epsilon = float(params.get("epsilon", OKAPI_EPSILON))
+    return Statistics(
+        params["variant"], params["k1"], params["b"], counted, avgdl, manifest.mean_idf, epsilon
+    )
 
 
 def open_index(index_dir: Path, check_tokenizer: bool = True, verify: bool = False) -> LoadedIndex:
@@ -202,10 +308,7 @@ def open_index(index_dir: Path, check_tokenizer: bool = True, verify: bool = Fal
                 raise IndexError_(f"index at {index_dir} was built with another tokenizer: {hint}")
             if verify:
                 verify_files(index_dir, generation, manifest)
-            try:
-                return LoadedIndex(index_dir, generation, manifest)
-            except (OSError, ValueError) as exc:
-                raise damaged(index_dir, exc) from exc
+            return LoadedIndex(index_dir, generation, manifest)
         except IndexError_:
             if read_current(index_dir) == generation.name:
                 raise  # not a writer swapping generations under us

@@ -13,6 +13,7 @@ line, after the partial generation is removed; CURRENT still names the old one.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
@@ -21,23 +22,34 @@ import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import orjson
 
 from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import BM25Index
 from policy_assistant.index.folder import GENERATION, checksum, read_current
-from policy_assistant.index.manifest import Manifest
+from policy_assistant.index.manifest import (
+    DOCUMENTS_FILE,
+    DocumentEntry,
+    Manifest,
+    documents_bytes,
+    ids_digest,
+)
 from policy_assistant.records import Chunk, Document
 
 LOCK_TIMEOUT = 10.0
 """Seconds a second writer waits for the lock before giving up."""
 
 Progress = Callable[[int], None]
+SEGMENTS_DIR = "segments"
+"""A generation's segment folders (hard links to the files of an older one when reused)."""
+DELETED_DIR = "deleted"
+"""A generation's deletion masks, one bool .npy per segment with deleted rows."""
 
 _OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-.+|\.CURRENT\.tmp")
 _JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
@@ -161,6 +173,24 @@ def remove_leftovers(index_dir: Path) -> None:
         raise cannot_write(index_dir, exc) from exc
 
 
+@dataclass
+class Generation:
+    """What a new generation holds besides the segments written into its segments/ folder."""
+
+    manifest: Manifest
+    """Its manifest, segments and statistics filled in, files not yet."""
+    entries: Sequence[DocumentEntry]
+    """Every document's entry, placed in its segment."""
+    deleted: dict[str, npt.NDArray[np.bool_]] = field(default_factory=dict)
+    """Deletion masks by segment name, for the segments with deleted rows."""
+    reuse: dict[str, Path] = field(default_factory=dict)
+    """Segments of an older generation to hard-link, by name: their folder there."""
+
+
+MakeGeneration = Callable[[Path], Generation]
+"""Writes the new segments into the folder it is given and says what else goes in."""
+
+
 def write_index(
     index_dir: Path,
     chunks: Sequence[Chunk],
@@ -170,19 +200,36 @@ def write_index(
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
 ) -> Path:
-    """Write a new generation, make it current and delete the others; return its folder.
+    """Write chunks as a new generation of one segment, make it current; return its folder.
 
-    chunks must be in row order (sort_chunks) and agree with manifest.documents and bm25,
-    row for row. Takes the lock, waiting up to lock_timeout; progress gets chunks written.
+    chunks must be in row order (sort_chunks) and agree with manifest.documents and bm25
+    (whose settings are recorded), row for row. Takes the lock, waiting up to lock_timeout.
     With documents, their retrieval units go into the same generation (index/unit_store.py).
     """
+    from policy_assistant.index.plan import cold_generation
+
     _check_consistent(chunks, manifest, bm25)
+    make = cold_generation(chunks, manifest, manifest.documents)
+    return write_generation(index_dir, make, lock_timeout, progress, documents)
+
+
+def write_generation(
+    index_dir: Path,
+    make: MakeGeneration,
+    lock_timeout: float = LOCK_TIMEOUT,
+    progress: Progress | None = None,
+    documents: Sequence[Document] | None = None,
+) -> Path:
+    """Write a new generation (make fills its segments), make it current, delete the others."""
     with index_lock(index_dir, lock_timeout):
         tmp = index_dir / f".tmp-{os.getpid()}"
         try:
             _remove(tmp)
-            tmp.mkdir()
-            name = _write_generation(tmp, chunks, manifest, bm25, progress, documents)
+            (tmp / SEGMENTS_DIR).mkdir(parents=True)
+            generation = make(tmp / SEGMENTS_DIR)
+            if progress is not None:
+                progress(generation.manifest.rows)
+            name = _write_generation(tmp, generation, documents)
             if _live_name(index_dir) == name:
                 # The same content is live, but its files may have been damaged since: write
                 # anyway, into the other slot, since the live folder cannot be replaced in place.
@@ -214,8 +261,14 @@ def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Ind
     """Raise ValueError unless chunks, manifest and BM25 rows agree."""
     if any(a >= b for a, b in pairwise((c.source, c.position) for c in chunks)):
         raise ValueError("chunks must be sorted by source then position (see sort_chunks)")
-    if [c.id for c in chunks] != manifest.chunk_ids:
-        raise ValueError("manifest chunk IDs do not match the chunks, row for row")
+    by_source: dict[str, list[str]] = {}
+    for chunk in chunks:
+        by_source.setdefault(chunk.source, []).append(chunk.id)
+    for entry in manifest.documents:
+        if ids_digest(by_source.pop(entry.source, [])) != entry.digest:
+            raise ValueError(f"manifest entry of {entry.source} does not match its chunks")
+    if by_source:
+        raise ValueError(f"chunks of {sorted(by_source)[0]} have no manifest entry")
     if bm25.num_docs != len(chunks):
         raise ValueError(f"BM25 index has {bm25.num_docs} rows for {len(chunks)} chunks")
     if bm25.params() != manifest.bm25:
@@ -225,47 +278,52 @@ def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Ind
 
 
 def _write_generation(
-    tmp: Path,
-    chunks: Sequence[Chunk],
-    manifest: Manifest,
-    bm25: BM25Index,
-    progress: Any,
-    documents: Sequence[Document] | None = None,
+    tmp: Path, generation: Generation, documents: Sequence[Document] | None = None
 ) -> str:
-    """Fill tmp with a whole generation, manifest last, flushed to disk; return its name."""
-    codes = {label: i for i, label in enumerate(manifest.access_labels)}
-    offsets = np.zeros(len(chunks) + 1, dtype=np.int64)
-    digest = hashlib.sha256()
-    with (tmp / "chunks.jsonl").open("wb") as out:
-        for row, chunk in enumerate(chunks, 1):
-            line = orjson.dumps(chunk.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n"
-            out.write(line)
-            digest.update(line)
-            offsets[row] = offsets[row - 1] + len(line)
-            if progress is not None and row % 10_000 == 0:
-                progress(row)
-    np.save(tmp / "chunk_offsets.npy", offsets)
-    np.save(tmp / "chunk_access.npy", np.array([codes[c.access] for c in chunks], np.uint8))
-    bm25.save(tmp / "bm25")
+    """Fill tmp with the rest of a generation, manifest last, flushed to disk; return its name.
+
+    Reused segments are hard links (a segment is never written twice), so this costs what
+    changed plus documents.jsonl, not the size of the index.
+    """
+    for name, source in generation.reuse.items():
+        _link_tree(source, tmp / SEGMENTS_DIR / name)
+    if generation.deleted:
+        (tmp / DELETED_DIR).mkdir()
+        for name, mask in sorted(generation.deleted.items()):
+            np.save(tmp / DELETED_DIR / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
+    (tmp / DOCUMENTS_FILE).write_bytes(documents_bytes(generation.entries))
     if documents is not None:
         from policy_assistant.index.unit_store import UNITS_DIR, write_units
 
         # The units' files are checksummed into the manifest, and so into the name, below.
-        write_units(documents, tmp / UNITS_DIR, bm25.params())
-    checksums = _flush_files(tmp)
-    manifest_json = orjson.dumps(manifest.with_files(checksums).to_dict(), option=_JSON) + b"\n"
+        write_units(documents, tmp / UNITS_DIR, generation.manifest.bm25)
+    checksums = _flush_files(tmp, skip=SEGMENTS_DIR)
+    manifest = generation.manifest.with_files(checksums)
+    manifest_json = orjson.dumps(manifest.to_dict(), option=_JSON) + b"\n"
     (tmp / "manifest.json").write_bytes(manifest_json)
     _fsync(tmp / "manifest.json")
     for root, _, _ in os.walk(tmp):
         _fsync(Path(root))
-    digest.update(manifest_json)
-    return f"gen-{digest.hexdigest()[:16]}"
+    return f"gen-{hashlib.sha256(manifest_json).hexdigest()[:16]}"
 
 
-def _flush_files(folder: Path) -> dict[str, str]:
-    """fsync every file under folder; return each one's hex SHA-256 by relative POSIX path."""
+def _link_tree(source: Path, target: Path) -> None:
+    """Hard-link every file of a segment folder into target (a copy across file systems)."""
+    target.mkdir()
+    for path in sorted(source.iterdir()):
+        try:
+            os.link(path, target / path.name)
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):
+                raise
+            shutil.copy2(path, target / path.name)
+
+
+def _flush_files(folder: Path, skip: str) -> dict[str, str]:
+    """fsync every file under folder but skip/; return each one's SHA-256 by POSIX path."""
     checksums = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    paths = (p for p in folder.rglob("*") if p.is_file() and p.parts[len(folder.parts)] != skip)
+    for path in sorted(paths):
         with path.open("rb") as handle:
             checksums[path.relative_to(folder).as_posix()] = checksum(handle)
             os.fsync(handle.fileno())

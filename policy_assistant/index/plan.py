@@ -1,0 +1,189 @@
+"""What a new generation holds: which segments it keeps, which rows it deletes, what it merges.
+
+A re-ingest writes one new segment with the chunks of the added and changed documents, marks
+the replaced and removed chunks deleted in their old segments (a mask per segment and
+generation) and hard-links every other segment. The merge policy bounds the work a search
+does: a segment with more than MAX_DELETED of its rows deleted is rewritten, its live chunks
+moving into the new segment; when the generation would hold more than MAX_SEGMENTS segments,
+the smallest are merged into the new one until MERGED_TO remain (tiered, so a chunk is
+rewritten about log(corpus / change) times over its life, not at every ingest). A segment
+with no live row is dropped. The choice depends only on the segments' sizes and names, so
+the same sequence of ingests gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.index.manifest import DocumentEntry, LiveSegment, Manifest
+from policy_assistant.index.segment import Segment
+from policy_assistant.index.segment_build import write_segment
+from policy_assistant.index.segment_search import okapi_mean_idf
+from policy_assistant.index.writer import DELETED_DIR, SEGMENTS_DIR, Generation, MakeGeneration
+from policy_assistant.records import Chunk
+
+MAX_SEGMENTS = 8
+"""More live segments than this after a write, and the smallest are merged."""
+MERGED_TO = 4
+"""How many segments a merge leaves (the new one included)."""
+MAX_DELETED = 1 / 3
+"""A segment with a larger share of its rows deleted is rewritten."""
+
+
+def cold_generation(
+    chunks: Sequence[Chunk], manifest: Manifest, entries: Sequence[DocumentEntry]
+) -> MakeGeneration:
+    """Return the maker of a generation holding chunks (in row order) as one segment."""
+
+    def make(folder: Path) -> Generation:
+        live = (
+            [LiveSegment(write_segment(folder, chunks, manifest.access_labels))] if chunks else []
+        )
+        name = live[0].info.name if live else ""
+        placed = _place({e.source: e for e in entries}, chunks, name)
+        return _finish(folder, manifest, live, {}, placed, {})
+
+    return make
+
+
+def incremental_generation(
+    old: Manifest,
+    entries: dict[str, DocumentEntry],
+    replaced: Sequence[str],
+    fresh: Sequence[Chunk],
+    manifest: Manifest,
+) -> MakeGeneration:
+    """Return the maker of a generation that replaces the chunks of the replaced sources.
+
+    entries are every document's new entries; fresh holds (in row order) the chunks of the
+    ones added or changed; replaced names the sources whose old chunks are deleted.
+    """
+
+    def make(folder: Path) -> Generation:
+        assert old.folder is not None  # a manifest read from disk knows its generation
+        before = {e.source: e for e in old.documents}
+        opened = {s.info.name: _open(old.folder, s) for s in old.segments}
+        try:
+            counts = {s.info.name: s for s in old.segments}
+            for source in replaced:
+                entry = before.get(source)
+                if entry is not None and entry.chunks:
+                    counts[entry.segment] = _delete(
+                        opened[entry.segment], counts[entry.segment], entry
+                    )
+            kept, merged = _choose([s for s in counts.values() if s.live], bool(fresh))
+            moved = [c for name in merged for c in _live_records(opened[name])]
+            rows = sorted([*fresh, *moved], key=lambda c: (c.source, c.position))
+            live = [counts[name] for name in kept]
+            if rows:
+                live.append(LiveSegment(write_segment(folder, rows, manifest.access_labels)))
+            new_name = live[-1].info.name if rows else ""
+            placed = _place(entries, rows, new_name, before, set(merged))
+            masks = {
+                n: m for n in kept if (m := opened[n].deleted) is not None and counts[n].deleted
+            }
+            reuse = {name: old.folder / SEGMENTS_DIR / name for name in kept}
+            return _finish(folder, manifest, live, masks, placed, reuse, opened)
+        finally:
+            for segment in opened.values():
+                segment.close()
+
+    return make
+
+
+def _open(generation: Path, live: LiveSegment) -> Segment:
+    """Open a segment of a generation with a writable copy of its deletion mask."""
+    mask = None
+    if live.deleted:
+        mask = np.load(generation / DELETED_DIR / f"{live.info.name}.npy", allow_pickle=False)
+    return Segment(generation / SEGMENTS_DIR / live.info.name, live.info, mask)
+
+
+def _delete(segment: Segment, live: LiveSegment, entry: DocumentEntry) -> LiveSegment:
+    """Mark an entry's rows deleted in its segment; return the segment's new counts."""
+    if segment.deleted is None:
+        segment.deleted = np.zeros(segment.info.rows, np.bool_)
+    rows = slice(entry.first, entry.first + entry.chunks)
+    if segment.deleted[rows].any():
+        raise PolicyAssistantError(f"{entry.source}: its chunks were deleted twice")
+    segment.deleted[rows] = True
+    lengths = np.asarray(segment.dl[rows], np.int64)
+    return LiveSegment(
+        live.info,
+        live.deleted + entry.chunks,
+        live.deleted_nonempty + int((lengths > 0).sum()),
+        live.deleted_length + int(lengths.sum()),
+    )
+
+
+def _choose(segments: list[LiveSegment], fresh: bool) -> tuple[list[str], list[str]]:
+    """Return the segments kept as they are (in order) and those merged into the new one."""
+    merged = [s.info.name for s in segments if s.deleted > MAX_DELETED * s.info.rows]
+    rest = [s for s in segments if s.info.name not in merged]
+    count = len(rest) + (1 if fresh or merged else 0)
+    if count > MAX_SEGMENTS:
+        smallest = sorted(rest, key=lambda s: (s.live, s.info.name))
+        merged += [s.info.name for s in smallest[: count - MERGED_TO + 1]]
+    return [s.info.name for s in segments if s.info.name not in merged], merged
+
+
+def _live_records(segment: Segment) -> list[Chunk]:
+    """Return a segment's live chunk records, in row order."""
+    records = segment.records()
+    if segment.deleted is None:
+        return records
+    return [c for c, dead in zip(records, segment.deleted.tolist(), strict=True) if not dead]
+
+
+def _place(
+    entries: dict[str, DocumentEntry],
+    rows: Sequence[Chunk],
+    segment: str,
+    before: dict[str, DocumentEntry] | None = None,
+    merged: set[str] | None = None,
+) -> list[DocumentEntry]:
+    """Return every entry placed: in the new segment if its chunks are there, else as it was."""
+    first: dict[str, int] = {}
+    words: dict[str, int] = {}
+    for row, chunk in enumerate(rows):
+        first.setdefault(chunk.source, row)
+        words[chunk.source] = words.get(chunk.source, 0) + chunk.words
+    placed = []
+    for source in sorted(entries):
+        entry = entries[source]
+        if source in first:
+            placed.append(entry.placed(segment, first[source], words[source]))
+            continue
+        old = (before or {}).get(source)
+        if entry.chunks == 0:
+            placed.append(entry.placed("", 0, 0))
+        elif old is None or old != entry or old.segment in (merged or set()):
+            raise PolicyAssistantError(f"{source}: its {entry.chunks} chunks were not given")
+        else:
+            placed.append(old)
+    return placed
+
+
+def _finish(
+    folder: Path,
+    manifest: Manifest,
+    live: list[LiveSegment],
+    masks: dict[str, npt.NDArray[np.bool_]],
+    placed: list[DocumentEntry],
+    reuse: dict[str, Path],
+    opened: dict[str, Segment] | None = None,
+) -> Generation:
+    """Return the generation, with okapi's mean idf computed over its live segments."""
+    mean_idf = 0.0
+    if manifest.bm25.get("variant") == "okapi":
+        segments = [
+            (opened or {}).get(s.info.name) or Segment(folder / s.info.name, s.info, None)
+            for s in live
+        ]
+        mean_idf = okapi_mean_idf(segments, sum(s.live for s in live))
+    return Generation(manifest.with_segments(live, mean_idf, len(placed)), placed, masks, reuse)

@@ -1,0 +1,175 @@
+"""BM25 over live segments, with statistics global across them, so scores equal a cold build's.
+
+N, avgdl (from the manifest's per-segment counts, deleted rows taken out) and each query
+term's df (its live postings in every segment) are those of one index holding only the live
+chunks. Weights are computed from raw tf and row lengths with the operations, in the order,
+of bm25_build._scatter, and a row's terms are summed in the order BM25Index.search sums them
+(highest upper bound first, then term bytes), so the floats are the same ones. Ties break by
+(source, position): the row order of a cold build.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from policy_assistant.index.segment import Segment
+from policy_assistant.records import Chunk
+
+SLICE = 1 << 18
+"""Postings whose weights are computed at once: bounds a query's temporary memory."""
+
+Floats = npt.NDArray[np.float64]
+Found = tuple[int, int, float]
+"""A hit: segment index, local row, score."""
+
+
+@dataclass(frozen=True, slots=True)
+class Statistics:
+    """The collection statistics BM25 scores with, over live rows only."""
+
+    variant: str
+    """lucene or okapi."""
+    k1: float
+    """Term frequency saturation."""
+    b: float
+    """Length normalization."""
+    counted: int
+    """N: live rows with a term (lucene) or every live row (okapi)."""
+    avgdl: float
+    """Average length over the counted rows."""
+    mean_idf: float
+    """okapi: the mean idf over every live term (its floor is epsilon times this)."""
+    epsilon: float
+    """okapi's floor, as a fraction of mean_idf."""
+
+
+def idf(stats: Statistics, df: Floats) -> Floats:
+    """Return each df's idf, as bm25_build._idf gives it for the whole vocabulary."""
+    n_docs = stats.counted
+    if stats.variant == "lucene":
+        return np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+    values = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
+    values[values < 0] = stats.epsilon * stats.mean_idf
+    return values
+
+
+def live_postings(segment: Segment, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
+    """Return a term's live rows and tf in one segment."""
+    rows, tf = segment.postings(term)
+    if len(rows) and segment.deleted is not None:
+        keep = ~segment.deleted[rows]
+        rows, tf = rows[keep], tf[keep]
+    return rows, tf
+
+
+def _weights(stats: Statistics, term_idf: float, segment: Segment, rows: Any, tf: Any) -> Floats:
+    """Return the BM25 weights of postings, as _scatter computes them."""
+    k1, b, avgdl = stats.k1, stats.b, stats.avgdl or 1.0
+    lengths = segment.dl[rows].astype(np.float64)
+    row_norm = k1 * (1 - b + b * lengths / avgdl)
+    freq = tf.astype(np.float64)
+    saturation = freq * (k1 + 1) / (freq + row_norm)
+    result: Floats = np.float64(term_idf) * saturation
+    return result
+
+
+def search_segments(
+    segments: Sequence[Segment],
+    stats: Statistics,
+    terms: Sequence[str],
+    k: int,
+    level: int,
+    key: Callable[[int, int], Chunk],
+) -> list[Found]:
+    """Return up to k (segment, row, score) with score > 0 among rows with access <= level.
+
+    key(segment, row) returns the row's chunk, read only for rows that reach the top k.
+    Weights are computed SLICE postings at a time, twice (for the term's upper bound, which
+    orders the sums, then to add them), so memory stays one score per row plus a slice.
+    """
+    per_term = []
+    for term, repeats in Counter(terms).items():
+        parts = [(i, *live_postings(seg, term)) for i, seg in enumerate(segments)]
+        parts = [p for p in parts if len(p[1])]
+        df = sum(len(p[1]) for p in parts)
+        if df:
+            term_idf = float(idf(stats, np.array([df], np.float64))[0])
+            bound = max(
+                float(
+                    _weights(
+                        stats, term_idf, segments[i], rows[at : at + SLICE], tf[at : at + SLICE]
+                    ).max()
+                )
+                for i, rows, tf in parts
+                for at in range(0, len(rows), SLICE)
+            )
+            per_term.append(
+                (-float(repeats) * bound, term.encode("utf-8"), repeats, term_idf, parts)
+            )
+    if k <= 0 or not per_term:
+        return []
+    per_term.sort(key=lambda item: (item[0], item[1]))
+    bases = np.cumsum([0] + [s.info.rows for s in segments])
+    scores = np.zeros(int(bases[-1]))
+    for _, _, repeats, term_idf, parts in per_term:
+        for i, rows, tf in parts:
+            for at in range(0, len(rows), SLICE):
+                some = rows[at : at + SLICE]
+                weights = _weights(stats, term_idf, segments[i], some, tf[at : at + SLICE])
+                allowed = segments[i].access[some] <= level
+                if repeats != 1:
+                    weights = weights * float(repeats)
+                # Each row once per term: the sums run in term order, as np.bincount's do.
+                scores[some[allowed].astype(np.int64) + int(bases[i])] += weights[allowed]
+    touched = np.flatnonzero(scores > 0)
+    return _top(touched, scores[touched], k, bases, key)
+
+
+def _top(
+    rows: Any, scores: Floats, k: int, bases: Any, key: Callable[[int, int], Chunk]
+) -> list[Found]:
+    """Return the k best: score descending, then (source, position) of the chunk."""
+    if len(rows) > k:
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        above = np.flatnonzero(scores > kth)
+        tied = np.flatnonzero(scores == kth)
+        # Within a segment rows are in (source, position) order: each segment's first few
+        # tied rows are the only ones that can win a place.
+        seg_of = np.searchsorted(bases, rows[tied], side="right") - 1
+        room = k - len(above)
+        firsts = [tied[seg_of == s][:room] for s in np.unique(seg_of)]
+        chosen = np.concatenate([above, *firsts])
+        rows, scores = rows[chosen], scores[chosen]
+    found = []
+    for row, score in zip(rows.tolist(), scores.tolist(), strict=True):
+        seg = int(np.searchsorted(bases, row, side="right") - 1)
+        local = row - int(bases[seg])
+        chunk = key(seg, local)
+        found.append((-score, chunk.source, chunk.position, seg, local, score))
+    found.sort()
+    return [(seg, local, score) for _, _, _, seg, local, score in found[:k]]
+
+
+def okapi_mean_idf(segments: Sequence[Segment], counted: int) -> float:
+    """Return the mean okapi idf over every term with a live posting, as a cold build has it."""
+    df: dict[bytes, int] = {}
+    for seg in segments:
+        sizes = np.diff(np.asarray(seg.ptr))
+        if seg.deleted is not None and len(seg.rows):
+            dead = seg.deleted[np.asarray(seg.rows)].astype(np.int64)
+            starts = np.asarray(seg.ptr[:-1])
+            sizes = sizes - np.add.reduceat(dead, starts) * (sizes > 0)
+        terms = seg.term_list()
+        for term, size in zip(terms, sizes.tolist(), strict=True):
+            if size:
+                df[term] = df.get(term, 0) + size
+    if not df:
+        return 0.0
+    values = np.array([df[t] for t in sorted(df)], np.float64)
+    return float((np.log(counted - values + 0.5) - np.log(values + 0.5)).mean())

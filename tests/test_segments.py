@@ -1,0 +1,255 @@
+"""Segments: after any sequence of ingests, search equals a cold build of the final corpus.
+
+The reference for the scores is BM25Index over the same chunks in memory (weights computed
+at build time, itself checked against rank-bm25 in test_bm25.py), and a cold build of the
+final corpus into a fresh folder; both must give the same IDs and the same floats.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+
+import pytest
+
+from policy_assistant.ids import content_id
+from policy_assistant.index import build_index, open_index, plan, segment_search
+from policy_assistant.index import manifest as manifest_module
+from policy_assistant.index.build import IndexSettings, sort_chunks
+from policy_assistant.index.manifest import DocumentEntry
+from policy_assistant.index.search import memory_index
+from policy_assistant.index.segment import Segment
+from policy_assistant.records import Chunk
+
+CHUNKER = {"name": "test", "size": 3}
+VOCAB = [f"w{i}" for i in range(120)] + ["mower", "sprinkler", "warranty", "refund"]
+QUERIES = [
+    "mower",
+    "w1",
+    "w2 w3",
+    "mower warranty refund",
+    "w0 w0 w5",
+    "sprinkler w7 w8 w9 w10",
+    "w110 w111 nothing",
+    "absent",
+]
+
+
+def doc_chunks(source: str, seed: int, access: str) -> list[Chunk]:
+    """Chunks of one document; seed decides its text, so a new seed is a changed document."""
+    rng = random.Random(f"{source}:{seed}")
+    chunks = []
+    for position in range(rng.randint(1, 6)):
+        size = rng.choice([0, 3, 8, 20, 40])  # an empty chunk has no term (lucene's N)
+        text = " ".join(rng.choice(VOCAB[: rng.randint(10, len(VOCAB))]) for _ in range(size))
+        chunks.append(
+            Chunk(
+                id=content_id([source, seed, position, text]),
+                source=source,
+                title=source,
+                version=f"v{seed}",
+                access=access,
+                language="en",
+                chunker=CHUNKER,
+                position=position,
+                start=0,
+                end=len(text),
+                pages=(),
+                sections=(),
+                text=text,
+                words=len(text.split()),
+                sha256=hashlib.sha256(f"{source}{seed}".encode()).hexdigest(),
+            )
+        )
+    return chunks
+
+
+Corpus = dict[str, tuple[int, str]]
+
+
+def corpus_chunks(corpus: Corpus) -> list[Chunk]:
+    return [c for s, (seed, access) in sorted(corpus.items()) for c in doc_chunks(s, seed, access)]
+
+
+def step(rng: random.Random, corpus: Corpus, serial: list[int]) -> Corpus:
+    """Return the corpus after adding, changing and removing a few documents."""
+    new = dict(corpus)
+    for source in rng.sample(sorted(new), min(len(new), rng.randint(0, 3))):
+        if rng.random() < 0.5:
+            del new[source]
+        else:
+            new[source] = (new[source][0] + 1, new[source][1])
+    for _ in range(rng.randint(0, 4)):
+        serial[0] += 1
+        new[f"doc{serial[0]:03d}.md"] = (0, rng.choice(["public", "public", "staff"]))
+    return new
+
+
+def ingest(folder: Path, before: Corpus, after: Corpus, variant: str, partial: bool) -> None:
+    """Index after: the whole stream, or (partial, as ingest does) only what changed."""
+    chunks = corpus_chunks(after)
+    settings = IndexSettings(CHUNKER, {"variant": variant})
+    if not partial:
+        build_index(chunks, folder, settings)
+        return
+    entries = []
+    given: list[Chunk] = []
+    for source, (seed, access) in sorted(after.items()):
+        own = doc_chunks(source, seed, access)
+        entries.append(DocumentEntry.from_chunks(own))
+        if before.get(source) != after[source]:
+            given += own
+    build_index(given, folder, settings, entries=entries)
+
+
+def results(folder: Path) -> list[list[tuple[str, float]]]:
+    out = []
+    with open_index(folder) as index:
+        for query in QUERIES:
+            for access in ("public", "staff"):
+                for k in (3, 10, 1000):
+                    out.append([(h.chunk.id, h.score) for h in index.search(query, k, access)])
+    return out
+
+
+def reference(chunks: list[Chunk], variant: str) -> list[list[tuple[str, float]]]:
+    index = memory_index(sort_chunks(chunks), {"variant": variant})
+    return [
+        [(h.chunk.id, h.score) for h in index.search(query, k, access)]
+        for query in QUERIES
+        for access in ("public", "staff")
+        for k in (3, 10, 1000)
+    ]
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != ".lock"
+    }
+
+
+def run_sequence(folder: Path, seed: int, variant: str, steps: int) -> tuple[Corpus, list[int]]:
+    """Ingest a random sequence; return the final corpus and the segment count after each."""
+    rng = random.Random(seed)
+    serial = [0]
+    corpus: Corpus = {}
+    counts = []
+    for n in range(steps):
+        after = step(rng, corpus, serial) or {"seed.md": (n, "public")}
+        ingest(folder, corpus, after, variant, partial=bool(n % 2))
+        corpus = after
+        with open_index(folder) as index:
+            counts.append(len(index.segments))
+    return corpus, counts
+
+
+@pytest.mark.parametrize("variant", ["lucene", "okapi"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_any_sequence_of_ingests_searches_as_a_cold_build(
+    tmp_path: Path, seed: int, variant: str
+) -> None:
+    corpus, counts = run_sequence(tmp_path / "i", seed, variant, steps=14)
+    final = corpus_chunks(corpus)
+    build_index(final, tmp_path / "cold", IndexSettings(CHUNKER, {"variant": variant}))
+    incremental = results(tmp_path / "i")
+    assert incremental == results(tmp_path / "cold")
+    assert incremental == reference(final, variant)
+    assert any(incremental), "the queries must find something, or nothing is compared"
+    assert max(counts) <= plan.MAX_SEGMENTS
+    assert max(counts) > 1, "the sequence never made a second segment"
+
+
+def test_scores_are_the_same_when_weights_are_computed_a_few_postings_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus, _ = run_sequence(tmp_path / "i", 4, "lucene", steps=6)
+    monkeypatch.setattr(segment_search, "SLICE", 3)
+    assert results(tmp_path / "i") == reference(corpus_chunks(corpus), "lucene")
+
+
+def test_the_sequences_above_merge_segments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    merged: list[list[str]] = []
+    choose = plan._choose
+
+    def spy(segments: list[plan.LiveSegment], fresh: bool) -> tuple[list[str], list[str]]:
+        kept, chosen = choose(segments, fresh)
+        merged.append(chosen)
+        return kept, chosen
+
+    monkeypatch.setattr(plan, "_choose", spy)
+    _, counts = run_sequence(tmp_path / "i", 1, "lucene", steps=14)
+    assert sum(1 for m in merged if len(m) >= 2) >= 1, (merged, counts)
+
+
+def test_the_same_sequence_gives_the_same_bytes(tmp_path: Path) -> None:
+    run_sequence(tmp_path / "a", 5, "lucene", steps=8)
+    run_sequence(tmp_path / "b", 5, "lucene", steps=8)
+    assert tree(tmp_path / "a") == tree(tmp_path / "b")
+
+
+def test_a_change_writes_one_segment_and_links_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "i"
+    corpus = {f"d{i}.md": (0, "public") for i in range(20)}
+    ingest(folder, {}, corpus, "lucene", partial=False)
+    with open_index(folder) as index:
+        (first,) = [s.folder for s in index.segments]
+    inode = (first / "rows.npy").stat().st_ino
+    read: list[int] = []
+    original = Segment.records
+    monkeypatch.setattr(Segment, "records", lambda self: read.append(1) or original(self))
+    changed = {**corpus, "d3.md": (1, "public")}
+    ingest(folder, corpus, changed, "lucene", partial=True)
+    with open_index(folder) as index:
+        assert len(index.segments) == 2
+        assert (index.segments[0].folder / "rows.npy").stat().st_ino == inode
+        assert index.manifest.segments[0].deleted == len(doc_chunks("d3.md", 0, "public"))
+    assert read == [], "no chunk record of an unchanged document was read"
+
+
+def test_search_does_not_read_the_document_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "i"
+    ingest(folder, {}, {f"d{i}.md": (0, "public") for i in range(5)}, "lucene", partial=False)
+
+    def refuse(path: Path) -> None:
+        raise AssertionError(f"search read {path.name}")
+
+    monkeypatch.setattr(manifest_module, "read_documents", refuse)
+    with open_index(folder) as index:
+        assert index.search("w1 w2", 5)
+    with pytest.raises(AssertionError, match=r"documents\.jsonl"), open_index(folder) as index:
+        index.manifest.documents  # noqa: B018  (the lazy read, shown to be the one refused)
+
+
+def test_removing_every_document_of_a_segment_drops_it(tmp_path: Path) -> None:
+    folder = tmp_path / "i"
+    first = {f"a{i}.md": (0, "public") for i in range(4)}
+    ingest(folder, {}, first, "lucene", partial=False)
+    second = {**first, **{f"b{i}.md": (0, "public") for i in range(4)}}
+    ingest(folder, first, second, "lucene", partial=True)
+    third = {s: v for s, v in second.items() if s.startswith("a")}
+    ingest(folder, second, third, "lucene", partial=True)
+    with open_index(folder) as index:
+        assert len(index.segments) == 1
+        assert {c.source for c in index.chunks()} == set(third)
+
+
+def test_a_hit_row_names_its_chunk_in_chunks_order_after_deletions(tmp_path: Path) -> None:
+    run_sequence(tmp_path / "i", 2, "lucene", steps=8)
+    with open_index(tmp_path / "i") as index:
+        assert any(s.deleted is not None for s in index.segments), "no deletion to step over"
+        every = index.chunks()
+        assert len(every) == len(index) == len({c.id for c in every})
+        hits = index.search("w1 w2 mower", 50, "staff")
+        assert hits
+        for hit in hits:
+            assert every[hit.row] == hit.chunk == index.chunk(hit.row)
+            assert index.find(hit.chunk.id) == hit.chunk
