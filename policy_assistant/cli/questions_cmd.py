@@ -9,9 +9,11 @@ import typer
 from rich.markup import escape
 
 from policy_assistant.cli.common import err, error, guarded, warn
+from policy_assistant.cli.options import Workers
 from policy_assistant.errors import ExitCode
 from policy_assistant.evaluate import DEFAULT_CORPUS
 from policy_assistant.evaluate.authoring import check_questions
+from policy_assistant.parse import CorpusOptions
 
 
 def register(app: typer.Typer) -> None:
@@ -29,9 +31,10 @@ def check_command(
         Path, typer.Argument(help="The questions: JSON lines, or Chroma's CSV layout (.csv).")
     ],
     corpus: Annotated[Path, typer.Option(help="The corpus folder.")] = DEFAULT_CORPUS,
+    workers: Workers = None,
 ) -> None:
     """List every invalid question with its reason; exit 1 if there is any."""
-    found = check_questions(file, corpus)
+    found = check_questions(file, corpus, CorpusOptions(workers=workers))
     for failure in found.parse_failures:
         warn(failure)
     loaded = found.questions

@@ -1,0 +1,198 @@
+"""One read's per-file steps: read, reuse, cache, parse here or in forked workers, finish.
+
+The first files are parsed in this process; once POOL_AFTER_FILES files or POOL_AFTER_BYTES
+bytes have been, and more than one file is left, the rest go to worker processes
+(policy_assistant/workers.py), one per core unless CorpusOptions.workers says otherwise.
+Every outcome is finished in source order by this process alone: it alone reads and writes
+the parse cache and builds the result, so a pooled read gives what a serial one does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from policy_assistant.errors import DocumentError
+from policy_assistant.ids import file_sha256
+from policy_assistant.parse import pdf_ocr
+from policy_assistant.parse.cache import ParseCache
+from policy_assistant.parse.catalog import Catalog
+from policy_assistant.parse.discover import Discovery
+from policy_assistant.parse.dispatch import labelled_by
+from policy_assistant.parse.files import read_regular
+from policy_assistant.parse.read_records import (
+    CorpusFile,
+    CorpusOptions,
+    CorpusRead,
+    Parsed,
+    Reuse,
+    Reused,
+    document_warnings,
+)
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from policy_assistant.chunk import Chunker
+    from policy_assistant.workers import ForkPool
+
+ParseFile = Callable[[bytes, str, Catalog, "Chunker | None"], Parsed]
+"""How one file's bytes are parsed (corpus.parse_file)."""
+
+POOL_AFTER_FILES = 32
+"""Files parsed in this process before the rest go to worker processes (when several)."""
+POOL_AFTER_BYTES = 256 * 1024
+"""Bytes parsed in this process before the rest go to worker processes: forking two
+workers costs about what parsing 50 KiB does (bench/bench_ingest.py), so below these a
+corpus is read faster without them."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One file's turn, as the parent finishes it: kept, from the cache, or parsed."""
+
+    file: CorpusFile
+    """The file as read."""
+    parsed: Parsed | None = None
+    """What the parse (or the cache) gave; None when the caller's reuse hook kept the file."""
+    kept: Reused | None = None
+    """What the reuse hook said, when it kept the file."""
+    fresh: bool = False
+    """Whether it was parsed in this read (not kept, not from the cache)."""
+    key: str = ""
+    """The cache key to store a fresh parse under ("" without a cache)."""
+
+
+Step = Outcome | DocumentError
+"""One file's outcome: what was read (and parsed), or why it could not be read."""
+
+
+def step_source(step: Step) -> str:
+    """Return the source a step is about."""
+    return step.source if isinstance(step, DocumentError) else step.file.source
+
+
+_worker_state: tuple[ParseFile, Catalog, Chunker | None] | None = None
+"""In a worker process: the parser, catalog and chunker of the read it serves (set by _keep)."""
+
+
+def _keep(parse: ParseFile, catalog: Catalog, chunker: Chunker | None, ocr: bool) -> None:
+    """In a new worker: keep the read's parser, catalog and chunker, and the OCR switch."""
+    global _worker_state
+    _worker_state = (parse, catalog, chunker)
+    pdf_ocr.set_enabled(ocr)  # inherited through fork already; set so no start method differs
+
+
+def _parse_in_worker(data: bytes, source: str) -> Parsed:
+    """In a worker: parse one file with the state _keep kept."""
+    assert _worker_state is not None, "a worker task ran before its pool's setup"
+    parse, catalog, chunker = _worker_state
+    return parse(data, source, catalog, chunker)
+
+
+class Reader:
+    """One read's per-file steps: read, reuse, cache, parse here or in a worker, then finish."""
+
+    def __init__(
+        self,
+        options: CorpusOptions,
+        cache: ParseCache | None,
+        reuse: Reuse | None,
+        result: CorpusRead,
+        chunker: Chunker | None,
+        parse: ParseFile,
+    ) -> None:
+        """Read into `result` with these settings, parsing each file with `parse`."""
+        self.options, self.cache, self.reuse = options, cache, reuse
+        self.result, self.chunker, self.parse = result, chunker, parse
+        self.parsed_files, self.parsed_bytes = 0, 0
+
+    def outcomes(
+        self, found: Discovery, stack: ExitStack, arrived: Callable[[str], None]
+    ) -> Iterator[Step]:
+        """Yield each file's outcome in source order; parsing moves to workers past the limits."""
+        files = list(zip(found.sources, found.files, strict=True))
+        for number, (source, file) in enumerate(files):
+            if self._pool_pays(len(files) - number):
+                yield from self._pooled(files[number:], stack, arrived)
+                return
+            step, _ = self._start(source, file, None)
+            arrived(source)
+            yield step
+
+    def _pool_pays(self, left: int) -> bool:
+        """Whether enough was parsed here to show that workers will pay for their start."""
+        if left < 2 or (self.options.workers or 2) < 2:
+            return False
+        return self.parsed_files >= POOL_AFTER_FILES or self.parsed_bytes >= POOL_AFTER_BYTES
+
+    def _pooled(
+        self, files: list[tuple[str, Path]], stack: ExitStack, arrived: Callable[[str], None]
+    ) -> Iterator[Step]:
+        """Yield the outcomes of `files`, parsed in forked workers, in source order."""
+        from policy_assistant import workers  # multiprocessing costs start-up: only when used
+
+        count = workers.check_workers(self.options.workers)
+        fork = workers.can_fork(count)
+        state = (self.parse, self.result.catalog, self.chunker, pdf_ocr.ENABLED)
+        pool = stack.enter_context(workers.ForkPool(count, _keep, *state)) if fork else None
+        started = (self._start(source, file, pool) for source, file in files)
+        nothing = workers.done(None)  # the steps done here: read failures, reuses, cache hits
+        work = (
+            (step, cast("Future[Parsed | None]", future or nothing)) for step, future in started
+        )
+        for step, parsed in workers.in_order(work, count, lambda step: arrived(step_source(step))):
+            if parsed is not None and isinstance(step, Outcome):
+                step = replace(step, parsed=parsed)
+            yield step
+
+    def _start(
+        self, source: str, file: Path, pool: ForkPool | None
+    ) -> tuple[Step, Future[Parsed] | None]:
+        """Read one file and reuse it, take it from the cache, or parse it (here or in `pool`)."""
+        try:
+            data = read_regular(file, source, self.options.max_file_size)
+        except DocumentError as exc:
+            return exc, None
+        fields = self.result.catalog.fields_for(source)
+        corpus_file = CorpusFile(source, file, file_sha256(data), fields)
+        kept = self.reuse(corpus_file) if self.reuse is not None else None
+        if kept is not None:
+            labelled = labelled_by(source, data, fields)
+            return Outcome(corpus_file, Parsed(None, labelled, None), kept), None
+        cache = self.cache
+        key = ParseCache.key(source, corpus_file.sha256, fields) if cache else ""
+        hit = cache.get(key) if cache else None
+        if hit is not None:
+            return Outcome(corpus_file, Parsed(hit[0], hit[1], None)), None
+        self.parsed_files, self.parsed_bytes = self.parsed_files + 1, self.parsed_bytes + len(data)
+        if pool is not None:
+            future = pool.submit(_parse_in_worker, data, source)
+            return Outcome(corpus_file, fresh=True, key=key), future
+        parsed = self.parse(data, source, self.result.catalog, self.chunker)
+        return Outcome(corpus_file, parsed, fresh=True, key=key), None
+
+    def finish(self, step: Step) -> None:
+        """Take one file's outcome into the result, in source order; a failure is raised."""
+        if isinstance(step, DocumentError):
+            raise step
+        result, parsed, source = self.result, step.parsed, step.file.source
+        assert parsed is not None, "an outcome finished before its parse arrived"
+        if step.kept is not None:
+            result.reused.append(step.file)
+            result.warnings.extend(document_warnings(source, parsed.labelled, step.kept.empty))
+            return
+        if parsed.document is None:
+            raise DocumentError(source, parsed.problem or "could not be parsed")
+        if step.fresh:
+            result.parsed += 1
+            if self.cache is not None:
+                self.cache.put(step.key, parsed.document, parsed.labelled)
+        if parsed.chunks is not None:
+            result.chunked[source] = parsed.chunks
+        result.documents.append(parsed.document)
+        empty = not parsed.document.blocks
+        result.warnings.extend(document_warnings(source, parsed.labelled, empty))

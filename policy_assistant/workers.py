@@ -1,0 +1,167 @@
+"""Work spread over forked worker processes, its results handed back in the order it was given.
+
+Parsing is nearly all of a cold ingest's CPU, one file at a time, so `read_corpus` hands the
+files to parse to a `ForkPool`. The pool forks its workers the first time work is given to
+it, not before, so a run that parses nothing (a warm cache) never pays for them; `in_order`
+gives the results back in the order the work was handed out, whichever finishes first.
+
+Workers are forked, not spawned: a forked worker inherits the modules already imported, the
+OCR switch and everything the `setup` function is given, none of it pickled (spawn or
+forkserver would also re-import the caller's main module, which breaks scripts without a main
+guard). That is Linux behaviour; elsewhere, or while another thread runs (forking a threaded
+process can copy a held lock), the work runs in the calling process instead, with the same
+results. Each worker dies with the parent (index/children.py) and ignores Ctrl-C, which a
+terminal sends to the whole process group: the parent alone handles it and ends the workers.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from types import TracebackType
+from typing import Any, TypeVar
+
+from policy_assistant.errors import UsageError
+from policy_assistant.index.children import die_with_parent
+
+T = TypeVar("T")
+K = TypeVar("K")
+
+QUEUED_PER_WORKER = 4
+"""Unfinished tasks kept per worker: enough that none waits for the next, few enough that the
+files read ahead stay a small share of memory."""
+HELD_RESULTS = 256
+"""Finished results kept waiting behind a slow one before no more work is handed out."""
+
+
+def machine_cores() -> int:
+    """Return the cores this process may run on (its affinity mask, not every core present)."""
+    counter = getattr(os, "process_cpu_count", None)  # Python 3.13 and later
+    if counter is not None:
+        return int(counter() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def check_workers(workers: int | None) -> int:
+    """Return the worker count to use: the machine's cores for None; below 1 is a UsageError."""
+    if workers is None:
+        return machine_cores()
+    if workers < 1:
+        raise UsageError(f"--workers must be 1 or more, got {workers}")
+    return workers
+
+
+def can_fork(workers: int) -> bool:
+    """Return whether work may go to forked workers: asked for, on Linux, with no other thread."""
+    return workers >= 2 and sys.platform == "linux" and threading.active_count() == 1
+
+
+def done(value: T) -> Future[T]:
+    """Return a future that already holds `value`: work done in this process."""
+    future: Future[T] = Future()
+    future.set_result(value)
+    return future
+
+
+class ForkPool:
+    """Forked workers, started on the first `submit`; leaving the block ends every one of them.
+
+    `setup(*args)` runs in each worker as it starts, to keep the state its tasks need.
+    """
+
+    def __init__(self, workers: int, setup: Callable[..., None], *args: Any) -> None:
+        """Prepare a pool of `workers` processes; nothing is forked yet."""
+        self.workers = workers
+        self._setup = setup
+        self._args = args
+        self._executor: ProcessPoolExecutor | None = None
+        self._children: list[multiprocessing.process.BaseProcess] = []
+
+    @property
+    def started(self) -> bool:
+        """Whether the workers have been forked."""
+        return self._executor is not None
+
+    def submit(self, task: Callable[..., T], *args: Any) -> Future[T]:
+        """Run `task(*args)` in a worker, forking the workers first if they are not running."""
+        if self._executor is None:
+            before = set(multiprocessing.active_children())
+            context = multiprocessing.get_context("fork")
+            start = (os.getpid(), self._setup, self._args)
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_start_worker, initargs=start
+            )
+            future = self._executor.submit(task, *args)  # with fork, this forks every worker
+            self._children = [p for p in multiprocessing.active_children() if p not in before]
+            return future
+        return self._executor.submit(task, *args)
+
+    def __enter__(self) -> ForkPool:
+        """Return the pool."""
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Wait for the workers to finish; after an error or Ctrl-C, kill them first."""
+        if self._executor is None:
+            return
+        if exc_type is not None:
+            for child in self._children:
+                child.kill()  # a worker in a long parse would otherwise finish it first
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_worker(parent: int, setup: Callable[..., None], args: tuple[Any, ...]) -> None:
+    """In a new worker: die with the parent, leave Ctrl-C to it, then keep the task state."""
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    setup(*args)
+
+
+def in_order(
+    work: Iterable[tuple[K, Future[T]]],
+    workers: int,
+    arrived: Callable[[K], None] | None = None,
+) -> Iterator[tuple[K, T]]:
+    """Yield each (key, result) in the order `work` gives them, as soon as their turn comes.
+
+    `work` is drawn lazily: only while fewer than QUEUED_PER_WORKER tasks per worker are
+    unfinished and fewer than HELD_RESULTS results wait, so what was read ahead stays bounded.
+    `arrived(key)` is called as each result arrives, in whatever order they finish.
+    """
+    pending: deque[tuple[K, Future[T]]] = deque()
+    unfinished: dict[Future[T], K] = {}
+    queued = QUEUED_PER_WORKER * workers
+
+    def collect(block: bool) -> None:
+        if block:
+            wait(list(unfinished), return_when=FIRST_COMPLETED)
+        for future in [f for f in unfinished if f.done()]:
+            key = unfinished.pop(future)
+            if arrived is not None:
+                arrived(key)
+
+    for key, future in work:
+        pending.append((key, future))
+        unfinished[future] = key
+        collect(block=len(unfinished) >= queued or len(pending) >= HELD_RESULTS)
+        while pending and pending[0][1] not in unfinished:
+            head_key, head = pending.popleft()
+            yield head_key, head.result()
+    while pending:
+        collect(block=pending[0][1] in unfinished)
+        while pending and pending[0][1] not in unfinished:
+            head_key, head = pending.popleft()
+            yield head_key, head.result()
