@@ -24,6 +24,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -91,18 +92,41 @@ class ForkPool:
         return self._executor is not None
 
     def submit(self, task: Callable[..., T], *args: Any) -> Future[T]:
-        """Run `task(*args)` in a worker, forking the workers first if they are not running."""
+        """Run `task(*args)` in a worker, forking the workers first if they are not running.
+
+        After a worker died (the pool is broken), new workers are forked for what comes next.
+        """
+        if self._executor is not None:
+            try:
+                return self._executor.submit(task, *args)
+            except BrokenProcessPool:
+                self._end(kill=True)
+        before = set(multiprocessing.active_children())
+        context = multiprocessing.get_context("fork")
+        start = (os.getpid(), self._setup, self._args)
+        self._executor = ProcessPoolExecutor(
+            self.workers, mp_context=context, initializer=_start_worker, initargs=start
+        )
+        future = self._executor.submit(task, *args)  # with fork, this forks every worker
+        self._children = [p for p in multiprocessing.active_children() if p not in before]
+        return future
+
+    def alone(self, task: Callable[..., T], *args: Any) -> T | None:
+        """Run `task(*args)` in a worker of its own; None if that worker died too."""
+        with ForkPool(1, self._setup, *self._args) as single:
+            future = single.submit(task, *args)
+            wait([future])
+            return None if died(future) else future.result()
+
+    def _end(self, kill: bool) -> None:
+        """Stop the workers (killing them first when asked) and wait for them to exit."""
         if self._executor is None:
-            before = set(multiprocessing.active_children())
-            context = multiprocessing.get_context("fork")
-            start = (os.getpid(), self._setup, self._args)
-            self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=context, initializer=_start_worker, initargs=start
-            )
-            future = self._executor.submit(task, *args)  # with fork, this forks every worker
-            self._children = [p for p in multiprocessing.active_children() if p not in before]
-            return future
-        return self._executor.submit(task, *args)
+            return
+        if kill:
+            for child in self._children:
+                child.kill()  # a worker in a long parse would otherwise finish it first
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._executor = None
 
     def __enter__(self) -> ForkPool:
         """Return the pool."""
@@ -115,12 +139,12 @@ class ForkPool:
         traceback: TracebackType | None,
     ) -> None:
         """Wait for the workers to finish; after an error or Ctrl-C, kill them first."""
-        if self._executor is None:
-            return
-        if exc_type is not None:
-            for child in self._children:
-                child.kill()  # a worker in a long parse would otherwise finish it first
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._end(kill=exc_type is not None)
+
+
+def died(future: Future[Any]) -> bool:
+    """Return whether a finished task failed because its worker process died (crash or kill)."""
+    return isinstance(future.exception(), BrokenProcessPool)
 
 
 def _start_worker(parent: int, setup: Callable[..., None], args: tuple[Any, ...]) -> None:
@@ -134,8 +158,8 @@ def in_order(
     work: Iterable[tuple[K, Future[T]]],
     workers: int,
     arrived: Callable[[K], None] | None = None,
-) -> Iterator[tuple[K, T]]:
-    """Yield each (key, result) in the order `work` gives them, as soon as their turn comes.
+) -> Iterator[tuple[K, Future[T]]]:
+    """Yield each (key, finished future) in the order `work` gives them, once their turn comes.
 
     `work` is drawn lazily: only while fewer than QUEUED_PER_WORKER tasks per worker are
     unfinished and fewer than HELD_RESULTS results wait, so what was read ahead stays bounded.
@@ -159,9 +183,9 @@ def in_order(
         collect(block=len(unfinished) >= queued or len(pending) >= HELD_RESULTS)
         while pending and pending[0][1] not in unfinished:
             head_key, head = pending.popleft()
-            yield head_key, head.result()
+            yield head_key, head
     while pending:
         collect(block=pending[0][1] in unfinished)
         while pending and pending[0][1] not in unfinished:
             head_key, head = pending.popleft()
-            yield head_key, head.result()
+            yield head_key, head

@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 from policy_assistant import workers
 from policy_assistant.cli import app
 from policy_assistant.parse import CorpusOptions, ParseCache, pdf_ocr, read_corpus, reading
+from policy_assistant.parse import corpus as corpus_reader
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
@@ -227,6 +228,32 @@ def test_progress_counts_every_file_once_and_ends_at_the_total(
     assert sorted(s for _, _, s in calls) == sorted(
         [d.source for d in read.documents] + [f.source for f in read.failures]
     )
+
+
+def test_a_parser_that_crashes_its_worker_fails_that_file_alone(
+    tmp_path: Path, pool_spy: PoolSpy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reading, "POOL_AFTER_FILES", 3)
+    corpus = generated_corpus(tmp_path / "c", 40)
+    serial = read_corpus(corpus, CorpusOptions(workers=1))
+    parent, real = os.getpid(), corpus_reader.parse_document
+
+    def crashing(data: bytes, source: str, catalog: Any) -> Any:
+        if source == "part-2/doc-012.md" and os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer or a native fault would
+        return real(data, source, catalog)
+
+    monkeypatch.setattr(corpus_reader, "parse_document", crashing)
+    pooled = read_corpus(corpus, CorpusOptions(workers=2))
+    assert pool_spy.submitted > 0
+    crashed = [f for f in pooled.failures if f.source == "part-2/doc-012.md"]
+    assert [str(f) for f in crashed] == [
+        "part-2/doc-012.md: the parser crashed its process; the other files were read"
+    ]
+    # Every other file, in flight beside it or after, reads as it does in one process.
+    expected = [d.to_dict() for d in serial.documents if d.source != "part-2/doc-012.md"]
+    assert [d.to_dict() for d in pooled.documents] == expected
+    assert sorted(map(str, pooled.failures)) == sorted(map(str, [*serial.failures, *crashed]))
 
 
 def test_a_handful_of_small_files_starts_no_pool(tmp_path: Path, pool_spy: PoolSpy) -> None:

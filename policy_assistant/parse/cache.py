@@ -5,19 +5,24 @@ parser code (every module of `policy_assistant/parse/` and `records.py`, and the
 the libraries the package depends on), the document's source, its bytes' SHA-256 and its
 catalog fields. Any change to one of them is a miss, so a stale entry is never read. Entries
 are written atomically; a damaged or foreign entry reads as a miss and is written again.
+
+Entries are renamed into place but not fsynced: one lost or left empty by a crash reads as a
+miss and is parsed again, while an fsync per file cost more than the parse of a Markdown file
+(2,117 fsyncs took 14 s of a 43 s cold ingest, profiled on the shared machine).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.ids import canonical_json
 from policy_assistant.parse.pdf_ocr import ocr_state
 from policy_assistant.records import Document
@@ -70,15 +75,19 @@ class ParseCache:
         self.folder = folder
 
     @staticmethod
-    def key(source: str, sha256: str, fields: dict[str, str]) -> str:
-        """Return the cache key of a document: what its parse depends on, hashed."""
+    def key(source: str, sha256: str, fields: dict[str, str], ocr: str | None = None) -> str:
+        """Return the cache key of a document: what its parse depends on, hashed.
+
+        `ocr` is ocr_state(), which a caller keying many files finds once (it searches PATH).
+        """
         what: dict[str, Any] = {
             "cache": PARSE_CACHE_VERSION,
             "parser": parser_fingerprint(),
             "source": source,
             "sha256": sha256,
             "catalog": fields,
-            "ocr": ocr_state(),  # a scanned page parses to other text with OCR on, off or absent
+            # A scanned page parses to other text with OCR on, off or absent.
+            "ocr": ocr if ocr is not None else ocr_state(),
         }
         return hashlib.sha256(canonical_json(what)).hexdigest()
 
@@ -99,6 +108,19 @@ class ParseCache:
         """Store `document` under `key`; a cache that cannot be written is only slower."""
         record = {"key": key, "document": document.to_dict(), "labelled": labelled}
         try:
-            atomic_write_bytes(self._path(key), orjson.dumps(record, option=orjson.OPT_SORT_KEYS))
+            _replace(self._path(key), orjson.dumps(record, option=orjson.OPT_SORT_KEYS))
         except OSError:
             return
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write data beside path, then rename it over path: a reader sees all of it or none."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

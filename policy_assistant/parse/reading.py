@@ -23,6 +23,7 @@ from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.discover import Discovery
 from policy_assistant.parse.dispatch import labelled_by
 from policy_assistant.parse.files import read_regular
+from policy_assistant.parse.pdf_ocr import ocr_state
 from policy_assistant.parse.read_records import (
     CorpusFile,
     CorpusOptions,
@@ -109,6 +110,7 @@ class Reader:
         self.options, self.cache, self.reuse = options, cache, reuse
         self.result, self.chunker, self.parse = result, chunker, parse
         self.parsed_files, self.parsed_bytes = 0, 0
+        self.ocr = ocr_state()  # once a read: it searches PATH for Tesseract
 
     def outcomes(
         self, found: Discovery, stack: ExitStack, arrived: Callable[[str], None]
@@ -144,10 +146,32 @@ class Reader:
         work = (
             (step, cast("Future[Parsed | None]", future or nothing)) for step, future in started
         )
-        for step, parsed in workers.in_order(work, count, lambda step: arrived(step_source(step))):
-            if parsed is not None and isinstance(step, Outcome):
-                step = replace(step, parsed=parsed)
-            yield step
+        for step, future in workers.in_order(work, count, lambda s: arrived(step_source(s))):
+            if isinstance(step, Outcome) and pool is not None and workers.died(future):
+                yield self._again(step, pool)
+                continue
+            parsed = future.result()
+            yield replace(step, parsed=parsed) if parsed and isinstance(step, Outcome) else step
+
+    def _again(self, step: Outcome, pool: ForkPool) -> Step:
+        """Parse a file again in a worker of its own: its worker died, maybe for another file.
+
+        Several files are in flight when a worker dies, so each is parsed again alone; the one
+        that kills that worker too is the failure (a crash in a native library, or a kill).
+        """
+        source = step.file.source
+        try:
+            data = read_regular(step.file.path, source, self.options.max_file_size)
+        except DocumentError as exc:
+            return exc
+        if file_sha256(data) != step.file.sha256:
+            return DocumentError(source, "changed while the corpus was read; read it again")
+        parsed = pool.alone(_parse_in_worker, data, source)
+        if parsed is None:
+            return DocumentError(
+                source, "the parser crashed its process; the other files were read"
+            )
+        return replace(step, parsed=parsed)
 
     def _start(
         self, source: str, file: Path, pool: ForkPool | None
@@ -164,7 +188,7 @@ class Reader:
             labelled = labelled_by(source, data, fields)
             return Outcome(corpus_file, Parsed(None, labelled, None), kept), None
         cache = self.cache
-        key = ParseCache.key(source, corpus_file.sha256, fields) if cache else ""
+        key = ParseCache.key(source, corpus_file.sha256, fields, self.ocr) if cache else ""
         hit = cache.get(key) if cache else None
         if hit is not None:
             return Outcome(corpus_file, Parsed(hit[0], hit[1], None)), None

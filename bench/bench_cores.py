@@ -1,0 +1,93 @@
+"""Cold ingest on one worker against two: one generated corpus, run alternately, with the load.
+
+The corpus: `markdown` generated Markdown files (bench_ingest.write_documents) and the bundled
+corpus's PDFs copied `pdf_copies` times. One ingest of all of it comes first, untimed: it fills
+the page cache and imports every parser, for both sides alike. Then each pair runs workers=1,
+then workers=2, each into a new folder with its own new parse cache, so both parse every file.
+
+Per run: wall seconds, CPU seconds of this process and of its workers (children, counted once
+reaped), and the one-minute load average just before the run starts (on a shared machine the
+other processes' share of the cores is what that number shows). Per pair: the ratio of the
+wall times, one worker over two. Run by bench_ingest.py (`--cores-only` for this part alone).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from policy_assistant.chunk import make_chunker
+from policy_assistant.parse import CorpusOptions
+from policy_assistant.pipeline import ingest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_corpus(
+    root: Path, markdown: int, pdf_copies: int, write_documents: Callable[[Path, int, int], None]
+) -> int:
+    """Write the generated corpus; return how many files it holds."""
+    write_documents(root / "markdown", markdown, 2)
+    pdfs = sorted((ROOT / "corpus").rglob("*.pdf"))
+    for copy in range(pdf_copies):
+        for pdf in pdfs:
+            target = root / f"pdf-{copy:02d}" / pdf.relative_to(ROOT / "corpus")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(pdf, target)
+    return markdown + pdf_copies * len(pdfs)
+
+
+def cpu_seconds() -> float:
+    """Return user and system CPU seconds of this process and its reaped children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def cold_ingest(corpus: Path, folder: Path, workers: int) -> tuple[float, float, float, int]:
+    """Ingest the corpus cold; return load before, wall seconds, CPU seconds and chunks."""
+    load = os.getloadavg()[0]
+    cpu, start = cpu_seconds(), time.perf_counter()
+    options = CorpusOptions(default_access="public", workers=workers)
+    summary = ingest(corpus, folder / "index", make_chunker("structure"), options=options)
+    wall = time.perf_counter() - start
+    shutil.rmtree(folder)
+    return load, wall, cpu_seconds() - cpu, summary.chunks
+
+
+def bench_cores(
+    scratch: Path,
+    markdown: int,
+    pdf_copies: int,
+    repeats: int,
+    write_documents: Callable[[Path, int, int], None],
+) -> list[str]:
+    """Time cold ingests with one worker and with two, alternately; return the table's lines."""
+    corpus = scratch / "cores-corpus"
+    files = write_corpus(corpus, markdown, pdf_copies, write_documents)
+    cold_ingest(corpus, scratch / "cores-warm-up", 2)
+    lines = [
+        f"cold ingest of {files} files ({markdown} Markdown, {files - markdown} PDF), "
+        f"{os.cpu_count()} cores, workers 1 against 2:"
+    ]
+    ratios = []
+    for pair in range(repeats):
+        walls = {}
+        for workers in (1, 2):
+            load, wall, cpu, chunks = cold_ingest(corpus, scratch / f"cores-{workers}", workers)
+            walls[workers] = wall
+            lines.append(
+                f"  pair {pair + 1}, workers {workers}: {wall:7.2f} s wall  {cpu:7.2f} s CPU  "
+                f"{chunks} chunks  load before {load:.2f}"
+            )
+        ratios.append(walls[1] / walls[2])
+        lines.append(f"  pair {pair + 1}: one worker / two = {ratios[-1]:.2f}x")
+    ordered = sorted(ratios)
+    lines.append(
+        f"ratios {', '.join(f'{r:.2f}' for r in ratios)}; median {ordered[len(ordered) // 2]:.2f}x"
+    )
+    return lines
