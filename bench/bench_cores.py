@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from policy_assistant.chunk import make_chunker
-from policy_assistant.parse import CorpusOptions
+from policy_assistant.parse import CorpusOptions, read_corpus, reading
 from policy_assistant.pipeline import ingest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,4 +90,39 @@ def bench_cores(
     lines.append(
         f"ratios {', '.join(f'{r:.2f}' for r in ratios)}; median {ordered[len(ordered) // 2]:.2f}x"
     )
+    return lines
+
+
+def bench_threshold(
+    scratch: Path, write_documents: Callable[[Path, int, int], None], sizes: tuple[int, ...]
+) -> list[str]:
+    """Time reading n small Markdown files in-process and with a pool from the first file.
+
+    Where the pool starts to win is what POOL_AFTER_FILES and POOL_AFTER_BYTES are set from.
+    Each figure is the best of three reads (no parse cache), after one untimed warm-up read.
+    """
+    limits = reading.POOL_AFTER_FILES, reading.POOL_AFTER_BYTES
+    lines = ["reading n small Markdown files (about 1 KiB each), best of 3, seconds:"]
+    try:
+        for n in sizes:
+            corpus = scratch / f"threshold-{n}"
+            write_documents(corpus, n, 3)
+            best = {}
+            for label, workers, start in (("in-process", 1, limits), ("pool", 2, (0, 0))):
+                reading.POOL_AFTER_FILES, reading.POOL_AFTER_BYTES = start
+                options = CorpusOptions(workers=workers)
+                read_corpus(corpus, options)
+                times = []
+                for _ in range(3):
+                    began = time.perf_counter()
+                    read_corpus(corpus, options)
+                    times.append(time.perf_counter() - began)
+                best[label] = min(times)
+            load = os.getloadavg()[0]
+            lines.append(
+                f"  n {n:>4}: in-process {best['in-process']:.3f}  pool of 2 {best['pool']:.3f}  "
+                f"load {load:.2f}"
+            )
+    finally:
+        reading.POOL_AFTER_FILES, reading.POOL_AFTER_BYTES = limits
     return lines
