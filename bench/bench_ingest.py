@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench_cores import bench_cores, bench_threshold
+from bench_cores import bench_cores, bench_discovery, bench_threshold
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.parse import ParseCache
@@ -139,6 +139,7 @@ def main() -> None:
         lines = []
         if not args.cores_only:
             lines += bench_bundled(calls, scratch) + bench_generated(calls, scratch, args.documents)
+        lines += bench_discovery(scratch)
         lines += bench_threshold(scratch, write_documents, (4, 16, 32, 64, 128))
         lines += bench_cores(scratch, args.markdown, args.pdf_copies, args.repeats, write_documents)
     print("\n".join(lines))
