@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,25 @@ class PoolSpy:
 
 @pytest.fixture
 def pool_spy(monkeypatch: pytest.MonkeyPatch) -> PoolSpy:
+    # In the whole suite a session fixture (the browser tests') keeps threads running, and
+    # the reader then parses in-process rather than fork; the workers never touch those
+    # threads' state, so these tests let it fork (test_no_fork_while_another_thread_runs
+    # covers the rule itself).
+    monkeypatch.setattr(workers, "can_fork", lambda count: count >= 2)
     return PoolSpy(monkeypatch)
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not workers.can_fork(2)
+    finally:
+        stop.set()
+        thread.join()
+    assert workers.can_fork(2) == (sys.platform == "linux" and threading.active_count() == 1)
+    assert not workers.can_fork(1)
 
 
 def markdown(rng: random.Random, number: int) -> str:
