@@ -23,22 +23,30 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+from queue import SimpleQueue
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from policy_assistant.errors import UsageError
 from policy_assistant.index.children import die_with_parent
 
 T = TypeVar("T")
 K = TypeVar("K")
+A = TypeVar("A")
 
 QUEUED_PER_WORKER = 4
-"""Unfinished tasks kept per worker: enough that none waits for the next, few enough that the
-files read ahead stay a small share of memory."""
-HELD_RESULTS = 256
+"""Unfinished batches kept per worker: enough that none waits for the next, few enough that
+the files read ahead stay a small share of memory."""
+HELD_RESULTS = 1024
 """Finished results kept waiting behind a slow one before no more work is handed out."""
+BATCH_ITEMS = 16
+"""Items sent to a worker in one task at most: a task costs the parent a wake-up, a pickle
+and a pipe write, as much as parsing a small Markdown file does."""
+BATCH_SIZE = 64 * 1024
+"""Bytes of items after which a batch goes at once (a PDF usually goes alone)."""
 
 
 def machine_cores() -> int:
@@ -142,6 +150,56 @@ class ForkPool:
         self._end(kill=exc_type is not None)
 
 
+class Batches(Generic[A, T]):
+    """Items handed to a pool in batches, one task per batch; each item gets its own future.
+
+    `task(items)` runs in a worker and returns one result per item, in order. A batch goes
+    when it holds BATCH_ITEMS items or BATCH_SIZE bytes, or on `flush` (in_order flushes
+    before it waits, so no item waits on a batch that was never sent).
+    """
+
+    def __init__(self, pool: ForkPool, task: Callable[[list[A]], list[T]]) -> None:
+        """Batch items for `task` in `pool`."""
+        self.pool, self.task = pool, task
+        self._items: list[A] = []
+        self._futures: list[Future[T]] = []
+        self._size = 0
+
+    def add(self, item: A, size: int) -> Future[T]:
+        """Queue one item of `size` bytes; return the future of its result."""
+        future: Future[T] = Future()
+        self._items.append(item)
+        self._futures.append(future)
+        self._size += size
+        if len(self._items) >= BATCH_ITEMS or self._size >= BATCH_SIZE:
+            self.flush()
+        return future
+
+    def flush(self) -> None:
+        """Send the batch being filled, if it holds anything."""
+        if not self._items:
+            return
+        items, futures = self._items, self._futures
+        self._items, self._futures, self._size = [], [], 0
+        batch = self.pool.submit(self.task, items)
+        batch.add_done_callback(lambda done: _deliver(done, futures))
+
+
+def _deliver(batch: Future[list[T]], futures: list[Future[T]]) -> None:
+    """Hand each item its result from a finished batch (or the batch's failure)."""
+    if batch.cancelled():
+        for future in futures:
+            future.cancel()
+        return
+    error = batch.exception()
+    if error is not None:
+        for future in futures:
+            future.set_exception(error)
+        return
+    for future, result in zip(futures, batch.result(), strict=True):
+        future.set_result(result)
+
+
 def died(future: Future[Any]) -> bool:
     """Return whether a finished task failed because its worker process died (crash or kill)."""
     return isinstance(future.exception(), BrokenProcessPool)
@@ -154,38 +212,53 @@ def _start_worker(parent: int, setup: Callable[..., None], args: tuple[Any, ...]
     setup(*args)
 
 
+def _put(queue: SimpleQueue[int], ticket: int, _: Future[Any]) -> None:
+    """Put a finished future's ticket in the queue (a done callback)."""
+    queue.put(ticket)
+
+
 def in_order(
     work: Iterable[tuple[K, Future[T]]],
     workers: int,
     arrived: Callable[[K], None] | None = None,
+    before_wait: Callable[[], None] | None = None,
 ) -> Iterator[tuple[K, Future[T]]]:
     """Yield each (key, finished future) in the order `work` gives them, once their turn comes.
 
-    `work` is drawn lazily: only while fewer than QUEUED_PER_WORKER tasks per worker are
-    unfinished and fewer than HELD_RESULTS results wait, so what was read ahead stays bounded.
-    `arrived(key)` is called as each result arrives, in whatever order they finish.
+    `work` is drawn lazily: only while fewer than QUEUED_PER_WORKER full batches per worker
+    are unfinished and fewer than HELD_RESULTS results wait, so what was read ahead stays
+    bounded. `arrived(key)` is called as each result arrives, in whatever order they finish;
+    `before_wait()` before each wait (Batches.flush).
     """
-    pending: deque[tuple[K, Future[T]]] = deque()
-    unfinished: dict[Future[T], K] = {}
-    queued = QUEUED_PER_WORKER * workers
+    pending: deque[tuple[int, K, Future[T]]] = deque()
+    unfinished: dict[int, K] = {}
+    # Each future, as it finishes (in a pool thread), puts its ticket here: no scan, no poll.
+    finished: SimpleQueue[int] = SimpleQueue()
+    queued = QUEUED_PER_WORKER * workers * BATCH_ITEMS
 
     def collect(block: bool) -> None:
-        if block:
-            wait(list(unfinished), return_when=FIRST_COMPLETED)
-        for future in [f for f in unfinished if f.done()]:
-            key = unfinished.pop(future)
+        tickets = []
+        if block and finished.empty():
+            if before_wait is not None:
+                before_wait()
+            tickets.append(finished.get())
+        while not finished.empty():
+            tickets.append(finished.get())
+        for ticket in tickets:
+            key = unfinished.pop(ticket)
             if arrived is not None:
                 arrived(key)
 
-    for key, future in work:
-        pending.append((key, future))
-        unfinished[future] = key
+    for ticket, (key, future) in enumerate(work):
+        pending.append((ticket, key, future))
+        unfinished[ticket] = key
+        future.add_done_callback(partial(_put, finished, ticket))
         collect(block=len(unfinished) >= queued or len(pending) >= HELD_RESULTS)
-        while pending and pending[0][1] not in unfinished:
-            head_key, head = pending.popleft()
+        while pending and pending[0][0] not in unfinished:
+            _, head_key, head = pending.popleft()
             yield head_key, head
     while pending:
-        collect(block=pending[0][1] in unfinished)
-        while pending and pending[0][1] not in unfinished:
-            head_key, head = pending.popleft()
+        collect(block=pending[0][0] in unfinished)
+        while pending and pending[0][0] not in unfinished:
+            _, head_key, head = pending.popleft()
             yield head_key, head

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from policy_assistant.chunk import Chunker
-    from policy_assistant.workers import ForkPool
+    from policy_assistant.workers import Batches, ForkPool
 
 ParseFile = Callable[[bytes, str, Catalog, "Chunker | None"], Parsed]
 """How one file's bytes are parsed (corpus.parse_file)."""
@@ -94,6 +94,11 @@ def _parse_in_worker(data: bytes, source: str) -> Parsed:
     return parse(data, source, catalog, chunker)
 
 
+def _parse_batch(files: list[tuple[bytes, str]]) -> list[Parsed]:
+    """In a worker: parse a batch of files, each as _parse_in_worker does."""
+    return [_parse_in_worker(data, source) for data, source in files]
+
+
 class Reader:
     """One read's per-file steps: read, reuse, cache, parse here or in a worker, then finish."""
 
@@ -141,12 +146,15 @@ class Reader:
         fork = workers.can_fork(count)
         state = (self.parse, self.result.catalog, self.chunker, pdf_ocr.ENABLED)
         pool = stack.enter_context(workers.ForkPool(count, _keep, *state)) if fork else None
-        started = (self._start(source, file, pool) for source, file in files)
-        nothing = workers.done(None)  # the steps done here: read failures, reuses, cache hits
-        work = (
-            (step, cast("Future[Parsed | None]", future or nothing)) for step, future in started
+        batches = workers.Batches(pool, _parse_batch) if pool is not None else None
+        started = (self._start(source, file, batches) for source, file in files)
+        work = (  # the steps done here (read failures, reuses, cache hits) with a done future
+            (step, cast("Future[Parsed | None]", future or workers.done(None)))
+            for step, future in started
         )
-        for step, future in workers.in_order(work, count, lambda s: arrived(step_source(s))):
+        flush = batches.flush if batches is not None else None
+        in_turn = workers.in_order(work, count, lambda s: arrived(step_source(s)), flush)
+        for step, future in in_turn:
             if isinstance(step, Outcome) and pool is not None and workers.died(future):
                 yield self._again(step, pool)
                 continue
@@ -174,9 +182,10 @@ class Reader:
         return replace(step, parsed=parsed)
 
     def _start(
-        self, source: str, file: Path, pool: ForkPool | None
+        self, source: str, file: Path, batches: Batches[tuple[bytes, str], Parsed] | None
     ) -> tuple[Step, Future[Parsed] | None]:
-        """Read one file and reuse it, take it from the cache, or parse it (here or in `pool`)."""
+        """Read one file and reuse it, take it from the cache, or parse it (here or in a
+        worker, through `batches`)."""
         try:
             data = read_regular(file, source, self.options.max_file_size)
         except DocumentError as exc:
@@ -193,8 +202,8 @@ class Reader:
         if hit is not None:
             return Outcome(corpus_file, Parsed(hit[0], hit[1], None)), None
         self.parsed_files, self.parsed_bytes = self.parsed_files + 1, self.parsed_bytes + len(data)
-        if pool is not None:
-            future = pool.submit(_parse_in_worker, data, source)
+        if batches is not None:
+            future = batches.add((data, source), len(data))
             return Outcome(corpus_file, fresh=True, key=key), future
         parsed = self.parse(data, source, self.result.catalog, self.chunker)
         return Outcome(corpus_file, parsed, fresh=True, key=key), None
