@@ -40,6 +40,8 @@ A = TypeVar("A")
 QUEUED_PER_WORKER = 4
 """Unfinished batches kept per worker: enough that none waits for the next, few enough that
 the files read ahead stay a small share of memory."""
+QUEUED_BYTES = 64 * 1024 * 1024
+"""Bytes of unfinished items read ahead, per worker, before no more work is handed out."""
 HELD_RESULTS = 1024
 """Finished results kept waiting behind a slow one before no more work is handed out."""
 BATCH_ITEMS = 16
@@ -218,20 +220,22 @@ def _put(queue: SimpleQueue[int], ticket: int, _: Future[Any]) -> None:
 
 
 def in_order(
-    work: Iterable[tuple[K, Future[T]]],
+    work: Iterable[tuple[K, Future[T], int]],
     workers: int,
     arrived: Callable[[K], None] | None = None,
     before_wait: Callable[[], None] | None = None,
 ) -> Iterator[tuple[K, Future[T]]]:
     """Yield each (key, finished future) in the order `work` gives them, once their turn comes.
 
-    `work` is drawn lazily: only while fewer than QUEUED_PER_WORKER full batches per worker
-    are unfinished and fewer than HELD_RESULTS results wait, so what was read ahead stays
-    bounded. `arrived(key)` is called as each result arrives, in whatever order they finish;
-    `before_wait()` before each wait (Batches.flush).
+    `work` gives (key, future, bytes held until it finishes), drawn lazily: only while fewer
+    than QUEUED_PER_WORKER full batches and QUEUED_BYTES per worker are unfinished and fewer
+    than HELD_RESULTS results wait, so what was read ahead stays bounded. `arrived(key)` is
+    called as each result arrives, in whatever order they finish; `before_wait()` before
+    each wait (Batches.flush).
     """
     pending: deque[tuple[int, K, Future[T]]] = deque()
-    unfinished: dict[int, K] = {}
+    unfinished: dict[int, tuple[K, int]] = {}
+    held = [0]  # bytes of the unfinished items
     # Each future, as it finishes (in a pool thread), puts its ticket here: no scan, no poll.
     finished: SimpleQueue[int] = SimpleQueue()
     queued = QUEUED_PER_WORKER * workers * BATCH_ITEMS
@@ -245,15 +249,18 @@ def in_order(
         while not finished.empty():
             tickets.append(finished.get())
         for ticket in tickets:
-            key = unfinished.pop(ticket)
+            key, size = unfinished.pop(ticket)
+            held[0] -= size
             if arrived is not None:
                 arrived(key)
 
-    for ticket, (key, future) in enumerate(work):
+    for ticket, (key, future, size) in enumerate(work):
         pending.append((ticket, key, future))
-        unfinished[ticket] = key
+        unfinished[ticket] = key, size
+        held[0] += size
         future.add_done_callback(partial(_put, finished, ticket))
-        collect(block=len(unfinished) >= queued or len(pending) >= HELD_RESULTS)
+        full = len(unfinished) >= queued or held[0] >= QUEUED_BYTES * workers
+        collect(block=full or len(pending) >= HELD_RESULTS)
         while pending and pending[0][0] not in unfinished:
             _, head_key, head = pending.popleft()
             yield head_key, head

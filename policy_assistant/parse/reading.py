@@ -65,10 +65,17 @@ class Outcome:
     """Whether it was parsed in this read (not kept, not from the cache)."""
     key: str = ""
     """The cache key to store a fresh parse under ("" without a cache)."""
+    size: int = 0
+    """Bytes of the file held while a worker parses it (0 when nothing is sent)."""
 
 
 Step = Outcome | DocumentError
 """One file's outcome: what was read (and parsed), or why it could not be read."""
+
+
+def _held(step: Step) -> int:
+    """Return the bytes a step holds until its parse arrives."""
+    return 0 if isinstance(step, DocumentError) else step.size
 
 
 def step_source(step: Step) -> str:
@@ -149,7 +156,7 @@ class Reader:
         batches = workers.Batches(pool, _parse_batch) if pool is not None else None
         started = (self._start(source, file, batches) for source, file in files)
         work = (  # the steps done here (read failures, reuses, cache hits) with a done future
-            (step, cast("Future[Parsed | None]", future or workers.done(None)))
+            (step, cast("Future[Parsed | None]", future or workers.done(None)), _held(step))
             for step, future in started
         )
         flush = batches.flush if batches is not None else None
@@ -204,7 +211,7 @@ class Reader:
         self.parsed_files, self.parsed_bytes = self.parsed_files + 1, self.parsed_bytes + len(data)
         if batches is not None:
             future = batches.add((data, source), len(data))
-            return Outcome(corpus_file, fresh=True, key=key), future
+            return Outcome(corpus_file, fresh=True, key=key, size=len(data)), future
         parsed = self.parse(data, source, self.result.catalog, self.chunker)
         return Outcome(corpus_file, parsed, fresh=True, key=key), None
 
