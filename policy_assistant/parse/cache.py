@@ -13,10 +13,10 @@ miss and is parsed again, while an fsync per file cost more than the parse of a 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,7 @@ class ParseCache:
     def __init__(self, folder: Path) -> None:
         """Use `folder` (created on the first write)."""
         self.folder = folder
+        self._made: set[str] = set()  # sub-folders known to exist: one mkdir each, not a put
 
     @staticmethod
     def key(source: str, sha256: str, fields: dict[str, str], ocr: str | None = None) -> str:
@@ -107,20 +108,29 @@ class ParseCache:
     def put(self, key: str, document: Document, labelled: bool) -> None:
         """Store `document` under `key`; a cache that cannot be written is only slower."""
         record = {"key": key, "document": document.to_dict(), "labelled": labelled}
+        folder = os.path.join(self.folder, key[:2])
         try:
-            _replace(self._path(key), orjson.dumps(record, option=orjson.OPT_SORT_KEYS))
+            if folder not in self._made:
+                os.makedirs(folder, exist_ok=True)
+                self._made.add(folder)
+            _replace(folder, f"{key}.json", orjson.dumps(record, option=orjson.OPT_SORT_KEYS))
         except OSError:
             return
 
 
-def _replace(path: Path, data: bytes) -> None:
-    """Write data beside path, then rename it over path: a reader sees all of it or none."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def _replace(folder: str, name: str, data: bytes) -> None:
+    """Write data beside folder/name, then rename it over: a reader sees all of it or none.
+
+    The temporary name holds the process ID: two commands sharing a cache never share one.
+    """
+    target = os.path.join(folder, name)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
         raise
