@@ -46,9 +46,9 @@ ParseFile = Callable[[bytes, str, Catalog, "Chunker | None"], Parsed]
 POOL_AFTER_FILES = 32
 """Files parsed in this process before the rest go to worker processes (when several)."""
 POOL_AFTER_BYTES = 256 * 1024
-"""Bytes parsed in this process before the rest go to worker processes: forking two
-workers costs about what parsing 50 KiB does (bench/bench_ingest.py), so below these a
-corpus is read faster without them."""
+"""Bytes parsed in this process before the rest go to worker processes. Forking two workers
+took 54 ms, about what 50 KiB of Markdown takes to parse; these limits keep a few small files
+in-process (bench/bench_cores.py: bench_threshold; re-measure on a quiet machine)."""
 
 
 @dataclass(frozen=True)
