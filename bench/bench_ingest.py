@@ -1,14 +1,19 @@
-"""Time `ingest`: the bundled corpus cold and warm, and 10,000 generated documents with one changed.
+"""Time `ingest`: cold and warm, one document changed, and one worker against two.
 
 Usage (from the repository root)::
 
-    .venv/bin/python bench/bench_ingest.py                # bundled corpus and 10,000 documents
+    .venv/bin/python bench/bench_ingest.py                # all of it
     .venv/bin/python bench/bench_ingest.py --documents 2000
+    .venv/bin/python bench/bench_ingest.py --cores-only --markdown 2000 --pdf-copies 10
 
 What it shows: a warm ingest (nothing changed) parses nothing and writes nothing, and a change to
-one document out of 10,000 parses that one only (counted by wrapping the pipeline's parser, as the
-tests do). Times are wall seconds of the library call, interpreter start-up excluded, plus one
-end-to-end run of the installed command for the bundled corpus.
+one document out of 10,000 parses that one only (counted at the parse cache, which the parent
+process alone writes, once per file parsed, whichever process parsed it). Times are wall seconds
+of the library call, interpreter start-up excluded, plus one end-to-end run of the installed
+command for the bundled corpus.
+
+The cores section (bench_cores.py) times cold ingests of one generated corpus with `workers=1`
+and `workers=2`, alternately, and prints each pair's ratio beside the load average.
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench_cores import bench_cores, bench_discovery, bench_threshold
+
 from policy_assistant.chunk import make_chunker
-from policy_assistant.parse import corpus as corpus_reader
+from policy_assistant.parse import ParseCache
 from policy_assistant.pipeline import IngestSummary, ingest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,15 +44,15 @@ WORDS = VOCABULARY.split()
 
 
 def counting_parser() -> list[str]:
-    """Wrap the pipeline's parser so every parsed source is recorded."""
+    """Record each parsed source where the parent stores it in the parse cache (once a parse)."""
     calls: list[str] = []
-    real: Callable[..., Any] = corpus_reader.parse_document
+    real: Callable[..., Any] = ParseCache.put
 
-    def counted(data: bytes, source: str, catalog: Any) -> Any:
-        calls.append(source)
-        return real(data, source, catalog)
+    def counted(cache: ParseCache, key: str, document: Any, labelled: bool) -> None:
+        calls.append(document.source)
+        real(cache, key, document, labelled)
 
-    corpus_reader.parse_document = counted  # type: ignore[assignment]
+    ParseCache.put = counted  # type: ignore[method-assign]
     return calls
 
 
@@ -121,11 +128,20 @@ def main() -> None:
     """Run the benchmark and print its table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=10_000)
+    parser.add_argument("--cores-only", action="store_true", help="only one worker against two")
+    parser.add_argument("--markdown", type=int, default=2000, help="cores: Markdown files")
+    parser.add_argument("--pdf-copies", type=int, default=10, help="cores: bundled PDFs, times")
+    parser.add_argument("--repeats", type=int, default=3, help="cores: pairs of runs")
     args = parser.parse_args()
     calls = counting_parser()
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
-        lines = bench_bundled(calls, scratch) + bench_generated(calls, scratch, args.documents)
+        lines = []
+        if not args.cores_only:
+            lines += bench_bundled(calls, scratch) + bench_generated(calls, scratch, args.documents)
+        lines += bench_discovery(scratch)
+        lines += bench_threshold(scratch, write_documents, (4, 16, 32, 64, 128))
+        lines += bench_cores(scratch, args.markdown, args.pdf_copies, args.repeats, write_documents)
     print("\n".join(lines))
 
 

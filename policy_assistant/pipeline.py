@@ -107,7 +107,11 @@ def ingest(
     with index_lock(index_dir):
         previous = _load_previous(index_dir, chunker.spec(), params)
         read = read_corpus(
-            corpus, _with_cache(options, index_dir), progress=progress, strict=strict
+            corpus,
+            _with_cache(options, index_dir),
+            progress=progress,
+            strict=strict,
+            chunker=chunker,  # each document parsed is chunked in the worker that parsed it
         )
         summary.failures, summary.warnings = read.failures, read.warnings
         summary.notices = read.notices
@@ -180,7 +184,7 @@ def _collect(
         if old is not None and old.same_document(document):
             entries.append(old)
             continue
-        doc_chunks = chunker.chunk(document)
+        doc_chunks = read.chunks_of(document, chunker)
         entries.append(DocumentEntry.from_document(document, [c.id for c in doc_chunks]))
         chunks.extend(doc_chunks)
     return entries, chunks

@@ -155,7 +155,8 @@ def test_cache_files_are_the_same_bytes_on_every_run(tmp_path: Path) -> None:
 
 def test_a_second_eval_on_the_bundled_corpus_parses_nothing(tmp_path: Path, spy: ParserSpy) -> None:
     settings = EvalSettings(chunkers=("fixed",), budgets=(100,))
-    options = CorpusOptions(cache_dir=tmp_path / "cache")
+    # One worker: the spy counts the parses of this process only.
+    options = CorpusOptions(cache_dir=tmp_path / "cache", workers=1)
     questions = ROOT / "questions" / "questions.jsonl"
     first = run_eval(ROOT / "corpus", questions, settings, options=options)
     assert len(spy.take()) == 39

@@ -16,7 +16,6 @@ from policy_assistant.chunk import (
     DEFAULT_CHUNKER,
     Chunker,
     Quality,
-    chunk_documents,
     corpus_quality,
     quality,
 )
@@ -43,13 +42,14 @@ from policy_assistant.cli.options import (
     OverlapSentences,
     Quiet,
     Size,
+    Workers,
     chunker_settings,
     corpus_options,
     make_cli_chunker,
     set_ocr,
 )
 from policy_assistant.errors import DocumentError, UsageError
-from policy_assistant.parse import CorpusOptions, ParseResult, parse_path
+from policy_assistant.parse import CorpusOptions, ParseResult, read_corpus
 from policy_assistant.records import Chunk, Document
 
 PARSE_OUTPUT_SUFFIXES = (".jsonl", ".ndjson")
@@ -82,16 +82,17 @@ def chunk(
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
     no_ocr: NoOcr = False,
+    workers: Workers = None,
 ) -> None:
     """Split documents into chunks and show what the chunker did to their structure."""
     settings = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     chunker = make_cli_chunker(chunker_name, settings)
     set_ocr(no_ocr)
-    options = corpus_options(include, exclude, default_access, max_file_size)
-    result = load_documents(path, quiet, options)
+    options = corpus_options(include, exclude, default_access, max_file_size, workers=workers)
+    result = load_documents(path, quiet, options, chunker)
     print_notices(result.notices)
     print_warnings(result.warnings)
-    chunks = chunk_documents(result.documents, chunker)
+    chunks = [c for document in result.documents for c in result.chunks_of(document, chunker)]
     if as_json or out_file is not None:
         emit_json_lines((c.to_dict() for c in chunks), out_file)
     if not as_json:
@@ -100,16 +101,22 @@ def chunk(
 
 
 def load_documents(
-    path: Path, quiet: bool = True, options: CorpusOptions | None = None
+    path: Path,
+    quiet: bool = True,
+    options: CorpusOptions | None = None,
+    chunker: Chunker | None = None,
 ) -> ParseResult:
-    """Return the documents of a parse output (.jsonl, or - for stdin), or parse a corpus."""
+    """Return the documents of a parse output (.jsonl, or - for stdin), or parse a corpus.
+
+    A corpus's documents are chunked by `chunker` where they are parsed (ParseResult.chunks_of).
+    """
     if path == Path("-"):
         data = sys.stdin.buffer.read()
         return ParseResult(root=Path("."), documents=parse_output_documents(data, "<stdin>"))
     if path.is_file() and path.suffix.lower() in PARSE_OUTPUT_SUFFIXES:
         return ParseResult(root=path.parent, documents=read_parse_output(path))
     with progress_bar("parsing", quiet) as progress:
-        return parse_path(path, progress, options)
+        return read_corpus(path, options, progress=progress, chunker=chunker)
 
 
 def read_parse_output(path: Path) -> list[Document]:

@@ -29,6 +29,7 @@ from policy_assistant.cli.options import (
     ParseCache,
     Quiet,
     Size,
+    Workers,
     chunker_settings,
     corpus_options,
     set_ocr,
@@ -149,11 +150,12 @@ def eval_command(
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
     no_ocr: NoOcr = False,
+    workers: Workers = None,
     parse_cache: ParseCache = DEFAULT_CACHE_DIR,
 ) -> None:
     """Compare chunkers on a question set at equal context budgets; optionally gate CI."""
     set_ocr(no_ocr)
-    reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache)
+    reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache, workers)
     options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     indexes = tuple(index or ())
     files = tuple(chunks or ())

@@ -35,6 +35,7 @@ from policy_assistant.cli.options import (
     OverlapSentences,
     Quiet,
     Size,
+    Workers,
     check_bm25_variant,
     chunker_settings,
     corpus_options,
@@ -86,6 +87,7 @@ def ingest_command(
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
     no_ocr: NoOcr = False,
+    workers: Workers = None,
     units: Annotated[
         bool,
         typer.Option(
@@ -103,7 +105,7 @@ def ingest_command(
     if sticky.changed:
         err.print(f"settings changed: {escape('; '.join(sticky.changed))}", highlight=False)
     set_ocr(no_ocr)
-    options = corpus_options(include, exclude, default_access, max_file_size)
+    options = corpus_options(include, exclude, default_access, max_file_size, workers=workers)
     with progress_bar("ingesting", quiet) as progress:
         summary = ingest(
             corpus,

@@ -36,6 +36,7 @@ from policy_assistant.cli.options import (
     ParseCache,
     Quiet,
     Size,
+    Workers,
     chunker_settings,
     corpus_options,
     make_cli_chunker,
@@ -88,11 +89,12 @@ def inspect_command(
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
     no_ocr: NoOcr = False,
+    workers: Workers = None,
     parse_cache: ParseCache = DEFAULT_CACHE_DIR,
 ) -> None:
     """Draw a document's chunks over its text: where each starts, overlaps and cuts."""
     set_ocr(no_ocr)
-    reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache)
+    reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache, workers)
     given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     check_options(index, chunker, given)
     made = make_cli_chunker(chunker or DEFAULT_CHUNKER, given)

@@ -97,6 +97,15 @@ ParseCache = Annotated[
 DEFAULT_MAX_FILE_MIB = DEFAULT_MAX_FILE_SIZE // MIB
 """--max-file-size when not given."""
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Workers = Annotated[
+    int | None,
+    typer.Option(
+        "--workers",
+        help="Processes that parse and chunk; 1 reads in this process alone "
+        "[one per core this process may use].",
+        show_default=False,
+    ),
+]
 NoOcr = Annotated[
     bool,
     typer.Option("--no-ocr", help="Do not OCR scanned PDF pages (they are listed as skipped)."),
@@ -122,6 +131,7 @@ __all__ = [
     "ParseCache",
     "Quiet",
     "Size",
+    "Workers",
     "check_bm25_variant",
     "chunker_settings",
     "corpus_options",
@@ -143,12 +153,18 @@ def corpus_options(
     default_access: str | None,
     max_file_mib: int,
     cache_dir: Path | None = None,
+    workers: int | None = None,
 ) -> CorpusOptions:
     """Return how to read the corpus, as asked; impossible values are usage errors."""
     if max_file_mib <= 0:
         raise UsageError(f"--max-file-size must be above 0 (MiB), got {max_file_mib}")
     options = CorpusOptions(
-        tuple(include or ()), tuple(exclude or ()), default_access, cache_dir, max_file_mib * MIB
+        tuple(include or ()),
+        tuple(exclude or ()),
+        default_access,
+        cache_dir,
+        max_file_mib * MIB,
+        workers,
     )
     options.check()
     return options

@@ -26,6 +26,7 @@ from policy_assistant.cli.options import (
     Include,
     MaxFileSize,
     NoOcr,
+    Workers,
     corpus_options,
     set_ocr,
 )
@@ -51,10 +52,11 @@ def parse(
     default_access: DefaultAccess = None,
     max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
     no_ocr: NoOcr = False,
+    workers: Workers = None,
 ) -> None:
     """Parse documents into blocks with offsets, pages and sections."""
     set_ocr(no_ocr)
-    options = corpus_options(include, exclude, default_access, max_file_size)
+    options = corpus_options(include, exclude, default_access, max_file_size, workers=workers)
     with progress_bar("parsing", quiet) as progress:
         result = parse_path(path, progress, options)
     print_notices(result.notices)

@@ -10,9 +10,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from policy_assistant.cli.common import emit_json_lines, guarded, out
-from policy_assistant.cli.options import AsJson
+from policy_assistant.cli.options import AsJson, Workers
 from policy_assistant.evaluate import DEFAULT_CORPUS
 from policy_assistant.evaluate.authoring import document_sections
+from policy_assistant.parse import CorpusOptions
 
 
 def register(app: typer.Typer) -> None:
@@ -23,10 +24,11 @@ def register(app: typer.Typer) -> None:
 def sections_command(
     source: Annotated[str, typer.Argument(help="The document, as its corpus-relative path.")],
     corpus: Annotated[Path, typer.Option(help="The corpus folder.")] = DEFAULT_CORPUS,
+    workers: Workers = None,
     as_json: AsJson = False,
 ) -> None:
     """List a document's section paths and their spans in the parsed text."""
-    rows = document_sections(corpus, source)
+    rows = document_sections(corpus, source, CorpusOptions(workers=workers))
     if as_json:
         emit_json_lines((r.to_dict() for r in rows), None)
         return

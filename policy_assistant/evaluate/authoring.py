@@ -19,7 +19,7 @@ from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import PolicyAssistantError, UsageError
 from policy_assistant.evaluate.locate import sections_of, show_path
 from policy_assistant.evaluate.questions import QuestionSet, load_questions
-from policy_assistant.parse import parse_path
+from policy_assistant.parse import CorpusOptions, parse_path
 from policy_assistant.records import Document
 from policy_assistant.text import count_words
 
@@ -49,9 +49,11 @@ class QuestionsCheck:
         }
 
 
-def check_questions(questions_path: Path, corpus: Path) -> QuestionsCheck:
+def check_questions(
+    questions_path: Path, corpus: Path, options: CorpusOptions | None = None
+) -> QuestionsCheck:
     """Parse the corpus and check every question against it, without running eval."""
-    parsed = parse_path(corpus)
+    parsed = parse_path(corpus, options=options)
     loaded = load_questions(questions_path, parsed.documents, strict=False, corpus_root=parsed.root)
     sources = tuple(sorted(d.source for d in parsed.documents))
     return QuestionsCheck(loaded, tuple(str(f) for f in parsed.failures), sources)
@@ -102,9 +104,11 @@ class SectionRow:
                 "words": self.words}  # fmt: skip
 
 
-def document_sections(corpus: Path, source: str) -> list[SectionRow]:
+def document_sections(
+    corpus: Path, source: str, options: CorpusOptions | None = None
+) -> list[SectionRow]:
     """Return every section of one document of the corpus, in reading order."""
-    document = find_document(parse_path(corpus).documents, source, corpus)
+    document = find_document(parse_path(corpus, options=options).documents, source, corpus)
     return [
         SectionRow(s.path, s.span[0], s.span[1], count_words(document.text[s.span[0] : s.span[1]]))
         for s in sections_of(document)

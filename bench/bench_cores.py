@@ -1,0 +1,156 @@
+"""Cold ingest on one worker against two: one generated corpus, run alternately, with the load.
+
+The corpus: `markdown` generated Markdown files (bench_ingest.write_documents) and the bundled
+corpus's PDFs copied `pdf_copies` times. One ingest of all of it comes first, untimed: it fills
+the page cache and imports every parser, for both sides alike. Then each pair runs workers=1,
+then workers=2, each into a new folder with its own new parse cache, so both parse every file.
+
+Per run: wall seconds, CPU seconds of this process and of its workers (children, counted once
+reaped), and the one-minute load average just before the run starts (on a shared machine the
+other processes' share of the cores is what that number shows). Per pair: the ratio of the
+wall times, one worker over two. Run by bench_ingest.py (`--cores-only` for this part alone).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from policy_assistant.chunk import make_chunker
+from policy_assistant.parse import CorpusOptions, discover, read_corpus, reading
+from policy_assistant.pipeline import ingest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_corpus(
+    root: Path, markdown: int, pdf_copies: int, write_documents: Callable[[Path, int, int], None]
+) -> int:
+    """Write the generated corpus; return how many files it holds."""
+    write_documents(root / "markdown", markdown, 2)
+    pdfs = sorted((ROOT / "corpus").rglob("*.pdf"))
+    for copy in range(pdf_copies):
+        for pdf in pdfs:
+            target = root / f"pdf-{copy:02d}" / pdf.relative_to(ROOT / "corpus")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(pdf, target)
+    return markdown + pdf_copies * len(pdfs)
+
+
+def cpu_seconds() -> tuple[float, float]:
+    """Return user and system CPU seconds of this process, and of its reaped children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def cold_ingest(corpus: Path, folder: Path, workers: int) -> tuple[float, float, float, float]:
+    """Ingest the corpus cold; return load before, wall seconds, and CPU seconds of this
+    process and of its workers."""
+    load = os.getloadavg()[0]
+    (own, children), start = cpu_seconds(), time.perf_counter()
+    options = CorpusOptions(default_access="public", workers=workers)
+    ingest(corpus, folder / "index", make_chunker("structure"), options=options)
+    wall = time.perf_counter() - start
+    shutil.rmtree(folder)
+    own_after, children_after = cpu_seconds()
+    return load, wall, own_after - own, children_after - children
+
+
+def bench_cores(
+    scratch: Path,
+    markdown: int,
+    pdf_copies: int,
+    repeats: int,
+    write_documents: Callable[[Path, int, int], None],
+) -> list[str]:
+    """Time cold ingests with one worker and with two, alternately; return the table's lines."""
+    corpus = scratch / "cores-corpus"
+    files = write_corpus(corpus, markdown, pdf_copies, write_documents)
+    cold_ingest(corpus, scratch / "cores-warm-up", 2)
+    lines = [
+        f"cold ingest of {files} files ({markdown} Markdown, {files - markdown} PDF), "
+        f"{os.cpu_count()} cores, workers 1 against 2:"
+    ]
+    ratios = []
+    for pair in range(repeats):
+        runs = {}
+        for workers in (1, 2):
+            runs[workers] = load, wall, own, children = cold_ingest(
+                corpus, scratch / f"cores-{workers}", workers
+            )
+            lines.append(
+                f"  pair {pair + 1}, workers {workers}: {wall:7.2f} s wall  CPU {own:6.2f} s "
+                f"here + {children:6.2f} s in workers  load before {load:.2f}"
+            )
+        ratios.append(runs[1][1] / runs[2][1])
+        # What two idle cores would allow: the parent's own CPU, or half of all the CPU.
+        serial_cpu, parent, total = runs[1][2], runs[2][2], runs[2][2] + runs[2][3]
+        bound = serial_cpu / max(parent, total / 2)
+        lines.append(
+            f"  pair {pair + 1}: one worker / two = {ratios[-1]:.2f}x wall; "
+            f"on two idle cores at most {bound:.2f}x (one worker's CPU over the larger of "
+            f"the parent's CPU and half of all CPU)"
+        )
+    ordered = sorted(ratios)
+    lines.append(
+        f"ratios {', '.join(f'{r:.2f}' for r in ratios)}; median {ordered[len(ordered) // 2]:.2f}x"
+    )
+    return lines
+
+
+def bench_threshold(
+    scratch: Path, write_documents: Callable[[Path, int, int], None], sizes: tuple[int, ...]
+) -> list[str]:
+    """Time reading n small Markdown files in-process and with a pool from the first file.
+
+    Where the pool starts to win is what POOL_AFTER_FILES and POOL_AFTER_BYTES are set from.
+    Each figure is the best of three reads (no parse cache), after one untimed warm-up read.
+    """
+    limits = reading.POOL_AFTER_FILES, reading.POOL_AFTER_BYTES
+    lines = ["reading n small Markdown files (about 1 KiB each), best of 3, seconds:"]
+    try:
+        for n in sizes:
+            corpus = scratch / f"threshold-{n}"
+            write_documents(corpus, n, 3)
+            best = {}
+            for label, workers, start in (("in-process", 1, limits), ("pool", 2, (0, 0))):
+                reading.POOL_AFTER_FILES, reading.POOL_AFTER_BYTES = start
+                options = CorpusOptions(workers=workers)
+                read_corpus(corpus, options)
+                times = []
+                for _ in range(3):
+                    began = time.perf_counter()
+                    read_corpus(corpus, options)
+                    times.append(time.perf_counter() - began)
+                best[label] = min(times)
+            load = os.getloadavg()[0]
+            lines.append(
+                f"  n {n:>4}: in-process {best['in-process']:.3f}  pool of 2 {best['pool']:.3f}  "
+                f"load {load:.2f}"
+            )
+    finally:
+        reading.POOL_AFTER_FILES, reading.POOL_AFTER_BYTES = limits
+    return lines
+
+
+def bench_discovery(scratch: Path, files: int = 100_000) -> list[str]:
+    """Time discovery of `files` empty Markdown files, 1,000 a folder: best of 3, CPU seconds."""
+    tree = scratch / "discovery"
+    for number in range(files):
+        folder = tree / f"f{number // 1000:03d}"
+        if number % 1000 == 0:
+            folder.mkdir(parents=True)
+        (folder / f"doc-{number % 1000:04d}.md").touch()
+    times = []
+    for _ in range(3):
+        cpu, began = time.process_time(), time.perf_counter()
+        found = discover(tree)
+        times.append((time.process_time() - cpu, time.perf_counter() - began))
+    assert len(found.files) == files
+    cpu, wall = min(times)
+    return [f"discovery of {files} files: {cpu:.3f} s CPU, {wall:.3f} s wall (best of 3)"]

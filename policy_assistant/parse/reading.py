@@ -1,0 +1,238 @@
+"""One read's per-file steps: read, reuse, cache, parse here or in forked workers, finish.
+
+The first files are parsed in this process; once POOL_AFTER_FILES files or POOL_AFTER_BYTES
+bytes have been, and more than one file is left, the rest go to worker processes
+(policy_assistant/workers.py), one per core unless CorpusOptions.workers says otherwise.
+Every outcome is finished in source order by this process alone: it alone reads and writes
+the parse cache and builds the result, so a pooled read gives what a serial one does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from policy_assistant.errors import DocumentError
+from policy_assistant.ids import file_sha256
+from policy_assistant.parse import pdf_ocr
+from policy_assistant.parse.cache import ParseCache
+from policy_assistant.parse.catalog import Catalog
+from policy_assistant.parse.discover import Discovery
+from policy_assistant.parse.dispatch import labelled_by
+from policy_assistant.parse.files import read_regular
+from policy_assistant.parse.pdf_ocr import ocr_state
+from policy_assistant.parse.read_records import (
+    CorpusFile,
+    CorpusOptions,
+    CorpusRead,
+    Parsed,
+    Reuse,
+    Reused,
+    document_warnings,
+)
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from policy_assistant.chunk import Chunker
+    from policy_assistant.workers import Batches, ForkPool
+
+ParseFile = Callable[[bytes, str, Catalog, "Chunker | None"], Parsed]
+"""How one file's bytes are parsed (corpus.parse_file)."""
+
+POOL_AFTER_FILES = 32
+"""Files parsed in this process before the rest go to worker processes (when several)."""
+POOL_AFTER_BYTES = 256 * 1024
+"""Bytes parsed in this process before the rest go to worker processes. Forking two workers
+took 54 ms, about what 50 KiB of Markdown takes to parse; these limits keep a few small files
+in-process (bench/bench_cores.py: bench_threshold; re-measure on a quiet machine)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One file's turn, as the parent finishes it: kept, from the cache, or parsed."""
+
+    file: CorpusFile
+    """The file as read."""
+    parsed: Parsed | None = None
+    """What the parse (or the cache) gave; None when the caller's reuse hook kept the file."""
+    kept: Reused | None = None
+    """What the reuse hook said, when it kept the file."""
+    fresh: bool = False
+    """Whether it was parsed in this read (not kept, not from the cache)."""
+    key: str = ""
+    """The cache key to store a fresh parse under ("" without a cache)."""
+    size: int = 0
+    """Bytes of the file held while a worker parses it (0 when nothing is sent)."""
+
+
+Step = Outcome | DocumentError
+"""One file's outcome: what was read (and parsed), or why it could not be read."""
+
+
+def _held(step: Step) -> int:
+    """Return the bytes a step holds until its parse arrives."""
+    return 0 if isinstance(step, DocumentError) else step.size
+
+
+def step_source(step: Step) -> str:
+    """Return the source a step is about."""
+    return step.source if isinstance(step, DocumentError) else step.file.source
+
+
+_worker_state: tuple[ParseFile, Catalog, Chunker | None] | None = None
+"""In a worker process: the parser, catalog and chunker of the read it serves (set by _keep)."""
+
+
+def _keep(parse: ParseFile, catalog: Catalog, chunker: Chunker | None, ocr: bool) -> None:
+    """In a new worker: keep the read's parser, catalog and chunker, and the OCR switch."""
+    global _worker_state
+    _worker_state = (parse, catalog, chunker)
+    pdf_ocr.set_enabled(ocr)  # inherited through fork already; set so no start method differs
+
+
+def _parse_in_worker(data: bytes, source: str) -> Parsed:
+    """In a worker: parse one file with the state _keep kept."""
+    assert _worker_state is not None, "a worker task ran before its pool's setup"
+    parse, catalog, chunker = _worker_state
+    return parse(data, source, catalog, chunker)
+
+
+def _parse_batch(files: list[tuple[bytes, str]]) -> list[Parsed]:
+    """In a worker: parse a batch of files, each as _parse_in_worker does."""
+    return [_parse_in_worker(data, source) for data, source in files]
+
+
+class Reader:
+    """One read's per-file steps: read, reuse, cache, parse here or in a worker, then finish."""
+
+    def __init__(
+        self,
+        options: CorpusOptions,
+        cache: ParseCache | None,
+        reuse: Reuse | None,
+        result: CorpusRead,
+        chunker: Chunker | None,
+        parse: ParseFile,
+    ) -> None:
+        """Read into `result` with these settings, parsing each file with `parse`."""
+        self.options, self.cache, self.reuse = options, cache, reuse
+        self.result, self.chunker, self.parse = result, chunker, parse
+        self.parsed_files, self.parsed_bytes = 0, 0
+        self.ocr = ocr_state()  # once a read: it searches PATH for Tesseract
+
+    def outcomes(
+        self, found: Discovery, stack: ExitStack, arrived: Callable[[str], None]
+    ) -> Iterator[Step]:
+        """Yield each file's outcome in source order; parsing moves to workers past the limits."""
+        files = list(zip(found.sources, found.files, strict=True))
+        for number, (source, file) in enumerate(files):
+            if self._pool_pays(len(files) - number):
+                yield from self._pooled(files[number:], stack, arrived)
+                return
+            step, _ = self._start(source, file, None)
+            arrived(source)
+            yield step
+
+    def _pool_pays(self, left: int) -> bool:
+        """Whether enough was parsed here to show that workers will pay for their start."""
+        if left < 2 or (self.options.workers or 2) < 2:
+            return False
+        return self.parsed_files >= POOL_AFTER_FILES or self.parsed_bytes >= POOL_AFTER_BYTES
+
+    def _pooled(
+        self, files: list[tuple[str, Path]], stack: ExitStack, arrived: Callable[[str], None]
+    ) -> Iterator[Step]:
+        """Yield the outcomes of `files`, parsed in forked workers, in source order."""
+        from policy_assistant import workers  # multiprocessing costs start-up: only when used
+
+        count = workers.check_workers(self.options.workers)
+        fork = workers.can_fork(count)
+        state = (self.parse, self.result.catalog, self.chunker, pdf_ocr.ENABLED)
+        pool = stack.enter_context(workers.ForkPool(count, _keep, *state)) if fork else None
+        batches = workers.Batches(pool, _parse_batch) if pool is not None else None
+        started = (self._start(source, file, batches) for source, file in files)
+        work = (  # the steps done here (read failures, reuses, cache hits) with a done future
+            (step, cast("Future[Parsed | None]", future or workers.done(None)), _held(step))
+            for step, future in started
+        )
+        flush = batches.flush if batches is not None else None
+        in_turn = workers.in_order(work, count, lambda s: arrived(step_source(s)), flush)
+        for step, future in in_turn:
+            if isinstance(step, Outcome) and pool is not None and workers.died(future):
+                yield self._again(step, pool)
+                continue
+            parsed = future.result()
+            yield replace(step, parsed=parsed) if parsed and isinstance(step, Outcome) else step
+
+    def _again(self, step: Outcome, pool: ForkPool) -> Step:
+        """Parse a file again in a worker of its own: its worker died, maybe for another file.
+
+        Several files are in flight when a worker dies, so each is parsed again alone; the one
+        that kills that worker too is the failure (a crash in a native library, or a kill).
+        """
+        source = step.file.source
+        try:
+            data = read_regular(step.file.path, source, self.options.max_file_size)
+        except DocumentError as exc:
+            return exc
+        if file_sha256(data) != step.file.sha256:
+            return DocumentError(source, "changed while the corpus was read; read it again")
+        parsed = pool.alone(_parse_in_worker, data, source)
+        if parsed is None:
+            return DocumentError(
+                source, "the parser crashed its process; the other files were read"
+            )
+        return replace(step, parsed=parsed)
+
+    def _start(
+        self, source: str, file: Path, batches: Batches[tuple[bytes, str], Parsed] | None
+    ) -> tuple[Step, Future[Parsed] | None]:
+        """Read one file and reuse it, take it from the cache, or parse it (here or in a
+        worker, through `batches`)."""
+        try:
+            data = read_regular(file, source, self.options.max_file_size)
+        except DocumentError as exc:
+            return exc, None
+        fields = self.result.catalog.fields_for(source)
+        corpus_file = CorpusFile(source, file, file_sha256(data), fields)
+        kept = self.reuse(corpus_file) if self.reuse is not None else None
+        if kept is not None:
+            labelled = labelled_by(source, data, fields)
+            return Outcome(corpus_file, Parsed(None, labelled, None), kept), None
+        cache = self.cache
+        key = ParseCache.key(source, corpus_file.sha256, fields, self.ocr) if cache else ""
+        hit = cache.get(key) if cache else None
+        if hit is not None:
+            return Outcome(corpus_file, Parsed(hit[0], hit[1], None)), None
+        self.parsed_files, self.parsed_bytes = self.parsed_files + 1, self.parsed_bytes + len(data)
+        if batches is not None:
+            future = batches.add((data, source), len(data))
+            return Outcome(corpus_file, fresh=True, key=key, size=len(data)), future
+        parsed = self.parse(data, source, self.result.catalog, self.chunker)
+        return Outcome(corpus_file, parsed, fresh=True, key=key), None
+
+    def finish(self, step: Step) -> None:
+        """Take one file's outcome into the result, in source order; a failure is raised."""
+        if isinstance(step, DocumentError):
+            raise step
+        result, parsed, source = self.result, step.parsed, step.file.source
+        assert parsed is not None, "an outcome finished before its parse arrived"
+        if step.kept is not None:
+            result.reused.append(step.file)
+            result.warnings.extend(document_warnings(source, parsed.labelled, step.kept.empty))
+            return
+        if parsed.document is None:
+            raise DocumentError(source, parsed.problem or "could not be parsed")
+        if step.fresh:
+            result.parsed += 1
+            if self.cache is not None:
+                self.cache.put(step.key, parsed.document, parsed.labelled)
+        if parsed.chunks is not None:
+            result.chunked[source] = parsed.chunks
+        result.documents.append(parsed.document)
+        empty = not parsed.document.blocks
+        result.warnings.extend(document_warnings(source, parsed.labelled, empty))

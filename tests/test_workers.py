@@ -1,0 +1,398 @@
+"""Parsing and chunking in forked workers: the same bytes as one process, and no process left.
+
+Every comparison runs the same command with `--workers 1` (no pool) and `--workers 2`, and
+checks through a spy on ForkPool.submit that the second really handed files to workers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+import pytest
+from pdf_factory import save, story_pdf
+from typer.testing import CliRunner
+
+from policy_assistant import workers
+from policy_assistant.cli import app
+from policy_assistant.parse import CorpusOptions, ParseCache, pdf_ocr, read_corpus, reading
+from policy_assistant.parse import corpus as corpus_reader
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "corpus"
+WORDS = [
+    "garden",
+    "hose",
+    "reel",
+    "warranty",
+    "refund",
+    "receipt",
+    "mower",
+    "blade",
+    "sprinkler",
+    "nozzle",
+    "compost",
+    "greenhouse",
+    "frame",
+    "delivery",
+    "courier",
+    "voucher",
+    "store",
+    "manager",
+    "till",
+    "supervisor",
+    "recall",
+    "pallet",
+    "tondeuse",
+    "jardin",
+    "garantie",
+    "remboursement",
+    "livraison",
+]
+BUNDLED_PDFS = ("policies/warranty-policy.pdf", "guides/lawn-mower-lm-46.pdf")
+
+
+class PoolSpy:
+    """Counts the files handed to workers (ForkPool.submit runs in this process)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.submitted = 0
+        real = workers.ForkPool.submit
+
+        def submit(pool: workers.ForkPool, task: Any, *args: Any) -> Any:
+            self.submitted += 1
+            return real(pool, task, *args)
+
+        monkeypatch.setattr(workers.ForkPool, "submit", submit)
+
+
+@pytest.fixture
+def pool_spy(monkeypatch: pytest.MonkeyPatch) -> PoolSpy:
+    # In the whole suite a session fixture (the browser tests') keeps threads running, and
+    # the reader then parses in-process rather than fork; the workers never touch those
+    # threads' state, so these tests let it fork (test_no_fork_while_another_thread_runs
+    # covers the rule itself).
+    monkeypatch.setattr(workers, "can_fork", lambda count: count >= 2)
+    return PoolSpy(monkeypatch)
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not workers.can_fork(2)
+    finally:
+        stop.set()
+        thread.join()
+    assert workers.can_fork(2) == (sys.platform == "linux" and threading.active_count() == 1)
+    assert not workers.can_fork(1)
+
+
+def markdown(rng: random.Random, number: int) -> str:
+    """Return a Markdown document with headings, lists, a table and code, in seeded words."""
+
+    def words(n: int) -> str:
+        return " ".join(rng.choices(WORDS, k=n))
+
+    access = rng.choice(["public", "staff"])
+    parts = [f"---\naccess: {access}\nversion: '{number}'\n---\n# {words(3).title()}\n"]
+    for section in range(rng.randint(1, 4)):
+        parts.append(f"## Part {section} {words(2)}\n\n{words(rng.randint(5, 120))}.\n")
+        if rng.random() < 0.4:
+            parts.append("".join(f"- {words(rng.randint(2, 12))}\n" for _ in range(3)))
+        if rng.random() < 0.3:
+            rows = "".join(f"| {words(1)} | {rng.randint(1, 99)} |\n" for _ in range(4))
+            parts.append(f"| item | days |\n|---|---|\n{rows}")
+        if rng.random() < 0.2:
+            parts.append(f"```\n{words(6)}\n```\n")
+    return "\n".join(parts)
+
+
+def generated_corpus(root: Path, count: int, seed: int = 7) -> Path:
+    """Write `count` varied Markdown files, text and HTML files, two bundled PDFs and two bad
+    files (a corrupt PDF and Markdown that is not UTF-8) under root."""
+    rng = random.Random(seed)
+    for i in range(count):
+        folder = root / f"part-{i % 5}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"doc-{i:03d}.md").write_text(markdown(rng, i), encoding="utf-8")
+    (root / "notes.txt").write_text("Plain notes.\n\nA second paragraph of notes.\n")
+    (root / "page.html").write_text("<h1>Page</h1><p>A paragraph in a web page.</p>")
+    for source in BUNDLED_PDFS:
+        shutil.copy(CORPUS / source, root / Path(source).name)
+    (root / "broken.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
+    (root / "part-0" / "latin1.md").write_bytes("# Caf\xe9\n".encode("latin-1"))
+    (root / "catalog.toml").write_text('["page.html"]\naccess = "public"\n')
+    return root
+
+
+def run(args: list[str]) -> tuple[int, str, str]:
+    """Run the command in this process; return exit code, stdout and stderr."""
+    result = CliRunner().invoke(app, args)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def tree(folder: Path) -> dict[str, str]:
+    """Return each file's SHA-256 under folder (the lock file aside)."""
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != ".lock"
+    }
+
+
+def serial_and_pooled(args: list[str], spy: PoolSpy) -> tuple[tuple[int, str, str], ...]:
+    """Run args with one worker, then two; the second must have used the pool."""
+    serial = run([*args, "--workers", "1"])
+    assert spy.submitted == 0
+    pooled = run([*args, "--workers", "2"])
+    assert spy.submitted > 0, "the pooled run parsed everything in-process"
+    return serial, pooled
+
+
+@pytest.mark.parametrize("command", ["parse", "chunk"])
+def test_bundled_corpus_parses_and_chunks_to_the_same_bytes_pooled(
+    command: str, pool_spy: PoolSpy
+) -> None:
+    serial, pooled = serial_and_pooled([command, str(CORPUS), "--json"], pool_spy)
+    assert serial[0] == 0, serial[2]
+    assert pooled == serial
+    assert len(serial[1].splitlines()) >= 39
+
+
+def test_bundled_corpus_ingests_to_the_same_index_pooled(tmp_path: Path, pool_spy: PoolSpy) -> None:
+    outputs = []
+    for name in ("one", "two"):
+        index = tmp_path / name / "index"  # each beside its own parse cache: both parse
+        args = ["ingest", str(CORPUS), "--index", str(index), "-q"]
+        outputs.append(run([*args, "--workers", "1" if name == "one" else "2"]))
+        assert outputs[-1][0] == 0, outputs[-1][2]
+    assert pool_spy.submitted > 0
+    assert tree(tmp_path / "one" / "index") == tree(tmp_path / "two" / "index")
+    assert tree(tmp_path / "one" / "parse-cache") == tree(tmp_path / "two" / "parse-cache")
+
+
+@pytest.mark.parametrize("command", ["parse", "chunk"])
+def test_generated_documents_give_the_same_bytes_and_errors_pooled(
+    tmp_path: Path, command: str, pool_spy: PoolSpy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reading, "POOL_AFTER_FILES", 3)
+    corpus = generated_corpus(tmp_path / "c", 60)
+    serial, pooled = serial_and_pooled([command, str(corpus), "--json"], pool_spy)
+    assert pooled == serial
+    code, stdout, stderr = pooled
+    assert code == 1
+    assert len(stdout.splitlines()) >= 60  # every good document, past the two bad ones
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert [line.split(":")[1].strip() for line in errors] == ["broken.pdf", "part-0/latin1.md"]
+    assert "Traceback" not in stderr
+
+
+def test_generated_documents_ingest_to_the_same_index_pooled(
+    tmp_path: Path, pool_spy: PoolSpy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reading, "POOL_AFTER_FILES", 3)
+    corpus = generated_corpus(tmp_path / "c", 60)
+    for name, count in (("one", "1"), ("two", "2")):
+        args = ["ingest", str(corpus), "--index", str(tmp_path / name / "index"), "-q"]
+        assert run([*args, "--workers", count])[0] == 1  # the two bad files
+    assert pool_spy.submitted > 0
+    assert tree(tmp_path / "one" / "index") == tree(tmp_path / "two" / "index")
+
+
+def test_the_pooled_parse_cache_is_written_by_the_parent_alone(
+    tmp_path: Path, pool_spy: PoolSpy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reading, "POOL_AFTER_FILES", 3)
+    corpus = generated_corpus(tmp_path / "c", 30)
+    puts: list[str] = []
+    real = ParseCache.put
+    monkeypatch.setattr(
+        ParseCache, "put", lambda self, *a: puts.append(a[1].source) or real(self, *a)
+    )
+    options = CorpusOptions(cache_dir=tmp_path / "cache", workers=2)
+    first = read_corpus(corpus, options)
+    assert pool_spy.submitted > 0
+    # Every parse was stored, from this process, in source order: none from a worker.
+    assert puts == [d.source for d in first.documents] and first.parsed == len(puts)
+    again = read_corpus(corpus, options)
+    assert again.parsed == 0 and [d.to_dict() for d in again.documents] == [
+        d.to_dict() for d in first.documents
+    ]
+
+
+def test_progress_counts_every_file_once_and_ends_at_the_total(
+    tmp_path: Path, pool_spy: PoolSpy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reading, "POOL_AFTER_FILES", 3)
+    corpus = generated_corpus(tmp_path / "c", 40)
+    calls: list[tuple[int, int, str]] = []
+    read = read_corpus(corpus, CorpusOptions(workers=2), progress=lambda *a: calls.append(a))
+    total = len(read.documents) + len(read.failures)
+    assert pool_spy.submitted > 0
+    assert [done for done, _, _ in calls] == list(range(1, total + 1))
+    assert {t for _, t, _ in calls} == {total}
+    assert sorted(s for _, _, s in calls) == sorted(
+        [d.source for d in read.documents] + [f.source for f in read.failures]
+    )
+
+
+def test_a_parser_that_crashes_its_worker_fails_that_file_alone(
+    tmp_path: Path, pool_spy: PoolSpy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reading, "POOL_AFTER_FILES", 3)
+    corpus = generated_corpus(tmp_path / "c", 40)
+    serial = read_corpus(corpus, CorpusOptions(workers=1))
+    parent, real = os.getpid(), corpus_reader.parse_document
+
+    def crashing(data: bytes, source: str, catalog: Any) -> Any:
+        if source == "part-2/doc-012.md" and os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer or a native fault would
+        return real(data, source, catalog)
+
+    monkeypatch.setattr(corpus_reader, "parse_document", crashing)
+    pooled = read_corpus(corpus, CorpusOptions(workers=2))
+    assert pool_spy.submitted > 0
+    crashed = [f for f in pooled.failures if f.source == "part-2/doc-012.md"]
+    assert [str(f) for f in crashed] == [
+        "part-2/doc-012.md: the parser crashed its process; the other files were read"
+    ]
+    # Every other file, in flight beside it or after, reads as it does in one process.
+    expected = [d.to_dict() for d in serial.documents if d.source != "part-2/doc-012.md"]
+    assert [d.to_dict() for d in pooled.documents] == expected
+    assert sorted(map(str, pooled.failures)) == sorted(map(str, [*serial.failures, *crashed]))
+
+
+def test_a_handful_of_small_files_starts_no_pool(tmp_path: Path, pool_spy: PoolSpy) -> None:
+    corpus = generated_corpus(tmp_path / "c", 12)
+    (corpus / "broken.pdf").unlink()
+    read = read_corpus(corpus, CorpusOptions(workers=2))
+    assert read.parsed == 16 and pool_spy.submitted == 0
+
+
+def test_workers_below_one_is_a_usage_error(tmp_path: Path) -> None:
+    corpus = generated_corpus(tmp_path / "c", 2)
+    for command in ("parse", "chunk", "ingest"):
+        code, _, stderr = run([command, str(corpus), "--workers", "0"])
+        assert code == 2 and "--workers must be 1 or more, got 0" in stderr
+
+
+def test_the_default_is_one_worker_per_usable_core() -> None:
+    assert workers.check_workers(None) == len(os.sched_getaffinity(0))
+    assert workers.check_workers(3) == 3
+
+
+def scanned_pdf() -> bytes:
+    """Return a PDF of a page of text, then a page that is only an image of text."""
+    html = "<h1>Hose Reel Care</h1><p>Drain the hose before the first frost, every year.</p>"
+    out = pymupdf.open("pdf", story_pdf(html * 6))
+    image = pymupdf.open("pdf", story_pdf(html))[0].get_pixmap(dpi=100)
+    page = out.new_page(width=image.width * 0.72, height=image.height * 0.72)
+    page.insert_image(page.rect, pixmap=image)
+    return save(out)
+
+
+def test_the_ocr_switch_reaches_the_workers(
+    tmp_path: Path, pool_spy: PoolSpy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reading, "POOL_AFTER_FILES", 1)
+    monkeypatch.setattr(pdf_ocr, "ENABLED", False)
+    data = scanned_pdf()
+    for i in range(3):
+        (tmp_path / f"scan-{i}.pdf").write_bytes(data)
+    read = read_corpus(tmp_path, CorpusOptions(default_access="public", workers=2))
+    assert pool_spy.submitted == 2
+    assert [d.notes for d in read.documents] == [
+        ("page 2: scanned (an image, under 50 words), not OCR'd: OCR is switched off",)
+    ] * 3
+
+
+SLOW_INGEST = """
+import sys, time
+from policy_assistant.parse import corpus, reading
+real = corpus.parse_document
+def slow(data, source, catalog):
+    time.sleep(0.5)
+    return real(data, source, catalog)
+corpus.parse_document = slow
+reading.POOL_AFTER_FILES = 1
+from policy_assistant.cli.app import app
+app(["ingest", sys.argv[1], "--index", sys.argv[2], "-q", "--workers", "2"])
+"""
+
+
+def children_of(pid: int) -> list[int]:
+    """Return the live processes whose parent is pid."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Return whether pid runs (a zombie waiting to be reaped does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def start_slow_ingest(tmp_path: Path) -> tuple[subprocess.Popen[bytes], list[int]]:
+    """Start an ingest whose parses each take half a second; return it and its workers."""
+    corpus = generated_corpus(tmp_path / "c", 40)
+    command = [sys.executable, "-c", textwrap.dedent(SLOW_INGEST), str(corpus), str(tmp_path / "i")]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    deadline = time.monotonic() + 60
+    while len(children_of(process.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    found = children_of(process.pid)
+    assert len(found) >= 2, "the workers never started"
+    return process, found
+
+
+def gone(pids: list[int], seconds: float = 10) -> bool:
+    """Wait until none of pids runs; return whether that happened in time."""
+    deadline = time.monotonic() + seconds
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(alive(p) for p in pids)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_ctrl_c_exits_130_and_leaves_no_worker(tmp_path: Path) -> None:
+    process, found = start_slow_ingest(tmp_path)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole process group
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr.decode()
+    assert stderr.decode().strip().splitlines()[-1] == "error: interrupted"
+    assert b"Traceback" not in stderr
+    assert gone(found)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux only")
+def test_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
+    process, found = start_slow_ingest(tmp_path)
+    process.kill()
+    process.communicate(timeout=60)
+    assert gone(found)
