@@ -30,9 +30,8 @@ from policy_assistant.evaluate.ir_measures import DEPTH, MEASURES, fold_to_docum
 from policy_assistant.evaluate.questions import Question
 from policy_assistant.evaluate.report import Comparison, comparison_dict
 from policy_assistant.evaluate.retrieval import Retriever, chunk_retriever
-from policy_assistant.evaluate.run import EvalSettings, Progress, portable_path
+from policy_assistant.evaluate.run import EvalSettings, Progress, portable_path, ranking_settings
 from policy_assistant.index.settings import BM25_DEFAULTS
-from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import Chunk
 
 NO_CHUNK_FIGURES = (
@@ -205,11 +204,5 @@ def beir_settings(beir: BeirSet, runs: Sequence[BeirRun], settings: EvalSettings
             "fold": "documents ranked by their best chunk",
             "gain": "relevance grade",
         },
-        "tokenizer": TOKENIZER_SETTINGS,
-        "bm25": BM25_DEFAULTS,
-        "bootstrap": {
-            "seed": settings.seed,
-            "resamples": settings.resamples,
-            "level": settings.level,
-        },
+        **ranking_settings(settings),
     }

@@ -279,6 +279,13 @@ def report_settings(
         "budgets": list(settings.budgets),
         "budget_unit": unit_settings(settings.budget_unit),
         "k": settings.k,
+        **ranking_settings(settings),
+    }
+
+
+def ranking_settings(settings: EvalSettings) -> dict[str, Any]:
+    """Return the settings every report records of how it ranked and resampled."""
+    return {
         "tokenizer": TOKENIZER_SETTINGS,
         "bm25": BM25_DEFAULTS,
         "bootstrap": {

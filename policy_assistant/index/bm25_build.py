@@ -316,12 +316,13 @@ def _idf(variant: str, df: Floats, n_docs: int, epsilon: float) -> Floats:
     return idf
 
 
-def _assemble(builder: _Builder, params: dict[str, Any]) -> Built:
-    """Turn counted batches into the sorted term list and the postings arrays."""
+def sorted_terms(builder: _Builder) -> tuple[list[str], Rows, Ints, Ints]:
+    """Return the counted terms in UTF-8 order, each batch id's new id, row lengths and df.
+
+    The builder's vocabulary is emptied on the way: it is the largest thing it holds.
+    """
     vocab = builder.vocab
     terms = sorted(vocab, key=lambda t: t.encode("utf-8"))
-    if any("\n" in t for t in terms):
-        raise ValueError("a token contains a newline; tokens must be single-line strings")
     new_of_old = np.empty(len(terms), dtype=np.int32)
     old_ids = np.fromiter(map(vocab.__getitem__, terms), np.int64, len(terms))
     new_of_old[old_ids] = np.arange(len(terms), dtype=np.int32)
@@ -330,6 +331,14 @@ def _assemble(builder: _Builder, params: dict[str, Any]) -> Built:
     df = np.zeros(len(terms), dtype=np.int64)
     for _, old, sizes, _, _ in builder.parts:
         df[new_of_old[old]] += sizes  # a term appears once per batch
+    return terms, new_of_old, lengths, df
+
+
+def _assemble(builder: _Builder, params: dict[str, Any]) -> Built:
+    """Turn counted batches into the sorted term list and the postings arrays."""
+    terms, new_of_old, lengths, df = sorted_terms(builder)
+    if any("\n" in t for t in terms):
+        raise ValueError("a token contains a newline; tokens must be single-line strings")
     counted = int((lengths > 0).sum()) if params["variant"] == "lucene" else len(lengths)
     avgdl = float(lengths.sum()) / counted if counted else 0.0
     idf = _idf(params["variant"], df.astype(np.float64), counted, params["epsilon"])

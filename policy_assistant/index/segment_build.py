@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from policy_assistant.index.bm25_build import BUILD_WORKERS, _Builder, _feed
+from policy_assistant.index.bm25_build import BUILD_WORKERS, _Builder, _feed, sorted_terms
 from policy_assistant.index.tokenize import word_terms
 from policy_assistant.records import Chunk
 
@@ -78,16 +78,7 @@ def count_postings(chunks: Sequence[Chunk]) -> tuple[bytes, dict[str, Any]]:
     """Return the sorted term list (UTF-8 lines) and the raw postings arrays of chunks."""
     builder = _Builder()
     _feed((c.text for c in chunks), word_terms, builder, BUILD_WORKERS, None)
-    vocab = builder.vocab
-    terms = sorted(vocab, key=lambda t: t.encode("utf-8"))
-    new_of_old = np.empty(len(terms), dtype=np.int32)
-    old_ids = np.fromiter(map(vocab.__getitem__, terms), np.int64, len(terms))
-    new_of_old[old_ids] = np.arange(len(terms), dtype=np.int32)
-    vocab.clear()
-    lengths = np.concatenate(builder.lengths) if builder.lengths else np.empty(0, np.int64)
-    df = np.zeros(len(terms), dtype=np.int64)
-    for _, old, sizes, _, _ in builder.parts:
-        df[new_of_old[old]] += sizes
+    terms, new_of_old, lengths, df = sorted_terms(builder)
     ptr = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(df, out=ptr[1:])
     wide = any(len(part[4]) and int(part[4].max()) > 0xFFFF for part in builder.parts)
