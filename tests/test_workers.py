@@ -24,10 +24,10 @@ import pytest
 from pdf_factory import save, story_pdf
 from typer.testing import CliRunner
 
-from policy_assistant import workers
 from policy_assistant.cli import app
 from policy_assistant.parse import CorpusOptions, ParseCache, pdf_ocr, read_corpus, reading
 from policy_assistant.parse import corpus as corpus_reader
+from policy_assistant.parse import pool as workers
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"

@@ -2,7 +2,7 @@
 
 The first files are parsed in this process; once POOL_AFTER_FILES files or POOL_AFTER_BYTES
 bytes have been, and more than one file is left, the rest go to worker processes
-(policy_assistant/workers.py), one per core unless CorpusOptions.workers says otherwise.
+(parse/pool.py), one per core unless CorpusOptions.workers says otherwise.
 Every outcome is finished in source order by this process alone: it alone reads and writes
 the parse cache and builds the result, so a pooled read gives what a serial one does.
 """
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from policy_assistant.chunk import Chunker
-    from policy_assistant.workers import Batches, ForkPool
+    from policy_assistant.parse.pool import Batches, ForkPool
 
 ParseFile = Callable[[bytes, str, Catalog, "Chunker | None"], Parsed]
 """How one file's bytes are parsed (corpus.parse_file)."""
@@ -147,7 +147,8 @@ class Reader:
         self, files: list[tuple[str, Path]], stack: ExitStack, arrived: Callable[[str], None]
     ) -> Iterator[Step]:
         """Yield the outcomes of `files`, parsed in forked workers, in source order."""
-        from policy_assistant import workers  # multiprocessing costs start-up: only when used
+        # multiprocessing costs start-up: imported only when a pool is used
+        from policy_assistant.parse import pool as workers
 
         count = workers.check_workers(self.options.workers)
         fork = workers.can_fork(count)
