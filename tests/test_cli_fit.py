@@ -54,3 +54,15 @@ def test_tables_fit_and_cut_nothing(index: str, name: str, width: int) -> None:
     numbers = set(NUMBER.findall(wide))
     assert numbers
     assert numbers <= set(NUMBER.findall(text))
+
+
+@pytest.mark.parametrize("width", (100, 104, 107))
+def test_the_budget_table_never_breaks_an_interval_just_above_the_narrow_width(
+    width: int,
+) -> None:
+    args = COMMANDS["eval"][:-2] + ["--chunker", "structure", "--chunker", "fixed"]
+    text = render(width, args)
+    assert max(len(line) for line in text.splitlines()) <= width
+    # An interval cut across two lines leaves a line ending in "[0.4" or starting with "5]".
+    assert not re.search(r"\[\d\.\d{0,2}\s*│", text)
+    assert set(NUMBER.findall(render(200, args))) <= set(NUMBER.findall(text))

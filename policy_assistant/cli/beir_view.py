@@ -47,7 +47,7 @@ def eval_beir(
     else:
         out.print(measure_table(report))
         for line in reading_lines(report):
-            out.print(escape(line), highlight=False, soft_wrap=True)
+            out.print(escape(line), highlight=False)  # wrapped at spaces: it fits the terminal
     return ExitCode.OK
 
 

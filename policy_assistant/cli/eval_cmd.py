@@ -255,17 +255,17 @@ def write_outputs(
         if differences is not None:
             out.print(differences)
         for line in reading_lines(report):
-            out.print(escape(line), highlight=False, soft_wrap=True)
+            out.print(escape(line), highlight=False)  # wrapped at spaces: it fits the terminal
 
 
-def show(figure: Interval) -> str:
+def show(figure: Interval, one_line: bool | None = None) -> str:
     """Return a share with its interval: 0.817 [0.717-0.900], the interval below when narrow."""
-    gap = "\n" if out.width < NARROW else " "
-    return f"{figure.value:.3f}{gap}[{figure.low:.3f}-{figure.high:.3f}]"
+    one_line = out.width >= NARROW if one_line is None else one_line
+    return f"{figure.value:.3f}{' ' if one_line else chr(10)}[{figure.low:.3f}-{figure.high:.3f}]"
 
 
 NARROW = 100
-"""Below this many columns the budget table is printed one figure per row."""
+"""Below this many columns the equal-k table prints each interval under its figure."""
 
 
 def k_table(report: EvalReport) -> Table:
@@ -283,8 +283,9 @@ def k_table(report: EvalReport) -> Table:
 
 
 def budget_table(report: EvalReport) -> Table:
-    """Return chunker x budget: what a context of B words holds (one figure a row if narrow)."""
-    if out.width < NARROW:
+    """Return chunker x budget: what a context of B holds, one figure a row when too narrow."""
+    one_line = out.width >= wide_width(report, one_line=True)
+    if not one_line and out.width < wide_width(report, one_line=False):
         return long_budget_table(report)
     table = Table(title=budget_title(report), title_justify="left")
     median = f"median {unit_of(report.settings)}"
@@ -292,12 +293,34 @@ def budget_table(report: EvalReport) -> Table:
         table.add_column(name, justify="left" if name == "chunker" else "right")
     for s in report.summaries:
         for i, b in enumerate(s.budgets):
-            figures = [show(b.figures[m]) for m in BUDGET_METRICS]
+            figures = [show(b.figures[m], one_line) for m in BUDGET_METRICS]
             words = f"{b.context_words.value:.0f}"
             name = s.name if i == 0 else ""
             table.add_row(name, str(b.budget), *figures, str(b.empty_contexts), words)
         table.add_section()
     return table
+
+
+NAME_FOLD = 12
+"""Columns a variant's name may be folded into: names fold, numbers never do."""
+
+
+def wide_width(report: EvalReport, one_line: bool) -> int:
+    """Return the columns the budget table needs with every number whole on its lines."""
+    budgets = [b for s in report.summaries for b in s.budgets]
+    figures = [b.figures[m] for b in budgets for m in BUDGET_METRICS]
+    cell = max((len(show(f, one_line).split(chr(10))[0]) for f in figures), default=0)
+    cell = max([cell] + [len(show(f, one_line).split(chr(10))[-1]) for f in figures])
+    names = [s.name for s in report.summaries]
+    widths = [
+        min(max(map(len, names), default=7), NAME_FOLD),
+        max([1] + [len(str(b.budget)) for b in budgets]),
+        *(max(cell, len(f"{m}@B")) for m in BUDGET_METRICS),
+        max([5] + [len(str(b.empty_contexts)) for b in budgets]),
+        max([len(f"median {unit_of(report.settings)}")]
+            + [len(f"{b.context_words.value:.0f}") for b in budgets]),
+    ]  # fmt: skip
+    return 1 + sum(w + 3 for w in widths)  # a border, then per column two pads and a border
 
 
 def budget_title(report: EvalReport) -> str:
