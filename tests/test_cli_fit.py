@@ -60,7 +60,7 @@ def test_tables_fit_and_cut_nothing(index: str, name: str, width: int) -> None:
 def test_the_budget_table_never_breaks_an_interval_just_above_the_narrow_width(
     width: int,
 ) -> None:
-    args = COMMANDS["eval"][:-2] + ["--chunker", "structure", "--chunker", "fixed"]
+    args = [*COMMANDS["eval"][:-2], "--chunker", "structure", "--chunker", "fixed"]
     text = render(width, args)
     assert max(len(line) for line in text.splitlines()) <= width
     # An interval cut across two lines leaves a line ending in "[0.4" or starting with "5]".

@@ -396,3 +396,27 @@ def test_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
     process.kill()
     process.communicate(timeout=60)
     assert gone(found)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_ctrl_c_while_the_workers_are_being_forked_still_exits_130(tmp_path: Path) -> None:
+    # A Ctrl-C that lands before a new worker has set it aside once hung the ingest.
+    corpus = generated_corpus(tmp_path / "c", 40)
+    for attempt in range(3):
+        command = [sys.executable, "-c", textwrap.dedent(SLOW_INGEST), str(corpus)]
+        process = subprocess.Popen(
+            [*command, str(tmp_path / f"i{attempt}")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while not children_of(process.pid) and time.monotonic() < deadline:
+            pass  # no sleep: the signal should land while the forks are still going on
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            _, stderr = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
+        assert process.returncode == 130, stderr.decode()

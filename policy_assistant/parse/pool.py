@@ -114,10 +114,16 @@ class ForkPool:
         before = set(multiprocessing.active_children())
         context = multiprocessing.get_context("fork")
         start = (os.getpid(), self._setup, self._args)
-        self._executor = ProcessPoolExecutor(
-            self.workers, mp_context=context, initializer=_start_worker, initargs=start
-        )
-        future = self._executor.submit(task, *args)  # with fork, this forks every worker
+        # Workers are born with Ctrl-C blocked, so one that comes before a worker has set it
+        # aside cannot kill it; here it waits, pending, until the forks are done.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=_start_worker, initargs=start
+            )
+            future = self._executor.submit(task, *args)  # with fork, this forks every worker
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         self._children = [p for p in multiprocessing.active_children() if p not in before]
         return future
 
@@ -210,7 +216,8 @@ def died(future: Future[Any]) -> bool:
 def _start_worker(parent: int, setup: Callable[..., None], args: tuple[Any, ...]) -> None:
     """In a new worker: die with the parent, leave Ctrl-C to it, then keep the task state."""
     die_with_parent(parent)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C pending since the fork is dropped
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     setup(*args)
 
 
