@@ -320,7 +320,10 @@ def test_the_ocr_switch_reaches_the_workers(
 
 
 SLOW_INGEST = """
-import sys, time
+import signal, sys, time
+# As a terminal's foreground job: Ctrl-C raises, even when the test runs as a background job
+# (which starts with SIGINT ignored and hands that on to every child).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from policy_assistant.parse import corpus, reading
 real = corpus.parse_document
 def slow(data, source, catalog):
