@@ -12,6 +12,7 @@ import random
 from pathlib import Path
 
 import pytest
+from chunk_factory import bare_chunk
 
 from policy_assistant.ids import content_id
 from policy_assistant.index import build_index, open_index, plan, segment_search
@@ -44,21 +45,14 @@ def doc_chunks(source: str, seed: int, access: str) -> list[Chunk]:
         size = rng.choice([0, 3, 8, 20, 40])  # an empty chunk has no term (lucene's N)
         text = " ".join(rng.choice(VOCAB[: rng.randint(10, len(VOCAB))]) for _ in range(size))
         chunks.append(
-            Chunk(
+            bare_chunk(
+                source,
+                position,
+                text,
+                access,
+                CHUNKER,
                 id=content_id([source, seed, position, text]),
-                source=source,
-                title=source,
                 version=f"v{seed}",
-                access=access,
-                language="en",
-                chunker=CHUNKER,
-                position=position,
-                start=0,
-                end=len(text),
-                pages=(),
-                sections=(),
-                text=text,
-                words=len(text.split()),
                 sha256=hashlib.sha256(f"{source}{seed}".encode()).hexdigest(),
             )
         )

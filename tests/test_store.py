@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
+from chunk_factory import bare_chunk
 from hypothesis import given
 from hypothesis import strategies as st
 
 from policy_assistant import index as store
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import IndexError_, UsageError
-from policy_assistant.ids import content_id
 from policy_assistant.index import (
     DocumentEntry,
     IndexBusyError,
@@ -47,24 +47,8 @@ def make_chunks(docs: int, per_doc: int, seed: int, marker: str) -> list[Chunk]:
         source = f"doc{d:04d}.md"
         for position in range(per_doc):
             text = " ".join([marker] + [words[i] for i in rng.integers(0, 500, 60)])
-            chunks.append(
-                Chunk(
-                    id=content_id([source, position, text]),
-                    source=source,
-                    title=source,
-                    version="v1",
-                    access=("public", "staff")[d % 2],
-                    language="en",
-                    chunker=CHUNKER,
-                    position=position,
-                    start=0,
-                    end=len(text),
-                    pages=(),
-                    sections=(),
-                    text=text,
-                    words=len(text.split()),
-                )
-            )
+            access = ("public", "staff")[d % 2]
+            chunks.append(bare_chunk(source, position, text, access, CHUNKER))
     return chunks
 
 
@@ -300,7 +284,8 @@ def test_index_dir_from_option_environment_or_default():
 
 def run_python(code: str) -> subprocess.Popen[str]:
     """Start a Python that has this module's helpers and `store` imported."""
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    here = Path(__file__).resolve().parent  # the root for `tests.`, and tests/ for its helpers
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(here.parent), str(here)])}
     prelude = (
         "from policy_assistant import index as store\n"
         "from tests.test_store import make_chunks, make_index\n"
