@@ -309,8 +309,7 @@ def wide_width(report: EvalReport, one_line: bool) -> int:
     """Return the columns the budget table needs with every number whole on its lines."""
     budgets = [b for s in report.summaries for b in s.budgets]
     figures = [b.figures[m] for b in budgets for m in BUDGET_METRICS]
-    cell = max((len(show(f, one_line).split(chr(10))[0]) for f in figures), default=0)
-    cell = max([cell] + [len(show(f, one_line).split(chr(10))[-1]) for f in figures])
+    cell = max((len(line) for f in figures for line in show(f, one_line).splitlines()), default=0)
     names = [s.name for s in report.summaries]
     widths = [
         min(max(map(len, names), default=7), NAME_FOLD),
