@@ -36,7 +36,9 @@ from policy_assistant.index.build import (
 )
 from policy_assistant.index.reader import load_entries, verify_files
 from policy_assistant.index.unit_store import UNITS_DIR
+from policy_assistant.ingest_units import UnitDocuments
 from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
+from policy_assistant.parse.corpus import CorpusFile, Reused
 from policy_assistant.records import Chunk
 
 PARSE_CACHE_NAME = "parse-cache"
@@ -106,10 +108,12 @@ def ingest(
     summary = IngestSummary(index_dir)
     with index_lock(index_dir):
         previous = _load_previous(index_dir, chunker.spec(), params)
+        reading = _with_cache(options, index_dir)
         read = read_corpus(
             corpus,
-            _with_cache(options, index_dir),
+            reading,
             progress=progress,
+            reuse=_reuse(previous),
             strict=strict,
             chunker=chunker,  # each document parsed is chunked in the worker that parsed it
         )
@@ -123,7 +127,7 @@ def ingest(
             settings,
             entries=entries,
             damage=previous.damage,
-            documents=list(read.documents) if units else None,
+            documents=UnitDocuments(read, index_dir, corpus, reading) if units else None,
             live=previous.manifest,
         )
     for built_field in fields(BuildResult):
@@ -172,12 +176,27 @@ def sticky_settings(
     return StickySettings(name, settings, variant, tuple(changed))
 
 
+def _reuse(previous: _Previous) -> Callable[[CorpusFile], Reused | None]:
+    """Return the reader's reuse hook: keep a file whose bytes and parsed metadata are those
+    of its indexed entry, so it is neither read nor parsed (its chunks stay in their segment)."""
+
+    def reuse(file: CorpusFile) -> Reused | None:
+        entry, meta = previous.entries.get(file.source), file.meta
+        if entry is None or meta is None:
+            return None
+        found = (file.sha256, meta.title, meta.version, meta.access, meta.language)
+        return Reused(meta.empty) if found == entry.identity() else None
+
+    return reuse
+
+
 def _collect(
     read: CorpusRead, chunker: Chunker, previous: _Previous
 ) -> tuple[list[DocumentEntry], list[Chunk]]:
     """Chunk each document again only when it differs from the indexed one; return every
-    entry, and the chunks of the documents chunked (the others' stay in the index)."""
-    entries: list[DocumentEntry] = []
+    entry (in source order), and the chunks of the documents chunked (the others' stay in
+    the index)."""
+    entries = [previous.entries[file.source] for file in read.reused]
     chunks: list[Chunk] = []
     for document in read.documents:
         old = previous.entries.get(document.source)
@@ -187,6 +206,7 @@ def _collect(
         doc_chunks = read.chunks_of(document, chunker)
         entries.append(DocumentEntry.from_document(document, [c.id for c in doc_chunks]))
         chunks.extend(doc_chunks)
+    entries.sort(key=lambda e: e.source)
     return entries, chunks
 
 

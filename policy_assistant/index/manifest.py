@@ -89,16 +89,14 @@ class DocumentEntry:
         digest = ids_digest([c.id for c in chunks])
         return cls(first.source, *meta, len(chunks), digest, sum(c.words for c in chunks))
 
+    def identity(self) -> tuple[str, str, str, str, str]:
+        """Return what identifies the document indexed: sha256, title, version, access, language."""
+        return (self.sha256, self.title, self.version, self.access, self.language)
+
     def same_document(self, document: Document) -> bool:
         """Whether a parsed document is the one this entry was made from (bytes and metadata)."""
         doc = document
-        return (doc.sha256, doc.title, doc.version, doc.access, doc.language) == (
-            self.sha256,
-            self.title,
-            self.version,
-            self.access,
-            self.language,
-        )
+        return (doc.sha256, doc.title, doc.version, doc.access, doc.language) == self.identity()
 
     def placed(self, segment: str, first: int, words: int) -> DocumentEntry:
         """Return this entry with its chunks placed at first in segment."""

@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from policy_assistant.errors import DocumentError, PolicyAssistantError
-from policy_assistant.parse.cache import ParseCache
+from policy_assistant.parse.cache import ParseCache, parser_fingerprint
 from policy_assistant.parse.catalog import CATALOG_NAME, Catalog, load_catalog
 from policy_assistant.parse.discover import Discovery, discover, skipped_line
 from policy_assistant.parse.dispatch import labelled_by, parse_document
+from policy_assistant.parse.file_table import FileTable
 from policy_assistant.parse.files import printable
 from policy_assistant.parse.globs import is_glob
+from policy_assistant.parse.pdf_ocr import ocr_state
 from policy_assistant.parse.read_records import (  # re-exported: the reader's records
     CorpusFile as CorpusFile,
 )
@@ -75,7 +77,8 @@ def read_corpus(
     if strict and result.failures:
         raise result.failures[0]
     cache = ParseCache(options.cache_dir) if options.cache_dir is not None else None
-    reader = Reader(options, cache, reuse, result, chunker, parse_file)
+    table = _file_table(options, found.root)
+    reader = Reader(options, cache, reuse, result, chunker, parse_file, table)
     arrived = _counter(progress, len(found.files))
     with ExitStack() as stack:
         for step in reader.outcomes(found, stack, arrived):
@@ -85,11 +88,27 @@ def read_corpus(
                 if strict:
                     raise
                 result.failures.append(exc)
+    if table is not None:
+        table.save(whole=_whole_root(path, options, found))
     result.failures.sort(key=lambda e: e.source)
     result.notices = _notices(path, found, catalog)
     if not (result.documents or result.reused or result.failures):
         raise PolicyAssistantError(_nothing_to_read(path, found))
     return result
+
+
+def _file_table(options: CorpusOptions, root: Path) -> FileTable | None:
+    """Return the file table of root in the parse cache's folder (None without a cache)."""
+    if options.cache_dir is None:
+        return None
+    return FileTable(options.cache_dir, root, f"{parser_fingerprint()} ocr={ocr_state()}")
+
+
+def _whole_root(path: Path, options: CorpusOptions, found: Discovery) -> bool:
+    """Whether a read saw every document of its root (so what it did not see is gone)."""
+    if options.include or options.exclude:
+        return False
+    return path.is_dir() and Path(os.path.abspath(path)) == found.root
 
 
 def _counter(progress: Progress | None, total: int) -> Callable[[str], None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from policy_assistant.errors import DocumentError, UsageError
 from policy_assistant.parse.catalog import Catalog
+from policy_assistant.parse.file_table import DocMeta
 from policy_assistant.parse.files import DEFAULT_MAX_FILE_SIZE
 from policy_assistant.records import ACCESS_LABELS, Chunk, Document
 
@@ -60,6 +62,10 @@ class CorpusFile:
     """Hex SHA-256 of its bytes."""
     fields: dict[str, str]
     """Its catalog fields (Catalog.fields_for)."""
+    meta: DocMeta | None = None
+    """What a parse of these bytes under these fields gave, when the file table knows it."""
+    info: os.stat_result | None = None
+    """Its stat, taken before it was read (None without a file table)."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +77,8 @@ class Reused:
 
 
 Reuse = Callable[[CorpusFile], Reused | None]
-"""Asked before each parse: a Reused means the caller keeps its copy and nothing is parsed."""
+"""Asked before each parse of a file whose meta the file table knows: a Reused means the
+caller keeps its copy, and the file is neither parsed nor read."""
 
 
 @dataclass

@@ -9,6 +9,8 @@ the parse cache and builds the result, so a pooled read gives what a serial one 
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -21,7 +23,7 @@ from policy_assistant.parse import pdf_ocr
 from policy_assistant.parse.cache import ParseCache
 from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.discover import Discovery
-from policy_assistant.parse.dispatch import labelled_by
+from policy_assistant.parse.file_table import DocMeta, FileTable
 from policy_assistant.parse.files import read_regular
 from policy_assistant.parse.pdf_ocr import ocr_state
 from policy_assistant.parse.read_records import (
@@ -78,6 +80,15 @@ def _held(step: Step) -> int:
     return 0 if isinstance(step, DocumentError) else step.size
 
 
+def _stat(file: Path) -> os.stat_result | None:
+    """Return a regular file's stat (following links, as the read does), else None."""
+    try:
+        info = os.stat(file)
+    except OSError:
+        return None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
 def step_source(step: Step) -> str:
     """Return the source a step is about."""
     return step.source if isinstance(step, DocumentError) else step.file.source
@@ -117,9 +128,11 @@ class Reader:
         result: CorpusRead,
         chunker: Chunker | None,
         parse: ParseFile,
+        table: FileTable | None = None,
     ) -> None:
-        """Read into `result` with these settings, parsing each file with `parse`."""
-        self.options, self.cache, self.reuse = options, cache, reuse
+        """Read into `result` with these settings, parsing each file with `parse` (and
+        knowing unchanged files by their stat, with a file table)."""
+        self.options, self.cache, self.reuse, self.table = options, cache, reuse, table
         self.result, self.chunker, self.parse = result, chunker, parse
         self.parsed_files, self.parsed_bytes = 0, 0
         self.ocr = ocr_state()  # once a read: it searches PATH for Tesseract
@@ -194,21 +207,18 @@ class Reader:
     ) -> tuple[Step, Future[Parsed] | None]:
         """Read one file and reuse it, take it from the cache, or parse it (here or in a
         worker, through `batches`)."""
+        fields = self.result.catalog.fields_for(source)
         try:
-            data = read_regular(file, source, self.options.max_file_size)
+            corpus_file, data = self._open(source, file, fields)
+            known = self._known(corpus_file)
+            if known is not None:
+                return known, None
+            if data is None:  # known by its stat, needed after all: read it now
+                data = read_regular(file, source, self.options.max_file_size)
+                corpus_file = replace(corpus_file, sha256=file_sha256(data), meta=None)
         except DocumentError as exc:
             return exc, None
-        fields = self.result.catalog.fields_for(source)
-        corpus_file = CorpusFile(source, file, file_sha256(data), fields)
-        kept = self.reuse(corpus_file) if self.reuse is not None else None
-        if kept is not None:
-            labelled = labelled_by(source, data, fields)
-            return Outcome(corpus_file, Parsed(None, labelled, None), kept), None
-        cache = self.cache
-        key = ParseCache.key(source, corpus_file.sha256, fields, self.ocr) if cache else ""
-        hit = cache.get(key) if cache else None
-        if hit is not None:
-            return Outcome(corpus_file, Parsed(hit[0], hit[1], None)), None
+        key = self._key(corpus_file)
         self.parsed_files, self.parsed_bytes = self.parsed_files + 1, self.parsed_bytes + len(data)
         if batches is not None:
             future = batches.add((data, source), len(data))
@@ -216,12 +226,54 @@ class Reader:
         parsed = self.parse(data, source, self.result.catalog, self.chunker)
         return Outcome(corpus_file, parsed, fresh=True, key=key), None
 
+    def _key(self, file: CorpusFile) -> str:
+        """Return the file's parse cache key ("" without a cache)."""
+        if self.cache is None:
+            return ""
+        return ParseCache.key(file.source, file.sha256, file.fields, self.ocr)
+
+    def _known(self, file: CorpusFile) -> Outcome | None:
+        """Return the outcome of a file the reuse hook keeps or the parse cache holds."""
+        meta = file.meta
+        kept = self.reuse(file) if self.reuse is not None and meta is not None else None
+        if kept is not None and meta is not None:
+            return Outcome(file, Parsed(None, meta.labelled, None), kept)
+        hit = self.cache.get(self._key(file)) if self.cache is not None else None
+        return Outcome(file, Parsed(hit[0], hit[1], None)) if hit is not None else None
+
+    def _open(
+        self, source: str, file: Path, fields: dict[str, str]
+    ) -> tuple[CorpusFile, bytes | None]:
+        """Return the file as known: by its stat when the file table vouches for its bytes
+        (then no bytes), else read and hashed."""
+        table, limit = self.table, self.options.max_file_size
+        info = _stat(file) if table is not None else None
+        if table is not None and info is not None and info.st_size <= limit:
+            sha256 = table.sha256_of(source, info)
+            if sha256 is not None:
+                meta = table.meta_of(source, sha256, fields)
+                return CorpusFile(source, file, sha256, fields, meta, info), None
+        data = read_regular(file, source, limit)
+        sha256 = file_sha256(data)
+        meta = table.meta_of(source, sha256, fields) if table is not None else None
+        return CorpusFile(source, file, sha256, fields, meta, info), data
+
+    def _note(self, file: CorpusFile, parsed: Parsed | None) -> None:
+        """Record the file in the file table: its stat, bytes and what its parse gave."""
+        assert self.table is not None
+        document = parsed.document if parsed is not None else None
+        meta = DocMeta.of(document, parsed.labelled) if document and parsed else None
+        fields = file.fields if meta else None
+        self.table.note(file.source, file.info, file.sha256, fields, meta)
+
     def finish(self, step: Step) -> None:
         """Take one file's outcome into the result, in source order; a failure is raised."""
         if isinstance(step, DocumentError):
             raise step
         result, parsed, source = self.result, step.parsed, step.file.source
         assert parsed is not None, "an outcome finished before its parse arrived"
+        if self.table is not None:
+            self._note(step.file, None if step.kept else parsed)
         if step.kept is not None:
             result.reused.append(step.file)
             result.warnings.extend(document_warnings(source, parsed.labelled, step.kept.empty))

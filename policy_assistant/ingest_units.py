@@ -1,0 +1,76 @@
+"""The documents ingest hands the index stage for retrieval units, gathered only if written.
+
+Units are built whole from every document of the corpus, but a file the reader kept (bytes
+and metadata those of its indexed entry) was neither read nor parsed. Its document is taken
+from the live generation's units, which store each document's text and blocks, and where
+they do not hold it (an index written without units, or damaged units) the corpus is read
+again through the parse cache. Nothing is gathered when nothing is written: a no-op ingest
+touches no document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import overload
+
+from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
+from policy_assistant.records import Document
+
+
+class UnitDocuments(Sequence[Document]):
+    """Every document of an ingest, in source order, gathered on first use."""
+
+    def __init__(self, read: CorpusRead, index_dir: Path, corpus: Path, options: CorpusOptions):
+        """Gather from this read, the live generation at index_dir, and the corpus again."""
+        self.read, self.index_dir, self.corpus, self.options = read, index_dir, corpus, options
+        self._docs: list[Document] | None = None
+
+    def _all(self) -> list[Document]:
+        if self._docs is None:
+            self._docs = self._gather()
+        return self._docs
+
+    def _gather(self) -> list[Document]:
+        docs = {d.source: d for d in self.read.documents}
+        wanted = {f.source: f.sha256 for f in self.read.reused}
+        if wanted:
+            stored = stored_documents(self.index_dir)
+            docs.update({s: stored[s] for s, sha in wanted.items() if _holds(stored, s, sha)})
+            missing = {s for s in wanted if s not in docs}
+            if missing:
+                again = read_corpus(self.corpus, self.options)
+                docs.update({d.source: d for d in again.documents if d.source in missing})
+        return [docs[source] for source in sorted(docs)]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    @overload
+    def __getitem__(self, i: int) -> Document: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Document]: ...
+    def __getitem__(self, i: int | slice) -> Document | Sequence[Document]:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[Document]:
+        return iter(self._all())
+
+
+def _holds(stored: dict[str, Document], source: str, sha256: str) -> bool:
+    """Whether the stored documents hold this source with these bytes."""
+    doc = stored.get(source)
+    return doc is not None and doc.sha256 == sha256
+
+
+def stored_documents(index_dir: Path) -> dict[str, Document]:
+    """Return the documents the live generation's units store, by source ({} when none)."""
+    from policy_assistant.index.folder import live_generation
+    from policy_assistant.index.unit_store import UNITS_DIR, load_documents
+
+    try:
+        folder = live_generation(index_dir) / UNITS_DIR
+        return load_documents(folder) if folder.is_dir() else {}
+    except (PolicyAssistantError, OSError, ValueError, KeyError, TypeError, IndexError):
+        return {}  # damaged units: the corpus is read again instead

@@ -1,0 +1,188 @@
+"""The file table: what each corpus file's stat said when it was last read, kept in the cache.
+
+A re-read of an unchanged corpus should cost a stat per file, not a read and a SHA-256 of
+every byte. The table maps each source to the file's (size, mtime_ns, ctime_ns, inode) when
+it was read, its bytes' SHA-256 and, when it was parsed or taken from the parse cache, what
+the parse gave that ingest needs to keep its old copy (title, version, access, language,
+whether it was labelled, whether it was empty) under the catalog fields it was read with.
+
+Trust is git's: a file whose stat is exactly the recorded one is taken to hold the recorded
+bytes. A file changed within the timestamp's granularity of its recording would look the
+same, so a stat is only recorded once the file's mtime and ctime are RACY_NS old; a younger
+file is read and hashed again next time. What a parse gave is trusted only while the parser
+fingerprint and the OCR state are those it was recorded under.
+
+One table per corpus root (the root's absolute path, hashed, names it) under the cache
+folder's `files/`; it is written whole, atomically, after a read that changed it. A damaged
+or foreign table reads as empty: every file is read again, nothing is wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from policy_assistant.atomic import atomic_write_bytes
+from policy_assistant.records import Document
+
+TABLE_VERSION = 1
+"""Bump when the table's form changes."""
+RACY_NS = 2_000_000_000
+"""How old (ns) a file's mtime and ctime must be for its stat to be trusted next time: more
+than any file system's timestamp granularity (FAT's is 2 s)."""
+
+Stat = tuple[int, int, int, int]
+"""A file's size, mtime_ns, ctime_ns and inode."""
+
+
+def stat_of(info: os.stat_result) -> Stat:
+    """Return what the table compares of a stat."""
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+@dataclass(frozen=True, slots=True)
+class DocMeta:
+    """What a parse of one file gave, as far as ingest needs it to keep its indexed copy."""
+
+    title: str
+    """The document's title."""
+    version: str
+    """Its version label."""
+    access: str
+    """Its access label."""
+    language: str
+    """Its language code."""
+    labelled: bool
+    """Whether the catalog or front matter gave it an access label."""
+    empty: bool
+    """Whether it has no blocks."""
+
+    @classmethod
+    def of(cls, document: Document, labelled: bool) -> DocMeta:
+        """Return what a parsed document says."""
+        doc = document
+        return cls(doc.title, doc.version, doc.access, doc.language, labelled, not doc.blocks)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    """One file as the table holds it."""
+
+    stat: Stat | None
+    """Its stat when it was read (None: too young to trust)."""
+    sha256: str
+    """Hex SHA-256 of its bytes then."""
+    fields: dict[str, str] | None = None
+    """The catalog fields it was parsed under (None: meta unknown)."""
+    meta: DocMeta | None = None
+    """What that parse gave."""
+
+    def to_list(self) -> list[Any]:
+        """Return the stored form."""
+        meta = None if self.meta is None else list(_meta_fields(self.meta))
+        return [list(self.stat) if self.stat else None, self.sha256, self.fields, meta]
+
+    @classmethod
+    def from_list(cls, row: list[Any]) -> FileRecord:
+        """Rebuild a record from its stored form."""
+        stat, sha256, fields, meta = row
+        return cls(
+            tuple(stat) if stat else None,
+            str(sha256),
+            dict(fields) if fields is not None else None,
+            DocMeta(*meta) if meta is not None else None,
+        )
+
+
+def _meta_fields(meta: DocMeta) -> tuple[Any, ...]:
+    return (meta.title, meta.version, meta.access, meta.language, meta.labelled, meta.empty)
+
+
+class FileTable:
+    """The file table of one corpus root in one cache folder."""
+
+    def __init__(self, cache_dir: Path, root: Path, parser: str) -> None:
+        """Load the table of `root` (empty when missing or damaged); `parser` says what the
+        recorded parses must have been made by (the parser fingerprint and OCR state)."""
+        name = hashlib.sha256(os.fsencode(root.as_posix())).hexdigest()[:32]
+        self.path = cache_dir / "files" / f"{name}.table"
+        self.parser = parser
+        self.records, self.meta_valid = self._load()
+        self.seen: dict[str, FileRecord] = {}
+        self.changed = False
+
+    def _load(self) -> tuple[dict[str, FileRecord], bool]:
+        try:
+            data = orjson.loads(self.path.read_bytes())
+            if data["version"] != TABLE_VERSION:
+                return {}, False
+            rows = {str(s): FileRecord.from_list(r) for s, r in data["files"].items()}
+            return rows, data["parser"] == self.parser
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return {}, False
+
+    def sha256_of(self, source: str, info: os.stat_result) -> str | None:
+        """Return the recorded SHA-256 of a file whose stat is the recorded one, else None."""
+        record = self.records.get(source)
+        if record is None or record.stat is None or record.stat != stat_of(info):
+            return None
+        return record.sha256
+
+    def meta_of(self, source: str, sha256: str, fields: dict[str, str]) -> DocMeta | None:
+        """Return what a parse of these bytes under these fields gave, when recorded."""
+        record = self.records.get(source)
+        if not self.meta_valid or record is None or record.meta is None:
+            return None
+        if record.sha256 != sha256 or record.fields != fields:
+            return None
+        return record.meta
+
+    def note(
+        self,
+        source: str,
+        info: os.stat_result | None,
+        sha256: str,
+        fields: dict[str, str] | None = None,
+        meta: DocMeta | None = None,
+    ) -> None:
+        """Record one file as this read found it (meta: what its parse gave, if known)."""
+        old = self.records.get(source)
+        if meta is None and old is not None and old.sha256 == sha256 and self.meta_valid:
+            fields, meta = old.fields, old.meta  # kept or read again: what it gave still holds
+        stat = None if info is None else _trusted(info)
+        record = FileRecord(stat, sha256, fields if meta else None, meta)
+        self.seen[source] = record
+        if old != record or not self.meta_valid:
+            self.changed = True
+
+    def save(self, whole: bool) -> None:
+        """Write the table if this read changed it; `whole`: the read saw every file of the
+        root, so files it did not see are gone (else they are kept)."""
+        kept = {} if whole else {s: r for s, r in self.records.items() if s not in self.seen}
+        if not self.changed and (not whole or len(self.seen) == len(self.records)):
+            return
+        rows = {**kept, **self.seen}
+        data = {
+            "version": TABLE_VERSION,
+            "parser": self.parser,
+            "files": {s: rows[s].to_list() for s in sorted(rows)},
+        }
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(self.path, orjson.dumps(data))
+        except OSError:
+            return  # a table that cannot be written only costs the next read its hashing
+
+
+def _trusted(info: os.stat_result) -> Stat | None:
+    """Return the stat to record, or None while the file is too young to trust it."""
+    now = time.time_ns()
+    if max(info.st_mtime_ns, info.st_ctime_ns) > now - RACY_NS:
+        return None
+    return stat_of(info)
