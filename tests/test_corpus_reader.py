@@ -354,3 +354,9 @@ def test_a_document_without_a_given_language_gets_the_one_its_text_is_in(tmp_pat
     (corpus / "front.md").write_text("---\nlanguage: de\n---\n" + french)
     languages = {d.source: d.language for d in parse_path(corpus).documents}
     assert languages == {"given.md": "en", "found.md": "fr", "front.md": "de"}
+
+
+def test_a_folder_s_own_catalog_is_read_not_reported_skipped(tmp_path: Path) -> None:
+    read = read_corpus(write_corpus(tmp_path / "c"))
+    assert read.catalog.entries and not read.skipped
+    assert not [line for line in read.notices if "skipped" in line]

@@ -224,7 +224,9 @@ def read_documents(path: Path) -> tuple[DocumentEntry, ...]:
     """Return the entries of a documents.jsonl; ValueError or OSError when damaged."""
     lines = path.read_bytes().splitlines()
     try:
-        return tuple(DocumentEntry.from_dict(orjson.loads(line)) for line in lines)
+        # One parse of all lines as one array: 100,000 loads calls cost more than the JSON.
+        rows = orjson.loads(b"[" + b",".join(lines) + b"]")
+        return tuple(DocumentEntry.from_dict(row) for row in rows)
     except (KeyError, TypeError) as exc:
         raise ValueError(f"{path.name}: {exc}") from exc
 

@@ -78,11 +78,16 @@ class Catalog:
         merged: dict[str, str] = {}
         for table in reversed(tables):  # the most specific table goes last, so it wins
             merged.update(table)
+        merged.update({f"default_{k}": v for k, v in self._defaults.items() if k not in merged})
+        return merged
+
+    @cached_property
+    def _defaults(self) -> dict[str, str]:
+        """The defaults every source falls back to: `[defaults]` and the default access."""
         defaults = dict(self.defaults)
         if self.default_access is not None:
             defaults.setdefault("access", self.default_access)
-        merged.update({f"default_{k}": v for k, v in defaults.items() if k not in merged})
-        return merged
+        return defaults
 
     def meta_for(self, source: str, fallback: dict[str, str] | None = None) -> DocumentMeta:
         """Return the metadata of `source`, with `fallback` the document's front matter."""

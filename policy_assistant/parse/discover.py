@@ -50,8 +50,8 @@ class Discovery:
 
     root: Path
     """The corpus root that sources are relative to."""
-    files: list[Path] = field(default_factory=list)
-    """Files to parse, in sorted source order."""
+    files: list[str] = field(default_factory=list)
+    """Files to parse (OS paths: a Path per file costs more than its stat), in source order."""
     sources: list[str] = field(default_factory=list)
     """The corpus-relative source of each file, in the same order."""
     failures: list[DocumentError] = field(default_factory=list)
@@ -116,7 +116,7 @@ def discover(
     if path.is_dir():
         _walk(walk, target, source_of(target, root))
     else:
-        _entry(walk, str(target), source_of(target, root), target.name, 0, None, None)
+        _entry(walk, str(target), source_of(target, root), target.name, 0, None)
     ordered = sorted(zip(walk.found.sources, walk.found.files, strict=True))
     walk.found.sources[:] = [source for source, _ in ordered]
     walk.found.files[:] = [file for _, file in ordered]
@@ -130,7 +130,6 @@ def _walk(walk: _Walk, top: Path, prefix: str) -> None:
     stack: list[tuple[str, str, int]] = [(str(top), start, start.count("/"))]
     while stack:
         folder, prefix, depth = stack.pop()
-        parent = Path(folder)  # a file's Path is parent / name: half the cost of Path(full)
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=attrgetter("name"))
@@ -138,7 +137,7 @@ def _walk(walk: _Walk, top: Path, prefix: str) -> None:
             shown = printable(prefix.rstrip("/") or ".")
             walk.found.warnings.append(f"{shown}: cannot list the folder ({exc.strerror}); skipped")
             continue
-        below = [_entry(walk, e.path, prefix + e.name, e.name, depth, e, parent) for e in entries]
+        below = [_entry(walk, e.path, prefix + e.name, e.name, depth, e) for e in entries]
         stack.extend(reversed([(f, f"{rel}/", depth + 1) for f, rel in filter(None, below)]))
 
 
@@ -175,9 +174,8 @@ def _entry(
     name: str,
     depth: int,
     entry: os.DirEntry[str] | None,
-    parent: Path | None,
 ) -> tuple[str, str] | None:
-    """Sort one entry (listed in folder `parent`, if any); return (path, source) of a folder
+    """Sort one entry (from a folder listing, if any); return (path, source) of a folder
     to walk into, else None."""
     found = walk.found
     if not is_utf8_name(name):
@@ -187,7 +185,10 @@ def _entry(
         found.skipped[HIDDEN] += not _is_dir(entry, full)
         return None
     if rel == CATALOG_NAME:
-        found.skipped[CATALOG_NAME] += 1
+        # The catalog of a folder walked is read as the catalog, not skipped; named alone,
+        # it is counted, so "no documents to read" says what was there.
+        if entry is None:
+            found.skipped[CATALOG_NAME] += 1
         return None
     # Folders are walked even when excluded, so every file left out is counted.
     if not path_selected(rel, walk.include, walk.exclude) and not _is_dir(entry, full):
@@ -196,14 +197,14 @@ def _entry(
     try:
         mode = _mode(entry, full)
         if stat.S_ISLNK(mode):
-            _link(walk, full, rel, parent)
+            _link(walk, full, rel)
             return None
     except OSError as exc:
         found.warnings.append(f"{printable(rel)}: cannot read ({exc.strerror}); skipped")
         return None
     if stat.S_ISDIR(mode):
         return _folder(walk, full, rel, depth)
-    _file(walk, full, rel, mode, parent)
+    _file(walk, full, rel, mode)
     return None
 
 
@@ -215,7 +216,7 @@ def _folder(walk: _Walk, full: str, rel: str, depth: int) -> tuple[str, str] | N
     return full, rel
 
 
-def _link(walk: _Walk, full: str, rel: str, parent: Path | None) -> None:
+def _link(walk: _Walk, full: str, rel: str) -> None:
     """A symbolic link: a file inside the corpus is read; folders and loops are not."""
     found, shown = walk.found, printable(rel)
     try:
@@ -232,19 +233,19 @@ def _link(walk: _Walk, full: str, rel: str, parent: Path | None) -> None:
     elif not inside and _is_document(rel):
         found.failures.append(DocumentError(rel, "link points outside the corpus"))
     elif inside:
-        _file(walk, full, rel, info.st_mode, parent)
+        _file(walk, full, rel, info.st_mode)
     else:
         _count(found, rel)
 
 
-def _file(walk: _Walk, full: str, rel: str, mode: int, parent: Path | None) -> None:
+def _file(walk: _Walk, full: str, rel: str, mode: int) -> None:
     found = walk.found
     if not _is_document(rel):
         _count(found, rel)
     elif not stat.S_ISREG(mode):
         found.warnings.append(f"{printable(rel)}: {file_kind(mode)}, not a regular file; skipped")
     else:
-        found.files.append(parent / os.path.basename(full) if parent else Path(full))
+        found.files.append(full)
         found.sources.append(rel)
 
 

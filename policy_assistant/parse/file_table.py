@@ -70,38 +70,9 @@ class DocMeta:
         return cls(doc.title, doc.version, doc.access, doc.language, labelled, not doc.blocks)
 
 
-@dataclass(frozen=True, slots=True)
-class FileRecord:
-    """One file as the table holds it."""
-
-    stat: Stat | None
-    """Its stat when it was read (None: too young to trust)."""
-    sha256: str
-    """Hex SHA-256 of its bytes then."""
-    fields: dict[str, str] | None = None
-    """The catalog fields it was parsed under (None: meta unknown)."""
-    meta: DocMeta | None = None
-    """What that parse gave."""
-
-    def to_list(self) -> list[Any]:
-        """Return the stored form."""
-        meta = None if self.meta is None else list(_meta_fields(self.meta))
-        return [list(self.stat) if self.stat else None, self.sha256, self.fields, meta]
-
-    @classmethod
-    def from_list(cls, row: list[Any]) -> FileRecord:
-        """Rebuild a record from its stored form."""
-        stat, sha256, fields, meta = row
-        return cls(
-            tuple(stat) if stat else None,
-            str(sha256),
-            dict(fields) if fields is not None else None,
-            DocMeta(*meta) if meta is not None else None,
-        )
-
-
-def _meta_fields(meta: DocMeta) -> tuple[Any, ...]:
-    return (meta.title, meta.version, meta.access, meta.language, meta.labelled, meta.empty)
+Row = list[Any]
+"""One file as the table stores it: [stat as a list or None, sha256, fields or None, meta as a
+list or None]; kept as orjson gives it, so a table of 100,000 files costs no object per file."""
 
 
 class FileTable:
@@ -113,35 +84,40 @@ class FileTable:
         name = hashlib.sha256(os.fsencode(root.as_posix())).hexdigest()[:32]
         self.path = cache_dir / "files" / f"{name}.table"
         self.parser = parser
-        self.records, self.meta_valid = self._load()
-        self.seen: dict[str, FileRecord] = {}
+        self.rows, self.meta_valid = self._load()
+        self.seen: dict[str, Row] = {}
         self.changed = False
 
-    def _load(self) -> tuple[dict[str, FileRecord], bool]:
+    def _load(self) -> tuple[dict[str, Row], bool]:
         try:
             data = orjson.loads(self.path.read_bytes())
-            if data["version"] != TABLE_VERSION:
+            if data["version"] != TABLE_VERSION or not isinstance(data["files"], dict):
                 return {}, False
-            rows = {str(s): FileRecord.from_list(r) for s, r in data["files"].items()}
-            return rows, data["parser"] == self.parser
-        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+            return data["files"], data["parser"] == self.parser
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
             return {}, False
 
     def sha256_of(self, source: str, info: os.stat_result) -> str | None:
         """Return the recorded SHA-256 of a file whose stat is the recorded one, else None."""
-        record = self.records.get(source)
-        if record is None or record.stat is None or record.stat != stat_of(info):
-            return None
-        return record.sha256
+        row = self.rows.get(source)
+        try:
+            if row is None or row[0] != list(stat_of(info)):
+                return None
+            return str(row[1])
+        except (IndexError, TypeError):
+            return None  # a foreign row: read the file
 
     def meta_of(self, source: str, sha256: str, fields: dict[str, str]) -> DocMeta | None:
         """Return what a parse of these bytes under these fields gave, when recorded."""
-        record = self.records.get(source)
-        if not self.meta_valid or record is None or record.meta is None:
+        row = self.rows.get(source)
+        if not self.meta_valid or row is None:
             return None
-        if record.sha256 != sha256 or record.fields != fields:
+        try:
+            if row[1] != sha256 or row[2] != fields or row[3] is None:
+                return None
+            return DocMeta(*row[3])
+        except (IndexError, TypeError):
             return None
-        return record.meta
 
     def note(
         self,
@@ -152,32 +128,43 @@ class FileTable:
         meta: DocMeta | None = None,
     ) -> None:
         """Record one file as this read found it (meta: what its parse gave, if known)."""
-        old = self.records.get(source)
-        if meta is None and old is not None and old.sha256 == sha256 and self.meta_valid:
-            fields, meta = old.fields, old.meta  # kept or read again: what it gave still holds
-        stat = None if info is None else _trusted(info)
-        record = FileRecord(stat, sha256, fields if meta else None, meta)
-        self.seen[source] = record
-        if old != record or not self.meta_valid:
+        old = self.rows.get(source)
+        trusted = None if info is None else _trusted(info)
+        stat = None if trusted is None else list(trusted)
+        if meta is None and old is not None and old[:2] == [stat, sha256] and self.meta_valid:
+            self.seen[source] = old  # kept as it was recorded: the common case, made cheap
+            return
+        if meta is not None:
+            row: Row = [stat, sha256, fields, list(_meta_fields(meta))]
+        elif old is not None and self.meta_valid and len(old) == 4 and old[1] == sha256:
+            row = [stat, sha256, old[2], old[3]]  # kept: what its parse gave still holds
+        else:
+            row = [stat, sha256, None, None]
+        self.seen[source] = row
+        if old != row or not self.meta_valid:
             self.changed = True
 
     def save(self, whole: bool) -> None:
         """Write the table if this read changed it; `whole`: the read saw every file of the
         root, so files it did not see are gone (else they are kept)."""
-        kept = {} if whole else {s: r for s, r in self.records.items() if s not in self.seen}
-        if not self.changed and (not whole or len(self.seen) == len(self.records)):
+        kept = {} if whole else {s: r for s, r in self.rows.items() if s not in self.seen}
+        if not self.changed and (not whole or len(self.seen) == len(self.rows)):
             return
         rows = {**kept, **self.seen}
         data = {
             "version": TABLE_VERSION,
             "parser": self.parser,
-            "files": {s: rows[s].to_list() for s in sorted(rows)},
+            "files": {s: rows[s] for s in sorted(rows)},
         }
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(self.path, orjson.dumps(data))
         except OSError:
             return  # a table that cannot be written only costs the next read its hashing
+
+
+def _meta_fields(meta: DocMeta) -> tuple[Any, ...]:
+    return (meta.title, meta.version, meta.access, meta.language, meta.labelled, meta.empty)
 
 
 def _trusted(info: os.stat_result) -> Stat | None:

@@ -40,7 +40,7 @@ def file_kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a regular file")
 
 
-def read_regular(path: Path, source: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
+def read_regular(path: str | Path, source: str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
     """Read a regular file of at most `max_size` bytes; anything else is a DocumentError."""
     try:
         # O_NONBLOCK: a FIFO swapped in after discovery must not hang the open.

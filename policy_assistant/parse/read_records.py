@@ -56,8 +56,8 @@ class CorpusFile:
 
     source: str
     """Corpus-relative POSIX path: the document's ID."""
-    path: Path
-    """Where it was read from."""
+    path: str
+    """Where it was read from (an OS path)."""
     sha256: str
     """Hex SHA-256 of its bytes."""
     fields: dict[str, str]

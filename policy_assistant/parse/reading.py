@@ -14,7 +14,6 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from policy_assistant.errors import DocumentError
@@ -80,7 +79,7 @@ def _held(step: Step) -> int:
     return 0 if isinstance(step, DocumentError) else step.size
 
 
-def _stat(file: Path) -> os.stat_result | None:
+def _stat(file: str) -> os.stat_result | None:
     """Return a regular file's stat (following links, as the read does), else None."""
     try:
         info = os.stat(file)
@@ -157,7 +156,7 @@ class Reader:
         return self.parsed_files >= POOL_AFTER_FILES or self.parsed_bytes >= POOL_AFTER_BYTES
 
     def _pooled(
-        self, files: list[tuple[str, Path]], stack: ExitStack, arrived: Callable[[str], None]
+        self, files: list[tuple[str, str]], stack: ExitStack, arrived: Callable[[str], None]
     ) -> Iterator[Step]:
         """Yield the outcomes of `files`, parsed in forked workers, in source order."""
         # multiprocessing costs start-up: imported only when a pool is used
@@ -203,7 +202,7 @@ class Reader:
         return replace(step, parsed=parsed)
 
     def _start(
-        self, source: str, file: Path, batches: Batches[tuple[bytes, str], Parsed] | None
+        self, source: str, file: str, batches: Batches[tuple[bytes, str], Parsed] | None
     ) -> tuple[Step, Future[Parsed] | None]:
         """Read one file and reuse it, take it from the cache, or parse it (here or in a
         worker, through `batches`)."""
@@ -242,7 +241,7 @@ class Reader:
         return Outcome(file, Parsed(hit[0], hit[1], None)) if hit is not None else None
 
     def _open(
-        self, source: str, file: Path, fields: dict[str, str]
+        self, source: str, file: str, fields: dict[str, str]
     ) -> tuple[CorpusFile, bytes | None]:
         """Return the file as known: by its stat when the file table vouches for its bytes
         (then no bytes), else read and hashed."""
