@@ -197,9 +197,9 @@ def tantivy_main(action: str, args: list[str]) -> None:
             print(f"{score:.3f} {doc['source'][0]} {doc['position'][0]} {doc['text'][0][:60]}")
 
 
-def change_one_file(corpus: Path, files: int) -> tuple[str, Path]:
+def change_one_file(corpus: Path, files: int, which: int = 0) -> tuple[str, Path]:
     """Rewrite one file with other words; return its source and the file."""
-    i = files // 2
+    i = files // 2 + which
     path = corpus / f"part{i // 1000:03d}" / f"doc{i:06d}.md"
     path.write_text(document(i, 1), encoding="utf-8")
     return path.relative_to(corpus).as_posix(), path
@@ -235,6 +235,7 @@ def bench_size(chunks: int, root: Path) -> dict[str, float]:
     update = run(tantivy_script("update", str(tan), str(one), source))
     figures["tantivy_update_inner"] = float(update.stdout.strip())
     figures["tantivy_update_wall"] = update.wall
+    figures |= bench_without_units(corpus, root / "index-bare", files, setting)
     walls, rss, twalls, trss = [], [], [], []
     for query in (" ".join(WORDS[r] for r in ranks) for ranks in QUERY_RANKS):
         mine = run(ours("search", query, "--index", str(index), "-k", "5", "--access", "staff"))
@@ -249,6 +250,27 @@ def bench_size(chunks: int, root: Path) -> dict[str, float]:
     figures |= {"verify_wall": verify.wall, "verify_cpu": verify.cpu}
     figures |= {"index_mb": folder_mb(index), "tantivy_mb": folder_mb(tan)}
     return figures
+
+
+def bench_without_units(
+    corpus: Path, index: Path, files: int, setting: list[str]
+) -> dict[str, float]:
+    """The same no-op and one-changed-file ingests of an index without retrieval units
+    (`--no-units`), built from the parse cache the cold ingest filled (the same folder)."""
+    bare = ["--index", str(index), "--no-units", "-q"]
+    cold = run(ours("ingest", str(corpus), *bare, *setting))
+    noop = run(ours("ingest", str(corpus), *bare))
+    change_one_file(corpus, files, which=1)
+    changed = run(ours("ingest", str(corpus), *bare))
+    return {
+        "bare_cold_wall": cold.wall,
+        "bare_noop_wall": noop.wall,
+        "bare_noop_cpu": noop.cpu,
+        "bare_noop_rss": noop.rss_mb,
+        "bare_change_wall": changed.wall,
+        "bare_change_cpu": changed.cpu,
+        "bare_change_rss": changed.rss_mb,
+    }
 
 
 def generated_chunks(files: int, seed: int, only: int | None = None) -> list[Any]:
@@ -359,6 +381,15 @@ def report(chunks: int, f: dict[str, float]) -> None:
     print(
         f"no-op ingest: {f['noop_wall']:.2f} s wall, {f['noop_cpu']:.2f} s CPU, "
         f"{f['noop_rss']:.0f} MB (floors at 100,000 files: 3 s, 500 MB)"
+    )
+    bare_ratio = f["bare_change_wall"] / f["tantivy_update_inner"]
+    print(
+        f"without units (--no-units; its cold ingest from the parse cache "
+        f"{f['bare_cold_wall']:.1f} s): one changed file {f['bare_change_wall']:.2f} s wall, "
+        f"{f['bare_change_cpu']:.2f} s CPU, {f['bare_change_rss']:.0f} MB: {bare_ratio:.1f}x "
+        f"tantivy, {f['bare_change_wall'] / f['cold_wall']:.2%} of the cold ingest; no-op "
+        f"{f['bare_noop_wall']:.2f} s wall, {f['bare_noop_cpu']:.2f} s CPU, "
+        f"{f['bare_noop_rss']:.0f} MB"
     )
     print(
         f"CLI search (median of {len(QUERY_RANKS)}): {f['search_wall']:.3f} s wall, "

@@ -50,7 +50,6 @@ from policy_assistant.parse import (
     load_catalog,
     parse_document,
     read_file,
-    source_of,
 )
 from policy_assistant.parse.pdf import text_layer_words
 from policy_assistant.parse.pdf_coverage import coverage, normalize
@@ -264,8 +263,8 @@ def report_folder(folder: Path) -> list[FileReport]:
     found = discover(folder)
     catalog = load_catalog(found.root)
     reports = []
-    for path in found.files:
-        source = source_of(path, found.root)
+    for source, file in zip(found.sources, found.files, strict=True):
+        path = Path(file)
         kind = source.split("/", 1)[0] if "/" in source else Path(source).suffix.lstrip(".")
         reports.append(report_file(path, source, catalog, FileReport(source, kind)))
     return reports
