@@ -176,6 +176,9 @@ def sticky_settings(
     return StickySettings(name, settings, variant, tuple(changed))
 
 
+_REUSED = {empty: Reused(empty) for empty in (False, True)}
+
+
 def _reuse(previous: _Previous) -> Callable[[CorpusFile], Reused | None]:
     """Return the reader's reuse hook: keep a file whose bytes and parsed metadata are those
     of its indexed entry, so it is neither read nor parsed (its chunks stay in their segment)."""
@@ -185,7 +188,7 @@ def _reuse(previous: _Previous) -> Callable[[CorpusFile], Reused | None]:
         if entry is None or meta is None:
             return None
         found = (file.sha256, meta.title, meta.version, meta.access, meta.language)
-        return Reused(meta.empty) if found == entry.identity() else None
+        return _REUSED[meta.empty] if found == entry.identity() else None
 
     return reuse
 

@@ -109,7 +109,13 @@ class DocumentEntry:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DocumentEntry:
         """Rebuild an entry from its JSON form."""
-        return cls(**data)
+        d = data
+        if len(d) != len(_ENTRY_FIELDS):
+            return cls(**d)  # a foreign key or a missing one: the constructor says which
+        return cls(*(d[name] for name in _ENTRY_FIELDS))  # positional: 100,000 entries a read
+
+
+_ENTRY_FIELDS = tuple(f.name for f in fields(DocumentEntry))
 
 
 @dataclass(frozen=True, slots=True)

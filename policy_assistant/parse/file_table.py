@@ -87,6 +87,7 @@ class FileTable:
         self.rows, self.meta_valid = self._load()
         self.seen: dict[str, Row] = {}
         self.changed = False
+        self.young = time.time_ns() - RACY_NS  # a stat changed after this is not trusted
 
     def _load(self) -> tuple[dict[str, Row], bool]:
         try:
@@ -129,8 +130,8 @@ class FileTable:
     ) -> None:
         """Record one file as this read found it (meta: what its parse gave, if known)."""
         old = self.rows.get(source)
-        trusted = None if info is None else _trusted(info)
-        stat = None if trusted is None else list(trusted)
+        young = info is None or max(info.st_mtime_ns, info.st_ctime_ns) > self.young
+        stat = None if young or info is None else list(stat_of(info))
         if meta is None and old is not None and old[:2] == [stat, sha256] and self.meta_valid:
             self.seen[source] = old  # kept as it was recorded: the common case, made cheap
             return
@@ -165,11 +166,3 @@ class FileTable:
 
 def _meta_fields(meta: DocMeta) -> tuple[Any, ...]:
     return (meta.title, meta.version, meta.access, meta.language, meta.labelled, meta.empty)
-
-
-def _trusted(info: os.stat_result) -> Stat | None:
-    """Return the stat to record, or None while the file is too young to trust it."""
-    now = time.time_ns()
-    if max(info.st_mtime_ns, info.st_ctime_ns) > now - RACY_NS:
-        return None
-    return stat_of(info)

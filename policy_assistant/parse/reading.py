@@ -70,6 +70,9 @@ class Outcome:
     """Bytes of the file held while a worker parses it (0 when nothing is sent)."""
 
 
+_KEPT = {labelled: Parsed(None, labelled, None) for labelled in (False, True)}
+"""What a kept file's outcome holds, by whether it is labelled (shared: 100,000 kept a read)."""
+
 Step = Outcome | DocumentError
 """One file's outcome: what was read (and parsed), or why it could not be read."""
 
@@ -236,7 +239,7 @@ class Reader:
         meta = file.meta
         kept = self.reuse(file) if self.reuse is not None and meta is not None else None
         if kept is not None and meta is not None:
-            return Outcome(file, Parsed(None, meta.labelled, None), kept)
+            return Outcome(file, _KEPT[meta.labelled], kept)
         hit = self.cache.get(self._key(file)) if self.cache is not None else None
         return Outcome(file, Parsed(hit[0], hit[1], None)) if hit is not None else None
 
