@@ -25,10 +25,13 @@ import shutil
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.parse import CorpusOptions, discover, read_corpus, reading
+from policy_assistant.parse import corpus as corpus_reader
+from policy_assistant.parse.read_records import Parsed
 from policy_assistant.pipeline import ingest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,6 +124,40 @@ def bench_cores(
     lines.append(
         f"ratios {', '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}x"
     )
+    return lines
+
+
+def bench_overhead(corpus: Path, repeats: int = 3) -> list[str]:
+    """Time the pool's own cost: every file read with its parse looked up, not done.
+
+    parse_file is replaced by a lookup of the results one read parsed beforehand (workers,
+    forked, inherit the lookup), so a read with workers=2 costs what one with workers=1
+    does plus what the pool itself costs: sending the files, returning and rebuilding the
+    results, the futures. No parse cache: its file writes cost the same either way.
+    """
+    chunker, options = make_chunker("structure"), CorpusOptions(default_access="public")
+    first = read_corpus(corpus, replace(options, workers=1), chunker=chunker)
+    ready = {d.source: Parsed(d, True, first.chunked[d.source]) for d in first.documents}
+    real = corpus_reader.parse_file
+    corpus_reader.parse_file = lambda data, source, catalog, chunker: ready[source]
+    lines = [f"the pool's own CPU, {len(ready)} files with their parse looked up, seconds:"]
+    try:
+        for run in range(repeats):
+            cpu = {}
+            for workers in (1, 2):
+                (own, children), load = cpu_seconds(), os.getloadavg()[0]
+                read = read_corpus(corpus, replace(options, workers=workers), chunker=chunker)
+                own_after, children_after = cpu_seconds()
+                assert len(read.documents) == len(ready)
+                cpu[workers] = own_after - own, children_after - children
+            (one, _), (parent, workers_cpu) = cpu[1], cpu[2]
+            lines.append(
+                f"  run {run + 1}: workers 1 {one:.3f}; workers 2 {parent:.3f} here + "
+                f"{workers_cpu:.3f} in workers: the pool costs {parent + workers_cpu - one:.3f}  "
+                f"load {load:.2f}"
+            )
+    finally:
+        corpus_reader.parse_file = real
     return lines
 
 
