@@ -5,10 +5,16 @@ corpus's PDFs copied `pdf_copies` times. One ingest of all of it comes first, un
 the page cache and imports every parser, for both sides alike. Then each pair runs workers=1,
 then workers=2, each into a new folder with its own new parse cache, so both parse every file.
 
-Per run: wall seconds, CPU seconds of this process and of its workers (children, counted once
-reaped), and the one-minute load average just before the run starts (on a shared machine the
-other processes' share of the cores is what that number shows). Per pair: the ratio of the
-wall times, one worker over two. Run by bench_ingest.py (`--cores-only` for this part alone).
+Per run: wall seconds, CPU seconds of the ingest in this process and in its workers
+(children, counted once reaped; deleting the run's folders afterwards is not counted), the
+wall and CPU seconds after the last file's parse arrived (the index build: one process
+whatever the worker count, the part of the run more workers cannot shorten), and the
+one-minute load average just before the run starts (on a shared machine the other processes'
+share of the cores is what that number shows). Per pair: the ratio of the wall times, one
+worker over two, and two estimates from CPU alone of what two idle cores would give: one
+worker's CPU over the larger of the parent's CPU and half of all the CPU (a bound), and over
+the CPU after the last parse plus half of the rest (Amdahl: that part runs alone). Run by
+bench_ingest.py (`--cores-only` for this part alone).
 """
 
 from __future__ import annotations
@@ -16,12 +22,16 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import statistics
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.parse import CorpusOptions, discover, read_corpus, reading
+from policy_assistant.parse import corpus as corpus_reader
+from policy_assistant.parse.read_records import Parsed
 from policy_assistant.pipeline import ingest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,17 +58,27 @@ def cpu_seconds() -> tuple[float, float]:
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
-def cold_ingest(corpus: Path, folder: Path, workers: int) -> tuple[float, float, float, float]:
-    """Ingest the corpus cold; return load before, wall seconds, and CPU seconds of this
-    process and of its workers."""
+Run = tuple[float, float, float, float, float, float]
+"""One cold ingest: load before, wall seconds, CPU seconds of this process and of its
+workers, and wall and CPU seconds of this process after the last file's parse arrived."""
+
+
+def cold_ingest(corpus: Path, folder: Path, workers: int) -> Run:
+    """Ingest the corpus cold; return what Run holds."""
     load = os.getloadavg()[0]
     (own, children), start = cpu_seconds(), time.perf_counter()
+    arrived = [start, time.process_time()]
+
+    def progress(done: int, total: int, source: str) -> None:
+        arrived[:] = time.perf_counter(), time.process_time()
+
     options = CorpusOptions(default_access="public", workers=workers)
-    ingest(corpus, folder / "index", make_chunker("structure"), options=options)
-    wall = time.perf_counter() - start
-    shutil.rmtree(folder)
+    ingest(corpus, folder / "index", make_chunker("structure"), options=options, progress=progress)
+    end, end_cpu = time.perf_counter(), time.process_time()
     own_after, children_after = cpu_seconds()
-    return load, wall, own_after - own, children_after - children
+    shutil.rmtree(folder)
+    after = end - arrived[0], end_cpu - arrived[1]
+    return load, end - start, own_after - own, children_after - children, *after
 
 
 def bench_cores(
@@ -80,26 +100,64 @@ def bench_cores(
     for pair in range(repeats):
         runs = {}
         for workers in (1, 2):
-            runs[workers] = load, wall, own, children = cold_ingest(
+            runs[workers] = load, wall, own, children, after, after_cpu = cold_ingest(
                 corpus, scratch / f"cores-{workers}", workers
             )
             lines.append(
                 f"  pair {pair + 1}, workers {workers}: {wall:7.2f} s wall  CPU {own:6.2f} s "
-                f"here + {children:6.2f} s in workers  load before {load:.2f}"
+                f"here + {children:6.2f} s in workers; after the last parse {after:5.2f} s "
+                f"wall, {after_cpu:5.2f} s CPU  load before {load:.2f}"
             )
         ratios.append(runs[1][1] / runs[2][1])
         # What two idle cores would allow: the parent's own CPU, or half of all the CPU.
         serial_cpu, parent, total = runs[1][2], runs[2][2], runs[2][2] + runs[2][3]
         bound = serial_cpu / max(parent, total / 2)
+        # Amdahl: the build after the last parse runs alone; the rest shares the two cores.
+        alone = runs[2][5]
+        estimate = serial_cpu / max(parent, alone + (total - alone) / 2)
         lines.append(
             f"  pair {pair + 1}: one worker / two = {ratios[-1]:.2f}x wall; "
             f"on two idle cores at most {bound:.2f}x (one worker's CPU over the larger of "
-            f"the parent's CPU and half of all CPU)"
+            f"the parent's CPU and half of all CPU), about {estimate:.2f}x counting the "
+            f"CPU after the last parse as run alone"
         )
-    ordered = sorted(ratios)
     lines.append(
-        f"ratios {', '.join(f'{r:.2f}' for r in ratios)}; median {ordered[len(ordered) // 2]:.2f}x"
+        f"ratios {', '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}x"
     )
+    return lines
+
+
+def bench_overhead(corpus: Path, repeats: int = 3) -> list[str]:
+    """Time the pool's own cost: every file read with its parse looked up, not done.
+
+    parse_file is replaced by a lookup of the results one read parsed beforehand (workers,
+    forked, inherit the lookup), so a read with workers=2 costs what one with workers=1
+    does plus what the pool itself costs: sending the files, returning and rebuilding the
+    results, the futures. No parse cache: its file writes cost the same either way.
+    """
+    chunker, options = make_chunker("structure"), CorpusOptions(default_access="public")
+    first = read_corpus(corpus, replace(options, workers=1), chunker=chunker)
+    ready = {d.source: Parsed(d, True, first.chunked[d.source]) for d in first.documents}
+    real = corpus_reader.parse_file
+    corpus_reader.parse_file = lambda data, source, catalog, chunker: ready[source]
+    lines = [f"the pool's own CPU, {len(ready)} files with their parse looked up, seconds:"]
+    try:
+        for run in range(repeats):
+            cpu = {}
+            for workers in (1, 2):
+                (own, children), load = cpu_seconds(), os.getloadavg()[0]
+                read = read_corpus(corpus, replace(options, workers=workers), chunker=chunker)
+                own_after, children_after = cpu_seconds()
+                assert len(read.documents) == len(ready)
+                cpu[workers] = own_after - own, children_after - children
+            (one, _), (parent, workers_cpu) = cpu[1], cpu[2]
+            lines.append(
+                f"  run {run + 1}: workers 1 {one:.3f}; workers 2 {parent:.3f} here + "
+                f"{workers_cpu:.3f} in workers: the pool costs {parent + workers_cpu - one:.3f}  "
+                f"load {load:.2f}"
+            )
+    finally:
+        corpus_reader.parse_file = real
     return lines
 
 

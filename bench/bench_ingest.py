@@ -13,7 +13,8 @@ of the library call, interpreter start-up excluded, plus one end-to-end run of t
 command for the bundled corpus.
 
 The cores section (bench_cores.py) times cold ingests of one generated corpus with `workers=1`
-and `workers=2`, alternately, and prints each pair's ratio beside the load average.
+and `workers=2`, alternately, and prints each pair's ratio beside the load average, then the
+pool's own CPU cost on that corpus (its parses looked up, not done).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench_cores import bench_cores, bench_discovery, bench_threshold
+from bench_cores import bench_cores, bench_discovery, bench_overhead, bench_threshold
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.parse import ParseCache
@@ -142,6 +143,7 @@ def main() -> None:
         lines += bench_discovery(scratch)
         lines += bench_threshold(scratch, write_documents, (4, 16, 32, 64, 128))
         lines += bench_cores(scratch, args.markdown, args.pdf_copies, args.repeats, write_documents)
+        lines += bench_overhead(scratch / "cores-corpus")
     print("\n".join(lines))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import random
 import shutil
 import signal
@@ -16,6 +17,7 @@ import sys
 import textwrap
 import threading
 import time
+from concurrent.futures import wait
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +26,13 @@ import pytest
 from pdf_factory import save, story_pdf
 from typer.testing import CliRunner
 
+from policy_assistant.chunk import make_chunker
 from policy_assistant.cli import app
 from policy_assistant.parse import CorpusOptions, ParseCache, pdf_ocr, read_corpus, reading
 from policy_assistant.parse import corpus as corpus_reader
 from policy_assistant.parse import pool as workers
+from policy_assistant.parse.read_records import Parsed
+from policy_assistant.parse.wire import from_wire, to_wire
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
@@ -273,6 +278,41 @@ def test_a_parser_that_crashes_its_worker_fails_that_file_alone(
     expected = [d.to_dict() for d in serial.documents if d.source != "part-2/doc-012.md"]
     assert [d.to_dict() for d in pooled.documents] == expected
     assert sorted(map(str, pooled.failures)) == sorted(map(str, [*serial.failures, *crashed]))
+
+
+def test_the_wire_form_rebuilds_every_field_of_every_record(tmp_path: Path) -> None:
+    corpus = generated_corpus(tmp_path / "c", 20)
+    shutil.copy(CORPUS / "guides" / "lawn-mower-lm-46.pdf", corpus / "mower.pdf")
+    read = read_corpus(corpus, CorpusOptions(workers=1), chunker=make_chunker("structure"))
+    sent = [Parsed(d, i % 2 == 0, read.chunked[d.source]) for i, d in enumerate(read.documents)]
+    sent += [Parsed(read.documents[0], True, None), Parsed(None, False, None, "not UTF-8")]
+    # What the parser records (pages, dropped furniture, levels, notes) is present to carry.
+    assert any(p.document and p.document.dropped and p.document.pages for p in sent)
+    back = [from_wire(pickle.loads(pickle.dumps(to_wire(p)))) for p in sent]
+    assert back == sent
+    assert [type(p.chunks) for p in back] == [type(p.chunks) for p in sent]
+
+
+def _double(items: list[int]) -> list[int]:
+    return [2 * item for item in items]
+
+
+def _refuse_three(value: int) -> int:
+    if value == 6:
+        raise ValueError("three")
+    return value
+
+
+def test_a_result_that_cannot_be_decoded_fails_its_item_and_no_other() -> None:
+    with workers.ForkPool(2, lambda: None) as pool:
+        batches = workers.Batches(pool, _double, _refuse_three)
+        futures = [batches.add(item, 1) for item in (1, 2, 3, 4)]
+        batches.flush()
+        _, waiting = wait(futures, timeout=60)
+    assert not waiting, "an item whose result failed to decode was never finished"
+    assert [f.exception() is None for f in futures] == [True, True, False, True]
+    assert [f.result() for f in futures if f.exception() is None] == [2, 4, 8]
+    assert str(futures[2].exception()) == "three"
 
 
 def test_a_handful_of_small_files_starts_no_pool(tmp_path: Path, pool_spy: PoolSpy) -> None:

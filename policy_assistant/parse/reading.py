@@ -34,6 +34,7 @@ from policy_assistant.parse.read_records import (
     Reused,
     document_warnings,
 )
+from policy_assistant.parse.wire import Wire, from_wire, to_wire
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -114,9 +115,9 @@ def _parse_in_worker(data: bytes, source: str) -> Parsed:
     return parse(data, source, catalog, chunker)
 
 
-def _parse_batch(files: list[tuple[bytes, str]]) -> list[Parsed]:
-    """In a worker: parse a batch of files, each as _parse_in_worker does."""
-    return [_parse_in_worker(data, source) for data, source in files]
+def _parse_batch(files: list[tuple[bytes, str]]) -> list[Wire]:
+    """In a worker: parse a batch of files, each as _parse_in_worker does, in wire form."""
+    return [to_wire(_parse_in_worker(data, source)) for data, source in files]
 
 
 class Reader:
@@ -169,7 +170,7 @@ class Reader:
         fork = workers.can_fork(count)
         state = (self.parse, self.result.catalog, self.chunker, pdf_ocr.ENABLED)
         pool = stack.enter_context(workers.ForkPool(count, _keep, *state)) if fork else None
-        batches = workers.Batches(pool, _parse_batch) if pool is not None else None
+        batches = workers.Batches(pool, _parse_batch, from_wire) if pool is not None else None
         started = (self._start(source, file, batches) for source, file in files)
         work = (  # the steps done here (read failures, reuses, cache hits) with a done future
             (step, cast("Future[Parsed | None]", future or workers.done(None)), _held(step))
