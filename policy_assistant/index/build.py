@@ -154,7 +154,9 @@ def build_index(
         else:
             make = None
         if make is not None:
-            write_generation(index_dir, make, progress=progress, documents=documents)
+            write_generation(
+                index_dir, make, progress=progress, documents=documents, bm25=manifest.bm25
+            )
             result.written = True
     given: dict[str, int] = {}
     for chunk in rows:

@@ -25,6 +25,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +41,7 @@ from policy_assistant.index.manifest import (
     documents_bytes,
     ids_digest,
 )
+from policy_assistant.index.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk, Document
 
 LOCK_TIMEOUT = 10.0
@@ -210,7 +212,7 @@ def write_index(
 
     _check_consistent(chunks, manifest, bm25)
     make = cold_generation(chunks, manifest, manifest.documents)
-    return write_generation(index_dir, make, lock_timeout, progress, documents)
+    return write_generation(index_dir, make, lock_timeout, progress, documents, manifest.bm25)
 
 
 def write_generation(
@@ -219,26 +221,37 @@ def write_generation(
     lock_timeout: float = LOCK_TIMEOUT,
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
+    bm25: dict[str, Any] | None = None,
 ) -> Path:
-    """Write a new generation (make fills its segments), make it current, delete the others."""
+    """Write a new generation (make fills its segments), make it current, delete the others.
+
+    With documents, their retrieval units are built with the BM25 settings bm25 (the
+    manifest's) into the same generation, in a forked child while make runs (side_job.py).
+    """
     with index_lock(index_dir, lock_timeout):
         tmp = index_dir / f".tmp-{os.getpid()}"
+        units: SideJob | None = None
         try:
             _remove(tmp)
             (tmp / SEGMENTS_DIR).mkdir(parents=True)
+            units = _start_units(tmp, documents, bm25)
             generation = make(tmp / SEGMENTS_DIR)
             if progress is not None:
                 progress(generation.manifest.rows)
-            name = _write_generation(tmp, generation, documents)
+            if units is not None:
+                units.join()
+            name = _write_generation(tmp, generation)
             if _live_name(index_dir) == name:
                 # The same content is live, but its files may have been damaged since: write
                 # anyway, into the other slot, since the live folder cannot be replaced in place.
                 name += "-b"
             _publish(index_dir, tmp, name)
         except OSError as exc:
+            _stop(units)
             _discard(tmp)
             raise cannot_write(index_dir, exc) from exc
         except BaseException:
+            _stop(units)
             _discard(tmp)
             raise
         try:
@@ -277,9 +290,26 @@ def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Ind
         raise ValueError(f"unknown access labels {sorted(unknown)}")
 
 
-def _write_generation(
-    tmp: Path, generation: Generation, documents: Sequence[Document] | None = None
-) -> str:
+def _start_units(
+    tmp: Path, documents: Sequence[Document] | None, bm25: dict[str, Any] | None
+) -> SideJob | None:
+    """Start building the units into tmp (beside the segments when a core is spare)."""
+    if documents is None:
+        return None
+    from policy_assistant.index.unit_store import UNITS_DIR, write_units
+
+    params = dict(bm25 or {})
+    # The units' files are checksummed into the manifest, and so into the name, after join.
+    return SideJob(lambda: write_units(documents, tmp / UNITS_DIR, params), fork=spare_core())
+
+
+def _stop(units: SideJob | None) -> None:
+    """Stop a units' child of a write that is failing."""
+    if units is not None:
+        units.cancel()
+
+
+def _write_generation(tmp: Path, generation: Generation) -> str:
     """Fill tmp with the rest of a generation, manifest last, flushed to disk; return its name.
 
     Reused segments are hard links (a segment is never written twice), so this costs what
@@ -292,11 +322,6 @@ def _write_generation(
         for name, mask in sorted(generation.deleted.items()):
             np.save(tmp / DELETED_DIR / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
     (tmp / DOCUMENTS_FILE).write_bytes(documents_bytes(generation.entries))
-    if documents is not None:
-        from policy_assistant.index.unit_store import UNITS_DIR, write_units
-
-        # The units' files are checksummed into the manifest, and so into the name, below.
-        write_units(documents, tmp / UNITS_DIR, generation.manifest.bm25)
     checksums = _flush_files(tmp, skip=SEGMENTS_DIR)
     manifest = generation.manifest.with_files(checksums)
     manifest_json = orjson.dumps(manifest.to_dict(), option=_JSON) + b"\n"
