@@ -70,19 +70,21 @@ class _TermTable:
 
     def __init__(self, data: bytes | mmap.mmap, offsets: Ints) -> None:
         self.data = data
-        self._offsets = offsets
+        # A memoryview gives Python ints without a numpy scalar per probe: 3x faster lookups.
+        flat = np.ascontiguousarray(offsets, dtype=np.int64)
+        self._offsets = flat.data.cast("B").cast("q")
         self._count = len(offsets) - 1
 
     def _term(self, i: int) -> bytes:
-        return self.data[int(self._offsets[i]) : int(self._offsets[i + 1]) - 1]
+        return self.data[self._offsets[i] : self._offsets[i + 1] - 1]
 
     def find(self, term: str) -> int:
         """Return the term's id, or -1 when the index does not hold it."""
-        key = term.encode("utf-8")
+        key, data, offsets = term.encode("utf-8"), self.data, self._offsets
         lo, hi = 0, self._count
         while lo < hi:
             mid = (lo + hi) // 2
-            if self._term(mid) < key:
+            if data[offsets[mid] : offsets[mid + 1] - 1] < key:
                 lo = mid + 1
             else:
                 hi = mid
@@ -166,6 +168,11 @@ class BM25Index:
         rows, weights = self._gather(self._query_terms(query_tokens))
         return _floats(np.bincount(rows, weights=weights, minlength=self.num_docs))
 
+    def sparse_scores(self, query_tokens: Iterable[str]) -> tuple[Rows, Floats]:
+        """Return the rows the query touches, ascending, and their scores: the same floats as
+        scores() gives them, with no vector over every row (for fields few rows match)."""
+        return _sparse(*self._gather(self._query_terms(query_tokens)))
+
     def range_scores(
         self, query_tokens: Iterable[str], starts: Ints, stops: Ints
     ) -> tuple[Rows, Floats]:
@@ -173,7 +180,8 @@ class BM25Index:
         ranges, ascending, and per query term (in the order scores() sums them) its weight
         at each row: summed over axis 0, the rows' scores, the same floats as scores()."""
         parts = []
-        bounds = np.column_stack([starts, stops]).ravel()  # ascending, so one sorted search
+        # In the postings' own dtype: another one would make searchsorted copy them whole.
+        bounds = np.column_stack([starts, stops]).ravel().astype(self._rows.dtype)
         for term, repeats in self._query_terms(query_tokens):
             rows, weights = self._postings(term, repeats)
             lo, hi = np.searchsorted(rows, bounds).reshape(-1, 2).T
@@ -223,10 +231,7 @@ class BM25Index:
             return _top_k(*self._maxscore(terms, sizes, k, mask), k)
         rows, weights = self._gather(terms)
         if sum(sizes) * SPARSE_RATIO < self.num_docs:
-            candidates = _unique(rows)
-            inverse = np.searchsorted(candidates, rows)
-            scores = _floats(np.bincount(inverse, weights=weights, minlength=len(candidates)))
-            return _top_k(*_keep(candidates, scores, mask), k)
+            return _top_k(*_keep(*_sparse(rows, weights), mask), k)
         dense = _floats(np.bincount(rows, weights=weights, minlength=self.num_docs))
         touched = np.flatnonzero(dense > 0)
         return _top_k(*_keep(touched, dense[touched], mask), k)
@@ -333,6 +338,14 @@ def _unique(rows: Rows) -> Rows:
     """Return the distinct rows, ascending (np.unique is far slower on large int arrays)."""
     ordered = np.sort(rows)
     return ordered[np.diff(ordered, prepend=-1) != 0] if len(ordered) else ordered
+
+
+def _sparse(rows: Rows, weights: Floats) -> tuple[Rows, Floats]:
+    """Return the distinct rows, ascending, and each one's weights summed in the given order
+    (np.bincount adds in input order, so a row's sum is the dense vector's float)."""
+    distinct = _unique(rows)
+    inverse = np.searchsorted(distinct, rows)
+    return distinct, _floats(np.bincount(inverse, weights=weights, minlength=len(distinct)))
 
 
 def _keep(rows: npt.NDArray[Any], scores: Floats, mask: Mask | None) -> Hits:

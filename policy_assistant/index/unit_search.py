@@ -133,15 +133,29 @@ class UnitIndex:
         hits = [(int(rows[i]), float(total[i])) for i in order]
         return hits, TermWeights(rows.astype(np.int64), matrix)
 
+    @cached_property
+    def doc_sections(self) -> Ints:
+        """Each document's first section row, then the section count (sections are in
+        document order)."""
+        docs = np.arange(len(self.units.docs) + 1)
+        return np.searchsorted(self.units.col("section_doc"), docs).astype(np.int64)
+
     def section_scores(self, terms: list[str], passage: Floats) -> Floats:
-        """Return each section's weighted fields: heading path, identity and passage (given)."""
+        """Return each section's weighted fields: heading path, identity and passage (given).
+
+        The heading-path field is added only where a query term touches it (few rows): the
+        same floats as a dense sum, since adding 0.0 elsewhere changes none.
+        """
         part = self.weights.get("passage", 0.0) * passage
         weight = self.weights.get("section", 0.0)
         if weight:
-            part += weight * self.sections.scores(terms)
+            rows, scores = self.sections.sparse_scores(terms)
+            part[rows] += weight * scores
         weight = self.weights.get("document", 0.0)
         if weight:
-            part += weight * self.documents.scores(terms)[self.units.col("section_doc")]
+            # Sections are in document order: repeating each document's score once per
+            # section is the gather by section_doc, without its random reads.
+            part += np.repeat(weight * self.documents.scores(terms), np.diff(self.doc_sections))
         return part
 
     def _best_documents(
