@@ -134,8 +134,11 @@ def test_unit_search_equals_a_dense_reference_on_generated_documents(
     weights: dict[str, float] | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     index = UnitIndex.build(build_units(generated_documents(60, 12)), weights)
-    # Few sections searched, so the choice of sections is what is tested, not all of them.
-    monkeypatch.setattr(unit_search, "SECTIONS", 12)
+    # Few sections searched, so the choice of sections is what is tested, not all of them;
+    # with n = 5 and a sample of every 4th section, the sampled floor picks the contenders.
+    monkeypatch.setattr(unit_search, "SECTIONS", 8)
+    monkeypatch.setattr(unit_search, "SAMPLE_STRIDE", 4)
+    assert len(index.units.paths) > 4 * 2 * 5 * 2
     rng = np.random.default_rng(7)
     for _ in range(60):
         query = " ".join(f"w{int(i)}x" for i in rng.zipf(1.3, int(rng.integers(1, 7))) if i < 400)
@@ -143,9 +146,10 @@ def test_unit_search_equals_a_dense_reference_on_generated_documents(
         fields = index.section_scores(terms, index.passages.scores(terms))
         assert fields.tolist() == dense_fields(index, terms).tolist(), query  # the same floats
         for access in ACCESS_LABELS:
-            found = index.search(query, 30, access)
-            expected = restricted_reference(index, query, 30, access, unit_search.SECTIONS)
-            assert found == expected, query
+            for n in (5, 30):
+                found = index.search(query, n, access)
+                expected = restricted_reference(index, query, n, access, unit_search.SECTIONS)
+                assert found == expected, query
 
 
 def restricted_reference(

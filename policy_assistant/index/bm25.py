@@ -179,20 +179,28 @@ class BM25Index:
         """Return the rows the query touches inside sorted, disjoint [starts[i], stops[i])
         ranges, ascending, and per query term (in the order scores() sums them) its weight
         at each row: summed over axis 0, the rows' scores, the same floats as scores()."""
-        parts = []
+        terms = self._query_terms(query_tokens)
         # In the postings' own dtype: another one would make searchsorted copy them whole.
         bounds = np.column_stack([starts, stops]).ravel().astype(self._rows.dtype)
-        for term, repeats in self._query_terms(query_tokens):
-            rows, weights = self._postings(term, repeats)
-            lo, hi = np.searchsorted(rows, bounds).reshape(-1, 2).T
-            sizes = hi - lo
-            # Positions lo[i]..hi[i]-1 of every range, in one vector: no loop over ranges.
-            picks = np.repeat(lo - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
-            parts.append((rows[picks], weights[picks]))
-        rows = _unique(np.concatenate([r for r, _ in parts])) if parts else np.empty(0, np.int32)
-        matrix = np.zeros((len(parts), len(rows)))
-        for i, (term_rows, weights) in enumerate(parts):
-            matrix[i, np.searchsorted(rows, term_rows)] = weights
+        found = [
+            int(self._ptr[term]) + np.searchsorted(self._postings(term)[0], bounds)
+            for term, _ in terms
+        ]
+        if not found:
+            return np.empty(0, self._rows.dtype), np.zeros((0, 0))
+        # Every term's ranges as positions in the shared postings arrays, gathered at once.
+        lo, hi = np.concatenate(found).reshape(-1, 2).T
+        sizes = hi - lo
+        picks = np.repeat(lo - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+        per_term = sizes.reshape(len(terms), -1).sum(axis=1)
+        term_of = np.repeat(np.arange(len(terms)), per_term)
+        picked, weights = self._rows[picks], self._weights[picks]
+        repeats = np.array([n for _, n in terms])
+        if (repeats != 1).any():
+            weights = weights * repeats[term_of]
+        rows = _unique(picked)
+        matrix = np.zeros((len(terms), len(rows)))
+        matrix[term_of, np.searchsorted(rows, picked)] = weights
         return rows, matrix
 
     def _gather(self, terms: QueryTerms) -> tuple[Rows, Floats]:

@@ -117,13 +117,19 @@ class UnitIndex:
         part = self.section_scores(terms, passage)
         # A unit that matches makes its section's passage field match, so sections scoring 0
         # hold no candidate; the best sections' units are scored, not a million units' pool.
-        eligible = np.flatnonzero((passage > 0) & (self.section_access <= level))
+        allowed = passage > 0
+        if level < self.top_access:
+            allowed &= self.section_access <= level
         # With the passage field weighted 0, its own score still picks the sections.
         key = part if self.weights.get("passage", 0.0) else part + passage
+        count = max(SECTIONS, SECTIONS_PER_HIT * n)
         if self.top_documents:
+            eligible = np.flatnonzero(allowed)
             doc_of = self.units.col("section_doc")[eligible]
             eligible = eligible[self._best_documents(terms, passage, doc_of)[doc_of]]
-        chosen = _best(eligible, key[eligible], max(SECTIONS, SECTIONS_PER_HIT * n))
+        else:
+            eligible = _contenders(allowed, key, count)
+        chosen = _best(eligible, key[eligible], count)
         chosen.sort()
         first = self.units.col("section_first")
         rows, matrix = self.body.range_scores(terms, first[chosen], first[chosen + 1])
@@ -132,6 +138,11 @@ class UnitIndex:
         order = keep[np.lexsort((rows[keep], -total[keep]))]
         hits = [(int(rows[i]), float(total[i])) for i in order]
         return hits, TermWeights(rows.astype(np.int64), matrix)
+
+    @cached_property
+    def top_access(self) -> int:
+        """The highest access label code of any section (-1: no section)."""
+        return int(self.section_access.max()) if len(self.section_access) else -1
 
     @cached_property
     def doc_sections(self) -> Ints:
@@ -173,6 +184,21 @@ class UnitIndex:
         mask = np.zeros(len(best), np.bool_)
         mask[order] = True
         return mask
+
+
+SAMPLE_STRIDE = 16
+"""_contenders samples every this many rows."""
+
+
+def _contenders(allowed: npt.NDArray[np.bool_], key: Floats, count: int) -> Ints:
+    """Return the allowed rows, ascending, whose key is at least the count-th best of a
+    sample (every SAMPLE_STRIDE-th row): the sample's count-th best is no higher than all
+    rows', so these hold the count best rows, tied ones too, and are far fewer to rank."""
+    sample = key[::SAMPLE_STRIDE][allowed[::SAMPLE_STRIDE]]
+    if len(sample) <= count:
+        return np.flatnonzero(allowed)
+    floor = np.partition(sample, len(sample) - count)[len(sample) - count]
+    return np.flatnonzero(allowed & (key >= floor))
 
 
 def _best(rows: Ints, scores: Floats, n: int) -> Ints:
