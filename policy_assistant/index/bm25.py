@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import mmap
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -58,6 +58,8 @@ SPARSE_RATIO = 8
 """Score only the touched rows, not a vector over all rows, when postings * this < rows."""
 
 Mask = npt.NDArray[np.bool_]
+Query = Iterable[str] | Mapping[str, float]
+"""Query tokens (a repeated token counts once per repeat), or each term with its weight."""
 Hits = tuple[npt.NDArray[Any], Floats]
 QueryTerms = list[tuple[int, float]]
 
@@ -151,9 +153,12 @@ class BM25Index:
         counts, data, arrays = build_postings(rows, params, word_terms, progress, chosen)
         return cls({**params, "format": BM25_FORMAT, **counts}, data, arrays)
 
-    def _query_terms(self, query_tokens: Iterable[str]) -> QueryTerms:
-        """Return (term id, repeats) of the known query terms, highest upper bound first."""
-        found = [(self._terms.find(t), float(n)) for t, n in Counter(query_tokens).items()]
+    def _query_terms(self, query_tokens: Query) -> QueryTerms:
+        """Return (term id, repeats) of the known query terms, highest upper bound first.
+
+        A mapping gives each term its weight (its repeats) directly, as feedback terms need."""
+        counts = query_tokens if isinstance(query_tokens, Mapping) else Counter(query_tokens)
+        found = [(self._terms.find(t), float(n)) for t, n in counts.items()]
         known = [(term, n) for term, n in found if term >= 0]
         return sorted(known, key=lambda tn: (-tn[1] * float(self._term_max[tn[0]]), tn[0]))
 
@@ -163,19 +168,17 @@ class BM25Index:
         weights = self._weights[start:stop]
         return self._rows[start:stop], weights * repeats if repeats != 1 else weights
 
-    def scores(self, query_tokens: Iterable[str]) -> Floats:
+    def scores(self, query_tokens: Query) -> Floats:
         """Return every row's score for the query, as a float64 vector."""
         rows, weights = self._gather(self._query_terms(query_tokens))
         return _floats(np.bincount(rows, weights=weights, minlength=self.num_docs))
 
-    def sparse_scores(self, query_tokens: Iterable[str]) -> tuple[Rows, Floats]:
+    def sparse_scores(self, query_tokens: Query) -> tuple[Rows, Floats]:
         """Return the rows the query touches, ascending, and their scores: the same floats as
         scores() gives them, with no vector over every row (for fields few rows match)."""
         return _sparse(*self._gather(self._query_terms(query_tokens)))
 
-    def range_scores(
-        self, query_tokens: Iterable[str], starts: Ints, stops: Ints
-    ) -> tuple[Rows, Floats]:
+    def range_scores(self, query_tokens: Query, starts: Ints, stops: Ints) -> tuple[Rows, Floats]:
         """Return the rows the query touches inside sorted, disjoint [starts[i], stops[i])
         ranges, ascending, and per query term (in the order scores() sums them) its weight
         at each row: summed over axis 0, the rows' scores, the same floats as scores()."""

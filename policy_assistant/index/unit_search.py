@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 from policy_assistant.index.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.bm25_types import Floats
+from policy_assistant.index.feedback import Feedback
 from policy_assistant.index.tokenize import tokenize, word_terms
 from policy_assistant.index.units import (
     Ints,
@@ -69,6 +70,9 @@ class UnitIndex:
     top_documents: int = 0
     """Rank documents first and keep units of the best this many only (0: every document).
     A document scores its identity field (weighted) plus its best section's passage field."""
+    feedback: Feedback | None = None
+    """Pseudo-relevance feedback: search again with terms of the first search's best units
+    (None: one search)."""
 
     @classmethod
     def build(
@@ -113,6 +117,16 @@ class UnitIndex:
         terms = tokenize(query)
         if n <= 0 or not terms or not len(self.units):
             return [], TermWeights(np.empty(0, np.int64), np.zeros((0, 0)))
+        found = self._ranked(terms, n, level)
+        if self.feedback is not None and found[0]:
+            expanded = self.feedback.expand(self.units, terms, found[0])
+            found = self._ranked(expanded, n, level)
+        return found
+
+    def _ranked(
+        self, terms: list[str] | dict[str, float], n: int, level: int
+    ) -> tuple[list[tuple[int, float]], TermWeights]:
+        """Return what search_terms does for tokenized (or weighted) terms."""
         passage = self.passages.scores(terms)
         part = self.section_scores(terms, passage)
         # A unit that matches makes its section's passage field match, so sections scoring 0
@@ -151,7 +165,7 @@ class UnitIndex:
         docs = np.arange(len(self.units.docs) + 1)
         return np.searchsorted(self.units.col("section_doc"), docs).astype(np.int64)
 
-    def section_scores(self, terms: list[str], passage: Floats) -> Floats:
+    def section_scores(self, terms: list[str] | dict[str, float], passage: Floats) -> Floats:
         """Return each section's weighted fields: heading path, identity and passage (given).
 
         The heading-path field is added only where a query term touches it (few rows): the
@@ -170,7 +184,7 @@ class UnitIndex:
         return part
 
     def _best_documents(
-        self, terms: list[str], passage: Floats, docs: Ints
+        self, terms: list[str] | dict[str, float], passage: Floats, docs: Ints
     ) -> npt.NDArray[np.bool_]:
         """Return the mask of the top_documents documents among docs, each scored by its
         identity field (weighted) plus its best section's passage field."""
