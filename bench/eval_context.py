@@ -119,6 +119,10 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("window-s0", DEFAULT, fields(0.0, 0.3, 1.0)),
         Strategy("window-p075", DEFAULT, fields(0.3, 0.3, 0.75)),
         Strategy("window-p15", DEFAULT, fields(0.3, 0.3, 1.5)),
+        Strategy("window-k1-09", DEFAULT, bm25={"k1": 0.9}),
+        Strategy("window-k1-16", DEFAULT, bm25={"k1": 1.6}),
+        Strategy("window-b05", DEFAULT, bm25={"b": 0.5}),
+        Strategy("window-b09", DEFAULT, bm25={"b": 0.9}),
     ]
     return [s for s in all_ if not names or s.name in names]
 

@@ -87,6 +87,8 @@ class Strategy:
     """Rank documents first and units within the best this many (0: off)."""
     feedback: Feedback | None = None
     """Pseudo-relevance feedback for the unit ranking (None: off)."""
+    bm25: dict[str, float] | None = None
+    """BM25 settings of the four unit fields (k1, b; None: the index's defaults)."""
 
 
 def named_strategies(names: Sequence[str]) -> list[Strategy]:
@@ -216,13 +218,20 @@ def with_strategies(
 ) -> EvalReport:
     """Return the report with the strategies' runs beside its chunkers', compared pairwise."""
     budgets = tuple(report.settings["budgets"])
-    index = UnitIndex.build(build_units(documents))
-    runs = (*report.runs, *strategy_runs(index, question_set.questions, strategies,
-                                          report.settings["k"], budgets))  # fmt: skip
+    units = build_units(documents)
+    indexes: dict[tuple[tuple[str, float], ...], UnitIndex] = {}
+    found = []
+    for strategy in strategies:
+        params = tuple(sorted((strategy.bm25 or {}).items()))
+        if params not in indexes:  # one index per BM25 setting, shared by its strategies
+            indexes[params] = UnitIndex.build(units, None, **dict(params))
+        found += strategy_runs(indexes[params], question_set.questions, [strategy],
+                               report.settings["k"], budgets)  # fmt: skip
+    runs = (*report.runs, *found)
     settings = {
         **report.settings,
         "strategies": [{"name": s.name, **_settings_dict(s)} for s in strategies],
-        "units": len(index.units),
+        "units": len(units),
     }
     return replace(
         report,
@@ -246,6 +255,8 @@ def _settings_dict(strategy: Strategy) -> dict[str, object]:
         out["weights"] = dict(strategy.weights)
     if strategy.top_documents:
         out["top_documents"] = strategy.top_documents
+    if strategy.bm25:
+        out["bm25"] = dict(strategy.bm25)
     if strategy.feedback is not None:
         out["feedback"] = asdict(strategy.feedback)
     return out
