@@ -183,3 +183,24 @@ def test_the_term_table_finds_every_term_and_nothing_else() -> None:
         assert table.find(term.decode("utf-8")) == i
     for missing in ("", "0", "aaa", "zzzz", "zebr", "zebraa", terms[0].decode() + "!"):
         assert table.find(missing) == -1, missing
+
+
+def test_sparse_and_weighted_scores_are_the_dense_floats() -> None:
+    texts = [f"deck oil {'twice ' * (i % 3)}year {i % 5} stain" for i in range(60)]
+    index = BM25Index.build(texts, word_terms=word_terms, workers=0)
+    terms = tokenize("twice year 3 stain stain")
+    dense = index.scores(terms)
+    rows, scores = index.sparse_scores(terms)
+    assert rows.tolist() == np.flatnonzero(dense > 0).tolist()
+    assert scores.tolist() == dense[rows].tolist()
+    # A weight is a count: {term: 2.0} scores as the term twice, in every path.
+    weighted = {t: float(terms.count(t)) for t in dict.fromkeys(terms)}
+    assert index.scores(weighted).tolist() == dense.tolist()
+    starts, stops = np.array([0, 20], np.int64), np.array([10, 60], np.int64)
+    by_tokens, by_weights = (
+        index.range_scores(terms, starts, stops),
+        index.range_scores(weighted, starts, stops),
+    )
+    assert by_tokens[0].tolist() == by_weights[0].tolist()
+    assert by_tokens[1].tolist() == by_weights[1].tolist()
+    assert by_tokens[1].sum(axis=0).tolist() == dense[by_tokens[0]].tolist()
