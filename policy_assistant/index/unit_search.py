@@ -8,9 +8,13 @@ a passage-level BM25, so terms spread over a section lift each of its matching u
 Only units whose own text matches score: the context fields rank a matching unit of the
 right section or document above a look-alike, they never bring in a unit that shares no term
 with the query. A search scores the three fields per section (tens of thousands of rows at a
-million units), then the unit text of the best SECTIONS sections' units only, read from the
-postings by range (BM25Index.range_scores), never a pass over every unit; on the bundled
-questions this ranks exactly as scoring every unit does (tests/test_units_search.py).
+million units; the heading-path field only at the few sections its terms touch), ranks the
+sections above a floor sampled from every SAMPLE_STRIDE-th one, then scores the unit text of
+the best SECTIONS sections' units only, read from the postings by range
+(BM25Index.range_scores), never a pass over every unit. This ranks exactly as scoring every
+field densely does, the same floats (tests/test_units_search.py, on generated documents and
+the bundled questions). An optional second search adds pseudo-relevance feedback terms
+(feedback.py; measured and off by default).
 This is a sum of per-field BM25s, not Lucene's BM25F (which sums term
 frequencies before saturation): the fields are stored once per section and once per document
 instead of once per unit.
