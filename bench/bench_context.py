@@ -13,7 +13,8 @@ headings, paragraphs of sentences, list items and a table per section, then repo
   candidates, four fields), and of assembly alone (assemble, budget 400) on the units held
   in memory and on the units loaded from disk (memory-mapped columns, texts read on demand),
   and of the whole context (Index.context's path: unit search, hit order, assembly), in
-  memory and from disk, with what it adds over chunk search.
+  memory and from disk, and with RM3 feedback (a second unit search, feedback.py), with
+  what each adds over chunk search.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +34,7 @@ import orjson
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index.bm25 import BM25Index
 from policy_assistant.index.context import DEFAULT_CONTEXT, ContextSettings, assemble, context_for
+from policy_assistant.index.feedback import Feedback
 from policy_assistant.index.tokenize import STOPWORDS, tokenize, word_terms
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.unit_store import load_units, save_units
@@ -177,9 +180,11 @@ def report(memory: UnitIndex, disk: UnitIndex, bm25: BM25Index, queries: list[st
         ("assembly, in memory", lambda q: assemble(memory.units, hits[q], BUDGET, settings)),
         ("assembly, from disk", lambda q: assemble(disk.units, hits[q], BUDGET, settings)),
     ]
+    fed = replace(memory, feedback=Feedback())
     rows += [
         ("context (search + assembly)", lambda q: context_for(memory, q, BUDGET, None, settings)),
         ("context, from disk", lambda q: context_for(disk, q, BUDGET, None, settings)),
+        ("context with RM3 (2 searches)", lambda q: context_for(fed, q, BUDGET, None, settings)),
     ]
     for strategy in ("automerge", "units"):
         other = ContextSettings(strategy)
@@ -194,7 +199,11 @@ def report(memory: UnitIndex, disk: UnitIndex, bm25: BM25Index, queries: list[st
         median, p90 = per_query(action, queries)
         medians[name] = median
         print(f"{name:<28} {median:10.2f} {p90:8.2f}")
-    for name in ("context (search + assembly)", "context, from disk"):
+    for name in (
+        "context (search + assembly)",
+        "context, from disk",
+        "context with RM3 (2 searches)",
+    ):
         extra = medians[name] - medians["chunk search (k=10)"]
         print(f"{name} adds {extra:.2f} ms median over chunk search")
 

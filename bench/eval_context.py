@@ -28,6 +28,7 @@ from policy_assistant.evaluate.run import EvalSettings, evaluate
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, Strategy, with_strategies
 from policy_assistant.ids import file_sha256
 from policy_assistant.index.context import ContextSettings, context_for
+from policy_assistant.index.feedback import Feedback
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.units import build_units
 from policy_assistant.parse import parse_path
@@ -62,6 +63,7 @@ def strategies(names: list[str]) -> list[Strategy]:
     am = ContextSettings("automerge")
     W2 = ContextSettings("window", window=2, narrow_below=0)
     WA = ContextSettings("window", window=2, narrow_below=150)
+    DEFAULT = NAMED_STRATEGIES["window"]
     all_ = [
         Strategy("units", ContextSettings("units")),
         Strategy("window-2", ContextSettings("window", window=2, narrow_below=0)),
@@ -108,6 +110,19 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("window-adaptive-doc1", WA, fields(0.3, 1.0, 1.0)),
         Strategy("window-adaptive-docs1", WA, top_documents=1),
         Strategy("window-adaptive-docs3", WA, top_documents=3),
+        Strategy("window-rm3", DEFAULT, feedback=Feedback()),
+        Strategy("window-rm3-5", DEFAULT, feedback=Feedback(units=5)),
+        Strategy("window-rm3-t20", DEFAULT, feedback=Feedback(terms=20)),
+        Strategy("window-rm3-07", DEFAULT, feedback=Feedback(weight=0.7)),
+        Strategy("window-rm3-085", DEFAULT, feedback=Feedback(weight=0.85)),
+        Strategy("window-rm3-w0", DEFAULT, feedback=Feedback(window=0)),
+        Strategy("window-s0", DEFAULT, fields(0.0, 0.3, 1.0)),
+        Strategy("window-p075", DEFAULT, fields(0.3, 0.3, 0.75)),
+        Strategy("window-p15", DEFAULT, fields(0.3, 0.3, 1.5)),
+        Strategy("window-k1-09", DEFAULT, bm25={"k1": 0.9}),
+        Strategy("window-k1-16", DEFAULT, bm25={"k1": 1.6}),
+        Strategy("window-b05", DEFAULT, bm25={"b": 0.5}),
+        Strategy("window-b09", DEFAULT, bm25={"b": 0.9}),
     ]
     return [s for s in all_ if not names or s.name in names]
 
@@ -134,7 +149,7 @@ def right_document(index: UnitIndex, qset: QuestionSet, chosen: list[Strategy]) 
     print(f"{'right document':22s}  first hit" + "".join(f"  @{b:<5}" for b in BUDGETS))
     for strategy in chosen:
         ranked = index if strategy.weights is None else index.with_weights(strategy.weights)
-        ranked = replace(ranked, top_documents=strategy.top_documents)
+        ranked = replace(ranked, top_documents=strategy.top_documents, feedback=strategy.feedback)
         firsts, by_budget = 0, [0] * len(BUDGETS)
         for q in qset.questions:
             sources = {p.source for p in q.relevant}

@@ -14,7 +14,8 @@ from policy_assistant.index.tokenize import tokenize, word_terms
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.units import build_units
 from policy_assistant.parse import parse_path
-from policy_assistant.records import ACCESS_LABELS
+from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.records import ACCESS_LABELS, Document, DocumentMeta
 
 
 @pytest.fixture(scope="module")
@@ -22,11 +23,20 @@ def corpus_index(corpus_dir: Path) -> UnitIndex:
     return UnitIndex.build(build_units(parse_path(corpus_dir).documents))
 
 
+def dense_fields(index: UnitIndex, terms: list[str]) -> np.ndarray:
+    """The reference of section_scores: every field a dense vector over every section."""
+    weights = index.weights
+    part = weights.get("passage", 0.0) * index.passages.scores(terms)
+    part += weights.get("section", 0.0) * index.sections.scores(terms)
+    docs = index.documents.scores(terms)
+    part += weights.get("document", 0.0) * docs[index.units.col("section_doc")]
+    return part
+
+
 def every_unit_scored(index: UnitIndex, query: str, n: int, access: str) -> list[tuple[int, float]]:
     """The reference: every unit's own BM25 plus its section's fields, the best n."""
     terms = tokenize(query)
-    passage = index.passages.scores(terms)
-    part = index.section_scores(terms, passage)
+    part = dense_fields(index, terms)
     body = index.body.scores(terms)
     total = body + part[index.units.col("unit_section")]
     allowed = index.units.access_codes() <= ACCESS_LABELS.index(access)
@@ -82,3 +92,115 @@ def test_range_scores_equal_the_dense_scores_of_those_rows() -> None:
     assert sorted(map(tuple, matrix.tolist())) == sorted(tuple(v.tolist()) for v in alone.values())
     empty = index.range_scores(tokenize("nothing"), starts, stops)
     assert len(empty[0]) == 0 and empty[1].shape == (0, 0)
+
+
+def generated_documents(count: int, seed: int) -> list[Document]:
+    """Documents of Zipf-drawn made-up words, some staff-only, with headings, lists, tables."""
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}x" for i in range(400)]
+    cdf = np.cumsum(1 / np.arange(1, len(words) + 1))
+    cdf /= cdf[-1]
+
+    def text(size: int) -> str:
+        return " ".join(words[i] for i in np.searchsorted(cdf, rng.random(size)).tolist())
+
+    docs = []
+    for n in range(count):
+        builder = DocumentBuilder()
+        for s in range(int(rng.integers(1, 5))):
+            builder.heading(f"Part {text(2)}", 1 + s % 2, ())
+            for _ in range(int(rng.integers(1, 4))):
+                builder.add(
+                    "paragraph", ". ".join(text(int(rng.integers(4, 12))) for _ in range(3)), ()
+                )
+            builder.add("list_item", text(6), ())
+            builder.add("table", f"Name | Value\n{text(3)} | {text(2)}", ())
+        access = "staff" if n % 4 == 0 else "public"
+        meta = DocumentMeta(access=access, title=f"Manual {text(2)}", version="1")
+        docs.append(builder.build(f"g/{n:03d}.md", "0" * 64, meta, f"manual {n}"))
+    return docs
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        None,
+        {"section": 0.3, "document": 0.3, "passage": 0.0},
+        {"section": 0.0, "document": 1.0, "passage": 1.0},
+        {"section": 2.0, "document": 0.0, "passage": 0.5},
+    ],
+)
+def test_unit_search_equals_a_dense_reference_on_generated_documents(
+    weights: dict[str, float] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = UnitIndex.build(build_units(generated_documents(60, 12)), weights)
+    # Few sections searched, so the choice of sections is what is tested, not all of them;
+    # with n = 5 and a sample of every 4th section, the sampled floor picks the contenders.
+    monkeypatch.setattr(unit_search, "SECTIONS", 8)
+    monkeypatch.setattr(unit_search, "SAMPLE_STRIDE", 4)
+    assert len(index.units.paths) > 4 * 2 * 5 * 2
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        query = " ".join(f"w{int(i)}x" for i in rng.zipf(1.3, int(rng.integers(1, 7))) if i < 400)
+        terms = tokenize(query)
+        fields = index.section_scores(terms, index.passages.scores(terms))
+        assert fields.tolist() == dense_fields(index, terms).tolist(), query  # the same floats
+        for access in ACCESS_LABELS:
+            for n in (5, 30):
+                found = index.search(query, n, access)
+                expected = restricted_reference(index, query, n, access, unit_search.SECTIONS)
+                assert found == expected, query
+
+
+def restricted_reference(
+    index: UnitIndex, query: str, n: int, access: str, sections: int
+) -> list[tuple[int, float]]:
+    """Dense everywhere: the best `sections` sections by their fields (ties: the first), then
+    the best n units of those whose own text matches (ties: the first)."""
+    terms = tokenize(query)
+    passage = index.passages.scores(terms)
+    part = dense_fields(index, terms)
+    key = part if index.weights.get("passage", 0.0) else part + passage
+    level = ACCESS_LABELS.index(access)
+    eligible = np.flatnonzero((passage > 0) & (index.section_access <= level))
+    order = eligible[np.lexsort((eligible, -key[eligible]))]
+    chosen = order[: max(sections, unit_search.SECTIONS_PER_HIT * n)]
+    body = index.body.scores(terms)
+    in_chosen = np.isin(index.units.col("unit_section"), chosen)
+    total = body + part[index.units.col("unit_section")]
+    rows = np.flatnonzero((body > 0) & in_chosen)
+    ranked = rows[np.lexsort((rows, -total[rows]))][:n]
+    return [(int(r), float(total[r])) for r in ranked]
+
+
+def test_the_term_table_finds_every_term_and_nothing_else() -> None:
+    texts = ["ärger zebra", "apple apples b", "mañana 保修期 z9", "zebra a1"]
+    index = BM25Index.build(texts, word_terms=word_terms, workers=0)
+    table = index._terms
+    terms = bytes(table.data).split(b"\n")[:-1]
+    assert len(terms) == table._count > 5
+    for i, term in enumerate(terms):
+        assert table.find(term.decode("utf-8")) == i
+    for missing in ("", "0", "aaa", "zzzz", "zebr", "zebraa", terms[0].decode() + "!"):
+        assert table.find(missing) == -1, missing
+
+
+def test_sparse_and_weighted_scores_are_the_dense_floats() -> None:
+    texts = [f"deck oil {'twice ' * (i % 3)}year {i % 5} stain" for i in range(60)]
+    index = BM25Index.build(texts, word_terms=word_terms, workers=0)
+    terms = tokenize("twice year 3 stain stain")
+    dense = index.scores(terms)
+    rows, scores = index.sparse_scores(terms)
+    assert rows.tolist() == np.flatnonzero(dense > 0).tolist()
+    assert scores.tolist() == dense[rows].tolist()
+    # A weight is a count: {term: 2.0} scores as the term twice, in every path.
+    weighted = {t: float(terms.count(t)) for t in dict.fromkeys(terms)}
+    assert index.scores(weighted).tolist() == dense.tolist()
+    starts, stops = np.array([0, 20], np.int64), np.array([10, 60], np.int64)
+    by_tokens, by_weights = (
+        index.range_scores(terms, starts, stops),
+        index.range_scores(weighted, starts, stops),
+    )
+    assert by_tokens[0].tolist() == by_weights[0].tolist()
+    assert by_tokens[1].tolist() == by_weights[1].tolist()
+    assert by_tokens[1].sum(axis=0).tolist() == dense[by_tokens[0]].tolist()

@@ -16,7 +16,7 @@ paired comparisons and the report treat a strategy like a chunker:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from policy_assistant.errors import UsageError
@@ -38,6 +38,7 @@ from policy_assistant.index.context import (
     assemble,
     order_hits,
 )
+from policy_assistant.index.feedback import Feedback
 from policy_assistant.index.passages import ContextPassage
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.units import build_units
@@ -84,6 +85,10 @@ class Strategy:
     """Field weights of the unit ranking (None: the defaults)."""
     top_documents: int = 0
     """Rank documents first and units within the best this many (0: off)."""
+    feedback: Feedback | None = None
+    """Pseudo-relevance feedback for the unit ranking (None: off)."""
+    bm25: dict[str, float] | None = None
+    """BM25 settings of the four unit fields (k1, b; None: the index's defaults)."""
 
 
 def named_strategies(names: Sequence[str]) -> list[Strategy]:
@@ -116,7 +121,7 @@ def strategy_runs(
     for strategy in strategies:
         strategy.context.check()
         ranked = index if strategy.weights is None else index.with_weights(strategy.weights)
-        ranked = replace(ranked, top_documents=strategy.top_documents)
+        ranked = replace(ranked, top_documents=strategy.top_documents, feedback=strategy.feedback)
         outcomes = tuple(score_strategy(ranked, q, strategy.context, k, budgets) for q in questions)
         spec = {"name": strategy.name, "strategy": strategy.context.strategy}
         runs.append(ChunkerRun(strategy.name, spec, (), outcomes))
@@ -213,13 +218,20 @@ def with_strategies(
 ) -> EvalReport:
     """Return the report with the strategies' runs beside its chunkers', compared pairwise."""
     budgets = tuple(report.settings["budgets"])
-    index = UnitIndex.build(build_units(documents))
-    runs = (*report.runs, *strategy_runs(index, question_set.questions, strategies,
-                                          report.settings["k"], budgets))  # fmt: skip
+    units = build_units(documents)
+    indexes: dict[tuple[tuple[str, float], ...], UnitIndex] = {}
+    found = []
+    for strategy in strategies:
+        params = tuple(sorted((strategy.bm25 or {}).items()))
+        if params not in indexes:  # one index per BM25 setting, shared by its strategies
+            indexes[params] = UnitIndex.build(units, None, **dict(params))
+        found += strategy_runs(indexes[params], question_set.questions, [strategy],
+                               report.settings["k"], budgets)  # fmt: skip
+    runs = (*report.runs, *found)
     settings = {
         **report.settings,
         "strategies": [{"name": s.name, **_settings_dict(s)} for s in strategies],
-        "units": len(index.units),
+        "units": len(units),
     }
     return replace(
         report,
@@ -243,4 +255,8 @@ def _settings_dict(strategy: Strategy) -> dict[str, object]:
         out["weights"] = dict(strategy.weights)
     if strategy.top_documents:
         out["top_documents"] = strategy.top_documents
+    if strategy.bm25:
+        out["bm25"] = dict(strategy.bm25)
+    if strategy.feedback is not None:
+        out["feedback"] = asdict(strategy.feedback)
     return out

@@ -91,21 +91,25 @@ def assemble(
     settings.check()
     if units.header_rows != settings.header_rows:
         units = replace(units, header_rows=settings.header_rows)
-    if not settings.headings:
-        kinds = units.col("unit_kind")
+    if not settings.headings and hits:
+        kinds = units.col("unit_kind")[[row for row, _ in hits]].tolist()
         # Headings only when nothing else matched: never an empty context while a hit fits.
-        hits = [(row, score) for row, score in hits if kinds[row] != HEADING] or list(hits)
+        hits = [hit for hit, kind in zip(hits, kinds, strict=True) if kind != HEADING] or list(hits)
     builder = _Context(units, budget)
     if settings.strategy == "automerge":
         for group in _groups(units, hits, settings.decay):
             builder.grow_group(group, settings.share)
-    else:
+    elif hits:
         window = window_for(settings, budget)
         if settings.clusters and window:
             hits = _by_cluster(units, hits, window, settings.decay)
         narrow = min(window, 1) if settings.wide_hits else window
+        # Each hit's document, section and words read at once, as Python ints.
+        rows = [row for row, _ in hits]
+        docs, sections, words = (units.col(name)[rows].tolist() for name in _HIT_COLUMNS)
         for i, (row, score) in enumerate(hits):
-            builder.add_window(row, score, window if i < settings.wide_hits else narrow)
+            width = window if i < settings.wide_hits else narrow
+            builder.add_window(_Hit(row, score, docs[i], sections[i], words[i]), width)
     spans = sorted(builder.spans, key=lambda s: (-s.score, s.doc, s.first))
     return [to_passage(units, span, rank) for rank, span in enumerate(spans, 1)]
 
@@ -150,6 +154,20 @@ def context_for(
     hits, weights = index.search_terms(query, settings.candidates, access)
     hits = order_hits(index.units, weights, hits, budget, settings)
     return assemble(index.units, hits, budget, settings)
+
+
+_HIT_COLUMNS = ("unit_doc", "unit_section", "unit_words")
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    """A unit hit with what placing its window reads."""
+
+    row: int
+    score: float
+    doc: int
+    section: int
+    words: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,16 +224,15 @@ class _Context:
         """Return the words still free."""
         return self.budget - self._used
 
-    def _covering(self, row: int) -> int | None:
-        doc = int(self._doc[row])
+    def _covering(self, row: int, doc: int) -> int | None:
         for i, s in enumerate(self.spans):
             if s.doc == doc and s.first <= row <= s.last:
                 return i
         return None
 
-    def _credit(self, row: int, score: float) -> bool:
+    def _credit(self, row: int, score: float, doc: int | None = None) -> bool:
         """Add a hit already in a passage to that passage's score; return whether it was."""
-        i = self._covering(row)
+        i = self._covering(row, int(self._doc[row]) if doc is None else doc)
         if i is None:
             return False
         s = self.spans[i]
@@ -240,20 +257,20 @@ class _Context:
         self.spans = [*keep, merged]
         self._used += span_words(self.units, merged)
 
-    def add_window(self, row: int, score: float, window: int) -> None:
+    def add_window(self, hit: _Hit, window: int) -> None:
         """Add a hit with up to `window` units either side in its section, shrunk to fit."""
-        if self._credit(row, score):
+        row = hit.row
+        if self._credit(row, hit.score, hit.doc):
             return
         free = self.free()
-        section = int(self.units.col("unit_section")[row])
         # Every window holds the hit and its section's prefix: once that is too much, none fits.
-        if prefix_words(self.units, section) + int(self.units.col("unit_words")[row]) > free:
+        if hit.words + prefix_words(self.units, hit.section) > free:
             return
-        lo, hi = self.units.section_range(section)
+        lo, hi = self.units.section_range(hit.section)
         for w in range(window, -1, -1):
             first, last = max(lo, row - w), min(hi, row + w)
             if self._fits(first, last, free):
-                self.add(first, last, score)
+                self.add(first, last, hit.score)
                 return
 
     def grow_group(self, group: _Group, share: float) -> None:

@@ -8,9 +8,13 @@ a passage-level BM25, so terms spread over a section lift each of its matching u
 Only units whose own text matches score: the context fields rank a matching unit of the
 right section or document above a look-alike, they never bring in a unit that shares no term
 with the query. A search scores the three fields per section (tens of thousands of rows at a
-million units), then the unit text of the best SECTIONS sections' units only, read from the
-postings by range (BM25Index.range_scores), never a pass over every unit; on the bundled
-questions this ranks exactly as scoring every unit does (tests/test_units_search.py).
+million units; the heading-path field only at the few sections its terms touch), ranks the
+sections above a floor sampled from every SAMPLE_STRIDE-th one, then scores the unit text of
+the best SECTIONS sections' units only, read from the postings by range
+(BM25Index.range_scores), never a pass over every unit. This ranks exactly as scoring every
+field densely does, the same floats (tests/test_units_search.py, on generated documents and
+the bundled questions). An optional second search adds pseudo-relevance feedback terms
+(feedback.py; measured and off by default).
 This is a sum of per-field BM25s, not Lucene's BM25F (which sums term
 frequencies before saturation): the fields are stored once per section and once per document
 instead of once per unit.
@@ -28,6 +32,7 @@ import numpy.typing as npt
 
 from policy_assistant.index.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.bm25_types import Floats
+from policy_assistant.index.feedback import Feedback
 from policy_assistant.index.tokenize import tokenize, word_terms
 from policy_assistant.index.units import (
     Ints,
@@ -69,6 +74,9 @@ class UnitIndex:
     top_documents: int = 0
     """Rank documents first and keep units of the best this many only (0: every document).
     A document scores its identity field (weighted) plus its best section's passage field."""
+    feedback: Feedback | None = None
+    """Pseudo-relevance feedback: search again with terms of the first search's best units
+    (None: one search)."""
 
     @classmethod
     def build(
@@ -113,17 +121,33 @@ class UnitIndex:
         terms = tokenize(query)
         if n <= 0 or not terms or not len(self.units):
             return [], TermWeights(np.empty(0, np.int64), np.zeros((0, 0)))
+        found = self._ranked(terms, n, level)
+        if self.feedback is not None and found[0]:
+            expanded = self.feedback.expand(self.units, terms, found[0])
+            found = self._ranked(expanded, n, level)
+        return found
+
+    def _ranked(
+        self, terms: list[str] | dict[str, float], n: int, level: int
+    ) -> tuple[list[tuple[int, float]], TermWeights]:
+        """Return what search_terms does for tokenized (or weighted) terms."""
         passage = self.passages.scores(terms)
         part = self.section_scores(terms, passage)
         # A unit that matches makes its section's passage field match, so sections scoring 0
         # hold no candidate; the best sections' units are scored, not a million units' pool.
-        eligible = np.flatnonzero((passage > 0) & (self.section_access <= level))
+        allowed = passage > 0
+        if level < self.top_access:
+            allowed &= self.section_access <= level
         # With the passage field weighted 0, its own score still picks the sections.
         key = part if self.weights.get("passage", 0.0) else part + passage
+        count = max(SECTIONS, SECTIONS_PER_HIT * n)
         if self.top_documents:
+            eligible = np.flatnonzero(allowed)
             doc_of = self.units.col("section_doc")[eligible]
             eligible = eligible[self._best_documents(terms, passage, doc_of)[doc_of]]
-        chosen = _best(eligible, key[eligible], max(SECTIONS, SECTIONS_PER_HIT * n))
+        else:
+            eligible = _contenders(allowed, key, count)
+        chosen = _best(eligible, key[eligible], count)
         chosen.sort()
         first = self.units.col("section_first")
         rows, matrix = self.body.range_scores(terms, first[chosen], first[chosen + 1])
@@ -133,19 +157,38 @@ class UnitIndex:
         hits = [(int(rows[i]), float(total[i])) for i in order]
         return hits, TermWeights(rows.astype(np.int64), matrix)
 
-    def section_scores(self, terms: list[str], passage: Floats) -> Floats:
-        """Return each section's weighted fields: heading path, identity and passage (given)."""
+    @cached_property
+    def top_access(self) -> int:
+        """The highest access label code of any section (-1: no section)."""
+        return int(self.section_access.max()) if len(self.section_access) else -1
+
+    @cached_property
+    def doc_sections(self) -> Ints:
+        """Each document's first section row, then the section count (sections are in
+        document order)."""
+        docs = np.arange(len(self.units.docs) + 1)
+        return np.searchsorted(self.units.col("section_doc"), docs).astype(np.int64)
+
+    def section_scores(self, terms: list[str] | dict[str, float], passage: Floats) -> Floats:
+        """Return each section's weighted fields: heading path, identity and passage (given).
+
+        The heading-path field is added only where a query term touches it (few rows): the
+        same floats as a dense sum, since adding 0.0 elsewhere changes none.
+        """
         part = self.weights.get("passage", 0.0) * passage
         weight = self.weights.get("section", 0.0)
         if weight:
-            part += weight * self.sections.scores(terms)
+            rows, scores = self.sections.sparse_scores(terms)
+            part[rows] += weight * scores
         weight = self.weights.get("document", 0.0)
         if weight:
-            part += weight * self.documents.scores(terms)[self.units.col("section_doc")]
+            # Sections are in document order: repeating each document's score once per
+            # section is the gather by section_doc, without its random reads.
+            part += np.repeat(weight * self.documents.scores(terms), np.diff(self.doc_sections))
         return part
 
     def _best_documents(
-        self, terms: list[str], passage: Floats, docs: Ints
+        self, terms: list[str] | dict[str, float], passage: Floats, docs: Ints
     ) -> npt.NDArray[np.bool_]:
         """Return the mask of the top_documents documents among docs, each scored by its
         identity field (weighted) plus its best section's passage field."""
@@ -159,6 +202,21 @@ class UnitIndex:
         mask = np.zeros(len(best), np.bool_)
         mask[order] = True
         return mask
+
+
+SAMPLE_STRIDE = 16
+"""_contenders samples every this many rows."""
+
+
+def _contenders(allowed: npt.NDArray[np.bool_], key: Floats, count: int) -> Ints:
+    """Return the allowed rows, ascending, whose key is at least the count-th best of a
+    sample (every SAMPLE_STRIDE-th row): the sample's count-th best is no higher than all
+    rows', so these hold the count best rows, tied ones too, and are far fewer to rank."""
+    sample = key[::SAMPLE_STRIDE][allowed[::SAMPLE_STRIDE]]
+    if len(sample) <= count:
+        return np.flatnonzero(allowed)
+    floor = np.partition(sample, len(sample) - count)[len(sample) - count]
+    return np.flatnonzero(allowed & (key >= floor))
 
 
 def _best(rows: Ints, scores: Floats, n: int) -> Ints:
