@@ -176,6 +176,12 @@ class ScanReader:
         text is left out (kept in `garbage`, for Document.dropped) rather than indexed.
         """
         self.pages += 1
+        try:
+            images = len(page.get_images())
+        except Exception:
+            images = 0  # a damaged resource list: the page is read as its text layer says
+        if not images:
+            return page_dict  # neither a scan nor noise over one: both need an image
         text = " ".join(
             span["text"]
             for block in page_dict["blocks"]
@@ -183,10 +189,6 @@ class ScanReader:
             for span in line["spans"]
         )
         words = len(text.split())
-        try:
-            images = len(page.get_images())
-        except Exception:
-            images = 0  # a damaged resource list: the page is read as its text layer says
         noise = images > 0 and not is_scan(words, images) and is_garbage(text)
         if not (noise or is_scan(words, images)):
             return page_dict

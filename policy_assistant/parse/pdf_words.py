@@ -33,22 +33,34 @@ def remove_controls(text: str) -> str:
 
 
 class Vocabulary:
-    """The words of one document, case-folded, with inner hyphens kept: what it spells."""
+    """The words of one document, case-folded, with inner hyphens kept: what it spells.
+
+    The texts are kept as given and split into words on the first look-up only: most
+    documents never ask (no line ends with a hyphen), and a document that does holds
+    far fewer distinct tokens than tokens.
+    """
 
     def __init__(self, texts: Iterable[str] = ()) -> None:
-        self._words: set[str] = set()
-        for text in texts:
-            self.add(text)
+        self._texts: list[str] = list(texts)
+        self._words: set[str] | None = None
 
     def add(self, text: str) -> None:
         """Add the words of one line of text."""
-        for raw in text.split():
-            word = _TOKEN_EDGE.sub("", raw).casefold()
-            if word:
-                self._words.add(word)
+        if self._words is None:
+            self._texts.append(text)
+        else:
+            self._words.update(_spelled(text.split()))
 
     def __contains__(self, word: object) -> bool:
+        if self._words is None:
+            self._words = _spelled(set(" ".join(self._texts).split()))
+            self._texts = []
         return isinstance(word, str) and word.casefold() in self._words
+
+
+def _spelled(tokens: Iterable[str]) -> set[str]:
+    """Return the case-folded words of whitespace-split tokens, edge punctuation removed."""
+    return {word for raw in tokens if (word := _TOKEN_EDGE.sub("", raw).casefold())}
 
 
 def _hyphen_kept(before: str, after: str, vocabulary: Vocabulary | None) -> bool:
@@ -86,7 +98,7 @@ def join_wrapped(left: str, right: str, vocabulary: Vocabulary | None = None) ->
     if left.endswith("\u00ad"):
         return left[:-1] + right
     if left.endswith(("-", "\u2010")) and len(left) >= 2 and left[-2].isalnum():
-        before = left[:-1].split()[-1]
+        before = left[:-1].rsplit(None, 1)[-1]
         after = _first_word(right)
         if after and _hyphen_kept(before, after, vocabulary):
             return left + right
@@ -106,7 +118,7 @@ def _tight(left: str, right: str) -> bool:
         return True
     if right[0] in _DASHES and len(right) >= 2 and not right[1].isspace():
         return True
-    last = left.split()[-1]
+    last = left.rsplit(None, 1)[-1]
     if not _URL.match(last):
         return False
-    return bool(_URL_GOES_ON.search(last)) or bool(_URL_PIECE.match(right.split()[0]))
+    return bool(_URL_GOES_ON.search(last)) or bool(_URL_PIECE.match(right.split(None, 1)[0]))
