@@ -131,3 +131,39 @@ def test_the_vocabulary_reads_lines_added_before_and_after_a_look_up() -> None:
     vocabulary.add("Redundancy plans.")
     assert "Redundancy" in vocabulary
     assert 3 not in vocabulary
+
+
+class _PlainPage:
+    """A page without annotations whose one font is a Type 1 font."""
+
+    def annot_xrefs(self) -> list[int]:
+        return []
+
+    def get_fonts(self) -> list[tuple[object, ...]]:
+        return [(5, "n/a", "Type1", "Helvetica", "F1", "WinAnsiEncoding")]
+
+
+@pytest.mark.parametrize(
+    ("contents", "may_draw"),
+    [
+        (b"BT /F1 9 Tf 56 700 Td (Stop.) Tj ET", False),
+        (b"0 0 0 scn BT /F1 9 Tf (f) Tj [(S)-250(b\\)f)] TJ ET", False),
+        # Nested brackets are left in part: at worst a page is taken to draw, never missed.
+        (b"BT (S(x)S) Tj ET", True),
+        (b"BT /F1 9 Tf (x) Tj ET 56 60 m 540 60 l S", True),
+        (b"56 60 484 1 re f*", True),
+        (b"/Im0 Do", True),
+        (b"/Sh0 sh", True),
+        (b"/Pattern cs /P0 scn BT /F1 9 Tf (x) Tj ET", True),
+    ],
+)
+def test_what_a_content_stream_may_draw(contents: bytes, may_draw: bool) -> None:
+    assert pdf_bounds._may_draw(_PlainPage(), contents) is may_draw
+
+
+def test_a_type3_font_may_draw() -> None:
+    class Type3Page(_PlainPage):
+        def get_fonts(self) -> list[tuple[object, ...]]:
+            return [(7, "n/a", "Type3", "T3", "F2", "")]
+
+    assert pdf_bounds._may_draw(Type3Page(), b"BT /F2 9 Tf (x) Tj ET") is True

@@ -62,14 +62,32 @@ XObject (a form may hold paths), as a token between PDF whitespace or delimiters
 contents are searched with a space in front, for an operator at their very start)."""
 
 
+_PATTERN_FILL = re.compile(
+    rb"/[^" + _DELIMITER + rb"]+[\x00\t\n\x0c\r ]*(?:scn|SCN)[" + _DELIMITER + rb"]"
+)
+"""A fill or stroke colour set to a named pattern: a tiling pattern's cell may hold paths,
+and text filled with it would draw them. Ordinary colours take numbers only."""
+
+
+_STRING = re.compile(rb"\((?:[^()\\]|\\.)*\)")
+"""A literal string without nested brackets; a nested one is left in part, which can
+only make an operator seem to be there, never hide one."""
+
+
 def _may_draw(page: Any, contents: bytes) -> bool:
     """Whether a page can hold vector drawings: if not, get_cdrawings is sure to find none.
 
-    Its content streams must paint no path, shading or XObject, and no annotation or
-    Type 3 font (whose glyph procedures MuPDF may run as drawings) may add any.
+    Its content streams must paint no path, shading or XObject and fill nothing with a
+    pattern, and no annotation or Type 3 font (whose glyph procedures MuPDF may run as
+    drawings) may add any.
     """
-    if _PAINTING.search(b" " + contents):
-        return True
+    padded = b" " + contents + b" "
+    if _PAINTING.search(padded) or _PATTERN_FILL.search(padded):
+        # Text such as "(S)" or "[(f)-250(ect)]" reads as an operator: look again
+        # without the strings, each left as a space so no tokens run together.
+        bare = _STRING.sub(b" ", padded)
+        if _PAINTING.search(bare) or _PATTERN_FILL.search(bare):
+            return True
     if _quietly(page.annot_xrefs, [True]):
         return True
     fonts = _quietly(page.get_fonts, None)
