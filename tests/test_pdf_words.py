@@ -22,6 +22,15 @@ from policy_assistant.parse.pdf_words import Vocabulary, join_wrapped, remove_co
         ("garden equip-", "ment", [], "garden equipment"),
         ("model PW-", "2200", [], "model PW-2200"),
         ("Wi-", "Fi", ["wifi", "wi-fi"], "Wi-Fi"),
+        # A capitalised piece the document never spells whole is a piece of a word: names
+        # and sentence-initial words broken by the layout (the Estonian lshort's "Car-ter").
+        ("Kim Car-", "ter, who", ["Kim", "car"], "Kim Carter, who"),
+        ("Compre-", "hensive notes", [], "Comprehensive notes"),
+        # Spelled whole, or as the head of a compound, it is a word: the hyphen stays.
+        ("the Unicode-", "aware reader", ["Unicode"], "the Unicode-aware reader"),
+        ("the Bézier-", "käyrään", ["Bézier-käyrä"], "the Bézier-käyrään"),
+        # One capital letter is no piece a layout leaves.
+        ("an X-", "ray", [], "an X-ray"),
     ],
 )
 def test_line_end_hyphen_by_vocabulary(
@@ -76,4 +85,29 @@ def test_document_vocabulary_mends_a_capitalised_break_in_a_parsed_pdf() -> None
     assert document.text == (
         "Export the report to Excel before the meeting. The sheet opens in Excel and in "
         "any other spreadsheet, and our dual-encoder search uses the dual-encoder index."
+    )
+
+
+def test_a_piece_cut_at_a_line_end_is_not_a_word_of_the_document() -> None:
+    vocabulary = Vocabulary(["thanks to Kim Car-", "ter and to the Unicode-aware fonts"])
+    assert not vocabulary.spells_whole("Car")
+    assert vocabulary.spells_whole("Kim") and vocabulary.spells_whole("Unicode")
+    # Case counts: "car" spelled in lowercase says nothing of a capitalised "Car".
+    assert not Vocabulary(["a car"]).spells_whole("Car")
+
+
+def test_names_broken_at_a_line_end_are_mended_in_a_parsed_pdf() -> None:
+    # The regression: real TeX manuals kept the layout's hyphen in "Car-ter",
+    # "Win-dows" and "Compre-hensive", as if each were a compound.
+    lines = [
+        (MARGIN, 100, "This guide was read by Kim Car-"),
+        (MARGIN, 114, "ter and runs on Win-"),
+        (MARGIN, 128, "dows, where the Unicode-"),
+        (MARGIN, 142, "aware fonts show Unicode text and X-"),
+        (MARGIN, 156, "ray images."),
+    ]
+    document = parse(lines_pdf([lines]))
+    assert document.text == (
+        "This guide was read by Kim Carter and runs on Windows, where the Unicode-aware "
+        "fonts show Unicode text and X-ray images."
     )

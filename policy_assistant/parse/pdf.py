@@ -167,37 +167,12 @@ def _page_data(
         page.set_rotation(0)
         unturned = page.get_text("dict", flags=TEXT_FLAGS)
         if upright_share(unturned) > max(upright_share(page_dict), upright_share(shown)):
-            return unturned, _drawings(page, number, notes)
+            return unturned, bounds.page_drawings(page, number, notes)
         page.set_rotation(turned)
         if upright_share(shown) > upright_share(page_dict):
             turned_pages.append(number)
             return shown, None
-    return page_dict, _drawings(page, number, notes)
-
-
-def _content_size(page: Any) -> int:
-    """Return the decoded size of a page's content streams: what drawing it costs."""
-    size = 0
-    for xref in _quietly(page.get_contents, []):
-        size += len(_quietly(lambda xref=xref: page.parent.xref_stream(xref), None) or b"")
-    return size
-
-
-def _drawings(page: Any, number: int, notes: list[str]) -> list[dict[str, Any]] | None:
-    """Return a page's vector drawings, or None (with a note) when there are too many."""
-    size = sum(
-        len(_quietly(lambda x=x: page.parent.xref_stream(x), b"") or b"")
-        for x in page.get_contents()
-    )
-    if size > bounds.MAX_CONTENT_BYTES:
-        notes.append(bounds.content_note(number, size))
-        return None
-    drawings: list[dict[str, Any]] = page.get_cdrawings()
-    items = sum(len(path.get("items", ())) for path in drawings)
-    if items > bounds.MAX_DRAWING_ITEMS:
-        notes.append(bounds.drawings_note(number, items))
-        return None
-    return drawings
+    return page_dict, bounds.page_drawings(page, number, notes)
 
 
 def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:

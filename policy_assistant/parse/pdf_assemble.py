@@ -18,7 +18,8 @@ from policy_assistant.parse.pdf_tables import Table, same_row, table_text
 from policy_assistant.parse.pdf_words import Vocabulary
 from policy_assistant.records import Dropped
 
-_TERMINAL = re.compile(r"[.!?:;]['\"”’)\]]*$")
+_CLOSERS = "'\"”’)]"
+"""Quotes and brackets that may close a sentence after its final stop."""
 _MID_CLAUSE = re.compile(r"(?:\b[a-z]+|,)$")
 HANGING_INDENT = 0.5
 """A line indented this many ems past its item's marker continues the item."""
@@ -26,6 +27,16 @@ FOOT_SHARE = 0.6
 """A sentence cut off mid-clause goes on over a capital only from this far down its page."""
 MIN_SEPARATOR = 40.0
 """A horizontal rule this long (points) or longer between two lines parts their blocks."""
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether text ends with a sentence stop (. ! ? : ;), closing quotes or brackets aside.
+
+    Read from the end, so a growing paragraph costs nothing per line added to it.
+    """
+    # A regular expression's "$" also matches before one final newline.
+    body = (text[:-1] if text.endswith("\n") else text).rstrip(_CLOSERS)
+    return body[-1:] in (".", "!", "?", ":", ";")
 
 
 @dataclass(slots=True)
@@ -220,7 +231,7 @@ class BlockAssembler:
         pending = self._pending
         if len(lines) != 1 or pending is None or pending.kind not in ("paragraph", "list_item"):
             return False
-        return not _TERMINAL.search(pending.text)
+        return not ends_sentence(pending.text)
 
     def _add_code(self, lines: list[Line], first_on_page: bool) -> None:
         pending = self._pending
@@ -264,7 +275,7 @@ class BlockAssembler:
         if pending is not None and pending.kind == "list_item":
             return True
         # "2." or "-" at the start of a wrapped line is usually just the next word.
-        return bool(_TERMINAL.search(prev.text)) or prev.text.endswith(":")
+        return ends_sentence(prev.text) or prev.text.endswith(":")
 
     def _continues(self, line: Line, prev: Line | None, new_region: bool) -> bool:
         """Whether a line without a marker continues the pending paragraph or item."""
@@ -292,7 +303,7 @@ class BlockAssembler:
         low = last.y1 > FOOT_SHARE * self._height.get(last.page, 0.0)
         cut = low and bool(_MID_CLAUSE.search(pending.text))
         unfinished = (
-            flowed and not _TERMINAL.search(pending.text) and (cut or not line.text[:1].isupper())
+            flowed and not ends_sentence(pending.text) and (cut or not line.text[:1].isupper())
         )
         if pending.kind == "paragraph":
             return unfinished
@@ -303,4 +314,4 @@ class BlockAssembler:
     def _paragraph_break(prev: Line, line: Line) -> bool:
         """Whether a first-line indent after a finished sentence starts a new paragraph."""
         indented = line.x0 > prev.x0 + 0.8 * line.size
-        return indented and bool(_TERMINAL.search(prev.text))
+        return indented and ends_sentence(prev.text)

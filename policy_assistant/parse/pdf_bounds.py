@@ -5,11 +5,16 @@ grid makes MuPDF's table finder run for many seconds a page. Past a page's bound
 page is still read as text, without table detection, and a note in Document.notes says
 which page and why; past the document's time limit it is a one-line DocumentError. The
 limits are module constants, so the command line (or a caller) can change them.
+
+`page_drawings` applies the page bounds, and skips get_cdrawings on a page whose content
+paints nothing (most prose pages): a search of the decoded contents is far cheaper.
 """
 
 from __future__ import annotations
 
+import re
 import time
+from typing import Any
 
 from policy_assistant.errors import DocumentError
 
@@ -21,6 +26,80 @@ MAX_GRID_CELLS = 2_500
 """Cells a ruled grid may mark out for the table finder to run on it."""
 DOCUMENT_TIME_LIMIT: float | None = 300.0
 """Seconds one document may take to parse, checked between pages; None for no limit."""
+
+
+def page_drawings(page: Any, number: int, notes: list[str]) -> list[dict[str, Any]] | None:
+    """Return a page's vector drawings, or None (with a note) when there are too many."""
+    # The content streams, decoded and joined by a space, as MuPDF reads them; None when
+    # one cannot be read: then nothing is ruled out and get_cdrawings is asked.
+    contents: bytes | None = _quietly(page.read_contents, None)
+    size = len(contents) if contents is not None else _streams_size(page)
+    if size > MAX_CONTENT_BYTES:
+        notes.append(content_note(number, size))
+        return None
+    if contents is not None and not _may_draw(page, contents):
+        return []
+    drawings: list[dict[str, Any]] = page.get_cdrawings()
+    items = sum(len(path.get("items", ())) for path in drawings)
+    if items > MAX_DRAWING_ITEMS:
+        notes.append(drawings_note(number, items))
+        return None
+    return drawings
+
+
+def _streams_size(page: Any) -> int:
+    """Return the decoded size of the content streams that can be read, one by one."""
+    return sum(
+        len(_quietly(lambda x=x: page.parent.xref_stream(x), b"") or b"")
+        for x in page.get_contents()
+    )
+
+
+_DELIMITER = rb"\x00\t\n\x0c\r ()<>\[\]{}/%"
+_PAINTING = re.compile(rb"[" + _DELIMITER + rb"](?:[SsfFBb]\*?|sh|Do)(?:[" + _DELIMITER + rb"]|\Z)")
+"""A content-stream operator that strokes or fills a path, paints a shading or draws an
+XObject (a form may hold paths), as a token between PDF whitespace or delimiters (the
+contents are searched with a space in front, for an operator at their very start)."""
+
+
+_PATTERN_FILL = re.compile(
+    rb"/[^" + _DELIMITER + rb"]+[\x00\t\n\x0c\r ]*(?:scn|SCN)[" + _DELIMITER + rb"]"
+)
+"""A fill or stroke colour set to a named pattern: a tiling pattern's cell may hold paths,
+and text filled with it would draw them. Ordinary colours take numbers only."""
+
+
+_STRING = re.compile(rb"\((?:[^()\\]|\\.)*\)")
+"""A literal string without nested brackets; a nested one is left in part, which can
+only make an operator seem to be there, never hide one."""
+
+
+def _may_draw(page: Any, contents: bytes) -> bool:
+    """Whether a page can hold vector drawings: if not, get_cdrawings is sure to find none.
+
+    Its content streams must paint no path, shading or XObject and fill nothing with a
+    pattern, and no annotation or Type 3 font (whose glyph procedures MuPDF may run as
+    drawings) may add any.
+    """
+    padded = b" " + contents + b" "
+    if _PAINTING.search(padded) or _PATTERN_FILL.search(padded):
+        # Text such as "(S)" or "[(f)-250(ect)]" reads as an operator: look again
+        # without the strings, each left as a space so no tokens run together.
+        bare = _STRING.sub(b" ", padded)
+        if _PAINTING.search(bare) or _PATTERN_FILL.search(bare):
+            return True
+    if _quietly(page.annot_xrefs, [True]):
+        return True
+    fonts = _quietly(page.get_fonts, None)
+    return fonts is None or any(font[2] == "Type3" for font in fonts)
+
+
+def _quietly(call: Any, default: Any) -> Any:
+    """Return call(), or default if pymupdf fails on a damaged part the page can do without."""
+    try:
+        return call()
+    except Exception:
+        return default
 
 
 def content_note(page: int, size: int) -> str:

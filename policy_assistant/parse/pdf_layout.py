@@ -75,6 +75,8 @@ def running_key(text: str) -> str:
 
 def _band(line: Line, height: float) -> str | None:
     """Return 'top' or 'bottom' if the line sits in a margin band of its page."""
+    if line.y0 > height * MARGIN_BAND and line.y1 < height * (1 - MARGIN_BAND):
+        return None  # wholly inside the body: its centre is too, whatever the line says
     # A bare page number counts by its centre: set in body type, it may reach past the band.
     if _PAGE_NUMBER.match(line.text.strip()):
         top = bottom = (line.y0 + line.y1) / 2
@@ -176,7 +178,7 @@ def remove_running_lines(pages: list[PageContent], body: float) -> None:
         found = [
             line
             for line in page.lines
-            if (_band(line, page.height), running_key(line.text)) in running
+            if (band := _band(line, page.height)) and (band, running_key(line.text)) in running
         ]
         _drop_running(page, found)
 
@@ -216,7 +218,10 @@ def drop_contents_entries(pages: list[PageContent]) -> None:
     previous = False
     reason = "contents page"
     for number, page in enumerate(pages):
-        leaders = sum(1 for line in page.lines if _LEADERS.search(line.text))
+        # Leaders take four dots: counting them first spares most lines the search.
+        leaders = sum(
+            1 for line in page.lines if line.text.count(".") >= 4 and _LEADERS.search(line.text)
+        )
         # The last page of a contents may hold only a few entries.
         if leaders < (1 if previous else MIN_CONTENTS_ENTRIES):
             previous = False

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from policy_assistant.parse.pdf_words import join_wrapped as join_wrapped
@@ -100,33 +100,40 @@ def _font_style(font: str, flags: int) -> tuple[bool, bool]:
 
 def _line_from_spans(spans: list[dict[str, Any]]) -> tuple[str, float, bool, bool, bool] | None:
     """Return (raw text, size, bold, mono, lead bold) of a line's spans; None if blank."""
-    sizes: Counter[float] = Counter()
+    sizes: dict[float, int] = {}
     bold_chars = mono_chars = total = 0
     lead: bool | None = None
-    parts = []
     for span in spans:
-        text = span["text"]
-        parts.append(text)
-        weight = len(text.strip())
+        weight = len(span["text"].strip())
         if not weight:
             continue
         total += weight
-        sizes[round(span["size"], 1)] += weight
+        size = round(span["size"], 1)
+        sizes[size] = sizes.get(size, 0) + weight
         bold, mono = _font_style(span["font"], span["flags"])
-        lead = bold if lead is None else lead
-        bold_chars += weight if bold else 0
-        mono_chars += weight if mono else 0
+        if lead is None:
+            lead = bold
+        if bold:
+            bold_chars += weight
+        if mono:
+            mono_chars += weight
     if not total:
         return None
-    size = sizes.most_common(1)[0][0]
+    # The commonest size; on a tie the first seen, as Counter.most_common(1) gives it.
+    size = max(sizes.items(), key=itemgetter(1))[0]
     # A stray regular comma in a bold heading, or an accented letter drawn from a
     # fallback font in a code line, does not change what the line is.
     bold = bold_chars >= 0.9 * total
-    return "".join(parts), size, bold, mono_chars >= 0.9 * total, bool(lead)
+    text = "".join([span["text"] for span in spans])
+    return text, size, bold, mono_chars >= 0.9 * total, bool(lead)
 
 
 def clean_text(text: str, mono: bool) -> str:
     """Mend ligatures, drop control characters, normalize spacing (not inside code)."""
+    if not mono and text.isascii() and text.isprintable():
+        # Printable ASCII holds no control, soft hyphen, ligature or private-use
+        # character, and no space but U+0020: only the spacing is left to normalize.
+        return " ".join(text.split())
     # A soft hyphen only matters where it breaks a line; elsewhere it is invisible.
     text = _INNER_SOFT_HYPHEN.sub("", mend_ligatures(remove_controls(text)))
     if _NO_GLYPH.search(text):

@@ -2,7 +2,9 @@
 
 A page with under MIN_WORDS words in its text layer and an image on it is taken for a
 scan; so is a page with an image whose text layer is mostly not words of a language (the
-noise a bad OCR run leaves: see `is_garbage`). Where Tesseract and its language data are
+noise a bad OCR run leaves: see `is_garbage`). Either way, the text layer it has must lie
+mostly on the images (`on_images`): text set beside a picture is the page's own, in
+whatever language, and OCR would only lose its accents. Where Tesseract and its language data are
 installed (Debian: `apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-fra`),
 such a page is read through PyMuPDF's OCR text page instead (pdf.py holds that call: it is
 the one pymupdf module); its number goes into Document.ocr_pages. Without Tesseract, or
@@ -64,6 +66,8 @@ MIN_JUDGED_WORDS = 20
 """A text layer is judged only when it holds at least this many words of letters."""
 MIN_COMMON_SHARE = 0.04
 """...and taken for noise when fewer than this share of them are common words."""
+ON_IMAGE_SHARE = 0.5
+"""A page is a scan only if at least this share of its text layer lies on its images."""
 
 _ANY_COMMON = frozenset(word for words in COMMON_WORDS.values() for word in words.split())
 _LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
@@ -176,6 +180,12 @@ class ScanReader:
         text is left out (kept in `garbage`, for Document.dropped) rather than indexed.
         """
         self.pages += 1
+        try:
+            images = len(page.get_images())
+        except Exception:
+            images = 0  # a damaged resource list: the page is read as its text layer says
+        if not images:
+            return page_dict  # neither a scan nor noise over one: both need an image
         text = " ".join(
             span["text"]
             for block in page_dict["blocks"]
@@ -183,12 +193,12 @@ class ScanReader:
             for span in line["spans"]
         )
         words = len(text.split())
-        try:
-            images = len(page.get_images())
-        except Exception:
-            images = 0  # a damaged resource list: the page is read as its text layer says
         noise = images > 0 and not is_scan(words, images) and is_garbage(text)
         if not (noise or is_scan(words, images)):
+            return page_dict
+        if words and on_images(page_dict, _image_boxes(page)) < ON_IMAGE_SHARE:
+            # Text set beside the pictures, not over them, is the page's own: a screenshot
+            # with its caption, a logo on a title page, prose in a language not listed.
             return page_dict
         language = ocr_language(self.language)
         textpage = None
@@ -211,6 +221,32 @@ class ScanReader:
         result: dict[str, Any] = page.get_text("dict", textpage=textpage)
         _unmark_monospace(result)
         return result
+
+
+def _image_boxes(page: Any) -> list[tuple[float, float, float, float]]:
+    """Return where a page's images are drawn; none if MuPDF cannot say."""
+    try:
+        return [tuple(info["bbox"]) for info in page.get_image_info()]
+    except Exception:
+        return []
+
+
+def on_images(page_dict: dict[str, Any], boxes: list[tuple[float, float, float, float]]) -> float:
+    """Return the share of a text layer's characters whose line lies on one of the images.
+
+    A scan's text layer (from OCR, good or bad) lies over the scanned image; a page's own
+    text stands beside its pictures. A line counts by its centre.
+    """
+    on = total = 0
+    for block in page_dict["blocks"]:
+        for line in block.get("lines", ()):
+            weight = sum(len(span["text"].strip()) for span in line["spans"])
+            total += weight
+            x0, y0, x1, y1 = line["bbox"]
+            x, y = (x0 + x1) / 2, (y0 + y1) / 2
+            if any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for b in boxes):
+                on += weight
+    return on / total if total else 1.0
 
 
 def _unmark_monospace(page_dict: dict[str, Any]) -> None:

@@ -126,9 +126,10 @@ class Typography:
         for lines in lines_by_page:
             for line in lines:
                 if not line.mono:
-                    sizes[line.size] += len(line.text)
-                    chars[_style(line)] += len(line.text)
-                    lines_of[_style(line)] += 1
+                    style, length = _style(line), len(line.text)
+                    sizes[line.size] += length
+                    chars[style] += length
+                    lines_of[style] += 1
         total = sum(chars.values())
         # Headings are short lines; a style of long lines carrying much of the text is prose.
         prose = frozenset(

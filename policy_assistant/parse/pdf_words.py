@@ -33,22 +33,65 @@ def remove_controls(text: str) -> str:
 
 
 class Vocabulary:
-    """The words of one document, case-folded, with inner hyphens kept: what it spells."""
+    """The words of one document, case-folded, with inner hyphens kept: what it spells.
+
+    The texts are kept as given and split into words on the first look-up only: most
+    documents never ask (no line ends with a hyphen), and a document that does holds
+    far fewer distinct tokens than tokens.
+    """
 
     def __init__(self, texts: Iterable[str] = ()) -> None:
-        self._words: set[str] = set()
-        for text in texts:
-            self.add(text)
+        self._texts: list[str] = list(texts)
+        self._words: set[str] | None = None
+        self._whole: set[str] = set()
 
     def add(self, text: str) -> None:
         """Add the words of one line of text."""
-        for raw in text.split():
-            word = _TOKEN_EDGE.sub("", raw).casefold()
-            if word:
-                self._words.add(word)
+        if self._words is None:
+            self._texts.append(text)
+        else:
+            tokens = text.split()
+            self._words.update(_spelled(tokens))
+            self._whole.update(_whole_words(tokens))
+
+    def _built(self) -> set[str]:
+        if self._words is None:
+            tokens = set(" ".join(self._texts).split())
+            self._words, self._whole = _spelled(tokens), _whole_words(tokens)
+            self._texts = []
+        return self._words
 
     def __contains__(self, word: object) -> bool:
-        return isinstance(word, str) and word.casefold() in self._words
+        return isinstance(word, str) and word.casefold() in self._built()
+
+    def spells_whole(self, word: str) -> bool:
+        """Whether the document spells word, in this case, whole or as a compound's head.
+
+        Words cut at a line end do not count: "Car-" is no word, whatever follows it.
+        """
+        self._built()
+        word = _TOKEN_EDGE.sub("", word)
+        return word in self._whole or f"{word}-" in self._whole
+
+
+def _spelled(tokens: Iterable[str]) -> set[str]:
+    """Return the case-folded words of whitespace-split tokens, edge punctuation removed."""
+    return {word for raw in tokens if (word := _TOKEN_EDGE.sub("", raw).casefold())}
+
+
+def _whole_words(tokens: Iterable[str]) -> set[str]:
+    """Return the words of tokens as spelled, less those cut by a hyphen ("Car-" of "Carter").
+
+    The head of a compound counts too, with its hyphen: "Unicode-" of "Unicode-merkistö".
+    """
+    whole: set[str] = set()
+    for raw in tokens:
+        if raw.endswith(("-", "\u2010", "\u00ad")) or not (word := _TOKEN_EDGE.sub("", raw)):
+            continue
+        whole.add(word)
+        if "-" in word:
+            whole.add(word.split("-", 1)[0] + "-")
+    return whole
 
 
 def _hyphen_kept(before: str, after: str, vocabulary: Vocabulary | None) -> bool:
@@ -59,7 +102,14 @@ def _hyphen_kept(before: str, after: str, vocabulary: Vocabulary | None) -> bool
             return False
         if compound in vocabulary and joined not in vocabulary:
             return True
-    return before[-1].isdigit() or before[0].isupper() or "-" in before or not after[:1].islower()
+    if before[-1].isdigit() or "-" in before or not after[:1].islower():
+        return True
+    if not before[0].isupper():
+        return False
+    # A capital may start a name or a compound ("Unicode-aware") or just a word broken by
+    # the layout ("Car-" "ter", "Win-" "dows"): a part the document never spells whole is
+    # a piece of a word. One capital letter is too short a piece for a layout to leave.
+    return vocabulary is None or len(before) < 2 or vocabulary.spells_whole(before)
 
 
 def _first_word(text: str) -> str:
@@ -76,9 +126,12 @@ def join_wrapped(left: str, right: str, vocabulary: Vocabulary | None = None) ->
     word occurs in the document and the hyphenated one does not, and stays in the
     opposite case. Otherwise it is dropped only when both sides are lowercase letters
     ("equip-" + "ment" is "equipment"); it stays when the part before it ends with a
-    digit, or starts with a capital ("PW-" + "2200", "Wi-" + "Fi", "4-" + "digit"), or
-    when the next part starts with a digit or a capital ("long-" + "2025"), or when the
-    part before it is itself a compound ("non-free-" + "firmware"). A hyphen after a
+    digit ("PW-" + "2200", "4-" + "digit"), or when the next part starts with a digit or
+    a capital ("long-" + "2025", "Wi-" + "Fi"), or when the part before it is itself a
+    compound ("non-free-" + "firmware"). A part before it that starts with a capital
+    keeps it when that part is one letter ("X-" + "ray"), or, given a vocabulary, when
+    the document spells it whole elsewhere ("Unicode-" + "aware"); a capitalised piece
+    it never spells whole is a piece of a word ("Car-" + "ter" is "Carter"). A hyphen after a
     space is a dash: the lines join with a space as usual. A URL cut at a line end, a
     dash set tight against a word, and a line break between CJK characters join
     without a space.
@@ -86,7 +139,7 @@ def join_wrapped(left: str, right: str, vocabulary: Vocabulary | None = None) ->
     if left.endswith("\u00ad"):
         return left[:-1] + right
     if left.endswith(("-", "\u2010")) and len(left) >= 2 and left[-2].isalnum():
-        before = left[:-1].split()[-1]
+        before = left[:-1].rsplit(None, 1)[-1]
         after = _first_word(right)
         if after and _hyphen_kept(before, after, vocabulary):
             return left + right
@@ -106,7 +159,7 @@ def _tight(left: str, right: str) -> bool:
         return True
     if right[0] in _DASHES and len(right) >= 2 and not right[1].isspace():
         return True
-    last = left.split()[-1]
+    last = left.rsplit(None, 1)[-1]
     if not _URL.match(last):
         return False
-    return bool(_URL_GOES_ON.search(last)) or bool(_URL_PIECE.match(right.split()[0]))
+    return bool(_URL_GOES_ON.search(last)) or bool(_URL_PIECE.match(right.split(None, 1)[0]))
