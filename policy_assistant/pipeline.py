@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant.chunk import DEFAULT_CHUNKER, Chunker
+from policy_assistant.collector import fewer_collections
 from policy_assistant.errors import DocumentError, IndexError_
 from policy_assistant.index import (
     BM25_DEFAULTS,
@@ -106,7 +107,7 @@ def ingest(
     """
     params = {**BM25_DEFAULTS, **(bm25 or {})}
     summary = IngestSummary(index_dir)
-    with index_lock(index_dir):
+    with index_lock(index_dir), fewer_collections():
         previous = _load_previous(index_dir, chunker.spec(), params)
         reading = _with_cache(options, index_dir)
         read = read_corpus(
@@ -129,6 +130,7 @@ def ingest(
             damage=previous.damage,
             documents=UnitDocuments(read, index_dir, corpus, reading) if units else None,
             live=previous.manifest,
+            workers=reading.workers,
         )
     for built_field in fields(BuildResult):
         setattr(summary, built_field.name, getattr(built, built_field.name))

@@ -10,7 +10,7 @@ from test_pipeline import tree_digest, write_corpus
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import IndexError_
-from policy_assistant.index import unit_store, writer
+from policy_assistant.index import side_job, unit_store, writer
 from policy_assistant.index.side_job import SideJob
 from policy_assistant.parse import CorpusOptions
 from policy_assistant.pipeline import ingest
@@ -19,7 +19,7 @@ STRUCTURE = make_chunker("structure")
 
 
 def cold(corpus: Path, index: Path, fork: bool, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(writer, "spare_core", lambda: fork)
+    monkeypatch.setattr(writer, "spare_core", lambda workers: fork)
     ingest(corpus, index, STRUCTURE, options=CorpusOptions(cache_dir=index.parent / "cache"))
     return index
 
@@ -69,3 +69,7 @@ def test_without_fork_the_task_runs_at_once(tmp_path: Path) -> None:
     job = SideJob(flag.touch, fork=False)
     assert flag.exists() and not job.pid
     job.join()
+
+
+def test_one_worker_means_no_child() -> None:
+    assert not side_job.spare_core(1)

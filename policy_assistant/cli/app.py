@@ -7,7 +7,6 @@ pays only for what the command uses (bench/bench_startup.py measures it).
 
 from __future__ import annotations
 
-import gc
 import importlib
 import sys
 from typing import Annotated, Any
@@ -119,15 +118,8 @@ def root(
     """Turn a folder of documents into a searchable, citable knowledge base."""
 
 
-GC_THRESHOLD = (100_000, 50, 100)
-"""The cyclic collector's thresholds for a command: a read of 100,000 files holds millions of
-young objects, and the default (700, 10, 10) spent a third of a no-op ingest collecting them
-(2.0 of 5.8 s); cycles still go at the first generation's collection."""
-
-
 def main() -> None:
     """Run the command line; Ctrl-C outside a command (while starting) is exit 130 too."""
-    gc.set_threshold(*GC_THRESHOLD)
     try:
         app()
     except KeyboardInterrupt:

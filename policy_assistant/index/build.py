@@ -111,6 +111,7 @@ def build_index(
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
     live: Manifest | None = None,
+    workers: int | None = None,
 ) -> BuildResult:
     """Make the index at index_dir hold exactly these documents; see the module docstring.
 
@@ -121,7 +122,8 @@ def build_index(
     one is written from the chunks given, whatever else. With documents (ingest without
     --no-units), the generation also holds their retrieval units, and one without units is
     written again. live is the live manifest when the caller (holding the lock) has read it
-    already, so it is not read twice.
+    already, so it is not read twice. workers 1 keeps the write in this process (the units
+    are otherwise built in a forked child beside the segment).
     """
     settings = settings or IndexSettings()
     rows = sort_chunks(chunks)
@@ -155,7 +157,12 @@ def build_index(
             make = None
         if make is not None:
             write_generation(
-                index_dir, make, progress=progress, documents=documents, bm25=manifest.bm25
+                index_dir,
+                make,
+                progress=progress,
+                documents=documents,
+                bm25=manifest.bm25,
+                workers=workers,
             )
             result.written = True
     given: dict[str, int] = {}

@@ -18,9 +18,10 @@ MESSAGE_LIMIT = 4000
 """Bytes of the child's error message passed back."""
 
 
-def spare_core() -> bool:
-    """Whether a forked child would get a core of its own."""
-    if not hasattr(os, "fork"):
+def spare_core(workers: int | None = None) -> bool:
+    """Whether a forked child would get a core of its own; never with workers 1 (the
+    command asked to run in its own process alone)."""
+    if workers == 1 or not hasattr(os, "fork"):
         return False
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return (cores or 1) >= 2

@@ -222,11 +222,13 @@ def write_generation(
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
     bm25: dict[str, Any] | None = None,
+    workers: int | None = None,
 ) -> Path:
     """Write a new generation (make fills its segments), make it current, delete the others.
 
     With documents, their retrieval units are built with the BM25 settings bm25 (the
-    manifest's) into the same generation, in a forked child while make runs (side_job.py).
+    manifest's) into the same generation, in a forked child while make runs (side_job.py),
+    unless workers is 1.
     """
     with index_lock(index_dir, lock_timeout):
         tmp = index_dir / f".tmp-{os.getpid()}"
@@ -234,7 +236,7 @@ def write_generation(
         try:
             _remove(tmp)
             (tmp / SEGMENTS_DIR).mkdir(parents=True)
-            units = _start_units(tmp, documents, bm25)
+            units = _start_units(tmp, documents, bm25, spare_core(workers))
             generation = make(tmp / SEGMENTS_DIR)
             if progress is not None:
                 progress(generation.manifest.rows)
@@ -291,7 +293,7 @@ def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Ind
 
 
 def _start_units(
-    tmp: Path, documents: Sequence[Document] | None, bm25: dict[str, Any] | None
+    tmp: Path, documents: Sequence[Document] | None, bm25: dict[str, Any] | None, fork: bool
 ) -> SideJob | None:
     """Start building the units into tmp (beside the segments when a core is spare)."""
     if documents is None:
@@ -300,7 +302,7 @@ def _start_units(
 
     params = dict(bm25 or {})
     # The units' files are checksummed into the manifest, and so into the name, after join.
-    return SideJob(lambda: write_units(documents, tmp / UNITS_DIR, params), fork=spare_core())
+    return SideJob(lambda: write_units(documents, tmp / UNITS_DIR, params), fork=fork)
 
 
 def _stop(units: SideJob | None) -> None:

@@ -73,7 +73,10 @@ class Catalog:
         `[defaults]` and the default access appear as `default_<field>`, since front matter
         overrides them but not the catalog's own fields.
         """
-        tables = [self.entries.get(source, {})]
+        exact = self.entries.get(source, {})
+        if not self._globs and not self._defaults:
+            return dict(exact)  # no glob and no default: the common case, a file of 100,000
+        tables = [exact]
         tables += [value for glob, value in self._globs if glob.matches(source)]
         merged: dict[str, str] = {}
         for table in reversed(tables):  # the most specific table goes last, so it wins

@@ -12,6 +12,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from policy_assistant.collector import fewer_collections
 from policy_assistant.errors import DocumentError, PolicyAssistantError
 from policy_assistant.parse.cache import ParseCache, parser_fingerprint
 from policy_assistant.parse.catalog import CATALOG_NAME, Catalog, load_catalog
@@ -80,7 +81,7 @@ def read_corpus(
     table = _file_table(options, found.root)
     reader = Reader(options, cache, reuse, result, chunker, parse_file, table)
     arrived = _counter(progress, len(found.files))
-    with ExitStack() as stack:
+    with ExitStack() as stack, fewer_collections():
         for step in reader.outcomes(found, stack, arrived):
             try:
                 reader.finish(step)
