@@ -7,6 +7,7 @@ import types
 from pathlib import Path
 
 import pytest
+from spies import SourceSpy
 from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
@@ -30,27 +31,14 @@ ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
 
 
-class ParserSpy:
-    """Records every source the corpus reader hands to a parser."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.sources: list[str] = []
-        real = corpus_reader.parse_document
-
-        def spy(data: bytes, source: str, catalog: Catalog) -> Document:
-            self.sources.append(source)
-            return real(data, source, catalog)
-
-        monkeypatch.setattr(corpus_reader, "parse_document", spy)
-
-    def take(self) -> list[str]:
-        taken, self.sources = self.sources, []
-        return taken
+def parser_spy(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
+    """Record every source the corpus reader hands to a parser."""
+    return SourceSpy(monkeypatch, corpus_reader, "parse_document")
 
 
 @pytest.fixture
-def spy(monkeypatch: pytest.MonkeyPatch) -> ParserSpy:
-    return ParserSpy(monkeypatch)
+def spy(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
+    return parser_spy(monkeypatch)
 
 
 def write_corpus(root: Path) -> Path:
@@ -67,7 +55,7 @@ def write_corpus(root: Path) -> Path:
 
 
 def test_a_second_read_of_an_unchanged_corpus_parses_nothing(
-    tmp_path: Path, spy: ParserSpy
+    tmp_path: Path, spy: SourceSpy
 ) -> None:
     corpus = write_corpus(tmp_path / "c")
     options = CorpusOptions(cache_dir=tmp_path / "cache")
@@ -79,7 +67,7 @@ def test_a_second_read_of_an_unchanged_corpus_parses_nothing(
     assert second.warnings == first.warnings
 
 
-def test_a_changed_file_is_the_only_one_parsed_again(tmp_path: Path, spy: ParserSpy) -> None:
+def test_a_changed_file_is_the_only_one_parsed_again(tmp_path: Path, spy: SourceSpy) -> None:
     corpus = write_corpus(tmp_path / "c")
     options = CorpusOptions(cache_dir=tmp_path / "cache")
     read_corpus(corpus, options)
@@ -91,7 +79,7 @@ def test_a_changed_file_is_the_only_one_parsed_again(tmp_path: Path, spy: Parser
 
 
 def test_a_catalog_change_misses_the_cache_for_that_document_only(
-    tmp_path: Path, spy: ParserSpy
+    tmp_path: Path, spy: SourceSpy
 ) -> None:
     corpus = write_corpus(tmp_path / "c")
     options = CorpusOptions(cache_dir=tmp_path / "cache")
@@ -104,7 +92,7 @@ def test_a_catalog_change_misses_the_cache_for_that_document_only(
 
 
 def test_a_parser_change_invalidates_every_entry(
-    tmp_path: Path, spy: ParserSpy, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, spy: SourceSpy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus = write_corpus(tmp_path / "c")
     options = CorpusOptions(cache_dir=tmp_path / "cache")
@@ -125,7 +113,7 @@ def test_the_fingerprint_covers_the_parser_modules_and_libraries() -> None:
     assert "pymupdf" in versions and "markdown-it-py" in versions
 
 
-def test_a_damaged_cache_file_is_a_miss_and_is_repaired(tmp_path: Path, spy: ParserSpy) -> None:
+def test_a_damaged_cache_file_is_a_miss_and_is_repaired(tmp_path: Path, spy: SourceSpy) -> None:
     corpus = write_corpus(tmp_path / "c")
     cache = tmp_path / "cache"
     first = read_corpus(corpus, CorpusOptions(cache_dir=cache))
@@ -153,7 +141,7 @@ def test_cache_files_are_the_same_bytes_on_every_run(tmp_path: Path) -> None:
     assert not list((tmp_path / "one").rglob("*.tmp"))
 
 
-def test_a_second_eval_on_the_bundled_corpus_parses_nothing(tmp_path: Path, spy: ParserSpy) -> None:
+def test_a_second_eval_on_the_bundled_corpus_parses_nothing(tmp_path: Path, spy: SourceSpy) -> None:
     settings = EvalSettings(chunkers=("fixed",), budgets=(100,))
     # One worker: the spy counts the parses of this process only.
     options = CorpusOptions(cache_dir=tmp_path / "cache", workers=1)
@@ -165,7 +153,7 @@ def test_a_second_eval_on_the_bundled_corpus_parses_nothing(tmp_path: Path, spy:
     assert second.to_dict() == first.to_dict()
 
 
-def test_a_second_inspect_parses_nothing(tmp_path: Path, spy: ParserSpy) -> None:
+def test_a_second_inspect_parses_nothing(tmp_path: Path, spy: SourceSpy) -> None:
     corpus = write_corpus(tmp_path / "c")
     options = CorpusOptions(cache_dir=tmp_path / "cache")
     chunker = make_chunker("fixed", size=5)

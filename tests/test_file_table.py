@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from test_pipeline import ParserSpy, tree_digest, write_corpus
+from spies import SourceSpy
+from test_pipeline import parser_spy, tree_digest, write_corpus
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index import open_index
@@ -31,39 +32,26 @@ def same_as_cold(index: Path, corpus: Path, scratch: Path) -> bool:
     return bool(chunks[0]) and chunks[0] == chunks[1] and units[0] == units[1]
 
 
-class ReadSpy:
-    """Records every source whose bytes the reader reads."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.sources: list[str] = []
-        real = reading.read_regular
-
-        def spy(path: Path, source: str, max_size: int) -> bytes:
-            self.sources.append(source)
-            return real(path, source, max_size)
-
-        monkeypatch.setattr(reading, "read_regular", spy)
-
-    def take(self) -> list[str]:
-        taken, self.sources = self.sources, []
-        return taken
+def read_spy(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
+    """Record every source whose bytes the reader reads."""
+    return SourceSpy(monkeypatch, reading, "read_regular")
 
 
 @pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> ReadSpy:
+def reads(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
     # Files written by a test are younger than any real corpus: trust every stat at once.
     monkeypatch.setattr(table_module, "RACY_NS", -(10**12))
-    return ReadSpy(monkeypatch)
+    return read_spy(monkeypatch)
 
 
 def test_a_no_op_ingest_reads_no_file_and_writes_nothing(
-    tmp_path: Path, reads: ReadSpy, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, reads: SourceSpy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
     assert reads.take() == ["a.md", "b.md", "staff/c.md"]
     before = tree_digest(index)
-    spy = ParserSpy(monkeypatch)
+    spy = parser_spy(monkeypatch)
     summary = ingest(corpus, index, STRUCTURE)
     assert reads.take() == [] and spy.sources == []
     assert summary.unchanged == ["a.md", "b.md", "staff/c.md"] and not summary.written
@@ -71,7 +59,7 @@ def test_a_no_op_ingest_reads_no_file_and_writes_nothing(
 
 
 def test_one_changed_file_is_the_only_one_read_and_the_index_equals_a_cold_build(
-    tmp_path: Path, reads: ReadSpy
+    tmp_path: Path, reads: SourceSpy
 ) -> None:
     corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
@@ -83,7 +71,7 @@ def test_one_changed_file_is_the_only_one_read_and_the_index_equals_a_cold_build
 
 
 def test_same_size_and_mtime_but_new_bytes_is_caught_by_ctime(
-    tmp_path: Path, reads: ReadSpy
+    tmp_path: Path, reads: SourceSpy
 ) -> None:
     corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
@@ -100,13 +88,13 @@ def test_same_size_and_mtime_but_new_bytes_is_caught_by_ctime(
 def test_a_young_file_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     corpus, options = write_corpus(tmp_path / "c"), CorpusOptions(cache_dir=tmp_path / "cache")
     read_corpus(corpus, options)
-    spy = ReadSpy(monkeypatch)  # RACY_NS as shipped: files written just now are too young
+    spy = read_spy(monkeypatch)  # RACY_NS as shipped: files written just now are too young
     read_corpus(corpus, options)
     assert spy.take() == ["a.md", "b.md", "staff/c.md"]
 
 
 def test_a_damaged_table_reads_every_file_and_is_written_again(
-    tmp_path: Path, reads: ReadSpy
+    tmp_path: Path, reads: SourceSpy
 ) -> None:
     corpus, options = write_corpus(tmp_path / "c"), CorpusOptions(cache_dir=tmp_path / "cache")
     read_corpus(corpus, options)
@@ -120,7 +108,7 @@ def test_a_damaged_table_reads_every_file_and_is_written_again(
 
 
 def test_a_catalog_change_makes_its_file_parsed_again_not_kept(
-    tmp_path: Path, reads: ReadSpy, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, reads: SourceSpy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
@@ -131,13 +119,13 @@ def test_a_catalog_change_makes_its_file_parsed_again_not_kept(
             '["b.md"]\naccess = "public"\nversion = "2"',
         )
     )
-    spy = ParserSpy(monkeypatch)
+    spy = parser_spy(monkeypatch)
     summary = ingest(corpus, index, STRUCTURE)
     assert spy.sources == ["b.md"] and summary.changed == ["b.md"]
     assert summary.unchanged == ["a.md", "staff/c.md"]
 
 
-def test_a_removed_file_leaves_the_table(tmp_path: Path, reads: ReadSpy) -> None:
+def test_a_removed_file_leaves_the_table(tmp_path: Path, reads: SourceSpy) -> None:
     corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
     (corpus / "a.md").unlink()
@@ -151,7 +139,7 @@ def test_a_removed_file_leaves_the_table(tmp_path: Path, reads: ReadSpy) -> None
 
 
 def test_units_asked_for_after_an_index_without_them_equal_a_cold_build(
-    tmp_path: Path, reads: ReadSpy
+    tmp_path: Path, reads: SourceSpy
 ) -> None:
     corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE, units=False)
@@ -161,7 +149,7 @@ def test_units_asked_for_after_an_index_without_them_equal_a_cold_build(
 
 
 def test_damaged_units_are_rebuilt_from_the_corpus_on_the_next_change(
-    tmp_path: Path, reads: ReadSpy
+    tmp_path: Path, reads: SourceSpy
 ) -> None:
     corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)

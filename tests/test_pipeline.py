@@ -4,6 +4,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from spies import SourceSpy
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import DocumentError, IndexError_
@@ -38,24 +39,17 @@ def tree_digest(index_dir: Path) -> dict[str, str]:
     }
 
 
-class ParserSpy:
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.sources: list[str] = []
-        real = corpus_reader.parse_document
-
-        def spy(data, source, catalog):  # type: ignore[no-untyped-def]
-            self.sources.append(source)
-            return real(data, source, catalog)
-
-        monkeypatch.setattr(corpus_reader, "parse_document", spy)
+def parser_spy(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
+    """Record every source the corpus reader hands to a parser."""
+    return SourceSpy(monkeypatch, corpus_reader, "parse_document")
 
 
 @pytest.fixture
-def spy(monkeypatch: pytest.MonkeyPatch) -> ParserSpy:
-    return ParserSpy(monkeypatch)
+def spy(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
+    return parser_spy(monkeypatch)
 
 
-def test_first_ingest_indexes_every_document(tmp_path: Path, spy: ParserSpy) -> None:
+def test_first_ingest_indexes_every_document(tmp_path: Path, spy: SourceSpy) -> None:
     summary = ingest(write_corpus(tmp_path / "c"), tmp_path / "i", STRUCTURE)
     assert summary.added == ["a.md", "b.md", "staff/c.md"]
     assert summary.written
@@ -65,7 +59,7 @@ def test_first_ingest_indexes_every_document(tmp_path: Path, spy: ParserSpy) -> 
 
 
 def test_unchanged_corpus_parses_nothing_and_writes_the_same_bytes(
-    tmp_path: Path, spy: ParserSpy
+    tmp_path: Path, spy: SourceSpy
 ) -> None:
     corpus = write_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
@@ -85,7 +79,7 @@ def test_a_fresh_build_of_the_same_corpus_gives_identical_bytes(tmp_path: Path) 
     assert tree_digest(tmp_path / "one") == tree_digest(tmp_path / "two")
 
 
-def test_only_the_changed_document_is_parsed_again(tmp_path: Path, spy: ParserSpy) -> None:
+def test_only_the_changed_document_is_parsed_again(tmp_path: Path, spy: SourceSpy) -> None:
     corpus = write_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
     (corpus / "b.md").write_text("# Mowers\n\nLawn mowers now carry a three year warranty.\n")
@@ -106,7 +100,7 @@ def test_removed_document_is_dropped(tmp_path: Path) -> None:
     assert [d.source for d in load_manifest(tmp_path / "i").documents] == ["b.md", "staff/c.md"]
 
 
-def test_a_catalog_change_re_chunks_with_the_new_label(tmp_path: Path, spy: ParserSpy) -> None:
+def test_a_catalog_change_re_chunks_with_the_new_label(tmp_path: Path, spy: SourceSpy) -> None:
     corpus = write_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
     catalog = (corpus / "catalog.toml").read_text()
@@ -123,7 +117,7 @@ def test_a_catalog_change_re_chunks_with_the_new_label(tmp_path: Path, spy: Pars
 
 
 def test_new_chunker_settings_rebuild_everything_and_say_why(
-    tmp_path: Path, spy: ParserSpy
+    tmp_path: Path, spy: SourceSpy
 ) -> None:
     corpus = write_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
@@ -169,7 +163,7 @@ def test_a_damaged_index_is_rebuilt_by_ingest(tmp_path: Path) -> None:
     assert open_index(tmp_path / "i").search("mowers", 1, "public")
 
 
-def test_okapi_index_is_reused_when_nothing_changed(tmp_path: Path, spy: ParserSpy) -> None:
+def test_okapi_index_is_reused_when_nothing_changed(tmp_path: Path, spy: SourceSpy) -> None:
     corpus = write_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE, bm25={"variant": "okapi"})
     spy.sources.clear()
