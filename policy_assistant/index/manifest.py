@@ -10,6 +10,7 @@ on first use.
 from __future__ import annotations
 
 import hashlib
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
@@ -112,10 +113,11 @@ class DocumentEntry:
         d = data
         if len(d) != len(_ENTRY_FIELDS):
             return cls(**d)  # a foreign key or a missing one: the constructor says which
-        return cls(*(d[name] for name in _ENTRY_FIELDS))  # positional: 100,000 entries a read
+        return cls(*_ENTRY_VALUES(d))  # positional: 100,000 entries a read
 
 
 _ENTRY_FIELDS = tuple(f.name for f in fields(DocumentEntry))
+_ENTRY_VALUES = operator.itemgetter(*_ENTRY_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
