@@ -11,7 +11,7 @@ of bm25_build._scatter, and a row's terms are summed in the order BM25Index.sear
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ SLICE = 1 << 18
 """Postings whose weights are computed at once: bounds a query's temporary memory."""
 
 Floats = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
 Found = tuple[int, int, float]
 """A hit: segment index, local row, score."""
 
@@ -59,15 +60,6 @@ def idf(stats: Statistics, df: Floats) -> Floats:
     return values
 
 
-def live_postings(segment: Segment, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
-    """Return a term's live rows and tf in one segment."""
-    rows, tf = segment.postings(term)
-    if len(rows) and segment.deleted is not None:
-        keep = ~segment.deleted[rows]
-        rows, tf = rows[keep], tf[keep]
-    return rows, tf
-
-
 def _weights(stats: Statistics, term_idf: float, segment: Segment, rows: Any, tf: Any) -> Floats:
     """Return the BM25 weights of postings, as _scatter computes them."""
     k1, b, avgdl = stats.k1, stats.b, stats.avgdl or 1.0
@@ -95,19 +87,17 @@ def search_segments(
     """
     per_term = []
     for term, repeats in Counter(terms).items():
-        parts = [(i, *live_postings(seg, term)) for i, seg in enumerate(segments)]
-        parts = [p for p in parts if len(p[1])]
-        df = sum(len(p[1]) for p in parts)
+        parts = [(i, *segments[i].postings(term)) for i in range(len(segments))]
+        # Postings stay memory-mapped views; deleted rows are masked a slice at a time, so
+        # no term's live postings are ever copied whole (a common term has ~700k at 1M).
+        parts = [p for p in parts if _live_count(segments[p[0]], p[1])]
+        df = sum(_live_count(segments[i], rows) for i, rows, _ in parts)
         if df:
             term_idf = float(idf(stats, np.array([df], np.float64))[0])
             bound = max(
-                float(
-                    _weights(
-                        stats, term_idf, segments[i], rows[at : at + SLICE], tf[at : at + SLICE]
-                    ).max()
-                )
+                float(_weights(stats, term_idf, segments[i], some, freq).max())
                 for i, rows, tf in parts
-                for at in range(0, len(rows), SLICE)
+                for some, freq in _slices(segments[i], rows, tf)
             )
             per_term.append(
                 (-float(repeats) * bound, term.encode("utf-8"), repeats, term_idf, parts)
@@ -119,22 +109,50 @@ def search_segments(
     scores = np.zeros(int(bases[-1]))
     for _, _, repeats, term_idf, parts in per_term:
         for i, rows, tf in parts:
-            for at in range(0, len(rows), SLICE):
-                some = rows[at : at + SLICE]
-                weights = _weights(stats, term_idf, segments[i], some, tf[at : at + SLICE])
+            for some, freq in _slices(segments[i], rows, tf):
+                weights = _weights(stats, term_idf, segments[i], some, freq)
                 allowed = segments[i].access[some] <= level
                 if repeats != 1:
                     weights = weights * float(repeats)
                 # Each row once per term: the sums run in term order, as np.bincount's do.
                 scores[some[allowed].astype(np.int64) + int(bases[i])] += weights[allowed]
-    touched = np.flatnonzero(scores > 0)
-    return _top(touched, scores[touched], k, bases, key)
+    return _top(_contenders(scores, k), scores, k, bases, key)
+
+
+def _slices(segment: Segment, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
+    """Yield a term's live postings in one segment, SLICE postings at a time."""
+    for at in range(0, len(rows), SLICE):
+        some, freq = rows[at : at + SLICE], tf[at : at + SLICE]
+        if segment.deleted is not None:
+            keep = ~segment.deleted[some]
+            some, freq = some[keep], freq[keep]
+        if len(some):
+            yield some, freq
+
+
+def _live_count(segment: Segment, rows: Any) -> int:
+    """Return how many of a term's postings in one segment are live."""
+    if segment.deleted is None:
+        return len(rows)
+    return sum(len(some) for some, _ in _slices(segment, rows, rows))
+
+
+def _contenders(scores: Floats, k: int) -> Ints:
+    """Return the rows (ascending) scoring at least the k-th best positive score: every row
+    _top can choose, without an index of every matching row (up to a million)."""
+    positive = int(np.count_nonzero(scores > 0))
+    if positive <= k:
+        return np.flatnonzero(scores > 0)
+    kth = np.partition(scores, len(scores) - k)[len(scores) - k]  # > 0: more than k are
+    return np.flatnonzero(scores >= kth)
 
 
 def _top(
-    rows: Any, scores: Floats, k: int, bases: Any, key: Callable[[int, int], Chunk]
+    rows: Any, every: Floats, k: int, bases: Any, key: Callable[[int, int], Chunk]
 ) -> list[Found]:
-    """Return the k best: score descending, then (source, position) of the chunk."""
+    """Return the k best of rows (every row's score in every): score descending, then
+    (source, position) of the chunk."""
+    scores = every[rows]
     if len(rows) > k:
         kth = np.partition(scores, len(scores) - k)[len(scores) - k]
         above = np.flatnonzero(scores > kth)
