@@ -35,7 +35,9 @@ from policy_assistant.index.build import (
     settings_change,
     unusable,
 )
+from policy_assistant.index.folder import live_generation
 from policy_assistant.index.reader import load_entries, verify_files
+from policy_assistant.index.side_job import SideJob, spare_core
 from policy_assistant.index.unit_store import UNITS_DIR
 from policy_assistant.ingest_units import UnitDocuments
 from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
@@ -226,16 +228,52 @@ def _with_cache(options: CorpusOptions | None, index_dir: Path) -> CorpusOptions
     return replace(chosen, cache_dir=index_dir.absolute().parent / PARSE_CACHE_NAME)
 
 
-def _load_previous(index_dir: Path, spec: dict[str, Any], params: dict[str, Any]) -> _Previous:
+def _verify_beside(
+    index_dir: Path, previous: _Previous, workers: int | None
+) -> SideJob | str | None:
+    """Start checking every file of the index whose entries are to be kept against its
+    checksum, in a forked child while the corpus is read (here, at once, on one core, when
+    it returns what it found damaged, if anything)."""
+    if not previous.entries or previous.manifest is None:
+        return None  # nothing is kept: the index is written whole
+    manifest = previous.manifest
+
+    def verify() -> None:
+        # Units are rebuilt whole at every write, so theirs are not read.
+        verify_files(index_dir, live_generation(index_dir), manifest, _UNITS_SKIPPED)
+
+    try:
+        return SideJob(verify, fork=spare_core(workers))
+    except IndexError_ as exc:  # checked here, at once
+        return unusable(index_dir, exc)
+
+
+def _damage(index_dir: Path, checking: SideJob | str | None) -> str | None:
+    """Return what the check found damaged (None when all is well or nothing was checked)."""
+    if checking is None or isinstance(checking, str):
+        return checking
+    try:
+        checking.join()
+    except OSError as exc:
+        return unusable(index_dir, IndexError_(str(exc)))
+    return None
+
+
+_UNITS_SKIPPED = (f"{UNITS_DIR}/",)
+
+
+def _load_previous(
+    index_dir: Path, spec: dict[str, Any], params: dict[str, Any], checksums: bool = True
+) -> _Previous:
     """Read what the old index offers: its per-document entries, never its chunks (those of
     an unchanged document stay in their segment); nothing to reuse when it is unusable or
-    its settings differ."""
+    its settings differ. Without checksums its files are only checked to be there (ingest
+    checks their checksums beside its read: _verify_beside)."""
     try:
         with open_index(index_dir, check_tokenizer=False) as old:
             manifest = old.manifest
-            # A damaged file is found here and rebuilt from the corpus, not reused; units
-            # are rebuilt whole at every write, so theirs are not read.
-            verify_files(index_dir, old.generation, manifest, skip=(f"{UNITS_DIR}/",))
+            # A damaged file is found here and rebuilt from the corpus, not reused.
+            verify_files(index_dir, old.generation, manifest, _UNITS_SKIPPED, checksums)
             if settings_change(manifest, spec, params):
                 return _Previous(manifest=manifest)
             entries = load_entries(index_dir, manifest)

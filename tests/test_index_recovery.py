@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from policy_assistant.cli import app
 from policy_assistant.errors import IndexError_
 from policy_assistant.index import index_lock, open_index
+from policy_assistant.parse import CorpusOptions
 from policy_assistant.pipeline import ingest
 
 runner = CliRunner()
@@ -303,3 +304,16 @@ def test_an_index_of_the_format_before_checksums_is_rebuilt_by_ingest(built) -> 
     assert summary.written and summary.added == ["a.md", "b.md", "staff/c.md"]
     assert any("format 1" in w for w in summary.warnings)
     open_index(index_dir, verify=True).close()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_flipped_byte_is_found_beside_the_read_and_rebuilt(built, workers: int) -> None:
+    # The checksums are checked in a forked child while the corpus is read (workers 2), or
+    # in this process first (workers 1); either way the damage is found and rebuilt.
+    corpus, index_dir = built
+    _bad_record_block(live(index_dir))
+    summary = ingest(corpus, index_dir, STRUCTURE, options=CorpusOptions(workers=workers))
+    assert summary.written
+    assert [w for w in summary.warnings if "old index is unusable" in w]
+    with open_index(index_dir, verify=True) as index:
+        assert [h.chunk.source for h in index.search("mowers", 1)] == ["b.md"]

@@ -7,6 +7,7 @@ writer retired the generation before they opened it.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -221,10 +222,14 @@ class LoadedIndex(Index):
 
 
 def verify_files(
-    index_dir: Path, generation: Path, manifest: Manifest, skip: tuple[str, ...] = ()
+    index_dir: Path,
+    generation: Path,
+    manifest: Manifest,
+    skip: tuple[str, ...] = (),
+    checksums: bool = True,
 ) -> None:
     """Raise IndexError_ unless every file of the generation (but those under the folders
-    skip names) has its recorded SHA-256."""
+    skip names) has its recorded SHA-256 (or, without checksums, is there)."""
     if not manifest.files:
         raise damaged(index_dir, "manifest.json records no file checksums")
     expected = dict(manifest.files)
@@ -239,7 +244,10 @@ def verify_files(
     for name, digest in expected.items():
         if name.startswith(skip):
             continue
-        _check_file(index_dir, generation, name, digest)
+        if checksums:
+            _check_file(index_dir, generation, name, digest)
+        elif not os.path.isfile(generation / name):
+            raise damaged(index_dir, f"{name}: missing")
     _verify_name(index_dir, generation)
 
 
