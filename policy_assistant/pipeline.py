@@ -109,9 +109,9 @@ def ingest(
     """
     params = {**BM25_DEFAULTS, **(bm25 or {})}
     summary = IngestSummary(index_dir)
-    with index_lock(index_dir), fewer_collections():
-        previous = _load_previous(index_dir, chunker.spec(), params)
-        reading = _with_cache(options, index_dir)
+    reading = _with_cache(options, index_dir)
+
+    def read_with(previous: _Previous) -> tuple[CorpusRead, list[DocumentEntry], list[Chunk]]:
         read = read_corpus(
             corpus,
             reading,
@@ -120,9 +120,23 @@ def ingest(
             strict=strict,
             chunker=chunker,  # each document parsed is chunked in the worker that parsed it
         )
+        return read, *_collect(read, chunker, previous)
+
+    with index_lock(index_dir), fewer_collections():
+        previous = _load_previous(index_dir, chunker.spec(), params, checksums=False)
+        checking = _verify_beside(index_dir, previous, reading.workers)
+        try:
+            read, entries, chunks = read_with(previous)
+        except BaseException:
+            if isinstance(checking, SideJob):
+                checking.cancel()
+            raise
+        damage = _damage(index_dir, checking)
+        if damage is not None:  # nothing of a damaged index is kept: the corpus is read again
+            previous = _Previous(damage=damage, manifest=previous.manifest)
+            read, entries, chunks = read_with(previous)
         summary.failures, summary.warnings = read.failures, read.warnings
         summary.notices = read.notices
-        entries, chunks = _collect(read, chunker, previous)
         settings = IndexSettings(chunker.spec(), params)
         built = build_index(
             chunks,
@@ -189,10 +203,11 @@ def _reuse(previous: _Previous) -> Callable[[CorpusFile], Reused | None]:
 
     def reuse(file: CorpusFile) -> Reused | None:
         entry, meta = previous.entries.get(file.source), file.meta
-        if entry is None or meta is None:
+        if entry is None or meta is None or entry.sha256 != file.sha256:
             return None
-        found = (file.sha256, meta.title, meta.version, meta.access, meta.language)
-        return _REUSED[meta.empty] if found == entry.identity() else None
+        found = (meta.title, meta.version, meta.access, meta.language)
+        same = found == (entry.title, entry.version, entry.access, entry.language)
+        return _REUSED[meta.empty] if same else None
 
     return reuse
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner, Result
 from policy_assistant.cli import app
 from policy_assistant.index import open_index
 from policy_assistant.parse import printable, read_corpus
-from policy_assistant.parse.discover import MAX_DEPTH
+from policy_assistant.parse.discover import MAX_DEPTH, suffix_of
 
 runner = CliRunner()
 GOOD = "# Sprinklers\n\nOscillating sprinklers carry an 18 month warranty.\n"
@@ -315,3 +315,29 @@ def test_mixed_hostile_trees_give_one_line_each_and_index_the_rest(
     assert any("skipped" in line and ".xlsx 1" in line for line in done.stderr.splitlines())
     with open_index(tmp_path / "i") as opened:
         assert {c.source for c in opened.chunks()} == good
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a.md",
+        "A.MD",
+        "dir.d/file",
+        "dir/.hidden",
+        "..md",
+        "...",
+        "a.",
+        "a..b",
+        ".a.b",
+        "x/y.tar.gz",
+        "noext",
+        "dir.md/",
+        "d/.",
+        "d/..",
+        "a/b/c.Pdf",
+        "\u00e9t\u00e9.Markdown",
+    ],
+)
+def test_suffix_of_agrees_with_splitext(name: str) -> None:
+    expected = os.path.splitext(name)[1].lower()
+    assert suffix_of(name) == ("" if expected == "." else expected)

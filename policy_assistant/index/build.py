@@ -237,7 +237,7 @@ def _compare(
     for source in sorted(new):
         if source not in before:
             result.added.append(source)
-        elif before[source] != new[source]:
+        elif before[source] is not new[source] and before[source] != new[source]:
             result.changed.append(source)
         else:
             result.unchanged.append(source)

@@ -279,7 +279,8 @@ class Reader:
             self._note(step.file, None if step.kept else parsed)
         if step.kept is not None:
             result.reused.append(step.file)
-            result.warnings.extend(document_warnings(source, parsed.labelled, step.kept.empty))
+            if step.kept.empty or not parsed.labelled:  # the rest, 100,000 a no-op, say nothing
+                result.warnings.extend(document_warnings(source, parsed.labelled, step.kept.empty))
             return
         if parsed.document is None:
             raise DocumentError(source, parsed.problem or "could not be parsed")
