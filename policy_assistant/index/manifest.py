@@ -105,7 +105,7 @@ class DocumentEntry:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return _shallow(self)
+        return dict(zip(_ENTRY_FIELDS, _ENTRY_ATTRS(self), strict=True))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DocumentEntry:
@@ -118,6 +118,7 @@ class DocumentEntry:
 
 _ENTRY_FIELDS = tuple(f.name for f in fields(DocumentEntry))
 _ENTRY_VALUES = operator.itemgetter(*_ENTRY_FIELDS)
+_ENTRY_ATTRS = operator.attrgetter(*_ENTRY_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,8 +244,3 @@ def documents_bytes(entries: Sequence[DocumentEntry]) -> bytes:
     """Return the documents.jsonl bytes of entries (sorted by source)."""
     ordered = sorted(entries, key=lambda e: e.source)
     return b"".join(orjson.dumps(e.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n" for e in ordered)
-
-
-def _shallow(record: Any) -> dict[str, Any]:
-    """Return a dataclass's fields by name without copying them (asdict deep-copies)."""
-    return {f.name: getattr(record, f.name) for f in fields(record)}
