@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 from collections.abc import Callable
 
 MESSAGE_LIMIT = 4000
@@ -20,8 +21,9 @@ MESSAGE_LIMIT = 4000
 
 def spare_core(workers: int | None = None) -> bool:
     """Whether a forked child would get a core of its own; never with workers 1 (the
-    command asked to run in its own process alone)."""
-    if workers == 1 or not hasattr(os, "fork"):
+    command asked to run in its own process alone), nor beside other threads (a fork copies
+    the locks they hold), as the parse pool decides."""
+    if workers == 1 or not hasattr(os, "fork") or threading.active_count() > 1:
         return False
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return (cores or 1) >= 2
