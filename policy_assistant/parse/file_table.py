@@ -98,13 +98,24 @@ class FileTable:
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
             return {}, False
 
-    def sha256_of(self, source: str, info: os.stat_result) -> str | None:
-        """Return the recorded SHA-256 of a file whose stat is the recorded one, else None."""
+    def known(
+        self, source: str, info: os.stat_result, fields: dict[str, str]
+    ) -> tuple[str, DocMeta | None] | None:
+        """Return the recorded SHA-256 of a file whose stat is the recorded one, and what its
+        parse gave under these fields when recorded (else None); None for any other file."""
         row = self.rows.get(source)
         try:
-            if row is None or row[0] != list(stat_of(info)):
+            if row is None or row[0] != [
+                info.st_size,
+                info.st_mtime_ns,
+                info.st_ctime_ns,
+                info.st_ino,
+            ]:
                 return None
-            return str(row[1])
+            sha256 = str(row[1])
+            if not self.meta_valid or row[2] != fields or row[3] is None:
+                return sha256, None
+            return sha256, DocMeta(*row[3])
         except (IndexError, TypeError):
             return None  # a foreign row: read the file
 
@@ -119,6 +130,10 @@ class FileTable:
             return DocMeta(*row[3])
         except (IndexError, TypeError):
             return None
+
+    def keep(self, source: str) -> None:
+        """Record a file known by its stat and kept: its row stays as it is."""
+        self.seen[source] = self.rows[source]
 
     def note(
         self,

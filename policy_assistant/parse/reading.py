@@ -69,6 +69,8 @@ class Outcome:
     """The cache key to store a fresh parse under ("" without a cache)."""
     size: int = 0
     """Bytes of the file held while a worker parses it (0 when nothing is sent)."""
+    by_stat: bool = False
+    """Whether it was kept as the file table knew it by its stat (its row then stands)."""
 
 
 _KEPT = {labelled: Parsed(None, labelled, None) for labelled in (False, True)}
@@ -213,7 +215,7 @@ class Reader:
         fields = self.result.catalog.fields_for(source)
         try:
             corpus_file, data = self._open(source, file, fields)
-            known = self._known(corpus_file)
+            known = self._known(corpus_file, data is None)
             if known is not None:
                 return known, None
             if data is None:  # known by its stat, needed after all: read it now
@@ -235,12 +237,12 @@ class Reader:
             return ""
         return ParseCache.key(file.source, file.sha256, file.fields, self.ocr)
 
-    def _known(self, file: CorpusFile) -> Outcome | None:
+    def _known(self, file: CorpusFile, by_stat: bool) -> Outcome | None:
         """Return the outcome of a file the reuse hook keeps or the parse cache holds."""
         meta = file.meta
         kept = self.reuse(file) if self.reuse is not None and meta is not None else None
         if kept is not None and meta is not None:
-            return Outcome(file, _KEPT[meta.labelled], kept)
+            return Outcome(file, _KEPT[meta.labelled], kept, by_stat=by_stat)
         hit = self.cache.get(self._key(file)) if self.cache is not None else None
         return Outcome(file, Parsed(hit[0], hit[1], None)) if hit is not None else None
 
@@ -252,10 +254,9 @@ class Reader:
         table, limit = self.table, self.options.max_file_size
         info = _stat(file) if table is not None else None
         if table is not None and info is not None and info.st_size <= limit:
-            sha256 = table.sha256_of(source, info)
-            if sha256 is not None:
-                meta = table.meta_of(source, sha256, fields)
-                return CorpusFile(source, file, sha256, fields, meta, info), None
+            known = table.known(source, info, fields)
+            if known is not None:
+                return CorpusFile(source, file, known[0], fields, known[1], info), None
         data = read_regular(file, source, limit)
         sha256 = file_sha256(data)
         meta = table.meta_of(source, sha256, fields) if table is not None else None
@@ -275,7 +276,9 @@ class Reader:
             raise step
         result, parsed, source = self.result, step.parsed, step.file.source
         assert parsed is not None, "an outcome finished before its parse arrived"
-        if self.table is not None:
+        if self.table is not None and step.by_stat:
+            self.table.keep(source)  # known by its stat and kept: its row stands
+        elif self.table is not None:
             self._note(step.file, None if step.kept else parsed)
         if step.kept is not None:
             result.reused.append(step.file)
