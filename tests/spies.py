@@ -1,7 +1,10 @@
-"""A spy on a module function that takes a document's source: which sources it was called with."""
+"""Test helpers that watch the code: a spy on a function taking a source, another thread running."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -24,3 +27,16 @@ class SourceSpy:
         """Return the sources recorded since the last take, and forget them."""
         taken, self.sources = self.sources, []
         return taken
+
+
+@contextmanager
+def another_thread() -> Iterator[None]:
+    """Run a second thread, idle, for the block."""
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        yield
+    finally:
+        release.set()
+        other.join()

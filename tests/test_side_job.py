@@ -73,16 +73,3 @@ def test_without_fork_the_task_runs_at_once(tmp_path: Path) -> None:
 
 def test_one_worker_means_no_child() -> None:
     assert not side_job.spare_core(1)
-
-
-def test_no_child_beside_another_thread() -> None:
-    import threading
-
-    release = threading.Event()
-    other = threading.Thread(target=release.wait)
-    other.start()
-    try:
-        assert not side_job.spare_core(2)
-    finally:
-        release.set()
-        other.join()

@@ -24,10 +24,12 @@ from typing import Any
 import pymupdf
 import pytest
 from pdf_factory import save, story_pdf
+from spies import another_thread
 from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.cli import app
+from policy_assistant.index import side_job
 from policy_assistant.parse import CorpusOptions, ParseCache, pdf_ocr, read_corpus, reading
 from policy_assistant.parse import corpus as corpus_reader
 from policy_assistant.parse import pool as workers
@@ -93,14 +95,10 @@ def pool_spy(monkeypatch: pytest.MonkeyPatch) -> PoolSpy:
 
 
 def test_no_fork_while_another_thread_runs() -> None:
-    stop = threading.Event()
-    thread = threading.Thread(target=stop.wait)
-    thread.start()
-    try:
+    # The parse pool and the index's side jobs keep one rule: no fork beside another thread.
+    with another_thread():
         assert not workers.can_fork(2)
-    finally:
-        stop.set()
-        thread.join()
+        assert not side_job.spare_core(2)
     assert workers.can_fork(2) == (sys.platform == "linux" and threading.active_count() == 1)
     assert not workers.can_fork(1)
 
