@@ -105,19 +105,12 @@ class FileTable:
         parse gave under these fields when recorded (else None); None for any other file."""
         row = self.rows.get(source)
         try:
-            if row is None or row[0] != [
-                info.st_size,
-                info.st_mtime_ns,
-                info.st_ctime_ns,
-                info.st_ino,
-            ]:
+            if row is None or row[0] != list(stat_of(info)):
                 return None
             sha256 = str(row[1])
-            if not self.meta_valid or row[2] != fields or row[3] is None:
-                return sha256, None
-            return sha256, DocMeta(*row[3])
         except (IndexError, TypeError):
             return None  # a foreign row: read the file
+        return sha256, self.meta_of(source, sha256, fields)
 
     def meta_of(self, source: str, sha256: str, fields: dict[str, str]) -> DocMeta | None:
         """Return what a parse of these bytes under these fields gave, when recorded."""
