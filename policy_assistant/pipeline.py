@@ -181,13 +181,17 @@ def sticky_settings(
         manifest = load_manifest(index_dir)
         old = dict(manifest.chunker)
         old_variant = str(manifest.bm25.get("variant", BM25_DEFAULTS["variant"]))
-    except IndexError_:
+        fresh = False
+    except IndexError_:  # no index yet: nothing is changed from it
         old, old_variant = {"name": DEFAULT_CHUNKER}, str(BM25_DEFAULTS["variant"])
+        fresh = True
     old_name = str(old.pop("name"))
     name = chunker or old_name
     kept = old if name == old_name else {}
     settings = {**kept, **options}
     variant = bm25_variant or old_variant
+    if fresh:
+        return StickySettings(name, settings, variant, ())
     changed = [f"chunker {old_name} -> {name}"] if name != old_name else []
     changed += [f"{k} {kept[k]} -> {v}" for k, v in options.items() if k in kept and kept[k] != v]
     changed += [f"BM25 {old_variant} -> {variant}"] if variant != old_variant else []

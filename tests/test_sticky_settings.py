@@ -44,3 +44,12 @@ def test_a_new_chunker_starts_from_its_own_defaults(tmp_path: Path) -> None:
     assert sticky.changed == ("chunker fixed -> overlapping",)
     fresh = sticky_settings(tmp_path / "none", None, {}, None)
     assert (fresh.chunker, fresh.bm25_variant, fresh.changed) == ("structure", "lucene", ())
+
+
+def test_a_first_ingest_reports_no_change_of_settings(tmp_path: Path) -> None:
+    corpus = str(write_corpus(tmp_path / "c"))
+    first = ingest(corpus, "--index", str(tmp_path / "i"), "--chunker", "fixed", "--size", "80")
+    assert first.exit_code == 0, first.output
+    assert "settings changed" not in first.stderr
+    fresh = sticky_settings(tmp_path / "none", "fixed", {"size": 80}, "okapi")
+    assert (fresh.chunker, fresh.bm25_variant, fresh.changed) == ("fixed", "okapi", ())
