@@ -23,8 +23,7 @@ from policy_assistant.index.context import STRATEGIES, ContextSettings, assemble
 from policy_assistant.index.passages import ContextPassage, pages_of
 from policy_assistant.index.unit_search import UnitIndex
 from policy_assistant.index.units import UnitSet, build_units
-from policy_assistant.parse import corpus as corpus_reader
-from policy_assistant.parse import parse_path
+from policy_assistant.parse import dispatch, parse_path
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.pipeline import ingest
 from policy_assistant.records import Document, DocumentMeta
@@ -262,9 +261,9 @@ def test_units_are_on_by_default_and_an_unchanged_corpus_parses_nothing(
     ingest(corpus, tmp_path / "i", chunker)
     assert (next((tmp_path / "i").glob("gen-*")) / "units").is_dir()
     parsed: list[str] = []
-    real = corpus_reader.parse_document
+    real = dispatch.parse_document
     monkeypatch.setattr(
-        corpus_reader, "parse_document", lambda d, s, c: parsed.append(s) or real(d, s, c)
+        dispatch, "parse_document", lambda d, s, c: parsed.append(s) or real(d, s, c)
     )
     again = ingest(corpus, tmp_path / "i", chunker)
     assert (parsed, again.written) == ([], False)

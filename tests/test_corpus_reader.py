@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 import types
 from pathlib import Path
@@ -18,6 +19,7 @@ from policy_assistant.inspect import inspect_document
 from policy_assistant.parse import (
     Catalog,
     CorpusOptions,
+    dispatch,
     parse_bytes,
     parse_path,
     read_corpus,
@@ -33,7 +35,7 @@ runner = CliRunner()
 
 def parser_spy(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
     """Record every source the corpus reader hands to a parser."""
-    return SourceSpy(monkeypatch, corpus_reader, "parse_document")
+    return SourceSpy(monkeypatch, dispatch, "parse_document")
 
 
 @pytest.fixture
@@ -348,3 +350,21 @@ def test_a_folder_s_own_catalog_is_read_not_reported_skipped(tmp_path: Path) -> 
     read = read_corpus(write_corpus(tmp_path / "c"))
     assert read.catalog.entries and not read.skipped
     assert not [line for line in read.notices if "skipped" in line]
+
+
+def test_the_fingerprint_follows_the_parsers_not_the_reader(tmp_path: Path) -> None:
+    package = Path(cache_module.__file__).resolve().parent.parent
+    copy = tmp_path / "pkg"
+    shutil.copytree(package / "parse", copy / "parse")
+    shutil.copy(package / "records.py", copy / "records.py")
+    first = cache_module.code_fingerprint(copy)
+    assert first == cache_module.code_fingerprint(package)
+    for name in sorted(cache_module.READER_ONLY):
+        with (copy / "parse" / name).open("a") as module:
+            module.write("\n# a reader change\n")
+    assert cache_module.code_fingerprint(copy) == first
+    for name in ("markdown.py", "dispatch.py", "discover.py"):
+        with (copy / "parse" / name).open("a") as module:
+            module.write("\n# a parser change\n")
+        assert cache_module.code_fingerprint(copy) != first
+        first = cache_module.code_fingerprint(copy)

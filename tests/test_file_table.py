@@ -14,6 +14,7 @@ from policy_assistant.index import open_index
 from policy_assistant.index.folder import live_generation
 from policy_assistant.parse import CorpusOptions, read_corpus, reading
 from policy_assistant.parse import file_table as table_module
+from policy_assistant.parse.read_records import Reused
 from policy_assistant.pipeline import ingest
 
 STRUCTURE = make_chunker("structure")
@@ -158,3 +159,43 @@ def test_damaged_units_are_rebuilt_from_the_corpus_on_the_next_change(
     (corpus / "b.md").write_text("# Mowers\n\nRide-on mowers carry a three year warranty.\n")
     ingest(corpus, index, STRUCTURE)
     assert same_as_cold(index, corpus, tmp_path)
+
+
+def many_files(corpus: Path, count: int, word: str) -> None:
+    """Write count labelled Markdown files, each naming its number and word."""
+    for i in range(count):
+        path = corpus / f"d{i:03d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\naccess: public\n---\n# Doc {i}\n\nItem {i} is {word}.\n")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_files_kept_by_stat_among_pooled_parses_keep_source_order(
+    tmp_path: Path, reads: SourceSpy, workers: int
+) -> None:
+    corpus, index = tmp_path / "c", tmp_path / "i"
+    many_files(corpus, 90, "blue")
+    options = CorpusOptions(cache_dir=tmp_path / "cache", workers=workers)
+    ingest(corpus, index, STRUCTURE, options=options)
+    for i in range(0, 90, 2):  # 45 changed files: enough for the pool, kept ones between them
+        (corpus / f"d{i:03d}.md").write_text(f"---\naccess: public\n---\n# Doc {i}\n\nred {i}.\n")
+    reads.take()
+    summary = ingest(corpus, index, STRUCTURE, options=options)
+    changed = [f"d{i:03d}.md" for i in range(0, 90, 2)]
+    assert reads.take() == changed and summary.changed == changed
+    assert summary.unchanged == [f"d{i:03d}.md" for i in range(1, 90, 2)]
+    assert same_as_cold(index, corpus, tmp_path)
+
+
+def test_a_pooled_read_lists_kept_files_in_source_order(tmp_path: Path, reads: SourceSpy) -> None:
+    corpus = tmp_path / "c"
+    many_files(corpus, 90, "blue")
+    for i in range(1, 90, 6):  # unlabelled: kept with a warning, on the full path
+        (corpus / f"d{i:03d}.md").write_text(f"# Doc {i}\n\nItem {i} is blue.\n")
+    options = CorpusOptions(cache_dir=tmp_path / "cache", workers=2)
+    read_corpus(corpus, options)
+    for i in range(0, 90, 2):
+        (corpus / f"d{i:03d}.md").write_text(f"---\naccess: public\n---\n# Doc {i}\n\nred {i}.\n")
+    again = read_corpus(corpus, options, reuse=lambda file: Reused(False))
+    assert [f.source for f in again.reused] == [f"d{i:03d}.md" for i in range(1, 90, 2)]
+    assert [d.source for d in again.documents] == [f"d{i:03d}.md" for i in range(0, 90, 2)]

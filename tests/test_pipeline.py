@@ -9,7 +9,7 @@ from spies import SourceSpy
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import DocumentError, IndexError_
 from policy_assistant.index import load_manifest, open_index
-from policy_assistant.parse import corpus as corpus_reader
+from policy_assistant.parse import dispatch
 from policy_assistant.pipeline import ingest
 
 STRUCTURE = make_chunker("structure")
@@ -41,7 +41,7 @@ def tree_digest(index_dir: Path) -> dict[str, str]:
 
 def parser_spy(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
     """Record every source the corpus reader hands to a parser."""
-    return SourceSpy(monkeypatch, corpus_reader, "parse_document")
+    return SourceSpy(monkeypatch, dispatch, "parse_document")
 
 
 @pytest.fixture

@@ -30,8 +30,14 @@ from typer.testing import CliRunner
 from policy_assistant.chunk import make_chunker
 from policy_assistant.cli import app
 from policy_assistant.index import side_job
-from policy_assistant.parse import CorpusOptions, ParseCache, pdf_ocr, read_corpus, reading
-from policy_assistant.parse import corpus as corpus_reader
+from policy_assistant.parse import (
+    CorpusOptions,
+    ParseCache,
+    dispatch,
+    pdf_ocr,
+    read_corpus,
+    reading,
+)
 from policy_assistant.parse import pool as workers
 from policy_assistant.parse.read_records import Parsed
 from policy_assistant.parse.wire import from_wire, to_wire
@@ -258,14 +264,14 @@ def test_a_parser_that_crashes_its_worker_fails_that_file_alone(
     monkeypatch.setattr(reading, "POOL_AFTER_FILES", 3)
     corpus = generated_corpus(tmp_path / "c", 40)
     serial = read_corpus(corpus, CorpusOptions(workers=1))
-    parent, real = os.getpid(), corpus_reader.parse_document
+    parent, real = os.getpid(), dispatch.parse_document
 
     def crashing(data: bytes, source: str, catalog: Any) -> Any:
         if source == "part-2/doc-012.md" and os.getpid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer or a native fault would
         return real(data, source, catalog)
 
-    monkeypatch.setattr(corpus_reader, "parse_document", crashing)
+    monkeypatch.setattr(dispatch, "parse_document", crashing)
     pooled = read_corpus(corpus, CorpusOptions(workers=2))
     assert pool_spy.submitted > 0
     crashed = [f for f in pooled.failures if f.source == "part-2/doc-012.md"]
@@ -362,12 +368,12 @@ import signal, sys, time
 # As a terminal's foreground job: Ctrl-C raises, even when the test runs as a background job
 # (which starts with SIGINT ignored and hands that on to every child).
 signal.signal(signal.SIGINT, signal.default_int_handler)
-from policy_assistant.parse import corpus, reading
-real = corpus.parse_document
+from policy_assistant.parse import dispatch, reading
+real = dispatch.parse_document
 def slow(data, source, catalog):
     time.sleep(0.5)
     return real(data, source, catalog)
-corpus.parse_document = slow
+dispatch.parse_document = slow
 reading.POOL_AFTER_FILES = 1
 from policy_assistant.cli.app import app
 app(["ingest", sys.argv[1], "--index", sys.argv[2], "-q", "--workers", "2"])

@@ -37,13 +37,24 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 _REQUIREMENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
+READER_ONLY = frozenset({"corpus.py", "reading.py", "pool.py", "file_table.py", "globs.py"})
+"""Modules of parse/ that move files and results but never shape a parse (walk order, workers,
+the file table, --include/--exclude): a change to them keeps the parse cache."""
+
+
 @lru_cache(maxsize=1)
 def parser_fingerprint() -> str:
     """Return a hash of the parser code and library versions: it changes when output may."""
+    versions = canonical_json(_library_versions())
+    return hashlib.sha256(code_fingerprint(_PACKAGE).encode() + b"\0" + versions).hexdigest()
+
+
+def code_fingerprint(package: Path) -> str:
+    """Return a hash of the package's modules that shape a parse (parse/ but READER_ONLY)."""
+    modules = [p for p in sorted((package / "parse").glob("*.py")) if p.name not in READER_ONLY]
     digest = hashlib.sha256()
-    for module in [*sorted((_PACKAGE / "parse").glob("*.py")), _PACKAGE / "records.py"]:
+    for module in [*modules, package / "records.py"]:
         digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
-    digest.update(canonical_json(_library_versions()))
     return digest.hexdigest()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from contextlib import ExitStack
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ from policy_assistant.errors import DocumentError, PolicyAssistantError
 from policy_assistant.parse.cache import ParseCache, parser_fingerprint
 from policy_assistant.parse.catalog import CATALOG_NAME, Catalog, load_catalog
 from policy_assistant.parse.discover import Discovery, discover, skipped_line
-from policy_assistant.parse.dispatch import labelled_by, parse_document
+from policy_assistant.parse.dispatch import parse_file
 from policy_assistant.parse.file_table import FileTable
 from policy_assistant.parse.files import printable
 from policy_assistant.parse.globs import is_glob
@@ -92,6 +93,7 @@ def read_corpus(
     if table is not None:
         table.save(whole=_whole_root(path, options, found))
     result.failures.sort(key=lambda e: e.source)
+    result.reused.sort(key=attrgetter("source"))  # files kept by stat come ahead of their turn
     result.notices = _notices(path, found, catalog)
     if not (result.documents or result.reused or result.failures):
         raise PolicyAssistantError(_nothing_to_read(path, found))
@@ -122,16 +124,6 @@ def _counter(progress: Progress | None, total: int) -> Callable[[str], None]:
             progress(count[0], total, source)
 
     return arrived
-
-
-def parse_file(data: bytes, source: str, catalog: Catalog, chunker: Chunker | None) -> Parsed:
-    """Parse one file's bytes (and chunk the document); a DocumentError becomes its problem."""
-    try:
-        document = parse_document(data, source, catalog)
-    except DocumentError as exc:
-        return Parsed(None, False, None, exc.problem)
-    labelled = labelled_by(source, data, catalog.fields_for(source))
-    return Parsed(document, labelled, chunker.chunk(document) if chunker else None)
 
 
 def _notices(path: Path, found: Discovery, catalog: Catalog) -> list[str]:

@@ -147,13 +147,13 @@ def _mode(entry: os.DirEntry[str] | None, full: str) -> int:
     Most file systems give the type in the listing, so a walk of 100,000 files makes no
     stat call per file (bench/bench_cores.py: bench_discovery).
     """
-    if entry is not None:
-        if entry.is_symlink():
-            return stat.S_IFLNK
-        if entry.is_dir(follow_symlinks=False):
-            return stat.S_IFDIR
+    if entry is not None:  # a file first: most entries are, and a link is neither of these
         if entry.is_file(follow_symlinks=False):
             return stat.S_IFREG
+        if entry.is_dir(follow_symlinks=False):
+            return stat.S_IFDIR
+        if entry.is_symlink():
+            return stat.S_IFLNK
     return os.lstat(full).st_mode  # a FIFO, a device, or a type the listing did not give
 
 
@@ -191,7 +191,8 @@ def _entry(
             found.skipped[CATALOG_NAME] += 1
         return None
     # Folders are walked even when excluded, so every file left out is counted.
-    if not path_selected(rel, walk.include, walk.exclude) and not _is_dir(entry, full):
+    chosen = walk.include or walk.exclude
+    if chosen and not path_selected(rel, walk.include, walk.exclude) and not _is_dir(entry, full):
         found.skipped[EXCLUDED] += 1
         return None
     try:

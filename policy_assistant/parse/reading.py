@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from policy_assistant.parse.pool import Batches, ForkPool
 
 ParseFile = Callable[[bytes, str, Catalog, "Chunker | None"], Parsed]
-"""How one file's bytes are parsed (corpus.parse_file)."""
+"""How one file's bytes are parsed (dispatch.parse_file)."""
 
 POOL_AFTER_FILES = 32
 """Files parsed in this process before the rest go to worker processes (when several)."""
@@ -92,6 +92,12 @@ def _stat(file: str) -> os.stat_result | None:
     except OSError:
         return None
     return info if stat.S_ISREG(info.st_mode) else None
+
+
+def _arrived(arrived: Callable[[str], None], source: str) -> bool:
+    """Tell the progress that a file was done (true, so it reads in a condition)."""
+    arrived(source)
+    return True
 
 
 def step_source(step: Step) -> str:
@@ -151,6 +157,9 @@ class Reader:
             if self._pool_pays(len(files) - number):
                 yield from self._pooled(files[number:], stack, arrived)
                 return
+            if self._kept_by_stat(source, file):
+                arrived(source)
+                continue
             step, _ = self._start(source, file, None)
             arrived(source)
             yield step
@@ -173,7 +182,11 @@ class Reader:
         state = (self.parse, self.result.catalog, self.chunker, pdf_ocr.ENABLED)
         pool = stack.enter_context(workers.ForkPool(count, _keep, *state)) if fork else None
         batches = workers.Batches(pool, _parse_batch, from_wire) if pool is not None else None
-        started = (self._start(source, file, batches) for source, file in files)
+        started = (
+            self._start(source, file, batches)
+            for source, file in files
+            if not (self._kept_by_stat(source, file) and _arrived(arrived, source))
+        )
         work = (  # the steps done here (read failures, reuses, cache hits) with a done future
             (step, cast("Future[Parsed | None]", future or workers.done(None)), _held(step))
             for step, future in started
@@ -230,6 +243,30 @@ class Reader:
             return Outcome(corpus_file, fresh=True, key=key, size=len(data)), future
         parsed = self.parse(data, source, self.result.catalog, self.chunker)
         return Outcome(corpus_file, parsed, fresh=True, key=key), None
+
+    def _kept_by_stat(self, source: str, file: str) -> bool:
+        """Keep a file the file table knows by its stat and the reuse hook keeps, and say
+        so: a re-read's common case (100,000 files in a no-op), done without an outcome.
+
+        A file whose keeping warns (empty, unlabelled) takes the full path, which warns.
+        """
+        table, reuse = self.table, self.reuse
+        if table is None or reuse is None or source not in table.rows:
+            return False
+        info = _stat(file)
+        if info is None or info.st_size > self.options.max_file_size:
+            return False
+        fields = self.result.catalog.fields_for(source)
+        known = table.known(source, info, fields)
+        meta = known[1] if known is not None else None
+        if known is None or meta is None or meta.empty or not meta.labelled:
+            return False
+        corpus_file = CorpusFile(source, file, known[0], fields, meta, info)
+        if reuse(corpus_file) is None:
+            return False
+        table.keep(source)
+        self.result.reused.append(corpus_file)
+        return True
 
     def _key(self, file: CorpusFile) -> str:
         """Return the file's parse cache key ("" without a cache)."""
