@@ -3,8 +3,9 @@
 The first files are parsed in this process; once POOL_AFTER_FILES files or POOL_AFTER_BYTES
 bytes have been, and more than one file is left, the rest go to worker processes
 (parse/pool.py), one per core unless CorpusOptions.workers says otherwise.
-Every outcome is finished in source order by this process alone: it alone reads and writes
-the parse cache and builds the result, so a pooled read gives what a serial one does.
+Every outcome is finished in source order by this process alone: it alone reads the parse
+cache and builds the result, so a pooled read gives what a serial one does. A worker stores
+the parses it made in the cache itself: a key fixes its value, so the files are the same.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import stat
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from policy_assistant.errors import DocumentError
@@ -71,6 +73,8 @@ class Outcome:
     """Bytes of the file held while a worker parses it (0 when nothing is sent)."""
     by_stat: bool = False
     """Whether it was kept as the file table knew it by its stat (its row then stands)."""
+    stored: bool = False
+    """Whether the worker that parsed it stored the parse in the cache itself."""
 
 
 _KEPT = {labelled: Parsed(None, labelled, None) for labelled in (False, True)}
@@ -105,27 +109,42 @@ def step_source(step: Step) -> str:
     return step.source if isinstance(step, DocumentError) else step.file.source
 
 
-_worker_state: tuple[ParseFile, Catalog, Chunker | None] | None = None
-"""In a worker process: the parser, catalog and chunker of the read it serves (set by _keep)."""
+_worker_state: tuple[ParseFile, Catalog, Chunker | None, ParseCache | None] | None = None
+"""In a worker process: the parser, catalog, chunker and parse cache of the read it serves
+(set by _keep)."""
 
 
-def _keep(parse: ParseFile, catalog: Catalog, chunker: Chunker | None, ocr: bool) -> None:
-    """In a new worker: keep the read's parser, catalog and chunker, and the OCR switch."""
+def _keep(
+    parse: ParseFile, catalog: Catalog, chunker: Chunker | None, ocr: bool, cache: Path | None
+) -> None:
+    """In a new worker: keep the read's parser, catalog, chunker and cache, and the OCR switch."""
     global _worker_state
-    _worker_state = (parse, catalog, chunker)
+    _worker_state = (parse, catalog, chunker, ParseCache(cache) if cache is not None else None)
     pdf_ocr.set_enabled(ocr)  # inherited through fork already; set so no start method differs
 
 
 def _parse_in_worker(data: bytes, source: str) -> Parsed:
     """In a worker: parse one file with the state _keep kept."""
     assert _worker_state is not None, "a worker task ran before its pool's setup"
-    parse, catalog, chunker = _worker_state
+    parse, catalog, chunker, _ = _worker_state
     return parse(data, source, catalog, chunker)
 
 
-def _parse_batch(files: list[tuple[bytes, str]]) -> list[Wire]:
-    """In a worker: parse a batch of files, each as _parse_in_worker does, in wire form."""
-    return [to_wire(_parse_in_worker(data, source)) for data, source in files]
+def _parse_batch(files: list[tuple[bytes, str, str]]) -> list[Wire]:
+    """In a worker: parse a batch of files, each as _parse_in_worker does, store each parse
+    under its cache key (when given), and return them in wire form.
+
+    The worker stores what it parsed so that serializing documents and creating the cache's
+    files, which took most of the parent's time in a cold read, run on every core.
+    """
+    assert _worker_state is not None, "a worker task ran before its pool's setup"
+    cache, wires = _worker_state[3], []
+    for data, source, key in files:
+        parsed = _parse_in_worker(data, source)
+        if cache is not None and key and parsed.document is not None:
+            cache.put(key, parsed.document, parsed.labelled)
+        wires.append(to_wire(parsed))
+    return wires
 
 
 class Reader:
@@ -179,7 +198,8 @@ class Reader:
 
         count = workers.check_workers(self.options.workers)
         fork = workers.can_fork(count)
-        state = (self.parse, self.result.catalog, self.chunker, pdf_ocr.ENABLED)
+        folder = self.cache.folder if self.cache is not None else None
+        state = (self.parse, self.result.catalog, self.chunker, pdf_ocr.ENABLED, folder)
         pool = stack.enter_context(workers.ForkPool(count, _keep, *state)) if fork else None
         batches = workers.Batches(pool, _parse_batch, from_wire) if pool is not None else None
         started = (
@@ -218,10 +238,10 @@ class Reader:
             return DocumentError(
                 source, "the parser crashed its process; the other files were read"
             )
-        return replace(step, parsed=parsed)
+        return replace(step, parsed=parsed, stored=False)
 
     def _start(
-        self, source: str, file: str, batches: Batches[tuple[bytes, str], Parsed] | None
+        self, source: str, file: str, batches: Batches[tuple[bytes, str, str], Parsed] | None
     ) -> tuple[Step, Future[Parsed] | None]:
         """Read one file and reuse it, take it from the cache, or parse it (here or in a
         worker, through `batches`)."""
@@ -239,8 +259,8 @@ class Reader:
         key = self._key(corpus_file)
         self.parsed_files, self.parsed_bytes = self.parsed_files + 1, self.parsed_bytes + len(data)
         if batches is not None:
-            future = batches.add((data, source), len(data))
-            return Outcome(corpus_file, fresh=True, key=key, size=len(data)), future
+            future = batches.add((data, source, key), len(data))
+            return Outcome(corpus_file, fresh=True, key=key, size=len(data), stored=True), future
         parsed = self.parse(data, source, self.result.catalog, self.chunker)
         return Outcome(corpus_file, parsed, fresh=True, key=key), None
 
@@ -326,7 +346,7 @@ class Reader:
             raise DocumentError(source, parsed.problem or "could not be parsed")
         if step.fresh:
             result.parsed += 1
-            if self.cache is not None:
+            if self.cache is not None and not step.stored:
                 self.cache.put(step.key, parsed.document, parsed.labelled)
         if parsed.chunks is not None:
             result.chunked[source] = parsed.chunks
