@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from spies import SourceSpy
@@ -199,3 +201,45 @@ def test_a_pooled_read_lists_kept_files_in_source_order(tmp_path: Path, reads: S
     again = read_corpus(corpus, options, reuse=lambda file: Reused(False))
     assert [f.source for f in again.reused] == [f"d{i:03d}.md" for i in range(1, 90, 2)]
     assert [d.source for d in again.documents] == [f"d{i:03d}.md" for i in range(0, 90, 2)]
+
+
+def test_the_table_stores_every_kind_of_row_and_reads_it_back(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    infos = {name: os.stat(corpus / name) for name in ("a.md", "b.md", "staff/c.md")}
+    meta = table_module.DocMeta("Sprinklers", "1", "public", "en", True, False)
+    table = table_module.FileTable(tmp_path / "cache", corpus, "parser 1")
+    table.young = 10**30  # every stat old enough to trust
+    table.note("a.md", infos["a.md"], "a" * 64, {"access": "public"}, meta)
+    table.note("b.md", infos["b.md"], "b" * 64)  # bytes known, no parse recorded
+    table.young = -1  # this one too young: its stat is not kept
+    table.note("staff/c.md", infos["staff/c.md"], "c" * 64, {}, meta)
+    table.save(whole=True)
+    again = table_module.FileTable(tmp_path / "cache", corpus, "parser 1")
+    assert again.known("a.md", infos["a.md"], {"access": "public"}) == ("a" * 64, meta)
+    assert again.known("a.md", infos["a.md"], {}) == ("a" * 64, None)  # other fields
+    assert again.known("b.md", infos["b.md"], {}) == ("b" * 64, None)
+    assert again.known("staff/c.md", infos["staff/c.md"], {}) is None  # its stat was young
+    assert again.meta_of("staff/c.md", "c" * 64, {}) == meta
+    other = table_module.FileTable(tmp_path / "cache", corpus, "parser 2")
+    assert other.meta_of("staff/c.md", "c" * 64, {}) is None  # another parser's parse
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data.update(sha256=data["sha256"][:-1]),
+        lambda data: data.update(stats=data["stats"] + [1]),
+        lambda data: data.pop("titles"),
+        lambda data: data.update(version=1),
+    ],
+)
+def test_a_table_whose_columns_disagree_reads_as_empty(tmp_path: Path, damage: Any) -> None:
+    corpus, options = write_corpus(tmp_path / "c"), CorpusOptions(cache_dir=tmp_path / "cache")
+    read_corpus(corpus, options)
+    (path,) = (tmp_path / "cache" / "files").iterdir()
+    data = json.loads(path.read_text())
+    assert len(data["sources"]) == 3
+    damage(data)
+    path.write_text(json.dumps(data))
+    table = table_module.FileTable(tmp_path / "cache", corpus, data["parser"])
+    assert "a.md" not in table and not table.meta_valid

@@ -271,7 +271,7 @@ class Reader:
         A file whose keeping warns (empty, unlabelled) takes the full path, which warns.
         """
         table, reuse = self.table, self.reuse
-        if table is None or reuse is None or source not in table.rows:
+        if table is None or reuse is None or source not in table:
             return False
         info = _stat(file)
         if info is None or info.st_size > self.options.max_file_size:
