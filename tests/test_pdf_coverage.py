@@ -136,6 +136,18 @@ def test_a_grid_that_lines_of_text_run_into_is_no_table() -> None:
     assert only(document, "table") == []
 
 
+def test_words_cut_off_by_the_page_edge_are_not_on_the_page() -> None:
+    # debian-reference.ja.pdf page 250: a table row runs off the bottom of the page; of
+    # "findimagedupes" MuPDF's word list kept "fi di d" (their ink reaches onto the page),
+    # its lines did not: 3 letters short, though no reader can see them.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((MARGIN, 100), "A line well inside the page", fontsize=10)
+    page.insert_text((MARGIN, page.rect.height + 6), "findimagedupes spills off", fontsize=10)
+    page.set_rotation(90)  # words come unturned: the page's own space, not the shown one
+    assert text_layer_words(save(doc)) == [["A", "line", "well", "inside", "the", "page"]]
+
+
 def test_one_line_per_page_differing_by_a_number_is_kept() -> None:
     data = lines_pdf([[(MARGIN, 60, f"Item {n} of the spring range")] for n in range(1, 6)])
     document = assert_nothing_lost(data)

@@ -116,12 +116,28 @@ def parse_pdf_with_stats(
 
 
 def text_layer_words(data: bytes) -> list[list[str]]:
-    """Return the words of each page's text layer, as MuPDF gives them, for coverage checks."""
+    """Return the words of each page's text layer, as MuPDF gives them, for coverage checks.
+
+    A word whose middle lies off the page is not on it: of a line cut by the page's edge,
+    MuPDF keeps the letters whose ink reaches onto the page ("fi di d" of a table row that
+    runs off the bottom), and its lines may leave them out.
+    """
     doc = _open(data, "text layer")
     try:
-        return [[w[4] for w in page.get_text("words", flags=TEXT_FLAGS)] for page in doc]
+        return [_on_page_words(page) for page in doc]
     finally:
         doc.close()
+
+
+def _on_page_words(page: Any) -> list[str]:
+    """Return the words of one page whose middle lies on it, in MuPDF's order."""
+    # Text comes in the unrotated page's space, from the crop box's corner.
+    width, height = page.cropbox.width, page.cropbox.height
+    return [
+        w[4]
+        for w in page.get_text("words", flags=TEXT_FLAGS)
+        if 0 <= (w[0] + w[2]) / 2 <= width and 0 <= (w[1] + w[3]) / 2 <= height
+    ]
 
 
 def _quietly(call: Any, default: Any) -> Any:
