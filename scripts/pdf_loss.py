@@ -47,7 +47,8 @@ def measure(path: Path) -> tuple[str, Coverage | str]:
 def report_line(name: str, result: Coverage) -> str:
     """One file's line: words, lost words, missing characters, the lost words themselves."""
     lost = " ".join(f"p{page}:{word}" for page, word in result.lost[:12])
-    return f"{name}\twords {result.words}\tlost {len(result.lost)}\tmissing {result.missing_characters}\t{lost}"
+    counts = f"words {result.words}\tlost {len(result.lost)}\tmissing {result.missing_characters}"
+    return f"{name}\t{counts}\t{lost}"
 
 
 def main(argv: list[str] | None = None) -> int:
