@@ -94,6 +94,60 @@ def test_paragraph_between_two_booktabs_tables_stays_a_paragraph() -> None:
     assert document.blocks[2].text.split("\n")[0] == "Tool | Weight | Colour"
 
 
+def test_full_width_paragraph_between_two_narrow_booktabs_tables_is_kept_whole() -> None:
+    # booktabs.pdf: the paragraph runs past both ends of the tables' rules, so it was not
+    # seen as prose between them; the one area then cut its lines at the rules' ends.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    rows = [["Item", "Price", "Stock"], ["Hose", "12", "4"], ["Rake", "9", "7"]]
+    end = draw_table(page, 80, rows, [90, 60, 60], left=200, style="booktabs")
+    lines = [
+        "Both tables are narrower than this paragraph, which is set at the full measure",
+        "of the page and so runs past the rules on the left and on the right alike,",
+        "as a paragraph between two small tables does in a typeset manual.",
+    ]
+    for number, line in enumerate(lines):
+        page.insert_text((MARGIN, end + 20 + 14 * number), line, fontsize=10)
+    more = [["Tool", "Weight", "Colour"], ["Spade", "2 kg", "red"], ["Fork", "3 kg", "blue"]]
+    draw_table(page, end + 70, more, [90, 60, 60], left=200, style="booktabs")
+    document = assert_nothing_lost(save(doc))
+    assert [b.kind for b in document.blocks] == ["table", "paragraph", "table"]
+    assert document.blocks[1].text == " ".join(lines)
+
+
+def test_a_grid_that_lines_of_text_run_into_is_no_table() -> None:
+    # lshort-ee-a5.pdf: a TikZ grid under a code listing; lines starting left of the grid
+    # ended inside it, and the words before its edge were in neither table nor prose.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    left = 250.0
+    for r in range(7):
+        page.draw_line((left, 100 + 20 * r), (left + 240, 100 + 20 * r), width=0.4)
+    for c in range(7):
+        page.draw_line((left + 40 * c, 100), (left + 40 * c, 220), width=0.4)
+    code = [
+        "\\draw[step=.25cm,gray,very thin] grid",
+        "\\filldraw[fill=green!20!white] arc",
+        "\\draw (0,0) circle (1cm) node",
+    ]
+    for number, line in enumerate(code):
+        page.insert_text((left - 70, 114 + 40 * number), line, fontname="cour", fontsize=10)
+    document = assert_nothing_lost(save(doc))
+    assert only(document, "table") == []
+
+
+def test_words_cut_off_by_the_page_edge_are_not_on_the_page() -> None:
+    # debian-reference.ja.pdf page 250: a table row runs off the bottom of the page; of
+    # "findimagedupes" MuPDF's word list kept "fi di d" (their ink reaches onto the page),
+    # its lines did not: 3 letters short, though no reader can see them.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((MARGIN, 100), "A line well inside the page", fontsize=10)
+    page.insert_text((MARGIN, page.rect.height + 6), "findimagedupes spills off", fontsize=10)
+    page.set_rotation(90)  # words come unturned: the page's own space, not the shown one
+    assert text_layer_words(save(doc)) == [["A", "line", "well", "inside", "the", "page"]]
+
+
 def test_one_line_per_page_differing_by_a_number_is_kept() -> None:
     data = lines_pdf([[(MARGIN, 60, f"Item {n} of the spring range")] for n in range(1, 6)])
     document = assert_nothing_lost(data)

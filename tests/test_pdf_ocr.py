@@ -221,3 +221,35 @@ def test_text_lying_on_the_image_is_what_a_scan_has() -> None:
     boxes = [tuple(info["bbox"]) for info in page.get_image_info()]
     assert pdf_ocr.on_images(page_dict, boxes) == 1.0
     assert pdf_ocr.on_images(page_dict, []) == 0.0
+
+
+def test_labels_of_a_figure_over_a_picture_keep_their_text_layer() -> None:
+    # kotex-chapstyfig and oblivoir-simpledoc: a chapter-style diagram, most of its labels
+    # set over the picture and some beside it, was taken for a scan and OCR'd in English:
+    # the Korean label and the Korean prose below the figure were lost.
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    picture = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 300, 300), False)
+    picture.clear_with(220)
+    page.insert_image(pymupdf.Rect(160, 60, 520, 420), pixmap=picture)
+    on = [
+        "chapterheadstart = 50pt",
+        "printchapternum",
+        "chaptitlefont = bfseries",
+        "afterchaptertitle = 40pt",
+        "memendofchapterhook",
+        "afterchapternum = 20pt",
+        "chapnamefont = chaptername",
+        "clearforchapter = cleartorecto",
+    ]
+    for number, label in enumerate(on):
+        page.insert_text((180, 90 + 40 * number), label, fontsize=9)
+    for number, label in enumerate(["prechapternum", "printchaptertitle"]):
+        page.insert_text((60, 200 + 60 * number), label, fontsize=9)
+    data = save(doc)
+    page_dict = pymupdf.open("pdf", data)[0].get_text("dict")
+    share = pdf_ocr.on_images(page_dict, [(160, 60, 520, 420)])
+    assert 0.75 < share < 0.9  # most labels on the picture, as in the chapter-style figure
+    document = parse(data)
+    assert document.ocr_pages == () and document.notes == ()
+    assert coverage(document, text_layer_words(data)).lost == ()

@@ -116,12 +116,28 @@ def parse_pdf_with_stats(
 
 
 def text_layer_words(data: bytes) -> list[list[str]]:
-    """Return the words of each page's text layer, as MuPDF gives them, for coverage checks."""
+    """Return the words of each page's text layer, as MuPDF gives them, for coverage checks.
+
+    A word whose middle lies off the page is not on it: of a line cut by the page's edge,
+    MuPDF keeps the letters whose ink reaches onto the page ("fi di d" of a table row that
+    runs off the bottom), and its lines may leave them out.
+    """
     doc = _open(data, "text layer")
     try:
-        return [[w[4] for w in page.get_text("words", flags=TEXT_FLAGS)] for page in doc]
+        return [_on_page_words(page) for page in doc]
     finally:
         doc.close()
+
+
+def _on_page_words(page: Any) -> list[str]:
+    """Return the words of one page whose middle lies on it, in MuPDF's order."""
+    # Text comes in the unrotated page's space, from the crop box's corner.
+    width, height = page.cropbox.width, page.cropbox.height
+    return [
+        w[4]
+        for w in page.get_text("words", flags=TEXT_FLAGS)
+        if 0 <= (w[0] + w[2]) / 2 <= width and 0 <= (w[1] + w[3]) / 2 <= height
+    ]
 
 
 def _quietly(call: Any, default: Any) -> Any:
@@ -212,8 +228,7 @@ def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) 
             box = tuple(found.bbox) if area.ruled else widen(grid, found.bbox, area.box)
             if page_words is None:
                 page_words = page.get_text("words", flags=TEXT_FLAGS)
-            words = [word for word in page_words if _starts_in(word, box)]
-            table = table_from_grid(grid, words, box, number, area.ruled)
+            table = table_from_grid(grid, _area_words(page_words, box), box, number, area.ruled)
             if table is not None:
                 tables.append(table)
     return tables
@@ -229,8 +244,18 @@ def plain_table(
         for r in range(len(ys) - 1)
     ]
     box = (xs[0], ys[0], xs[-1], ys[-1])
-    words = [word for word in page_words if _starts_in(word, box)]
-    return table_from_grid(cells, words, box, number, True)
+    return table_from_grid(cells, _area_words(page_words, box), box, number, True)
+
+
+def _area_words(page_words: list[Word], box: tuple[float, ...]) -> list[Word]:
+    """Return the words of every text line that starts a word inside a box, whole lines.
+
+    A table takes the lines it covers out of the prose, so it must account for all of
+    their words: a line that runs in from outside the box (a paragraph beside a figure's
+    grid) leaves words in no cell, and the grid is then no table.
+    """
+    lines = {(word[5], word[6]) for word in page_words if _starts_in(word, box)}
+    return [word for word in page_words if (word[5], word[6]) in lines]
 
 
 def _starts_in(word: Word, box: tuple[float, ...]) -> bool:

@@ -66,8 +66,10 @@ MIN_JUDGED_WORDS = 20
 """A text layer is judged only when it holds at least this many words of letters."""
 MIN_COMMON_SHARE = 0.04
 """...and taken for noise when fewer than this share of them are common words."""
-ON_IMAGE_SHARE = 0.5
-"""A page is a scan only if at least this share of its text layer lies on its images."""
+ON_IMAGE_SHARE = 0.9
+"""A page is a scan only if at least this share of its text layer lies on its images: a
+scan's text layer (OCR's, or a stamp) lies over the scanned image, which fills the page,
+while the labels of a figure drawn over a picture run off it into the margin too."""
 
 _ANY_COMMON = frozenset(word for words in COMMON_WORDS.values() for word in words.split())
 _LETTER_WORD = re.compile(r"[^\W\d_]{2,}")

@@ -251,14 +251,19 @@ def _stacks(rules: list[Box], grids: list[Box]) -> list[list[Box]]:
 
 
 def _prose_between(lines: list[Line], top: Box, bottom: Box) -> bool:
-    """Whether a line of prose runs across most of the width between two rules."""
+    """Whether a line of prose runs across most of the width between two rules.
+
+    A line wider than the rules counts too (a paragraph set at full measure between two
+    narrow tables): no row of a table runs past its rules, and a paragraph inside the
+    table's area would be cut at the area's edge.
+    """
     width = top[2] - top[0]
     return any(
         top[3] <= ln.y0
         and ln.y1 <= bottom[1]
         and ln.x1 - ln.x0 > PROSE_WIDTH * width
-        and top[0] - 1 <= ln.x0
-        and ln.x1 <= top[2] + 1
+        and ln.x0 < top[2]
+        and top[0] < ln.x1
         for ln in lines
     )
 
