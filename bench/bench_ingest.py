@@ -7,8 +7,8 @@ Usage (from the repository root)::
     .venv/bin/python bench/bench_ingest.py --cores-only --markdown 2000 --pdf-copies 10
 
 What it shows: a warm ingest (nothing changed) parses nothing and writes nothing, and a change to
-one document out of 10,000 parses that one only (counted at the parse cache, which the parent
-process alone writes, once per file parsed, whichever process parsed it). Times are wall seconds
+one document out of 10,000 parses that one only (counted as the files the call adds to the parse
+cache, one per file parsed, whichever process parsed it). Times are wall seconds
 of the library call, interpreter start-up excluded, plus one end-to-end run of the installed
 command for the bundled corpus.
 
@@ -25,15 +25,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from bench_cores import bench_cores, bench_discovery, bench_overhead, bench_threshold
 
 from policy_assistant.chunk import make_chunker
-from policy_assistant.parse import ParseCache
-from policy_assistant.pipeline import IngestSummary, ingest
+from policy_assistant.pipeline import PARSE_CACHE_NAME, IngestSummary, ingest
 
 ROOT = Path(__file__).resolve().parent.parent
 VOCABULARY = """
@@ -44,24 +41,18 @@ VOCABULARY = """
 WORDS = VOCABULARY.split()
 
 
-def counting_parser() -> list[str]:
-    """Record each parsed source where the parent stores it in the parse cache (once a parse)."""
-    calls: list[str] = []
-    real: Callable[..., Any] = ParseCache.put
-
-    def counted(cache: ParseCache, key: str, document: Any, labelled: bool) -> None:
-        calls.append(document.source)
-        real(cache, key, document, labelled)
-
-    ParseCache.put = counted  # type: ignore[method-assign]
-    return calls
+def cache_files(index: Path) -> int:
+    """Return how many parses the parse cache beside index holds (one file each)."""
+    return sum(1 for _ in (index.parent / PARSE_CACHE_NAME).glob("??/*.json"))
 
 
-def timed(corpus: Path, index: Path) -> tuple[float, IngestSummary]:
-    """Run one ingest with the default chunker; return wall seconds and the summary."""
+def timed(corpus: Path, index: Path) -> tuple[float, IngestSummary, int]:
+    """Run one ingest with the default chunker; return wall seconds, the summary and how many
+    files it parsed."""
+    before = cache_files(index)
     start = time.perf_counter()
     summary = ingest(corpus, index, make_chunker("structure"))
-    return time.perf_counter() - start, summary
+    return time.perf_counter() - start, summary, cache_files(index) - before
 
 
 def write_documents(root: Path, count: int, seed: int) -> None:
@@ -84,14 +75,13 @@ def row(label: str, seconds: float, summary: IngestSummary, parsed: int) -> str:
     )
 
 
-def bench_bundled(calls: list[str], scratch: Path) -> list[str]:
+def bench_bundled(scratch: Path) -> list[str]:
     """Cold and warm ingest of corpus/, in-process and through the command."""
     index = scratch / "bundled-index"
     lines = []
     for label in ("bundled corpus, cold", "bundled corpus, warm (nothing changed)"):
-        calls.clear()
-        seconds, summary = timed(ROOT / "corpus", index)
-        lines.append(row(label, seconds, summary, len(calls)))
+        seconds, summary, parsed = timed(ROOT / "corpus", index)
+        lines.append(row(label, seconds, summary, parsed))
     command = [str(Path(sys.executable).parent / "policy-assistant"), "ingest", "corpus", "-q"]
     for label, target in (
         ("command, cold", scratch / "cli-index"),
@@ -106,22 +96,20 @@ def bench_bundled(calls: list[str], scratch: Path) -> list[str]:
     return lines
 
 
-def bench_generated(calls: list[str], scratch: Path, count: int) -> list[str]:
+def bench_generated(scratch: Path, count: int) -> list[str]:
     """Cold, warm, and one-changed ingest of `count` generated documents."""
     corpus, index = scratch / "generated", scratch / "generated-index"
     write_documents(corpus, count, seed=1)
     lines = []
     for label in (f"{count} documents, cold", f"{count} documents, warm (nothing changed)"):
-        calls.clear()
-        seconds, summary = timed(corpus, index)
-        lines.append(row(label, seconds, summary, len(calls)))
+        seconds, summary, parsed = timed(corpus, index)
+        lines.append(row(label, seconds, summary, parsed))
     changed = corpus / f"doc-{count // 2:05d}.md"
     changed.write_text(
         changed.read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8"
     )
-    calls.clear()
-    seconds, summary = timed(corpus, index)
-    lines.append(row(f"{count} documents, one changed", seconds, summary, len(calls)))
+    seconds, summary, parsed = timed(corpus, index)
+    lines.append(row(f"{count} documents, one changed", seconds, summary, parsed))
     return lines
 
 
@@ -134,12 +122,11 @@ def main() -> None:
     parser.add_argument("--pdf-copies", type=int, default=10, help="cores: bundled PDFs, times")
     parser.add_argument("--repeats", type=int, default=3, help="cores: pairs of runs")
     args = parser.parse_args()
-    calls = counting_parser()
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         lines = []
         if not args.cores_only:
-            lines += bench_bundled(calls, scratch) + bench_generated(calls, scratch, args.documents)
+            lines += bench_bundled(scratch) + bench_generated(scratch, args.documents)
         lines += bench_discovery(scratch)
         lines += bench_threshold(scratch, write_documents, (4, 16, 32, 64, 128))
         lines += bench_cores(scratch, args.markdown, args.pdf_copies, args.repeats, write_documents)
