@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from policy_assistant.parse import language as language_module
 from policy_assistant.parse import parse_path
 from policy_assistant.parse.language import detect_language
 
@@ -54,3 +55,48 @@ def test_bundled_corpus_languages_match_the_catalog() -> None:
     found = {d.source: detect_language(d.text, default="xx") for d in result.documents}
     assert found == {d.source: d.language for d in result.documents}
     assert sorted(set(found.values())) == ["en", "fr"]
+
+
+SAMPLES = [TEXTS[k] for k in ("en", "fr", "de", "es")] + ["Ein kurzer Satz über Gärten, bitte."]
+
+
+def scores(identifier: object) -> list[tuple[str, float]]:
+    """Return the identifier's answer for each sample text."""
+    return [identifier.classify(text) for text in SAMPLES]  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def model_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(language_module, "MODEL_FOLDER", tmp_path / "cache")
+    language_module._identifier.cache_clear()
+    yield tmp_path / "cache"
+    language_module._identifier.cache_clear()
+
+
+def test_the_unpacked_model_answers_as_the_packed_one(
+    model_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    packed = scores(LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True))
+    assert scores(language_module._identifier()) == packed  # unpacks it on the way
+    (kept,) = (model_folder / "models").iterdir()
+    assert sorted(p.name for p in kept.iterdir()) == sorted(
+        f"{name}.npy" for name in language_module._ARRAYS
+    )
+    language_module._identifier.cache_clear()
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the packed model was read again")
+
+    monkeypatch.setattr(LanguageIdentifier, "from_model_file", refuse)
+    assert scores(language_module._identifier()) == packed
+
+
+def test_a_damaged_unpacked_model_is_unpacked_again(model_folder: Path) -> None:
+    language_module._identifier()
+    (kept,) = (model_folder / "models").iterdir()
+    (kept / "nb_ptc.npy").write_bytes(b"not an array")
+    language_module._identifier.cache_clear()
+    assert language_module._identifier().classify(TEXTS["fr"])[0] == "fr"
+    assert (kept / "nb_ptc.npy").read_bytes()[:6] == b"\x93NUMPY"

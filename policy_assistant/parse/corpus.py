@@ -22,6 +22,7 @@ from policy_assistant.parse.dispatch import parse_file
 from policy_assistant.parse.file_table import FileTable
 from policy_assistant.parse.files import printable
 from policy_assistant.parse.globs import is_glob
+from policy_assistant.parse.language import use_model_folder
 from policy_assistant.parse.pdf_ocr import ocr_state
 from policy_assistant.parse.read_records import (  # re-exported: the reader's records
     CorpusFile as CorpusFile,
@@ -79,6 +80,7 @@ def read_corpus(
     if strict and result.failures:
         raise result.failures[0]
     cache = ParseCache(options.cache_dir) if options.cache_dir is not None else None
+    use_model_folder(options.cache_dir)
     table = _file_table(options, found.root)
     reader = Reader(options, cache, reuse, result, chunker, parse_file, table)
     arrived = _counter(progress, len(found.files))
