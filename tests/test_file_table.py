@@ -243,3 +243,27 @@ def test_a_table_whose_columns_disagree_reads_as_empty(tmp_path: Path, damage: A
     path.write_text(json.dumps(data))
     table = table_module.FileTable(tmp_path / "cache", corpus, data["parser"])
     assert "a.md" not in table and not table.meta_valid
+
+
+def test_rows_kept_from_the_loaded_table_are_written_back_as_they_were(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    infos = {name: os.stat(corpus / name) for name in ("a.md", "b.md", "staff/c.md")}
+    meta = table_module.DocMeta("Sprinklers", "1", "public", "en", True, False)
+    table = table_module.FileTable(tmp_path / "cache", corpus, "parser 1")
+    table.young = 10**30
+    table.note("a.md", infos["a.md"], "a" * 64, {"access": "public"}, meta)
+    table.note("b.md", infos["b.md"], "b" * 64)
+    table.save(whole=True)
+    loaded = table_module.FileTable(tmp_path / "cache", corpus, "parser 1")
+    rows = [loaded.columns.row(n) for n in range(2)]
+    loaded.keep("a.md")
+    loaded.keep("b.md")
+    loaded.young = 10**30
+    other = table_module.DocMeta("Till codes", "2", "staff", "de", True, True)
+    loaded.note("staff/c.md", infos["staff/c.md"], "c" * 64, {"access": "staff"}, other)
+    loaded.save(whole=True)
+    again = table_module.FileTable(tmp_path / "cache", corpus, "parser 1")
+    assert again.columns.sources == ["a.md", "b.md", "staff/c.md"]
+    assert [again.columns.row(n) for n in range(2)] == rows
+    assert again.known("staff/c.md", infos["staff/c.md"], {"access": "staff"}) == ("c" * 64, other)
+    assert again.known("a.md", infos["a.md"], {"access": "public"}) == ("a" * 64, meta)

@@ -126,28 +126,62 @@ class _Columns:
         return (None if stat == _NO_STAT else stat, self.sha(row), fields, meta)
 
 
-def _encode(rows: dict[str, Row]) -> dict[str, Any]:
-    """Return the columns of rows, in source order (distinct fields and parses stored once)."""
-    fields: dict[bytes, int] = {}
-    rests: dict[bytes, int] = {}
-    columns: dict[str, list[Any]] = {name: [] for name in ("stats", "field_of", "titles")}
-    columns["rest_of"], sha = [], []
-    for source in sorted(rows):
-        stat, digest, given, meta = rows[source]
-        columns["stats"].extend(stat if stat is not None else _NO_STAT)
-        sha.append(digest)
-        known = given is not None and meta is not None
-        code = _code(fields, given) if known else -1
-        columns["field_of"].append(code)
-        columns["titles"].append(meta[0] if known and meta else None)
-        columns["rest_of"].append(_code(rests, meta[1:]) if known and meta else -1)
-    return {
-        "sources": sorted(rows),
-        "sha256": "".join(sha),
-        "fields": [orjson.loads(k) for k in fields],
-        "rests": [orjson.loads(k) for k in rests],
-        **columns,
-    }
+class _Encoder:
+    """The columns of a table being written: rows kept from the loaded columns are copied
+    (100,000 of them when one file changed), new rows added; each distinct catalog fields and
+    parse numbered once, in source order."""
+
+    def __init__(self, old: _Columns) -> None:
+        """Write rows, some of them copied from `old`."""
+        self.old = old
+        self.codes: tuple[dict[bytes, int], dict[bytes, int]] = ({}, {})
+        self.renumbered: tuple[dict[int, int], dict[int, int]] = ({}, {})
+        self.stats: list[int] = []
+        self.sha: list[str] = []
+        self.field_of: list[int] = []
+        self.titles: list[str | None] = []
+        self.rest_of: list[int] = []
+
+    def kept(self, row: int) -> None:
+        """Add a row of the loaded columns, as it is."""
+        old = self.old
+        self.stats.extend(old.stats[4 * row : 4 * row + 4])
+        self.sha.append(old.sha(row))
+        field, rest = old.field_of[row], old.rest_of[row]
+        known = field >= 0 and rest >= 0
+        self.field_of.append(self._again(0, old.fields, field) if known else -1)
+        self.titles.append(old.titles[row] if known else None)
+        self.rest_of.append(self._again(1, old.rests, rest) if known else -1)
+
+    def add(self, row: Row) -> None:
+        """Add a row recorded by this read."""
+        stat, digest, given, meta = row
+        self.stats.extend(stat if stat is not None else _NO_STAT)
+        self.sha.append(digest)
+        known = given is not None and bool(meta)
+        self.field_of.append(_code(self.codes[0], given) if known else -1)
+        self.titles.append(meta[0] if known and meta else None)
+        self.rest_of.append(_code(self.codes[1], meta[1:]) if known and meta else -1)
+
+    def _again(self, kind: int, values: list[Any], code: int) -> int:
+        """Return the new number of a loaded column's distinct value."""
+        memo = self.renumbered[kind]
+        if code not in memo:
+            memo[code] = _code(self.codes[kind], values[code])
+        return memo[code]
+
+    def columns(self, sources: list[str]) -> dict[str, Any]:
+        """Return the columns, the rows having been added in the order of sources."""
+        return {
+            "sources": sources,
+            "stats": self.stats,
+            "sha256": "".join(self.sha),
+            "fields": [orjson.loads(k) for k in self.codes[0]],
+            "field_of": self.field_of,
+            "titles": self.titles,
+            "rests": [orjson.loads(k) for k in self.codes[1]],
+            "rest_of": self.rest_of,
+        }
 
 
 def _code(codes: dict[bytes, int], value: Any) -> int:
@@ -246,8 +280,11 @@ class FileTable:
         if not whole:
             rows = {s: n for s, n in columns.index.items() if s not in self.seen}
         rows.update(self.seen)
-        whole_rows = {s: columns.row(r) if isinstance(r, int) else r for s, r in rows.items()}
-        data = {"version": TABLE_VERSION, "parser": self.parser, **_encode(whole_rows)}
+        encoder, sources = _Encoder(columns), sorted(rows)
+        for source in sources:
+            row = rows[source]
+            encoder.kept(row) if isinstance(row, int) else encoder.add(row)
+        data = {"version": TABLE_VERSION, "parser": self.parser, **encoder.columns(sources)}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(self.path, orjson.dumps(data))
