@@ -74,11 +74,7 @@ class Segment:
 
     def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         """Return the term's local rows (ascending) and their term frequencies."""
-        found = self._terms.find(term)
-        if found < 0:
-            return np.empty(0, np.int32), np.empty(0, np.uint16)
-        start, stop = int(self.ptr[found]), int(self.ptr[found + 1])
-        return self.rows[start:stop], self.tf[start:stop]
+        return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
 
     def term_list(self) -> list[bytes]:
         """Return every term of the segment as UTF-8 bytes, in order (for okapi's mean idf)."""
@@ -138,3 +134,12 @@ class Segment:
         for data in (self._terms.data, self._records):
             if isinstance(data, mmap.mmap):
                 data.close()
+
+
+def term_postings(terms: _TermTable, ptr: Any, rows: Any, tf: Any, term: str) -> tuple[Any, Any]:
+    """Return a term's slice of raw postings (rows ascending, term frequencies), or empty ones."""
+    found = terms.find(term)
+    if found < 0:
+        return np.empty(0, np.int32), np.empty(0, tf.dtype)
+    start, stop = int(ptr[found]), int(ptr[found + 1])
+    return rows[start:stop], tf[start:stop]

@@ -21,9 +21,11 @@ import orjson
 from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import _TermTable
 from policy_assistant.index.bm25_files import load_array, read_terms
+from policy_assistant.index.segment import term_postings
 from policy_assistant.index.unit_segment import (
     FIELD_ARRAYS,
     FIELDS,
+    LINES,
     UNIT_SEGMENT_FORMAT,
     UnitSegmentInfo,
 )
@@ -59,11 +61,7 @@ class FieldView:
 
     def postings(self, term: str) -> tuple[Any, Any]:
         """Return the term's local rows (ascending) and their term frequencies."""
-        found = self._terms.find(term)
-        if found < 0:
-            return np.empty(0, np.int32), np.empty(0, np.uint8)
-        start, stop = int(self.ptr[found]), int(self.ptr[found + 1])
-        return self.rows[start:stop], self.tf[start:stop]
+        return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
 
     def term_list(self) -> list[bytes]:
         """Return every term of the field as UTF-8 bytes, in order (for okapi's mean idf)."""
@@ -87,6 +85,8 @@ class UnitSegment:
             self.columns = {name: load_array(folder / f"{name}.npy", "r") for name in _COLUMNS}
             self._offsets = load_array(folder / "text_offsets.npy", "r")
             self._texts = read_terms(folder / "texts.bin", True)
+            self._lines = _Lines(folder)
+            self._doc_cache: dict[int, DocInfo] = {}
             by_doc = {
                 "body": self.columns["doc_first"],
                 "sections": self.columns["doc_sections"],
@@ -116,6 +116,33 @@ class UnitSegment:
         first = self.columns[column]
         return slice(int(first[doc]), int(first[doc + 1]))
 
+    def doc_columns(
+        self, doc: int, row: int, base: tuple[int, int, int], parts: dict[str, list[Any]]
+    ) -> tuple[int, int, int]:
+        """Append one document's columns to parts, as document row `row` whose first unit,
+        block and section are base; return its unit, block and section counts."""
+        units, blocks, sections = (
+            self.doc_range(name, doc) for name in ("doc_first", "doc_blocks", "doc_sections")
+        )
+        shift = base[0] - units.start
+        for name in ("unit_start", "unit_end", "unit_words", "unit_kind"):
+            parts[name].append(self._ints(name, units))
+        parts["unit_block"].append(self._ints("unit_block", units) - blocks.start + base[1])
+        parts["unit_section"].append(self._ints("unit_section", units) - sections.start + base[2])
+        parts["unit_doc"].append(np.full(units.stop - units.start, row, np.int64))
+        header = self._ints("unit_header", units)
+        parts["unit_header"].append(np.where(header >= 0, header + shift, -1))
+        parts["block_first"].append(self._ints("block_first", blocks) + shift)
+        parts["section_first"].append(self._ints("section_first", sections) + shift)
+        parts["section_doc"].append(np.full(sections.stop - sections.start, row, np.int64))
+        parts["doc_first"].append(np.array([base[0]], np.int64))
+        sizes = (units.stop - units.start, blocks.stop - blocks.start)
+        return (*sizes, sections.stop - sections.start)
+
+    def _ints(self, name: str, rows: slice) -> Any:
+        """Return a run of one column as int64 (the file keeps the narrowest type)."""
+        return np.asarray(self.columns[name][rows], np.int64)
+
     @property
     def sections(self) -> int:
         """Sections it holds, deleted ones included."""
@@ -123,14 +150,19 @@ class UnitSegment:
 
     @cached_property
     def docs(self) -> tuple[DocInfo, ...]:
-        """Its documents' citation fields, by source."""
-        lines = (self.folder / "docs.jsonl").read_bytes().splitlines()
-        return tuple(DocInfo.from_dict(orjson.loads(line)) for line in lines)
+        """Every document's citation fields, by source (a writer's read; search reads doc)."""
+        return tuple(DocInfo.from_dict(d) for d in self._lines.read("doc", 0, self.info.rows))
 
-    @cached_property
-    def paths(self) -> tuple[tuple[str, ...], ...]:
-        """Each section's heading path."""
-        return tuple(tuple(p) for p in orjson.loads((self.folder / "paths.json").read_bytes()))
+    def doc(self, row: int) -> DocInfo:
+        """Return one document's citation fields, reading its line only."""
+        found = self._doc_cache.get(row)
+        if found is None:
+            found = self._doc_cache[row] = DocInfo.from_dict(self._lines.read("doc", row)[0])
+        return found
+
+    def paths(self, rows: slice) -> list[tuple[str, ...]]:
+        """Return the heading paths of a run of sections."""
+        return [tuple(p) for p in self._lines.read("path", rows.start, rows.stop)]
 
     @cached_property
     def section_access(self) -> npt.NDArray[np.uint8]:
@@ -161,8 +193,27 @@ class UnitSegment:
         """Release the memory maps that can be closed."""
         for view in self.fields.values():
             view.close()
-        if isinstance(self._texts, mmap.mmap):
-            self._texts.close()
+        for data in (self._texts, *self._lines.data.values()):
+            if isinstance(data, mmap.mmap):
+                data.close()
+
+
+class _Lines:
+    """docs.jsonl and paths.jsonl, memory-mapped, read a few lines at a time by offset."""
+
+    def __init__(self, folder: Path) -> None:
+        self.data = {name: read_terms(folder / file, True) for name, file in LINES.items()}
+        self.offsets = {n: load_array(folder / f"{n}_offsets.npy", "r") for n in LINES}
+
+    def read(self, name: str, start: int, stop: int | None = None) -> list[Any]:
+        """Return the parsed lines start..stop (stop: start + 1) of one file."""
+        offsets = self.offsets[name]
+        end = start + 1 if stop is None else stop
+        if end <= start:
+            return []
+        chunk = bytes(self.data[name][int(offsets[start]) : int(offsets[end])])
+        parsed: list[Any] = orjson.loads(b"[" + b",".join(chunk.splitlines()) + b"]")
+        return parsed
 
 
 def _document(info: DocInfo, data: dict[str, Any], text: str) -> Document:
@@ -184,38 +235,15 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
     docs: list[DocInfo] = []
     texts: list[str] = []
     paths: list[tuple[str, ...]] = []
-    base = {"unit": 0, "block": 0, "section": 0}
+    base = (0, 0, 0)
     for doc_row, (seg, doc) in enumerate(picks):
         segment = segments[seg]
-        units, blocks, sections = (
-            segment.doc_range(name, doc) for name in ("doc_first", "doc_blocks", "doc_sections")
-        )
-        shift = base["unit"] - units.start
-
-        def col(name: str, rows: slice) -> Any:
-            return np.asarray(segment.columns[name][rows], np.int64)  # noqa: B023
-
-        for name in ("unit_start", "unit_end", "unit_words", "unit_kind"):
-            parts[name].append(col(name, units))
-        parts["unit_block"].append(col("unit_block", units) - blocks.start + base["block"])
-        section_of = col("unit_section", units) - sections.start + base["section"]
-        parts["unit_section"].append(section_of)
-        parts["unit_doc"].append(np.full(units.stop - units.start, doc_row, np.int64))
-        header = col("unit_header", units)
-        parts["unit_header"].append(np.where(header >= 0, header + shift, -1))
-        parts["block_first"].append(col("block_first", blocks) + shift)
-        parts["section_first"].append(col("section_first", sections) + shift)
-        parts["section_doc"].append(np.full(sections.stop - sections.start, doc_row, np.int64))
-        parts["doc_first"].append(np.array([base["unit"]], np.int64))
-        docs.append(segment.docs[doc])
+        sizes = segment.doc_columns(doc, doc_row, base, parts)
+        docs.append(segment.doc(doc))
         texts.append(segment.text(doc))
-        paths.extend(segment.paths[sections])
-        base = {
-            "unit": base["unit"] + units.stop - units.start,
-            "block": base["block"] + blocks.stop - blocks.start,
-            "section": base["section"] + sections.stop - sections.start,
-        }
-    return _unit_set(parts, docs, texts, paths, base["unit"])
+        paths.extend(segment.paths(segment.doc_range("doc_sections", doc)))
+        base = (base[0] + sizes[0], base[1] + sizes[1], base[2] + sizes[2])
+    return _unit_set(parts, docs, texts, paths, base[0])
 
 
 _SET_COLUMNS = (

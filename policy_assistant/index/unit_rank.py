@@ -125,7 +125,7 @@ class SegmentedUnits:
             seg = int(np.searchsorted(bases, row, side="right") - 1)
             segment, local = self.segments[seg], row - int(bases[seg])
             doc = int(segment.columns["section_doc"][local])
-            keys.append((segment.docs[doc].source, local, row))
+            keys.append((segment.doc(doc).source, local, row))
         return np.array([row for _, _, row in sorted(keys)], np.int64)
 
     def _unit_scores(self, terms: list[str], chosen: _Chosen) -> tuple[Any, Floats, Floats]:
@@ -157,7 +157,7 @@ class SegmentedUnits:
         for i, _ in hits:
             seg, row = int(units[i][0]), int(units[i][1])
             doc = int(self.segments[seg].columns["unit_doc"][row])
-            doc_of[seg, doc] = self.segments[seg].docs[doc].source
+            doc_of[seg, doc] = self.segments[seg].doc(doc).source
         picks = sorted(doc_of, key=doc_of.__getitem__)
         unit_set = doc_units(self.segments, picks)
         first = {pick: int(unit_set.col("doc_first")[i]) for i, pick in enumerate(picks)}

@@ -1,12 +1,13 @@
 """One unit segment: the retrieval units of some documents, their four BM25 fields as raw counts.
 
     units/useg-<16 hex>/
-      docs.jsonl          per document, sorted by source: its citation fields (units.DocInfo)
+      docs.jsonl          per document, sorted by source: its citation fields (units.DocInfo);
+                          doc_offsets.npy: each line's byte offset, then the size
       blocks.jsonl        per document: sha256 and blocks [kind, start, end, pages, section,
                           level], so a merge or a later ingest rebuilds it without parsing
       texts.bin           each document's normalized text, zlib level 6, one stream each
       text_offsets.npy    byte offset of each stream in texts.bin, then its size
-      paths.json          each section's heading path
+      paths.jsonl         each section's heading path, one line each; path_offsets.npy
       <column>.npy        units.py's columns, rows local to the segment, each in the narrowest
                           signed integer type holding its values; doc_sections, doc_blocks:
                           each document's first section and block, then the counts
@@ -44,6 +45,8 @@ FIELDS = ("body", "sections", "documents", "passages")
 """The four BM25 fields, as unit_search.UnitIndex names them."""
 FIELD_ARRAYS = ("term_offsets", "ptr", "rows", "tf", "dl")
 """The .npy files of one field."""
+LINES = {"doc": "docs.jsonl", "path": "paths.jsonl"}
+"""The JSON lines files read by line offset (<name>_offsets.npy), by name."""
 _JSON = orjson.OPT_SORT_KEYS
 
 
@@ -164,11 +167,19 @@ def write_unit_segment(parent: Path, documents: Sequence[Document]) -> UnitSegme
     texts, offsets = _texts(docs)
     (tmp / "texts.bin").write_bytes(texts)
     np.save(tmp / "text_offsets.npy", offsets)
-    doc_lines = [orjson.dumps(DocInfo.of(d).to_dict(), option=_JSON) + b"\n" for d in docs]
-    (tmp / "docs.jsonl").write_bytes(b"".join(doc_lines))
+    _write_lines(tmp, "doc", [DocInfo.of(d).to_dict() for d in docs])
+    _write_lines(tmp, "path", [list(p) for p in units.paths])
     (tmp / "blocks.jsonl").write_bytes(b"".join(_blocks_line(d) for d in docs))
-    (tmp / "paths.json").write_bytes(orjson.dumps([list(p) for p in units.paths]))
     return _seal(parent, tmp, len(docs), counts)
+
+
+def _write_lines(folder: Path, name: str, records: Sequence[Any]) -> None:
+    """Write records as JSON lines (docs.jsonl, paths.jsonl) and each line's byte offset,
+    so a search reads the lines it needs, not the file."""
+    lines = [orjson.dumps(r, option=_JSON) + b"\n" for r in records]
+    (folder / LINES[name]).write_bytes(b"".join(lines))
+    offsets = np.concatenate([[0], np.cumsum([len(line) for line in lines])]).astype(np.int64)
+    np.save(folder / f"{name}_offsets.npy", offsets)
 
 
 def _seal(parent: Path, tmp: Path, docs: int, counts: dict[str, FieldCounts]) -> UnitSegmentInfo:
