@@ -17,7 +17,14 @@ import pytest
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import IndexError_
-from policy_assistant.index import open_index, plan, unit_rank, unit_store
+from policy_assistant.index import (
+    open_index,
+    plan,
+    segment_search,
+    unit_rank,
+    unit_segment,
+    unit_store,
+)
 from policy_assistant.index.context import ContextSettings, context_for
 from policy_assistant.index.folder import live_generation
 from policy_assistant.index.unit_search import UnitIndex
@@ -249,3 +256,20 @@ def test_tied_sections_beyond_the_cut_are_taken_in_source_order(
     with open_index(tmp_path / "i") as index:
         found = index.context("frost pump", 400, settings=ContextSettings("units", candidates=2))
     assert [p.source for p in found] == ["pa.md", "pb.md"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_terms_frontier_holds_its_largest_weight_at_any_statistics(seed: int) -> None:
+    rng = random.Random(seed)
+    texts = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 40))) for _ in range(300)]
+    _, arrays = unit_segment._field_arrays(texts)
+    ptr, front, front_ptr = arrays["ptr"], arrays["front"], arrays["front_ptr"]
+    assert len(front) < len(arrays["rows"]) // 4, "the frontier saves nothing"
+    for k1, b, avgdl in ((1.2, 0.75, 20.0), (0.5, 1.0, 3.0), (2.0, 0.1, 90.0)):
+        stats = segment_search.Statistics("lucene", k1, b, 300, avgdl, 0.0, 0.25)
+        view = type("View", (), {"dl": arrays["dl"]})()
+        for term in range(len(ptr) - 1):
+            every = slice(int(ptr[term]), int(ptr[term + 1]))
+            some = front[int(front_ptr[term]) : int(front_ptr[term + 1])]
+            weights = segment_search._weights(stats, 1.5, view, arrays["rows"], arrays["tf"])
+            assert weights[some].max() == weights[every].max()

@@ -76,6 +76,10 @@ class Segment:
         """Return the term's local rows (ascending) and their term frequencies."""
         return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
 
+    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
+        """Return the postings a term's largest weight is among: all of them."""
+        return rows, tf
+
     def term_list(self) -> list[bytes]:
         """Return every term of the segment as UTF-8 bytes, in order (for okapi's mean idf)."""
         return bytes(self._terms.data).split(b"\n")[:-1]

@@ -74,6 +74,10 @@ class Postings(Protocol):
     def postings(self, term: str) -> tuple[Any, Any]:
         """Return the term's local rows (ascending) and their term frequencies."""
 
+    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
+        """Return those of a term's postings (rows, tf) among which its largest live weight
+        is: all of them, or fewer when the segment knows which can hold it."""
+
 
 Part = tuple[int, Any, Any]
 """One segment's postings of a term: segment index, rows, term frequencies."""
@@ -113,7 +117,7 @@ def plan_terms(
             bound = max(
                 float(_weights(stats, term_idf, segments[i], some, freq).max())
                 for i, rows, tf in parts
-                for some, freq in _slices(segments[i], rows, tf)
+                for some, freq in _slices(segments[i], *segments[i].bound_rows(term, rows, tf))
             )
             key = -float(repeats) * bound
             per_term.append((key, term.encode("utf-8"), repeats, term_idf, parts))

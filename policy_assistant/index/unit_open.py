@@ -12,7 +12,7 @@ import zlib
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +47,7 @@ class FieldView:
         arrays = {name: load_array(folder / f"{name}.npy", "r") for name in FIELD_ARRAYS}
         self._terms = _TermTable(read_terms(folder / "terms.txt", True), arrays["term_offsets"])
         self.ptr, self.rows, self.tf, self.dl = (arrays[n] for n in ("ptr", "rows", "tf", "dl"))
+        self._front, self._front_ptr = arrays["front"], arrays["front_ptr"]
         if int(self.ptr[-1]) != len(self.rows) or len(self.rows) != len(self.tf):
             raise IndexError_(f"{folder.parent.name}/{folder.name}: its files disagree")
         self._rows_of_doc, self._dead_docs = rows_of_doc, dead_docs
@@ -62,6 +63,16 @@ class FieldView:
     def postings(self, term: str) -> tuple[Any, Any]:
         """Return the term's local rows (ascending) and their term frequencies."""
         return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
+
+    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
+        """Return the postings a term's largest live weight is among: its frontier
+        (unit_segment._frontier), or all of them when a frontier posting was deleted."""
+        found = self._terms.find(term)
+        at = np.asarray(self._front[int(self._front_ptr[found]) : int(self._front_ptr[found + 1])])
+        front = np.asarray(self.rows[at])  # positions in the field's postings
+        if self.deleted is not None and self.deleted[front].any():
+            return rows, tf
+        return front, np.asarray(self.tf[at])
 
     def term_list(self) -> list[bytes]:
         """Return every term of the field as UTF-8 bytes, in order (for okapi's mean idf)."""
@@ -233,17 +244,39 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
     rows renumbered from 0: what the context assembler reads of the hits' documents."""
     parts: dict[str, list[Any]] = {name: [] for name in _SET_COLUMNS}
     docs: list[DocInfo] = []
-    texts: list[str] = []
     paths: list[tuple[str, ...]] = []
     base = (0, 0, 0)
     for doc_row, (seg, doc) in enumerate(picks):
         segment = segments[seg]
         sizes = segment.doc_columns(doc, doc_row, base, parts)
         docs.append(segment.doc(doc))
-        texts.append(segment.text(doc))
         paths.extend(segment.paths(segment.doc_range("doc_sections", doc)))
         base = (base[0] + sizes[0], base[1] + sizes[1], base[2] + sizes[2])
+    texts = _Texts([(segments[seg], doc) for seg, doc in picks])
     return _unit_set(parts, docs, texts, paths, base[0])
+
+
+class _Texts(Sequence[str]):
+    """The picked documents' texts, each decompressed when a passage first reads it."""
+
+    def __init__(self, picks: list[tuple[UnitSegment, int]]) -> None:
+        self._picks = picks
+        self._read: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self._picks)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i not in self._read:
+            segment, doc = self._picks[i]
+            self._read[i] = segment.text(doc)
+        return self._read[i]
 
 
 _SET_COLUMNS = (
@@ -253,7 +286,7 @@ _SET_COLUMNS = (
 
 
 def _unit_set(
-    parts: dict[str, list[Any]], docs: list[DocInfo], texts: list[str],
+    parts: dict[str, list[Any]], docs: list[DocInfo], texts: Sequence[str],
     paths: list[tuple[str, ...]], total: int,
 ) -> UnitSet:  # fmt: skip
     """Return the UnitSet of the gathered columns (the *_first ones end with the unit count)."""

@@ -15,7 +15,9 @@
       body/ sections/ documents/ passages/
                           per field: terms.txt, term_offsets.npy, ptr.npy, rows.npy (int32),
                           tf.npy (uint8 when every count fits), dl.npy: raw term frequencies
-                          and row lengths, never weights (those depend on every segment)
+                          and row lengths, never weights (those depend on every segment);
+                          front.npy, front_ptr.npy: per term, its postings no other posting
+                          beats on both tf and length (frontier), where its top weight is
       segment.json        format, counts, and the SHA-256 of every file above
 
 The folder's name is the hash of its segment.json; the same documents give the same bytes.
@@ -43,7 +45,7 @@ UNIT_SEGMENT_FORMAT = 1
 """Version of a unit segment's files; a reader refuses any other."""
 FIELDS = ("body", "sections", "documents", "passages")
 """The four BM25 fields, as unit_search.UnitIndex names them."""
-FIELD_ARRAYS = ("term_offsets", "ptr", "rows", "tf", "dl")
+FIELD_ARRAYS = ("term_offsets", "ptr", "rows", "tf", "dl", "front", "front_ptr")
 """The .npy files of one field."""
 LINES = {"doc": "docs.jsonl", "path": "paths.jsonl"}
 """The JSON lines files read by line offset (<name>_offsets.npy), by name."""
@@ -122,7 +124,28 @@ def _field_arrays(texts: Any) -> tuple[bytes, dict[str, Any]]:
     dl = arrays["dl"]
     if not len(dl) or int(dl.max()) <= 0xFFFF:
         arrays["dl"] = dl.astype(np.uint16)
+    arrays["front"], arrays["front_ptr"] = _frontier(arrays)
     return data, arrays
+
+
+def _frontier(arrays: dict[str, Any]) -> tuple[Any, Any]:
+    """Return per term the positions of its postings that no other of its postings beats on
+    both counts (a tf at least as high and a row at most as long), and each term's first.
+
+    BM25's weight rises with tf and falls with the row's length, so a term's largest weight
+    is at one of these, whatever N and the average length become: a search reads a few
+    postings for a term's bound, not all (unit_open.FieldView.bound_rows)."""
+    ptr, tf = arrays["ptr"], arrays["tf"].astype(np.int64)
+    terms = np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
+    length = arrays["dl"][arrays["rows"]].astype(np.int64)
+    # Terms last to first, tf high to low, length short to long: a posting is on the frontier
+    # when it is shorter than every one before it of its term (the running minimum of
+    # term * span + length restarts at each term, every earlier term's keys being larger).
+    order = np.lexsort((length, -tf, -terms))
+    keys = terms[order] * (int(length.max(initial=0)) + 1) + length[order]
+    before = np.concatenate([[np.iinfo(np.int64).max], np.minimum.accumulate(keys)[:-1]])
+    front = np.sort(order[keys < before]).astype(np.int64)
+    return _narrow(front), np.searchsorted(front, ptr).astype(np.int64)
 
 
 def _columns(units: UnitSet, docs: Sequence[Document]) -> dict[str, Any]:

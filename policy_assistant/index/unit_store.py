@@ -29,6 +29,7 @@ import numpy.typing as npt
 import orjson
 
 from policy_assistant.errors import IndexError_
+from policy_assistant.index.bm25_files import load_array
 from policy_assistant.index.plan import _choose
 from policy_assistant.index.segment_search import okapi_mean_idf
 from policy_assistant.index.unit_open import UnitSegment
@@ -138,7 +139,7 @@ def _open(folder: Path, live: LiveUnits, writable: bool = False) -> UnitSegment:
     mask = None
     if live.deleted:
         path = folder / DELETED / f"{live.info.name}.npy"
-        mask = np.load(path, mmap_mode=None if writable else "r", allow_pickle=False)
+        mask = load_array(path, None if writable else "r")
         if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
             raise IndexError_(f"{DELETED}/{live.info.name}.npy does not fit its segment")
     return UnitSegment(folder / live.info.name, live.info, mask)
