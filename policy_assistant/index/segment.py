@@ -28,6 +28,8 @@ from policy_assistant.index.segment_build import (
 from policy_assistant.records import Chunk
 
 Deleted = npt.NDArray[np.bool_]
+COUNT_SLICE = 1 << 18
+"""Postings whose deletion flags are gathered at once: bounds a count's temporary memory."""
 
 
 class Segment:
@@ -79,6 +81,16 @@ class Segment:
     def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
         """Return the postings a term's largest weight is among: all of them."""
         return rows, tf
+
+    def live_count(self, rows: Any) -> int:
+        """Return how many of a term's postings (its rows) are live."""
+        if self.deleted is None:
+            return len(rows)
+        dead = sum(
+            int(np.count_nonzero(self.deleted[rows[at : at + COUNT_SLICE]]))
+            for at in range(0, len(rows), COUNT_SLICE)
+        )
+        return len(rows) - dead
 
     def term_list(self) -> list[bytes]:
         """Return every term of the segment as UTF-8 bytes, in order (for okapi's mean idf)."""

@@ -78,6 +78,9 @@ class Postings(Protocol):
         """Return those of a term's postings (rows, tf) among which its largest live weight
         is: all of them, or fewer when the segment knows which can hold it."""
 
+    def live_count(self, rows: Any) -> int:
+        """Return how many of a term's postings (its rows) are live."""
+
 
 Part = tuple[int, Any, Any]
 """One segment's postings of a term: segment index, rows, term frequencies."""
@@ -110,8 +113,9 @@ def plan_terms(
         parts = [(i, *segments[i].postings(term)) for i in range(len(segments))]
         # Postings stay memory-mapped views; deleted rows are masked a slice at a time, so
         # no term's live postings are ever copied whole (a common term has ~700k at 1M).
-        parts = [p for p in parts if _live_count(segments[p[0]], p[1])]
-        df = sum(_live_count(segments[i], rows) for i, rows, _ in parts)
+        live = [segments[i].live_count(rows) for i, rows, _ in parts]
+        parts = [p for p, count in zip(parts, live, strict=True) if count]
+        df = sum(live)
         if df:
             term_idf = float(idf(stats, np.array([df], np.float64))[0])
             bound = max(
@@ -185,13 +189,6 @@ def _slices(segment: Postings, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
             some, freq = some[keep], freq[keep]
         if len(some):
             yield some, freq
-
-
-def _live_count(segment: Postings, rows: Any) -> int:
-    """Return how many of a term's postings in one segment are live."""
-    if segment.deleted is None:
-        return len(rows)
-    return sum(len(some) for some, _ in _slices(segment, rows, rows))
 
 
 def _contenders(scores: Floats, k: int) -> Ints:

@@ -60,6 +60,24 @@ class FieldView:
         mask: Mask = np.repeat(self._dead_docs, np.diff(self._rows_of_doc))
         return mask
 
+    @cached_property
+    def _dead_runs(self) -> tuple[Any, Any]:
+        """The first row and the end of each deleted document's rows."""
+        dead = self._dead_docs
+        docs = np.flatnonzero(dead) if dead is not None else np.zeros(0, np.int64)
+        first = np.asarray(self._rows_of_doc, np.int64)
+        return first[docs], first[docs + 1]
+
+    def live_count(self, rows: Any) -> int:
+        """Return how many of a term's postings (its rows) are live: a bisection per deleted
+        document's run of rows, not a look at every posting."""
+        if self._dead_docs is None:
+            return len(rows)
+        starts, stops = self._dead_runs
+        bounds = np.column_stack([starts, stops]).ravel().astype(rows.dtype)
+        at = np.searchsorted(rows, bounds).reshape(-1, 2)
+        return len(rows) - int((at[:, 1] - at[:, 0]).sum())
+
     def postings(self, term: str) -> tuple[Any, Any]:
         """Return the term's local rows (ascending) and their term frequencies."""
         return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
