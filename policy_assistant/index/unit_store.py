@@ -22,7 +22,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -191,7 +191,7 @@ def update_units(
     opened = {s.info.name: _open(old, s, writable=True) for s in state.segments}
     try:
         counts = {s.info.name: s for s in state.segments}
-        sources = {name: [d.source for d in segment.docs] for name, segment in opened.items()}
+        sources = {name: _Sources(segment) for name, segment in opened.items()}
         for source in sorted(replaced):
             for name, segment in opened.items():
                 row = _row_of(segment, sources[name], source)
@@ -216,7 +216,27 @@ def _params(bm25: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in bm25.items() if k in ("variant", "k1", "b", "epsilon")}
 
 
-def _row_of(segment: UnitSegment, sources: list[str], source: str) -> int:
+class _Sources(Sequence[str]):
+    """A unit segment's sources, sorted, each read from its document's line when bisection
+    asks: a one-file change reads a few lines of a segment, not all of them."""
+
+    def __init__(self, segment: UnitSegment) -> None:
+        self._segment = segment
+
+    def __len__(self) -> int:
+        return self._segment.info.rows
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self._segment.doc(i).source
+
+
+def _row_of(segment: UnitSegment, sources: Sequence[str], source: str) -> int:
     """Return the row of a live document of the segment (sources: its own, sorted), or -1."""
     at = bisect.bisect_left(sources, source)
     if at == len(sources) or sources[at] != source:
