@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import mmap
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any, overload
@@ -270,19 +270,20 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
         docs.append(segment.doc(doc))
         paths.extend(segment.paths(segment.doc_range("doc_sections", doc)))
         base = (base[0] + sizes[0], base[1] + sizes[1], base[2] + sizes[2])
-    texts = _Texts([(segments[seg], doc) for seg, doc in picks])
+    texts = LazyStrings(len(picks), lambda i: segments[picks[i][0]].text(picks[i][1]))
     return _unit_set(parts, docs, texts, paths, base[0])
 
 
-class _Texts(Sequence[str]):
-    """The picked documents' texts, each decompressed when a passage first reads it."""
+class LazyStrings(Sequence[str]):
+    """Strings read one at a time when first asked for, then kept: the hit documents' texts
+    (decompressed when a passage reads one), a segment's sources (read as bisection asks)."""
 
-    def __init__(self, picks: list[tuple[UnitSegment, int]]) -> None:
-        self._picks = picks
-        self._read: dict[int, str] = {}
+    def __init__(self, size: int, read: Callable[[int], str]) -> None:
+        self._size, self._read = size, read
+        self._kept: dict[int, str] = {}
 
     def __len__(self) -> int:
-        return len(self._picks)
+        return self._size
 
     @overload
     def __getitem__(self, i: int) -> str: ...
@@ -291,10 +292,9 @@ class _Texts(Sequence[str]):
     def __getitem__(self, i: int | slice) -> str | Sequence[str]:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        if i not in self._read:
-            segment, doc = self._picks[i]
-            self._read[i] = segment.text(doc)
-        return self._read[i]
+        if i not in self._kept:
+            self._kept[i] = self._read(i)
+        return self._kept[i]
 
 
 _SET_COLUMNS = (

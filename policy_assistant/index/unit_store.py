@@ -22,7 +22,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -32,7 +32,7 @@ from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25_files import load_array
 from policy_assistant.index.plan import _choose
 from policy_assistant.index.segment_search import okapi_mean_idf
-from policy_assistant.index.unit_open import UnitSegment
+from policy_assistant.index.unit_open import LazyStrings, UnitSegment
 from policy_assistant.index.unit_rank import SegmentedUnits, field_statistics
 from policy_assistant.index.unit_search import FIELD_WEIGHTS
 from policy_assistant.index.unit_segment import (
@@ -191,7 +191,8 @@ def update_units(
     opened = {s.info.name: _open(old, s, writable=True) for s in state.segments}
     try:
         counts = {s.info.name: s for s in state.segments}
-        sources = {name: _Sources(segment) for name, segment in opened.items()}
+        # Sources read as bisection asks: a one-file change reads a few document lines.
+        sources = {name: _sources(segment) for name, segment in opened.items()}
         for source in sorted(replaced):
             for name, segment in opened.items():
                 row = _row_of(segment, sources[name], source)
@@ -216,24 +217,9 @@ def _params(bm25: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in bm25.items() if k in ("variant", "k1", "b", "epsilon")}
 
 
-class _Sources(Sequence[str]):
-    """A unit segment's sources, sorted, each read from its document's line when bisection
-    asks: a one-file change reads a few lines of a segment, not all of them."""
-
-    def __init__(self, segment: UnitSegment) -> None:
-        self._segment = segment
-
-    def __len__(self) -> int:
-        return self._segment.info.rows
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[str]: ...
-    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        return self._segment.doc(i).source
+def _sources(segment: UnitSegment) -> LazyStrings:
+    """Return a unit segment's sources, sorted, each read from its line when asked."""
+    return LazyStrings(segment.info.rows, lambda i: segment.doc(i).source)
 
 
 def _row_of(segment: UnitSegment, sources: Sequence[str], source: str) -> int:
