@@ -1,9 +1,11 @@
 """The documents ingest hands the index stage for retrieval units, gathered only if written.
 
-Units are built whole from every document of the corpus, but a file the reader kept (bytes
-and metadata those of its indexed entry) was neither read nor parsed. Its document is taken
-from the live generation's units, which store each document's text and blocks, and where
-they do not hold it (an index written without units, or damaged units) the corpus is read
+A re-ingest's units need only the documents added or changed, which this read parsed
+(UnitDocuments.subset). Units written whole (the first time, or after a settings change)
+need every document, but a file the reader kept (bytes and metadata those of its indexed
+entry) was neither read nor parsed. Its document is taken from the live generation's unit
+segments, which store each document's text and blocks, and where they do not hold it (an
+index written without units, units in the older layout, damaged units) the corpus is read
 again through the parse cache. Nothing is gathered when nothing is written: a no-op ingest
 touches no document.
 """
@@ -44,6 +46,14 @@ class UnitDocuments(Sequence[Document]):
                 docs.update({d.source: d for d in again.documents if d.source in missing})
         return [docs[source] for source in sorted(docs)]
 
+    def subset(self, sources: set[str]) -> list[Document]:
+        """Return the documents of these sources, in source order: those parsed by this read
+        (an added or changed file is), gathering the rest only if one is not."""
+        docs = [d for d in self.read.documents if d.source in sources]
+        if len(docs) < len(sources):
+            docs = [d for d in self._all() if d.source in sources]
+        return sorted(docs, key=lambda d: d.source)
+
     def __len__(self) -> int:
         return len(self._all())
 
@@ -67,10 +77,10 @@ def _holds(stored: dict[str, Document], source: str, sha256: str) -> bool:
 def stored_documents(index_dir: Path) -> dict[str, Document]:
     """Return the documents the live generation's units store, by source ({} when none)."""
     from policy_assistant.index.folder import live_generation
-    from policy_assistant.index.unit_store import UNITS_DIR, load_documents
+    from policy_assistant.index.unit_store import UNITS_DIR
+    from policy_assistant.index.unit_store import stored_documents as stored_in
 
     try:
-        folder = live_generation(index_dir) / UNITS_DIR
-        return load_documents(folder) if folder.is_dir() else {}
+        return stored_in(live_generation(index_dir) / UNITS_DIR)
     except (PolicyAssistantError, OSError, ValueError, KeyError, TypeError, IndexError):
         return {}  # damaged units: the corpus is read again instead

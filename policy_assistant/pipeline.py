@@ -38,7 +38,6 @@ from policy_assistant.index.build import (
 from policy_assistant.index.folder import live_generation
 from policy_assistant.index.reader import load_entries, verify_files
 from policy_assistant.index.side_job import SideJob, spare_core
-from policy_assistant.index.unit_store import UNITS_DIR
 from policy_assistant.ingest_units import UnitDocuments
 from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
 from policy_assistant.parse.corpus import CorpusFile, Reused
@@ -258,8 +257,7 @@ def _verify_beside(
     manifest = previous.manifest
 
     def verify() -> None:
-        # Units are rebuilt whole at every write, so theirs are not read.
-        verify_files(index_dir, live_generation(index_dir), manifest, _UNITS_SKIPPED)
+        verify_files(index_dir, live_generation(index_dir), manifest)
 
     try:
         return SideJob(verify, fork=spare_core(workers))
@@ -278,9 +276,6 @@ def _damage(index_dir: Path, checking: SideJob | str | None) -> str | None:
     return None
 
 
-_UNITS_SKIPPED = (f"{UNITS_DIR}/",)
-
-
 def _load_previous(
     index_dir: Path, spec: dict[str, Any], params: dict[str, Any], checksums: bool = True
 ) -> _Previous:
@@ -292,7 +287,7 @@ def _load_previous(
         with open_index(index_dir, check_tokenizer=False) as old:
             manifest = old.manifest
             # A damaged file is found here and rebuilt from the corpus, not reused.
-            verify_files(index_dir, old.generation, manifest, _UNITS_SKIPPED, checksums)
+            verify_files(index_dir, old.generation, manifest, checksums=checksums)
             if settings_change(manifest, spec, params):
                 return _Previous(manifest=manifest)
             entries = load_entries(index_dir, manifest)

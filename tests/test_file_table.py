@@ -14,6 +14,7 @@ from test_pipeline import parser_spy, tree_digest, write_corpus
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index import open_index
 from policy_assistant.index.folder import live_generation
+from policy_assistant.index.unit_store import stored_documents
 from policy_assistant.parse import CorpusOptions, read_corpus, reading
 from policy_assistant.parse import file_table as table_module
 from policy_assistant.parse.read_records import Reused
@@ -24,14 +25,16 @@ STRUCTURE = make_chunker("structure")
 
 def same_as_cold(index: Path, corpus: Path, scratch: Path) -> bool:
     """Whether the index holds what a cold ingest of the corpus (another cache) holds: the
-    same chunks, and units of the same bytes (segments differ: a change adds one)."""
+    same chunks, the same stored documents and the same contexts (segments differ: a change
+    adds one)."""
     cold = scratch / "cold"
     ingest(corpus, cold, STRUCTURE, options=CorpusOptions(cache_dir=scratch / "other"))
-    chunks = []
+    chunks, units = [], []
     for folder in (index, cold):
         with open_index(folder) as opened:
             chunks.append([c.to_dict() for c in sorted(opened.chunks(), key=lambda c: c.id)])
-    units = [tree_digest(live_generation(folder) / "units") for folder in (index, cold)]
+            contexts = [opened.context(q, 60, "staff") for q in ("mower warranty", "refund")]
+        units.append((stored_documents(live_generation(folder) / "units"), contexts))
     return bool(chunks[0]) and chunks[0] == chunks[1] and units[0] == units[1]
 
 
@@ -156,8 +159,8 @@ def test_damaged_units_are_rebuilt_from_the_corpus_on_the_next_change(
 ) -> None:
     corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
-    live = live_generation(index)
-    (live / "units" / "documents.jsonl").write_bytes(b"{broken\n")
+    segment = next((live_generation(index) / "units").glob("useg-*"))
+    (segment / "blocks.jsonl").write_bytes(b"{broken\n")
     (corpus / "b.md").write_text("# Mowers\n\nRide-on mowers carry a three year warranty.\n")
     ingest(corpus, index, STRUCTURE)
     assert same_as_cold(index, corpus, tmp_path)

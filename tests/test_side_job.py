@@ -46,7 +46,7 @@ def test_a_child_that_fails_fails_the_write_and_keeps_the_old_index(
         assert os.getpid() != parent, "the units were not built in a child"
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(unit_store, "write_units", full_disk)
+    monkeypatch.setattr(unit_store, "update_units", full_disk)
     (corpus / "b.md").write_text("# Mowers\n\nRide-on mowers carry a three year warranty.\n")
     with pytest.raises(IndexError_, match=r"No space left on device.*old index is unchanged"):
         ingest(corpus, index, STRUCTURE, options=CorpusOptions(cache_dir=tmp_path / "cache"))

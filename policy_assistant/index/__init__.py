@@ -13,7 +13,8 @@ An index folder (default build/index) holds:
         deleted/seg-<hash>.npy  bool per row of that segment: chunks replaced or removed
         documents.jsonl      per document: source, sha256, metadata, chunk count and digest,
                              where its chunks sit (segment, first row), words
-        units/               retrieval units and their BM25, written by `ingest` (unit_store.py)
+        units/               retrieval units, written by `ingest`: units.json, unit segments
+                             useg-<hash>/ and their deletion masks (unit_store.py)
         manifest.json        written last: settings, the live segments with their counts (the
                              global BM25 statistics), SHA-256 of every file outside segments/
 

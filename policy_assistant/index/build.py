@@ -24,7 +24,13 @@ from policy_assistant.index.manifest import DocumentEntry, Manifest
 from policy_assistant.index.plan import cold_generation, incremental_generation
 from policy_assistant.index.reader import load_entries, load_manifest
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
-from policy_assistant.index.writer import Progress, index_lock, write_generation
+from policy_assistant.index.writer import (
+    Progress,
+    UnitsJob,
+    cold_units,
+    index_lock,
+    write_generation,
+)
 from policy_assistant.records import Chunk, Document
 
 
@@ -140,12 +146,11 @@ def build_index(
         old, why, result.damaged = _previous(index_dir, spec, params, live)
         if damage and not why:
             why, result.damaged = damage, True
-        units = old is not None and _units_change(index_dir, documents)
-        result.rebuilt = why or (
-            ("retrieval units asked for" if documents else "units dropped") if units else None
-        )
+        units = _units_change(index_dir, documents) if old is not None else ""
+        result.rebuilt = why or units or None
         _compare(None if old is None else old[1], new, result)
         manifest = Manifest.create(spec, _recorded(params), [])
+        job = None if documents is None else cold_units(documents, manifest.bm25)
         if old is None or why:
             make = cold_generation(rows, manifest, list(new.values()))
         elif units or result.added or result.changed or result.removed:
@@ -153,17 +158,14 @@ def build_index(
             fresh = [c for c in rows if c.source in fresh_sources]
             replaced = result.changed + result.removed
             make = incremental_generation(old[0], new, replaced, fresh, manifest)
+            if documents is not None and not units:
+                job = _units_update(old[0], documents, fresh_sources, replaced, manifest.bm25)
         else:
             make = None
         if make is not None:
             write_generation(
-                index_dir,
-                make,
-                progress=progress,
-                documents=documents,
-                bm25=manifest.bm25,
-                workers=workers,
-            )
+                index_dir, make, progress=progress, workers=workers, units=job
+            )  # fmt: skip
             result.written = True
     given: dict[str, int] = {}
     for chunk in rows:
@@ -180,12 +182,37 @@ def _recorded(params: dict[str, Any]) -> dict[str, Any]:
     return {key: checked[key] for key in keys}
 
 
-def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> bool:
-    """Whether the live generation's units (held or not) differ from what is asked for."""
+def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> str:
+    """Return why the live generation's units (held or not) must be written whole or dropped,
+    or an empty string when they can be updated as they are."""
     from policy_assistant.index.folder import live_generation
-    from policy_assistant.index.unit_store import UNITS_DIR
+    from policy_assistant.index.unit_store import UNITS_DIR, has_units
 
-    return (live_generation(index_dir) / UNITS_DIR).is_dir() != (documents is not None)
+    folder = live_generation(index_dir) / UNITS_DIR
+    if documents is None:
+        return "units dropped" if folder.is_dir() else ""
+    if not folder.is_dir():
+        return "retrieval units asked for"
+    return "" if has_units(folder) else "retrieval units in an older layout, written again"
+
+
+def _units_update(
+    old: Manifest, documents: Sequence[Document], fresh: set[str], replaced: Sequence[str],
+    bm25: dict[str, Any],
+) -> UnitsJob:  # fmt: skip
+    """Return the job writing the old generation's units with the replaced sources deleted
+    and the fresh ones' documents (only those are gathered) in a new unit segment."""
+    from policy_assistant.index.unit_store import UNITS_DIR, update_units
+
+    assert old.folder is not None  # a manifest read from disk knows its generation
+    units = old.folder / UNITS_DIR
+    pick = getattr(documents, "subset", None)
+
+    def job(folder: Path) -> None:
+        chosen = pick(fresh) if pick else [d for d in documents if d.source in fresh]
+        update_units(units, folder, replaced, chosen, bm25)
+
+    return job
 
 
 Previous = tuple[Manifest, dict[str, DocumentEntry]]

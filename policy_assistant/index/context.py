@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from policy_assistant.errors import UsageError
 from policy_assistant.index.passages import (
@@ -38,7 +39,7 @@ from policy_assistant.index.passages import (
     span_words,
     to_passage,
 )
-from policy_assistant.index.unit_search import TermWeights, UnitIndex, window_gains
+from policy_assistant.index.unit_search import TermWeights, window_gains
 from policy_assistant.index.units import HEADING, UnitSet
 
 STRATEGIES = ("units", "window", "automerge")
@@ -142,8 +143,17 @@ def order_hits(
     return [scored[i] for i in order]
 
 
+class RankedUnits(Protocol):
+    """Ranks units for a query: the in-memory UnitIndex or the segments on disk."""
+
+    def ranked(
+        self, query: str, n: int, access: str | None = None
+    ) -> tuple[UnitSet, list[tuple[int, float]], TermWeights]:
+        """Return units, up to n (row, score) hits in them, best first, and term weights."""
+
+
 def context_for(
-    index: UnitIndex, query: str, budget: int, access: str | None = None,
+    index: RankedUnits, query: str, budget: int, access: str | None = None,
     settings: ContextSettings | None = None,
 ) -> list[ContextPassage]:  # fmt: skip
     """Rank units for query as access may see them and assemble the context (index.context)."""
@@ -151,9 +161,9 @@ def context_for(
     settings.check()
     if budget < 1:
         raise UsageError(f"the budget must be at least 1 word, got {budget}")
-    hits, weights = index.search_terms(query, settings.candidates, access)
-    hits = order_hits(index.units, weights, hits, budget, settings)
-    return assemble(index.units, hits, budget, settings)
+    units, hits, weights = index.ranked(query, settings.candidates, access)
+    hits = order_hits(units, weights, hits, budget, settings)
+    return assemble(units, hits, budget, settings)
 
 
 _HIT_COLUMNS = ("unit_doc", "unit_section", "unit_words")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -121,7 +122,23 @@ def _delete(segment: Segment, live: LiveSegment, entry: DocumentEntry) -> LiveSe
     )
 
 
-def _choose(segments: list[LiveSegment], fresh: bool) -> tuple[list[str], list[str]]:
+class Merging(Protocol):
+    """What the merge policy reads of a segment (a LiveSegment, or a unit segment's)."""
+
+    @property
+    def info(self) -> Any:
+        """The segment as written: its name and rows."""
+
+    @property
+    def deleted(self) -> int:
+        """Rows deleted."""
+
+    @property
+    def live(self) -> int:
+        """Rows not deleted."""
+
+
+def _choose(segments: Sequence[Merging], fresh: bool) -> tuple[list[str], list[str]]:
     """Return the segments kept as they are (in order) and those merged into the new one."""
     merged = [s.info.name for s in segments if s.deleted > MAX_DELETED * s.info.rows]
     rest = [s for s in segments if s.info.name not in merged]

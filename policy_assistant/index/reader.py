@@ -199,16 +199,21 @@ class LoadedIndex(Index):
         units are read on first use (index/unit_store.py); settings is a ContextSettings.
         """
         from policy_assistant.index.context import context_for
-        from policy_assistant.index.unit_store import UNITS_DIR, load_units
+        from policy_assistant.index.unit_store import UNITS_DIR, has_units, load_units
 
         level = self.level(access)
         if self._units is None:
             folder = self.generation / UNITS_DIR
-            if not folder.is_dir():
+            if not has_units(folder):
                 extra = "" if self.index_dir == DEFAULT_INDEX_DIR else f" --index {self.index_dir}"
+                why = (
+                    "retrieval units in an older layout"
+                    if folder.is_dir()
+                    else "no retrieval units (an `index` of chunk records or `ingest "
+                    "--no-units` stores none)"
+                )
                 raise IndexError_(
-                    f"index at {self.index_dir} holds no retrieval units (an `index` of chunk "
-                    f"records or `ingest --no-units` stores none): run `policy-assistant ingest "
+                    f"index at {self.index_dir} holds {why}: run `policy-assistant ingest "
                     f"CORPUS{extra}` with the folder you indexed as CORPUS"
                 )
             try:
@@ -241,6 +246,7 @@ def verify_files(
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise damaged(index_dir, f"{folder}/segment.json: {exc}") from exc
         expected.update({f"{folder}/{name}": digest for name, digest in files.items()})
+    expected.update(_unit_files(index_dir, generation, manifest))
     for name, digest in expected.items():
         if name.startswith(skip):
             continue
@@ -249,6 +255,21 @@ def verify_files(
         elif not os.path.isfile(generation / name):
             raise damaged(index_dir, f"{name}: missing")
     _verify_name(index_dir, generation)
+
+
+def _unit_files(index_dir: Path, generation: Path, manifest: Manifest) -> dict[str, str]:
+    """Return the checksums of the unit segments' files, their units.json checked first."""
+    from policy_assistant.index.unit_store import UNITS_DIR, UNITS_FILE, unit_checksums
+
+    name = f"{UNITS_DIR}/{UNITS_FILE}"
+    if name in manifest.files:
+        _check_file(index_dir, generation, name, manifest.files[name])
+    try:
+        return unit_checksums(generation, manifest.files)
+    except IndexError_ as exc:
+        raise damaged(index_dir, str(exc)) from exc
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise damaged(index_dir, f"{UNITS_DIR}: {exc}") from exc
 
 
 def _check_file(index_dir: Path, generation: Path, name: str, expected: str) -> None:

@@ -28,6 +28,8 @@ from policy_assistant.index.segment_build import (
 from policy_assistant.records import Chunk
 
 Deleted = npt.NDArray[np.bool_]
+COUNT_SLICE = 1 << 18
+"""Postings whose deletion flags are gathered at once: bounds a count's temporary memory."""
 
 
 class Segment:
@@ -74,11 +76,21 @@ class Segment:
 
     def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         """Return the term's local rows (ascending) and their term frequencies."""
-        found = self._terms.find(term)
-        if found < 0:
-            return np.empty(0, np.int32), np.empty(0, np.uint16)
-        start, stop = int(self.ptr[found]), int(self.ptr[found + 1])
-        return self.rows[start:stop], self.tf[start:stop]
+        return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
+
+    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
+        """Return the postings a term's largest weight is among: all of them."""
+        return rows, tf
+
+    def live_count(self, rows: Any) -> int:
+        """Return how many of a term's postings (its rows) are live."""
+        if self.deleted is None:
+            return len(rows)
+        dead = sum(
+            int(np.count_nonzero(self.deleted[rows[at : at + COUNT_SLICE]]))
+            for at in range(0, len(rows), COUNT_SLICE)
+        )
+        return len(rows) - dead
 
     def term_list(self) -> list[bytes]:
         """Return every term of the segment as UTF-8 bytes, in order (for okapi's mean idf)."""
@@ -138,3 +150,12 @@ class Segment:
         for data in (self._terms.data, self._records):
             if isinstance(data, mmap.mmap):
                 data.close()
+
+
+def term_postings(terms: _TermTable, ptr: Any, rows: Any, tf: Any, term: str) -> tuple[Any, Any]:
+    """Return a term's slice of raw postings (rows ascending, term frequencies), or empty ones."""
+    found = terms.find(term)
+    if found < 0:
+        return np.empty(0, np.int32), np.empty(0, tf.dtype)
+    start, stop = int(ptr[found]), int(ptr[found + 1])
+    return rows[start:stop], tf[start:stop]

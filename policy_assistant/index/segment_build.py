@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,10 +74,11 @@ class SegmentInfo:
         )
 
 
-def count_postings(chunks: Sequence[Chunk]) -> tuple[bytes, dict[str, Any]]:
-    """Return the sorted term list (UTF-8 lines) and the raw postings arrays of chunks."""
+def count_postings(texts: Iterable[str]) -> tuple[bytes, dict[str, Any]]:
+    """Return the sorted term list (UTF-8 lines) and the raw postings arrays of texts, one
+    row per text: term_offsets, ptr, rows, tf (uint16, uint32 when a count needs it), dl."""
     builder = _Builder()
-    _feed((c.text for c in chunks), word_terms, builder, BUILD_WORKERS, None)
+    _feed(texts, word_terms, builder, BUILD_WORKERS, None)
     terms, new_of_old, lengths, df = sorted_terms(builder)
     ptr = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(df, out=ptr[1:])
@@ -135,7 +136,7 @@ def write_segment(
 ) -> SegmentInfo:
     """Write chunks (in row order) as a new segment folder under parent; return its info."""
     codes = {label: i for i, label in enumerate(access_labels)}
-    data, arrays = count_postings(chunks)
+    data, arrays = count_postings(c.text for c in chunks)
     arrays["access"] = np.array([codes[c.access] for c in chunks], np.uint8)
     records, arrays["blocks"] = _records(chunks)
     arrays["ids"], arrays["id_rows"] = _id_arrays(chunks)

@@ -11,9 +11,9 @@ of bm25_build._scatter, and a row's terms are summed in the order BM25Index.sear
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -60,7 +60,35 @@ def idf(stats: Statistics, df: Floats) -> Floats:
     return values
 
 
-def _weights(stats: Statistics, term_idf: float, segment: Segment, rows: Any, tf: Any) -> Floats:
+class Postings(Protocol):
+    """What scoring reads of one segment's field: postings by term, row lengths, deletions."""
+
+    @property
+    def dl(self) -> Any:
+        """Each row's length."""
+
+    @property
+    def deleted(self) -> Any:
+        """Bool per row, True when deleted (None: no row is)."""
+
+    def postings(self, term: str) -> tuple[Any, Any]:
+        """Return the term's local rows (ascending) and their term frequencies."""
+
+    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
+        """Return those of a term's postings (rows, tf) among which its largest live weight
+        is: all of them, or fewer when the segment knows which can hold it."""
+
+    def live_count(self, rows: Any) -> int:
+        """Return how many of a term's postings (its rows) are live."""
+
+
+Part = tuple[int, Any, Any]
+"""One segment's postings of a term: segment index, rows, term frequencies."""
+Planned = tuple[float, float, list[Part]]
+"""A query term as it is summed: repeats, idf, its postings per segment."""
+
+
+def _weights(stats: Statistics, term_idf: float, segment: Postings, rows: Any, tf: Any) -> Floats:
     """Return the BM25 weights of postings, as _scatter computes them."""
     k1, b, avgdl = stats.k1, stats.b, stats.avgdl or 1.0
     lengths = segment.dl[rows].astype(np.float64)
@@ -69,6 +97,63 @@ def _weights(stats: Statistics, term_idf: float, segment: Segment, rows: Any, tf
     saturation = freq * (k1 + 1) / (freq + row_norm)
     result: Floats = np.float64(term_idf) * saturation
     return result
+
+
+def plan_terms(
+    segments: Sequence[Postings], stats: Statistics, terms: Iterable[str] | Mapping[str, float]
+) -> list[Planned]:
+    """Return the query terms with a live posting, in the order BM25Index sums them (highest
+    upper bound first, then term bytes), each with its global idf and postings.
+
+    A mapping gives each term its weight (its repeats), as feedback terms need.
+    """
+    counts = terms if isinstance(terms, Mapping) else Counter(terms)
+    per_term = []
+    for term, repeats in counts.items():
+        parts = [(i, *segments[i].postings(term)) for i in range(len(segments))]
+        # Postings stay memory-mapped views; deleted rows are masked a slice at a time, so
+        # no term's live postings are ever copied whole (a common term has ~700k at 1M).
+        live = [segments[i].live_count(rows) for i, rows, _ in parts]
+        parts = [p for p, count in zip(parts, live, strict=True) if count]
+        df = sum(live)
+        if df:
+            term_idf = float(idf(stats, np.array([df], np.float64))[0])
+            bound = max(
+                float(_weights(stats, term_idf, segments[i], some, freq).max())
+                for i, rows, tf in parts
+                for some, freq in _slices(segments[i], *segments[i].bound_rows(term, rows, tf))
+            )
+            key = -float(repeats) * bound
+            per_term.append((key, term.encode("utf-8"), repeats, term_idf, parts))
+    per_term.sort(key=lambda item: (item[0], item[1]))
+    return [(float(repeats), term_idf, parts) for _, _, repeats, term_idf, parts in per_term]
+
+
+def accumulate(
+    segments: Sequence[Postings],
+    stats: Statistics,
+    planned: Sequence[Planned],
+    bases: Any,
+    allowed: Callable[[int, Any], Any] | None = None,
+) -> Floats:
+    """Return every row's score (segment i's rows from bases[i]) summed in planned order.
+
+    allowed(segment, rows) masks postings out of the sums (None: every live posting counts).
+    Weights are computed SLICE postings at a time, so memory stays one score per row.
+    """
+    scores = np.zeros(int(bases[-1]))
+    for repeats, term_idf, parts in planned:
+        for i, rows, tf in parts:
+            for some, freq in _slices(segments[i], rows, tf):
+                weights = _weights(stats, term_idf, segments[i], some, freq)
+                if allowed is not None:
+                    keep = allowed(i, some)
+                    some, weights = some[keep], weights[keep]
+                if repeats != 1:
+                    weights = weights * repeats
+                # Each row once per term: the sums run in term order, as np.bincount's do.
+                scores[some.astype(np.int64) + int(bases[i])] += weights
+    return scores
 
 
 def search_segments(
@@ -85,41 +170,17 @@ def search_segments(
     Weights are computed SLICE postings at a time, twice (for the term's upper bound, which
     orders the sums, then to add them), so memory stays one score per row plus a slice.
     """
-    per_term = []
-    for term, repeats in Counter(terms).items():
-        parts = [(i, *segments[i].postings(term)) for i in range(len(segments))]
-        # Postings stay memory-mapped views; deleted rows are masked a slice at a time, so
-        # no term's live postings are ever copied whole (a common term has ~700k at 1M).
-        parts = [p for p in parts if _live_count(segments[p[0]], p[1])]
-        df = sum(_live_count(segments[i], rows) for i, rows, _ in parts)
-        if df:
-            term_idf = float(idf(stats, np.array([df], np.float64))[0])
-            bound = max(
-                float(_weights(stats, term_idf, segments[i], some, freq).max())
-                for i, rows, tf in parts
-                for some, freq in _slices(segments[i], rows, tf)
-            )
-            per_term.append(
-                (-float(repeats) * bound, term.encode("utf-8"), repeats, term_idf, parts)
-            )
-    if k <= 0 or not per_term:
+    planned = plan_terms(segments, stats, terms)
+    if k <= 0 or not planned:
         return []
-    per_term.sort(key=lambda item: (item[0], item[1]))
     bases = np.cumsum([0] + [s.info.rows for s in segments])
-    scores = np.zeros(int(bases[-1]))
-    for _, _, repeats, term_idf, parts in per_term:
-        for i, rows, tf in parts:
-            for some, freq in _slices(segments[i], rows, tf):
-                weights = _weights(stats, term_idf, segments[i], some, freq)
-                allowed = segments[i].access[some] <= level
-                if repeats != 1:
-                    weights = weights * float(repeats)
-                # Each row once per term: the sums run in term order, as np.bincount's do.
-                scores[some[allowed].astype(np.int64) + int(bases[i])] += weights[allowed]
+    scores = accumulate(
+        segments, stats, planned, bases, lambda i, rows: segments[i].access[rows] <= level
+    )
     return _top(_contenders(scores, k), scores, k, bases, key)
 
 
-def _slices(segment: Segment, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
+def _slices(segment: Postings, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
     """Yield a term's live postings in one segment, SLICE postings at a time."""
     for at in range(0, len(rows), SLICE):
         some, freq = rows[at : at + SLICE], tf[at : at + SLICE]
@@ -128,13 +189,6 @@ def _slices(segment: Segment, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
             some, freq = some[keep], freq[keep]
         if len(some):
             yield some, freq
-
-
-def _live_count(segment: Segment, rows: Any) -> int:
-    """Return how many of a term's postings in one segment are live."""
-    if segment.deleted is None:
-        return len(rows)
-    return sum(len(some) for some, _ in _slices(segment, rows, rows))
 
 
 def _contenders(scores: Floats, k: int) -> Ints:
@@ -174,8 +228,9 @@ def _top(
     return [(seg, local, score) for _, _, _, seg, local, score in found[:k]]
 
 
-def okapi_mean_idf(segments: Sequence[Segment], counted: int) -> float:
-    """Return the mean okapi idf over every term with a live posting, as a cold build has it."""
+def okapi_mean_idf(segments: Sequence[Any], counted: int) -> float:
+    """Return the mean okapi idf over every term with a live posting, as a cold build has it
+    (segments: anything with ptr, rows, deleted and term_list(), as Segment has)."""
     df: dict[bytes, int] = {}
     for seg in segments:
         sizes = np.diff(np.asarray(seg.ptr))

@@ -22,7 +22,7 @@ instead of once per unit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -51,6 +51,15 @@ SECTIONS_PER_HIT = 2
 FIELD_WEIGHTS: dict[str, float] = {"section": 0.3, "document": 0.3, "passage": 1.0}
 """Weight of the section (heading path), document (identity) and passage (the whole section's
 text) fields beside the unit's own."""
+
+
+FIELD_TEXTS: dict[str, Callable[[UnitSet], Iterator[str]]] = {
+    "body": lambda u: (unit_index_text(u, row) for row in range(len(u))),
+    "sections": lambda u: (section_context(u, s) for s in range(len(u.paths))),
+    "documents": lambda u: (document_identity(u, d) for d in range(len(u.docs))),
+    "passages": lambda u: (section_text(u, s) for s in range(len(u.paths))),
+}
+"""What each BM25 field indexes, one text per row, in row order."""
 
 
 @dataclass(frozen=True)
@@ -85,15 +94,18 @@ class UnitIndex:
         """Build the four BM25 indexes over units (bm25: variant, k1, b, and workers)."""
         params = {**BM25_DEFAULTS, **bm25}
 
-        def index(texts: Any) -> BM25Index:
-            return BM25Index.build(texts, word_terms=word_terms, **params)
-
-        body = index(unit_index_text(units, row) for row in range(len(units)))
-        sections = index(section_context(units, s) for s in range(len(units.paths)))
-        documents = index(document_identity(units, d) for d in range(len(units.docs)))
-        passages = index(section_text(units, s) for s in range(len(units.paths)))
+        body, sections, documents, passages = (
+            BM25Index.build(texts(units), word_terms=word_terms, **params)
+            for texts in FIELD_TEXTS.values()
+        )
         return cls(units, body, sections, documents, passages,
                    dict(weights or FIELD_WEIGHTS), units.access_codes())  # fmt: skip
+
+    def ranked(
+        self, query: str, n: int, access: str | None = None
+    ) -> tuple[UnitSet, list[tuple[int, float]], TermWeights]:
+        """Return the units the hits' rows name, with what search_terms returns."""
+        return (self.units, *self.search_terms(query, n, access))
 
     def with_weights(self, weights: dict[str, float]) -> UnitIndex:
         """Return the same index scoring with other field weights."""

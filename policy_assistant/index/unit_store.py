@@ -1,165 +1,319 @@
-"""The units of a generation on disk: `gen-*/units/`, written beside the chunks.
+"""The units of a generation on disk: `gen-*/units/`, unit segments as the chunks have segments.
 
     units/
-      documents.jsonl   one document per line, sorted by source: its citation fields, sha256
-                        and blocks as [kind, start, end, pages, section, level] (text left out:
-                        it is texts.jsonl's slice), so ingest can rebuild units of unchanged
-                        documents without parsing them again
-      texts.jsonl       one JSON string per line: each document's normalized text
-      text_offsets.npy  byte offset of each texts.jsonl line, then the file size
-      paths.json        each section's heading path
-      <column>.npy      the unit, block, section and document columns (units.py)
-      weights.json      the field weights the context search uses
-      body/ sections/ documents/ passages/   the four BM25 indexes (unit_search.py)
+      units.json              format, field weights, BM25 settings, okapi's mean idf per
+                              field, and the live unit segments with what of each is deleted
+      useg-<16 hex>/          immutable unit segments (unit_segment.py); hard links to an
+                              older generation's files when unchanged
+      deleted/useg-*.npy      bool per document of that segment: replaced or removed
 
-Every file is a pure function of the documents and settings (sorted keys, no clocks), so the
-same input writes the same bytes; the writer puts the folder in the generation before it is
-published, so units and chunks always come from the same ingest.
+A re-ingest writes one unit segment holding the documents added or changed, marks the ones
+it replaces or removes deleted (their units, sections and document row with them), and links
+the rest; merges follow plan.py's policy, counted in documents. units.json's checksum is in
+the manifest, each segment's segment.json's in units.json, so every file is checked (reader.
+verify_files). A units folder without units.json is the older, unsegmented layout: the
+next ingest writes the units again (build._units_change), search says to run it.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
-import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import orjson
 
 from policy_assistant.errors import IndexError_
-from policy_assistant.index.bm25 import BM25Index
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import DocInfo, UnitSet, build_units
-from policy_assistant.records import Block, Document
+from policy_assistant.index.bm25_files import load_array
+from policy_assistant.index.plan import _choose
+from policy_assistant.index.segment_search import okapi_mean_idf
+from policy_assistant.index.unit_open import LazyStrings, UnitSegment
+from policy_assistant.index.unit_rank import SegmentedUnits, field_statistics
+from policy_assistant.index.unit_search import FIELD_WEIGHTS
+from policy_assistant.index.unit_segment import (
+    FIELDS,
+    FieldCounts,
+    UnitSegmentInfo,
+    field_counts,
+    write_unit_segment,
+)
+from policy_assistant.records import Document
 
 UNITS_DIR = "units"
 """The units folder's name inside a generation."""
-_FIELDS = ("body", "sections", "documents", "passages")
-_JSON = orjson.OPT_SORT_KEYS
+UNITS_FILE = "units.json"
+"""The units' own manifest inside the units folder."""
+UNITS_FORMAT = 1
+"""Version of units.json; another one (or none: the older layout) is written again."""
+DELETED = "deleted"
+"""The units folder's deletion masks."""
+_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
 
 
-def save_units(index: UnitIndex, documents: Sequence[Document], folder: Path) -> bytes:
-    """Write the unit index and its documents' blocks into folder; return a digest of it all."""
-    folder.mkdir(parents=True)
-    docs = sorted(documents, key=lambda d: d.source)
-    lines = [orjson.dumps(_doc_line(d), option=_JSON) + b"\n" for d in docs]
-    (folder / "documents.jsonl").write_bytes(b"".join(lines))
-    texts = [orjson.dumps(d.text) + b"\n" for d in docs]
-    (folder / "texts.jsonl").write_bytes(b"".join(texts))
-    offsets = np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(np.int64)
-    np.save(folder / "text_offsets.npy", offsets)
-    (folder / "paths.json").write_bytes(orjson.dumps([list(p) for p in index.units.paths]))
-    for name, column in sorted(index.units.columns.items()):
-        np.save(folder / f"{name}.npy", np.ascontiguousarray(column, dtype=np.int64))
-    (folder / "weights.json").write_bytes(orjson.dumps(index.weights, option=_JSON))
-    for name in _FIELDS:
-        getattr(index, name).save(folder / name)
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.digest()
+@dataclass(frozen=True, slots=True)
+class LiveUnits:
+    """A unit segment of a generation and what of it is deleted there."""
+
+    info: UnitSegmentInfo
+    """The segment as it was written."""
+    deleted: int = 0
+    """Documents deleted; their mask is deleted/<name>.npy."""
+    removed: dict[str, FieldCounts] = field(default_factory=dict)
+    """Per field, the counts of the deleted documents' rows."""
+
+    @property
+    def live(self) -> int:
+        """Documents not deleted."""
+        return self.info.rows - self.deleted
+
+    def counts(self, name: str) -> tuple[int, int, int]:
+        """Return a field's live (rows, nonempty, length)."""
+        total, gone = self.info.fields[name], self.removed.get(name, FieldCounts())
+        return total.rows - gone.rows, total.nonempty - gone.nonempty, total.length - gone.length
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        removed = {n: c.to_list() for n, c in sorted(self.removed.items())}
+        return {**self.info.to_dict(), "deleted": self.deleted, "removed": removed}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LiveUnits:
+        """Rebuild from the JSON form."""
+        removed = {str(k): FieldCounts(*(int(x) for x in v)) for k, v in data["removed"].items()}
+        return cls(UnitSegmentInfo.from_dict(data), int(data["deleted"]), removed)
 
 
-def _doc_line(doc: Document) -> dict[str, Any]:
-    blocks = [[b.kind, b.start, b.end, list(b.pages), list(b.section), b.level] for b in doc.blocks]
-    return {**DocInfo.of(doc).to_dict(), "sha256": doc.sha256, "blocks": blocks}
+@dataclass(frozen=True)
+class UnitsState:
+    """What units.json holds."""
+
+    segments: tuple[LiveUnits, ...]
+    """The live unit segments, in the order they were added."""
+    bm25: dict[str, Any]
+    """The BM25 settings of the four fields (the chunks')."""
+    weights: dict[str, float]
+    """The field weights the context search uses."""
+    mean_idf: dict[str, float]
+    """okapi only: each field's mean idf over its live terms."""
+
+    def to_bytes(self) -> bytes:
+        """Return units.json's bytes."""
+        data = {
+            "format": UNITS_FORMAT,
+            "segments": [s.to_dict() for s in self.segments],
+            "bm25": self.bm25,
+            "weights": self.weights,
+            "mean_idf": self.mean_idf,
+        }
+        return orjson.dumps(data, option=_JSON) + b"\n"
 
 
-class _Texts(Sequence[str]):
-    """Each document's text, read from texts.jsonl on demand (the last few kept)."""
-
-    def __init__(self, folder: Path) -> None:
-        self._offsets = np.load(folder / "text_offsets.npy", allow_pickle=False)
-        self._fd = os.open(folder / "texts.jsonl", os.O_RDONLY)
-        self._cache: dict[int, str] = {}
-
-    def __len__(self) -> int:
-        return len(self._offsets) - 1
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[str]: ...
-    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        text = self._cache.get(i)
-        if text is None:
-            start, end = int(self._offsets[i]), int(self._offsets[i + 1])
-            text = orjson.loads(os.pread(self._fd, end - start, start))
-            if len(self._cache) >= 8:
-                self._cache.clear()
-            self._cache[i] = text
-        return text
-
-    def __iter__(self) -> Iterator[str]:
-        return (self[i] for i in range(len(self)))
-
-    def close(self) -> None:
-        """Close the texts file."""
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+def has_units(folder: Path) -> bool:
+    """Whether folder holds units in this layout (not missing, not the older one)."""
+    return (folder / UNITS_FILE).is_file()
 
 
-def load_units(folder: Path) -> UnitIndex:
-    """Open the unit index save_units wrote; raise IndexError_ when it is missing or damaged."""
+def read_state(folder: Path) -> UnitsState:
+    """Return what a units folder's units.json says; IndexError_ when it is missing or damaged."""
     if not folder.is_dir():
         raise IndexError_(f"{folder.parent.name} holds no units (built by an older version)")
+    if not has_units(folder):
+        raise IndexError_(f"{folder.parent.name} holds units in an older layout")
     try:
-        lines = (folder / "documents.jsonl").read_bytes().splitlines()
-        docs = tuple(DocInfo.from_dict(orjson.loads(line)) for line in lines)
-        paths = tuple(tuple(p) for p in orjson.loads((folder / "paths.json").read_bytes()))
-        # Plain array views of the maps: numpy's memmap subclass costs on every fancy index.
-        columns = {
-            p.stem: np.asarray(np.load(p, mmap_mode="r", allow_pickle=False))
-            for p in sorted(folder.glob("*.npy"))
-            if p.stem != "text_offsets"
-        }
-        weights = orjson.loads((folder / "weights.json").read_bytes())
-        fields = {name: BM25Index.load(folder / name) for name in _FIELDS}
-        units = UnitSet(docs, _Texts(folder), paths, columns)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        data = orjson.loads((folder / UNITS_FILE).read_bytes())
+        if data.get("format") != UNITS_FORMAT:
+            raise IndexError_(f"{UNITS_FILE} is not in format {UNITS_FORMAT}")
+        segments = tuple(LiveUnits.from_dict(s) for s in data["segments"])
+        return UnitsState(segments, dict(data["bm25"]), dict(data["weights"]), data["mean_idf"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise IndexError_(f"units of {folder.parent.name}: {UNITS_FILE}: {exc}") from exc
+
+
+def _open(folder: Path, live: LiveUnits, writable: bool = False) -> UnitSegment:
+    """Open a unit segment of a units folder with its deletion mask (a copy when writable)."""
+    mask = None
+    if live.deleted:
+        path = folder / DELETED / f"{live.info.name}.npy"
+        mask = load_array(path, None if writable else "r")
+        if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
+            raise IndexError_(f"{DELETED}/{live.info.name}.npy does not fit its segment")
+    return UnitSegment(folder / live.info.name, live.info, mask)
+
+
+def load_units(folder: Path) -> SegmentedUnits:
+    """Open the live unit segments for search; raise IndexError_ when missing or damaged."""
+    state = read_state(folder)
+    segments: list[UnitSegment] = []
+    try:
+        for live in state.segments:
+            segments.append(_open(folder, live))
+    except (IndexError_, OSError, ValueError) as exc:
+        for segment in segments:
+            segment.close()
         raise IndexError_(f"units of {folder.parent.name}: {exc}") from exc
-    return UnitIndex(
-        units, fields["body"], fields["sections"], fields["documents"], fields["passages"],
-        weights, units.access_codes(),
-    )  # fmt: skip
+    return SegmentedUnits(segments, _statistics(state), state.weights)
 
 
-def load_documents(folder: Path) -> dict[str, Document]:
-    """Return the stored documents by source (blocks and text; nothing the parser dropped)."""
-    texts = _Texts(folder)
-    try:
-        lines = (folder / "documents.jsonl").read_bytes().splitlines()
-        out = {}
-        for row, line in enumerate(lines):
-            data = orjson.loads(line)
-            text = texts[row]
-            blocks = tuple(
-                Block(kind, text[start:end], start, end, tuple(pages), tuple(section), level)
-                for kind, start, end, pages, section, level in data["blocks"]
-            )
-            info = DocInfo.from_dict(data)
-            out[info.source] = Document(
-                info.source, info.title, info.version, info.access, info.language,
-                data["sha256"], text, info.pages, blocks,
-            )  # fmt: skip
-        return out
-    finally:
-        texts.close()
+def _statistics(state: UnitsState) -> dict[str, Any]:
+    """Return each field's global BM25 statistics over the live unit segments."""
+    counts = {}
+    for name in FIELDS:
+        per = [s.counts(name) for s in state.segments]
+        counts[name] = (sum(p[0] for p in per), sum(p[1] for p in per), sum(p[2] for p in per))
+    return field_statistics(counts, state.bm25, state.mean_idf)
 
 
-def write_units(documents: Sequence[Document], folder: Path, bm25: dict[str, Any]) -> bytes:
-    """Build the unit index of documents with the chunks' BM25 settings and save it in folder."""
-    params = {k: v for k, v in bm25.items() if k in ("variant", "k1", "b", "epsilon")}
-    return save_units(UnitIndex.build(build_units(documents), **params), documents, folder)
-
-
-def close_units(index: UnitIndex) -> None:
+def close_units(index: SegmentedUnits) -> None:
     """Close the files a loaded unit index holds open."""
-    texts = index.units.texts
-    if isinstance(texts, _Texts):
-        texts.close()
+    index.close()
+
+
+def write_units(documents: Sequence[Document], folder: Path, bm25: dict[str, Any]) -> None:
+    """Write the units of documents into folder as one unit segment (a cold build)."""
+    folder.mkdir(parents=True)
+    live = [LiveUnits(write_unit_segment(folder, documents))] if documents else []
+    _finish(folder, live, {}, _params(bm25))
+
+
+def update_units(
+    old: Path, folder: Path, replaced: Sequence[str], fresh: Sequence[Document],
+    bm25: dict[str, Any],
+) -> None:  # fmt: skip
+    """Write into folder the units of old with the replaced sources' documents deleted and
+    the fresh documents (added or changed) added as a new unit segment."""
+    state = read_state(old)
+    folder.mkdir(parents=True)
+    opened = {s.info.name: _open(old, s, writable=True) for s in state.segments}
+    try:
+        counts = {s.info.name: s for s in state.segments}
+        # Sources read as bisection asks: a one-file change reads a few document lines.
+        sources = {name: _sources(segment) for name, segment in opened.items()}
+        for source in sorted(replaced):
+            for name, segment in opened.items():
+                row = _row_of(segment, sources[name], source)
+                if row >= 0:
+                    counts[name] = _delete(segment, counts[name], row)
+        kept, merged = _choose([s for s in counts.values() if s.live], bool(fresh))
+        moved = [d for name in merged for d in opened[name].live_documents()]
+        docs = [*fresh, *moved]
+        live = [counts[name] for name in kept]
+        if docs:
+            live.append(LiveUnits(write_unit_segment(folder, docs)))
+        _link(old, folder, kept)
+        masks = {n: m for n in kept if (m := opened[n].dead_docs) is not None and counts[n].deleted}
+        _finish(folder, live, masks, _params(bm25))
+    finally:
+        for segment in opened.values():
+            segment.close()
+
+
+def _params(bm25: dict[str, Any]) -> dict[str, Any]:
+    """Return the BM25 settings the fields are scored with."""
+    return {k: v for k, v in bm25.items() if k in ("variant", "k1", "b", "epsilon")}
+
+
+def _sources(segment: UnitSegment) -> LazyStrings:
+    """Return a unit segment's sources, sorted, each read from its line when asked."""
+    return LazyStrings(segment.info.rows, lambda i: segment.doc(i).source)
+
+
+def _row_of(segment: UnitSegment, sources: Sequence[str], source: str) -> int:
+    """Return the row of a live document of the segment (sources: its own, sorted), or -1."""
+    at = bisect.bisect_left(sources, source)
+    if at == len(sources) or sources[at] != source:
+        return -1
+    dead = segment.dead_docs is not None and bool(segment.dead_docs[at])
+    return -1 if dead else at
+
+
+def _delete(segment: UnitSegment, live: LiveUnits, doc: int) -> LiveUnits:
+    """Mark a document deleted in its unit segment; return the segment's new counts."""
+    if segment.dead_docs is None:
+        segment.dead_docs = np.zeros(segment.info.rows, np.bool_)
+    segment.dead_docs[doc] = True
+    removed = dict(live.removed)
+    rows = {
+        "body": segment.doc_range("doc_first", doc),
+        "sections": segment.doc_range("doc_sections", doc),
+        "passages": segment.doc_range("doc_sections", doc),
+        "documents": slice(doc, doc + 1),
+    }
+    for name, where in rows.items():
+        gone = field_counts(segment.fields[name].dl[where])
+        removed[name] = removed.get(name, FieldCounts()).plus(gone)
+    return replace(live, deleted=live.deleted + 1, removed=removed)
+
+
+def _link(old: Path, folder: Path, names: Sequence[str]) -> None:
+    """Hard-link the kept unit segments of the old units folder into the new one."""
+    from policy_assistant.index.writer import link_tree
+
+    for name in names:
+        link_tree(old / name, folder / name)
+
+
+def _finish(
+    folder: Path, live: list[LiveUnits], masks: dict[str, npt.NDArray[np.bool_]],
+    bm25: dict[str, Any],
+) -> None:  # fmt: skip
+    """Write the deletion masks and units.json (okapi's mean idf computed over live rows)."""
+    if masks:
+        (folder / DELETED).mkdir()
+        for name, mask in sorted(masks.items()):
+            np.save(folder / DELETED / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
+    state = UnitsState(tuple(live), bm25, dict(FIELD_WEIGHTS), {})
+    if bm25.get("variant") == "okapi":
+        state = replace(state, mean_idf=_mean_idf(folder, state))
+    (folder / UNITS_FILE).write_bytes(state.to_bytes())
+
+
+def _mean_idf(folder: Path, state: UnitsState) -> dict[str, float]:
+    """Return each field's okapi mean idf over the live segments, as a cold build has it."""
+    segments = [_open(folder, s) for s in state.segments]
+    try:
+        stats = _statistics(state)
+        return {
+            name: okapi_mean_idf([s.fields[name] for s in segments], stats[name].counted)
+            for name in FIELDS
+        }
+    finally:
+        for segment in segments:
+            segment.close()
+
+
+def unit_checksums(generation: Path, files: dict[str, str]) -> dict[str, str]:
+    """Return the SHA-256 of every unit segment file by generation path, read from units.json
+    and the segments' segment.json (their own hashes from units.json); {} without units."""
+    name = f"{UNITS_DIR}/{UNITS_FILE}"
+    if name not in files:
+        return {}
+    state = read_state(generation / UNITS_DIR)
+    out: dict[str, str] = {}
+    for live in state.segments:
+        where = f"{UNITS_DIR}/{live.info.name}/segment.json"
+        data = (generation / where).read_bytes()
+        if hashlib.sha256(data).hexdigest() != live.info.sha256:
+            raise IndexError_(f"{where} does not match its checksum")
+        listed = orjson.loads(data)["files"].items()
+        out |= {f"{UNITS_DIR}/{live.info.name}/{file}": digest for file, digest in listed}
+    return out
+
+
+def stored_documents(folder: Path) -> dict[str, Document]:
+    """Return the live documents a units folder stores, by source ({} when none)."""
+    if not has_units(folder):
+        return {}
+    state = read_state(folder)
+    out: dict[str, Document] = {}
+    for live in state.segments:
+        segment = _open(folder, live)
+        try:
+            out |= {d.source: d for d in segment.live_documents()}
+        finally:
+            segment.close()
+    return out

@@ -223,25 +223,28 @@ def write_generation(
     documents: Sequence[Document] | None = None,
     bm25: dict[str, Any] | None = None,
     workers: int | None = None,
+    units: UnitsJob | None = None,
 ) -> Path:
     """Write a new generation (make fills its segments), make it current, delete the others.
 
-    With documents, their retrieval units are built with the BM25 settings bm25 (the
-    manifest's) into the same generation, in a forked child while make runs (side_job.py),
-    unless workers is 1.
+    The units job (or with documents, their units built whole with the BM25 settings bm25,
+    the manifest's) writes the generation's units, in a forked child while make runs
+    (side_job.py), unless workers is 1.
     """
+    if units is None and documents is not None:
+        units = cold_units(documents, bm25)
     with index_lock(index_dir, lock_timeout):
         tmp = index_dir / f".tmp-{os.getpid()}"
-        units: SideJob | None = None
+        child: SideJob | None = None
         try:
             _remove(tmp)
             (tmp / SEGMENTS_DIR).mkdir(parents=True)
-            units = _start_units(tmp, documents, bm25, spare_core(workers))
+            child = _start_units(tmp, units, spare_core(workers))
             generation = make(tmp / SEGMENTS_DIR)
             if progress is not None:
                 progress(generation.manifest.rows)
-            if units is not None:
-                units.join()
+            if child is not None:
+                child.join()
             name = _write_generation(tmp, generation)
             if _live_name(index_dir) == name:
                 # The same content is live, but its files may have been damaged since: write
@@ -249,11 +252,11 @@ def write_generation(
                 name += "-b"
             _publish(index_dir, tmp, name)
         except OSError as exc:
-            _stop(units)
+            _stop(child)
             _discard(tmp)
             raise cannot_write(index_dir, exc) from exc
         except BaseException:
-            _stop(units)
+            _stop(child)
             _discard(tmp)
             raise
         try:
@@ -292,17 +295,26 @@ def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Ind
         raise ValueError(f"unknown access labels {sorted(unknown)}")
 
 
-def _start_units(
-    tmp: Path, documents: Sequence[Document] | None, bm25: dict[str, Any] | None, fork: bool
-) -> SideJob | None:
-    """Start building the units into tmp (beside the segments when a core is spare)."""
-    if documents is None:
-        return None
-    from policy_assistant.index.unit_store import UNITS_DIR, write_units
+UnitsJob = Callable[[Path], object]
+"""Writes a generation's units into the folder it is given (unit_store.py)."""
+
+
+def cold_units(documents: Sequence[Document], bm25: dict[str, Any] | None) -> UnitsJob:
+    """Return the job writing the units of documents whole, with these BM25 settings."""
+    from policy_assistant.index.unit_store import write_units
 
     params = dict(bm25 or {})
+    return lambda folder: write_units(documents, folder, params)
+
+
+def _start_units(tmp: Path, job: UnitsJob | None, fork: bool) -> SideJob | None:
+    """Start writing the units into tmp (beside the segments when a core is spare)."""
+    if job is None:
+        return None
+    from policy_assistant.index.unit_store import UNITS_DIR
+
     # The units' files are checksummed into the manifest, and so into the name, after join.
-    return SideJob(lambda: write_units(documents, tmp / UNITS_DIR, params), fork=fork)
+    return SideJob(lambda: job(tmp / UNITS_DIR), fork=fork)
 
 
 def _stop(units: SideJob | None) -> None:
@@ -318,7 +330,7 @@ def _write_generation(tmp: Path, generation: Generation) -> str:
     changed plus documents.jsonl, not the size of the index.
     """
     for name, source in generation.reuse.items():
-        _link_tree(source, tmp / SEGMENTS_DIR / name)
+        link_tree(source, tmp / SEGMENTS_DIR / name)
     if generation.deleted:
         (tmp / DELETED_DIR).mkdir()
         for name, mask in sorted(generation.deleted.items()):
@@ -334,10 +346,13 @@ def _write_generation(tmp: Path, generation: Generation) -> str:
     return f"gen-{hashlib.sha256(manifest_json).hexdigest()[:16]}"
 
 
-def _link_tree(source: Path, target: Path) -> None:
+def link_tree(source: Path, target: Path) -> None:
     """Hard-link every file of a segment folder into target (a copy across file systems)."""
     target.mkdir()
     for path in sorted(source.iterdir()):
+        if path.is_dir():  # a unit segment's fields
+            link_tree(path, target / path.name)
+            continue
         try:
             os.link(path, target / path.name)
         except OSError as exc:
@@ -347,14 +362,22 @@ def _link_tree(source: Path, target: Path) -> None:
 
 
 def _flush_files(folder: Path, skip: str) -> dict[str, str]:
-    """fsync every file under folder but skip/; return each one's SHA-256 by POSIX path."""
+    """fsync every file under folder but skip/ and the unit segments (each one's files were
+    hashed and flushed when written); return each one's SHA-256 by POSIX path."""
     checksums = {}
-    paths = (p for p in folder.rglob("*") if p.is_file() and p.parts[len(folder.parts)] != skip)
+    paths = (p for p in folder.rglob("*") if p.is_file() and not _in_segment(folder, p, skip))
     for path in sorted(paths):
         with path.open("rb") as handle:
             checksums[path.relative_to(folder).as_posix()] = checksum(handle)
             os.fsync(handle.fileno())
     return checksums
+
+
+def _in_segment(folder: Path, path: Path, skip: str) -> bool:
+    """Whether path lies in skip/ or in a unit segment (units/useg-*/) of folder."""
+    parts = path.parts[len(folder.parts) :]
+    in_units = len(parts) > 2 and parts[0] == "units" and parts[1].startswith("useg-")
+    return parts[0] == skip or in_units
 
 
 def _fsync(path: Path) -> None:

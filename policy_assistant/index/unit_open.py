@@ -1,0 +1,318 @@
+"""Reading one unit segment unit_segment.py wrote: arrays memory-mapped, texts read by document.
+
+Opening parses only segment.json; documents, paths and texts are read when a search needs
+them. A deleted document takes its units, sections and document row out of every field
+(FieldView.deleted), so a segment's liveness is one bool per document.
+"""
+
+from __future__ import annotations
+
+import mmap
+import zlib
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any, overload
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from policy_assistant.errors import IndexError_
+from policy_assistant.index.bm25 import _TermTable
+from policy_assistant.index.bm25_files import load_array, read_terms
+from policy_assistant.index.segment import term_postings
+from policy_assistant.index.unit_segment import (
+    FIELD_ARRAYS,
+    FIELDS,
+    LINES,
+    UNIT_SEGMENT_FORMAT,
+    UnitSegmentInfo,
+)
+from policy_assistant.index.units import DocInfo, UnitSet
+from policy_assistant.records import Block, Document
+
+Mask = npt.NDArray[np.bool_]
+_COLUMNS = (
+    "unit_start", "unit_end", "unit_words", "unit_kind", "unit_block", "unit_section",
+    "unit_doc", "unit_header", "block_first", "section_first", "section_doc", "doc_first",
+    "cum_words", "doc_sections", "doc_blocks", "doc_access",
+)  # fmt: skip
+
+
+class FieldView:
+    """One BM25 field of a unit segment: what segment_search.Postings reads."""
+
+    def __init__(self, folder: Path, rows_of_doc: Any, dead_docs: Mask | None) -> None:
+        arrays = {name: load_array(folder / f"{name}.npy", "r") for name in FIELD_ARRAYS}
+        self._terms = _TermTable(read_terms(folder / "terms.txt", True), arrays["term_offsets"])
+        self.ptr, self.rows, self.tf, self.dl = (arrays[n] for n in ("ptr", "rows", "tf", "dl"))
+        self._front, self._front_ptr = arrays["front"], arrays["front_ptr"]
+        if int(self.ptr[-1]) != len(self.rows) or len(self.rows) != len(self.tf):
+            raise IndexError_(f"{folder.parent.name}/{folder.name}: its files disagree")
+        self._rows_of_doc, self._dead_docs = rows_of_doc, dead_docs
+
+    @cached_property
+    def deleted(self) -> Mask | None:
+        """Bool per row: its document was deleted (None: none was)."""
+        if self._dead_docs is None:
+            return None
+        mask: Mask = np.repeat(self._dead_docs, np.diff(self._rows_of_doc))
+        return mask
+
+    @cached_property
+    def _dead_runs(self) -> tuple[Any, Any]:
+        """The first row and the end of each deleted document's rows."""
+        dead = self._dead_docs
+        docs = np.flatnonzero(dead) if dead is not None else np.zeros(0, np.int64)
+        first = np.asarray(self._rows_of_doc, np.int64)
+        return first[docs], first[docs + 1]
+
+    def live_count(self, rows: Any) -> int:
+        """Return how many of a term's postings (its rows) are live: a bisection per deleted
+        document's run of rows, not a look at every posting."""
+        if self._dead_docs is None:
+            return len(rows)
+        starts, stops = self._dead_runs
+        bounds = np.column_stack([starts, stops]).ravel().astype(rows.dtype)
+        at = np.searchsorted(rows, bounds).reshape(-1, 2)
+        return len(rows) - int((at[:, 1] - at[:, 0]).sum())
+
+    def postings(self, term: str) -> tuple[Any, Any]:
+        """Return the term's local rows (ascending) and their term frequencies."""
+        return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
+
+    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
+        """Return the postings a term's largest live weight is among: its frontier
+        (unit_segment._frontier), or all of them when a frontier posting was deleted."""
+        found = self._terms.find(term)
+        at = np.asarray(self._front[int(self._front_ptr[found]) : int(self._front_ptr[found + 1])])
+        front = np.asarray(self.rows[at])  # positions in the field's postings
+        if self.deleted is not None and self.deleted[front].any():
+            return rows, tf
+        return front, np.asarray(self.tf[at])
+
+    def term_list(self) -> list[bytes]:
+        """Return every term of the field as UTF-8 bytes, in order (for okapi's mean idf)."""
+        return bytes(self._terms.data).split(b"\n")[:-1]
+
+    def close(self) -> None:
+        """Release the term list's memory map."""
+        if isinstance(self._terms.data, mmap.mmap):
+            self._terms.data.close()
+
+
+class UnitSegment:
+    """An open unit segment: columns, four fields, documents and texts on demand."""
+
+    def __init__(self, folder: Path, info: UnitSegmentInfo, dead_docs: Mask | None) -> None:
+        self.folder, self.info, self.dead_docs = folder, info, dead_docs
+        try:
+            meta = orjson.loads((folder / "segment.json").read_bytes())
+            if not isinstance(meta, dict) or meta.get("format") != UNIT_SEGMENT_FORMAT:
+                raise IndexError_(f"{folder.name} is not a unit segment in format 1")
+            self.columns = {name: load_array(folder / f"{name}.npy", "r") for name in _COLUMNS}
+            self._offsets = load_array(folder / "text_offsets.npy", "r")
+            self._texts = read_terms(folder / "texts.bin", True)
+            self._lines = _Lines(folder)
+            self._doc_cache: dict[int, DocInfo] = {}
+            by_doc = {
+                "body": self.columns["doc_first"],
+                "sections": self.columns["doc_sections"],
+                "passages": self.columns["doc_sections"],
+                "documents": np.arange(info.rows + 1),
+            }
+            self.fields = {n: FieldView(folder / n, by_doc[n], dead_docs) for n in FIELDS}
+        except OSError as exc:
+            where = Path(exc.filename).name if exc.filename else folder.name
+            raise IndexError_(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise IndexError_(f"{folder.name}: {exc}") from exc
+        self._check()
+
+    def _check(self) -> None:
+        """Raise IndexError_ unless the columns agree with the counts."""
+        docs, cols = self.info.rows, self.columns
+        ok = len(cols["doc_first"]) == docs + 1 == len(cols["doc_sections"]) == len(self._offsets)
+        ok &= len(cols["unit_start"]) == self.info.fields["body"].rows == int(cols["doc_first"][-1])
+        ok &= len(cols["section_doc"]) == self.info.fields["passages"].rows
+        ok &= self.dead_docs is None or self.dead_docs.shape == (docs,)
+        if not ok:
+            raise IndexError_(f"{self.folder.name}: its files disagree")
+
+    def doc_range(self, column: str, doc: int) -> slice:
+        """Return a document's rows of units (doc_first), blocks or sections."""
+        first = self.columns[column]
+        return slice(int(first[doc]), int(first[doc + 1]))
+
+    def doc_columns(
+        self, doc: int, row: int, base: tuple[int, int, int], parts: dict[str, list[Any]]
+    ) -> tuple[int, int, int]:
+        """Append one document's columns to parts, as document row `row` whose first unit,
+        block and section are base; return its unit, block and section counts."""
+        units, blocks, sections = (
+            self.doc_range(name, doc) for name in ("doc_first", "doc_blocks", "doc_sections")
+        )
+        shift = base[0] - units.start
+        for name in ("unit_start", "unit_end", "unit_words", "unit_kind"):
+            parts[name].append(self._ints(name, units))
+        parts["unit_block"].append(self._ints("unit_block", units) - blocks.start + base[1])
+        parts["unit_section"].append(self._ints("unit_section", units) - sections.start + base[2])
+        parts["unit_doc"].append(np.full(units.stop - units.start, row, np.int64))
+        header = self._ints("unit_header", units)
+        parts["unit_header"].append(np.where(header >= 0, header + shift, -1))
+        parts["block_first"].append(self._ints("block_first", blocks) + shift)
+        parts["section_first"].append(self._ints("section_first", sections) + shift)
+        parts["section_doc"].append(np.full(sections.stop - sections.start, row, np.int64))
+        parts["doc_first"].append(np.array([base[0]], np.int64))
+        sizes = (units.stop - units.start, blocks.stop - blocks.start)
+        return (*sizes, sections.stop - sections.start)
+
+    def _ints(self, name: str, rows: slice) -> Any:
+        """Return a run of one column as int64 (the file keeps the narrowest type)."""
+        return np.asarray(self.columns[name][rows], np.int64)
+
+    @property
+    def sections(self) -> int:
+        """Sections it holds, deleted ones included."""
+        return len(self.columns["section_doc"])
+
+    @cached_property
+    def docs(self) -> tuple[DocInfo, ...]:
+        """Every document's citation fields, by source (a writer's read; search reads doc)."""
+        return tuple(DocInfo.from_dict(d) for d in self._lines.read("doc", 0, self.info.rows))
+
+    def doc(self, row: int) -> DocInfo:
+        """Return one document's citation fields, reading its line only."""
+        found = self._doc_cache.get(row)
+        if found is None:
+            found = self._doc_cache[row] = DocInfo.from_dict(self._lines.read("doc", row)[0])
+        return found
+
+    def paths(self, rows: slice) -> list[tuple[str, ...]]:
+        """Return the heading paths of a run of sections."""
+        return [tuple(p) for p in self._lines.read("path", rows.start, rows.stop)]
+
+    @cached_property
+    def section_access(self) -> npt.NDArray[np.uint8]:
+        """Each section's access code (its document's)."""
+        codes: npt.NDArray[np.uint8] = np.asarray(self.columns["doc_access"])[
+            np.asarray(self.columns["section_doc"])
+        ]
+        return codes
+
+    def text(self, doc: int) -> str:
+        """Return one document's normalized text."""
+        start, end = int(self._offsets[doc]), int(self._offsets[doc + 1])
+        try:
+            return zlib.decompress(self._texts[start:end]).decode("utf-8")
+        except (zlib.error, UnicodeDecodeError) as exc:
+            raise IndexError_(f"{self.folder.name}/texts.bin document {doc}: {exc}") from exc
+
+    def live_documents(self) -> list[Document]:
+        """Return its documents not deleted, rebuilt from their blocks and texts, by source."""
+        lines = (self.folder / "blocks.jsonl").read_bytes().splitlines()
+        out = []
+        for row, (info, line) in enumerate(zip(self.docs, lines, strict=True)):
+            if self.dead_docs is None or not self.dead_docs[row]:
+                out.append(_document(info, orjson.loads(line), self.text(row)))
+        return out
+
+    def close(self) -> None:
+        """Release the memory maps that can be closed."""
+        for view in self.fields.values():
+            view.close()
+        for data in (self._texts, *self._lines.data.values()):
+            if isinstance(data, mmap.mmap):
+                data.close()
+
+
+class _Lines:
+    """docs.jsonl and paths.jsonl, memory-mapped, read a few lines at a time by offset."""
+
+    def __init__(self, folder: Path) -> None:
+        self.data = {name: read_terms(folder / file, True) for name, file in LINES.items()}
+        self.offsets = {n: load_array(folder / f"{n}_offsets.npy", "r") for n in LINES}
+
+    def read(self, name: str, start: int, stop: int | None = None) -> list[Any]:
+        """Return the parsed lines start..stop (stop: start + 1) of one file."""
+        offsets = self.offsets[name]
+        end = start + 1 if stop is None else stop
+        if end <= start:
+            return []
+        chunk = bytes(self.data[name][int(offsets[start]) : int(offsets[end])])
+        parsed: list[Any] = orjson.loads(b"[" + b",".join(chunk.splitlines()) + b"]")
+        return parsed
+
+
+def _document(info: DocInfo, data: dict[str, Any], text: str) -> Document:
+    """Return a stored document: its citation fields, blocks and text."""
+    blocks = tuple(
+        Block(kind, text[start:end], start, end, tuple(pages), tuple(section), level)
+        for kind, start, end, pages, section, level in data["blocks"]
+    )
+    return Document(
+        info.source, info.title, info.version, info.access, info.language,
+        data["sha256"], text, info.pages, blocks,
+    )  # fmt: skip
+
+
+def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]]) -> UnitSet:
+    """Return the UnitSet of the documents picks names as (segment, document), in that order,
+    rows renumbered from 0: what the context assembler reads of the hits' documents."""
+    parts: dict[str, list[Any]] = {name: [] for name in _SET_COLUMNS}
+    docs: list[DocInfo] = []
+    paths: list[tuple[str, ...]] = []
+    base = (0, 0, 0)
+    for doc_row, (seg, doc) in enumerate(picks):
+        segment = segments[seg]
+        sizes = segment.doc_columns(doc, doc_row, base, parts)
+        docs.append(segment.doc(doc))
+        paths.extend(segment.paths(segment.doc_range("doc_sections", doc)))
+        base = (base[0] + sizes[0], base[1] + sizes[1], base[2] + sizes[2])
+    texts = LazyStrings(len(picks), lambda i: segments[picks[i][0]].text(picks[i][1]))
+    return _unit_set(parts, docs, texts, paths, base[0])
+
+
+class LazyStrings(Sequence[str]):
+    """Strings read one at a time when first asked for, then kept: the hit documents' texts
+    (decompressed when a passage reads one), a segment's sources (read as bisection asks)."""
+
+    def __init__(self, size: int, read: Callable[[int], str]) -> None:
+        self._size, self._read = size, read
+        self._kept: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return self._size
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i not in self._kept:
+            self._kept[i] = self._read(i)
+        return self._kept[i]
+
+
+_SET_COLUMNS = (
+    "unit_start", "unit_end", "unit_words", "unit_kind", "unit_block", "unit_section",
+    "unit_doc", "unit_header", "block_first", "section_first", "section_doc", "doc_first",
+)  # fmt: skip
+
+
+def _unit_set(
+    parts: dict[str, list[Any]], docs: list[DocInfo], texts: Sequence[str],
+    paths: list[tuple[str, ...]], total: int,
+) -> UnitSet:  # fmt: skip
+    """Return the UnitSet of the gathered columns (the *_first ones end with the unit count)."""
+    cols = {
+        name: np.concatenate(values) if values else np.zeros(0, np.int64)
+        for name, values in parts.items()
+    }
+    for name in ("block_first", "section_first", "doc_first"):
+        cols[name] = np.append(cols[name], total).astype(np.int64)
+    cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
+    return UnitSet(tuple(docs), texts, tuple(paths), cols)
