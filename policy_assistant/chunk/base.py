@@ -178,6 +178,11 @@ class Prefixer:
             self._cache[key] = prefix
         return prefix
 
+    def widest(self, block: Block) -> int:
+        """Return the most words the prefix of a chunk starting in block takes (at its start
+        or inside it): a piece of the block cut to fit behind one must fit behind both."""
+        return max(self.at(block, True).words, self.at(block, False).words)
+
     def _build(self, path: tuple[str, ...], opens_with_title: bool) -> Prefix:
         lines = [] if opens_with_title or not self._title else [self._title]
         if path:

@@ -162,7 +162,7 @@ class _SentencePacker:
         if units is not None:
             return units
         block = self.blocks[index]
-        budget = self.max_words - self.prefixer.at(block, False).words
+        budget = self.max_words - self.prefixer.widest(block)
         units = []
         for start, end in unit_spans(self.text, block):
             words = count_words(self.text[start:end])

@@ -137,7 +137,7 @@ class _SectionPacker:
 
     def _pieces(self, block: Block) -> list[Piece]:
         """Split a block longer than the cap between sentences (words for a long sentence)."""
-        budget = self._budget(block, False)
+        budget = self.max_words - self.prefixer.widest(block)
         pieces: list[Piece] = []
         for start, end in unit_spans(self.text, block):
             words = count_words(self.text[start:end])
