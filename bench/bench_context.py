@@ -35,9 +35,11 @@ from policy_assistant.chunk import make_chunker
 from policy_assistant.index.bm25 import BM25Index
 from policy_assistant.index.context import DEFAULT_CONTEXT, ContextSettings, assemble, context_for
 from policy_assistant.index.feedback import Feedback
+from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.tokenize import STOPWORDS, tokenize, word_terms
+from policy_assistant.index.unit_rank import SegmentedUnits
 from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.unit_store import load_units, save_units
+from policy_assistant.index.unit_store import close_units, load_units, write_units
 from policy_assistant.index.units import build_units
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
@@ -152,7 +154,7 @@ def main() -> None:
     print(f"build CPU s: units {unit_s:.1f} (cut + 4 BM25), chunks {chunk_s:.1f} (chunker + BM25)")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        save_units(index, docs, root / "units")
+        write_units(docs, root / "units", dict(BM25_DEFAULTS))
         bm25.save(root / "bm25")
         with (root / "chunks.jsonl").open("wb") as out:
             for c in chunks:
@@ -162,6 +164,7 @@ def main() -> None:
         print(f"size MB: units/ {units_mb:.0f}, chunks.jsonl + bm25/ {chunks_mb:.0f}")
         loaded = load_units(root / "units")
         report(index, loaded, bm25, pick_queries(index))
+        close_units(loaded)
     shutil.rmtree(root, ignore_errors=True)
 
 
@@ -170,15 +173,19 @@ def _chunks(chunker, docs):  # type: ignore[no-untyped-def]
     return chunks, BM25Index.build((c.text for c in chunks), word_terms=word_terms, workers=0)
 
 
-def report(memory: UnitIndex, disk: UnitIndex, bm25: BM25Index, queries: list[str]) -> None:
-    """Print per-query times."""
+def report(
+    memory: UnitIndex, disk: SegmentedUnits, bm25: BM25Index, queries: list[str]
+) -> None:
+    """Print per-query times (from disk: the unit segments an index folder holds)."""
     settings = DEFAULT_CONTEXT
     hits = {q: memory.search(q, settings.candidates) for q in queries}
+    ranked = {q: disk.ranked(q, settings.candidates)[:2] for q in queries}
     rows: list[tuple[str, Callable[[str], object]]] = [
         ("chunk search (k=10)", lambda q: bm25.search(tokenize(q), 10)),
         ("unit search (50, 4 fields)", lambda q: memory.search(q, settings.candidates)),
+        ("unit search, from disk", lambda q: disk.ranked(q, settings.candidates)),
         ("assembly, in memory", lambda q: assemble(memory.units, hits[q], BUDGET, settings)),
-        ("assembly, from disk", lambda q: assemble(disk.units, hits[q], BUDGET, settings)),
+        ("assembly, from disk", lambda q: assemble(*ranked[q], BUDGET, settings)),
     ]
     fed = replace(memory, feedback=Feedback())
     rows += [

@@ -21,6 +21,7 @@ import orjson
 from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import _TermTable
 from policy_assistant.index.bm25_files import load_array, read_terms
+from policy_assistant.index.bm25_types import Ints
 from policy_assistant.index.segment import term_postings
 from policy_assistant.index.unit_segment import (
     FIELD_ARRAYS,
@@ -145,33 +146,6 @@ class UnitSegment:
         first = self.columns[column]
         return slice(int(first[doc]), int(first[doc + 1]))
 
-    def doc_columns(
-        self, doc: int, row: int, base: tuple[int, int, int], parts: dict[str, list[Any]]
-    ) -> tuple[int, int, int]:
-        """Append one document's columns to parts, as document row `row` whose first unit,
-        block and section are base; return its unit, block and section counts."""
-        units, blocks, sections = (
-            self.doc_range(name, doc) for name in ("doc_first", "doc_blocks", "doc_sections")
-        )
-        shift = base[0] - units.start
-        for name in ("unit_start", "unit_end", "unit_words", "unit_kind"):
-            parts[name].append(self._ints(name, units))
-        parts["unit_block"].append(self._ints("unit_block", units) - blocks.start + base[1])
-        parts["unit_section"].append(self._ints("unit_section", units) - sections.start + base[2])
-        parts["unit_doc"].append(np.full(units.stop - units.start, row, np.int64))
-        header = self._ints("unit_header", units)
-        parts["unit_header"].append(np.where(header >= 0, header + shift, -1))
-        parts["block_first"].append(self._ints("block_first", blocks) + shift)
-        parts["section_first"].append(self._ints("section_first", sections) + shift)
-        parts["section_doc"].append(np.full(sections.stop - sections.start, row, np.int64))
-        parts["doc_first"].append(np.array([base[0]], np.int64))
-        sizes = (units.stop - units.start, blocks.stop - blocks.start)
-        return (*sizes, sections.stop - sections.start)
-
-    def _ints(self, name: str, rows: slice) -> Any:
-        """Return a run of one column as int64 (the file keeps the narrowest type)."""
-        return np.asarray(self.columns[name][rows], np.int64)
-
     @property
     def sections(self) -> int:
         """Sections it holds, deleted ones included."""
@@ -260,18 +234,86 @@ def _document(info: DocInfo, data: dict[str, Any], text: str) -> Document:
 def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]]) -> UnitSet:
     """Return the UnitSet of the documents picks names as (segment, document), in that order,
     rows renumbered from 0: what the context assembler reads of the hits' documents."""
-    parts: dict[str, list[Any]] = {name: [] for name in _SET_COLUMNS}
-    docs: list[DocInfo] = []
-    paths: list[tuple[str, ...]] = []
-    base = (0, 0, 0)
-    for doc_row, (seg, doc) in enumerate(picks):
-        segment = segments[seg]
-        sizes = segment.doc_columns(doc, doc_row, base, parts)
-        docs.append(segment.doc(doc))
-        paths.extend(segment.paths(segment.doc_range("doc_sections", doc)))
-        base = (base[0] + sizes[0], base[1] + sizes[1], base[2] + sizes[2])
+    seg = np.array([s for s, _ in picks], np.int64)
+    spans = {kind: _doc_spans(segments, picks, kind) for kind in _RANGE_COLUMNS}
+    bases = {kind: _bases_of(stop - start) for kind, (start, stop) in spans.items()}
+    total = int(bases["doc_first"][-1]) if len(picks) else 0
+    takes = {kind: _takes(seg, *spans[kind]) for kind in _RANGE_COLUMNS}
+    cols: dict[str, Any] = {}
+    for name, kind in _GATHERED.items():
+        cols[name] = _gather(segments, name, takes[kind], int(bases[kind][-1]))
+    unit_pick = np.repeat(np.arange(len(picks)), np.diff(bases["doc_first"]))
+    section_pick = np.repeat(np.arange(len(picks)), np.diff(bases["doc_sections"]))
+    block_pick = np.repeat(np.arange(len(picks)), np.diff(bases["doc_blocks"]))
+    shift = bases["doc_first"][:-1] - spans["doc_first"][0]
+    for name, kind, pick in (("unit_block", "doc_blocks", unit_pick),
+                             ("unit_section", "doc_sections", unit_pick)):  # fmt: skip
+        cols[name] += (bases[kind][:-1] - spans[kind][0])[pick]
+    header = cols["unit_header"]
+    cols["unit_header"] = np.where(header >= 0, header + shift[unit_pick], -1)
+    cols["block_first"] = np.append(cols["block_first"] + shift[block_pick], total)
+    cols["section_first"] = np.append(cols["section_first"] + shift[section_pick], total)
+    cols["unit_doc"], cols["section_doc"] = unit_pick, section_pick
+    cols["doc_first"] = bases["doc_first"]
+    cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
+    docs = tuple(segments[s].doc(d) for s, d in picks)
+    paths = [
+        p for s, d in picks for p in segments[s].paths(segments[s].doc_range("doc_sections", d))
+    ]
     texts = LazyStrings(len(picks), lambda i: segments[picks[i][0]].text(picks[i][1]))
-    return _unit_set(parts, docs, texts, paths, base[0])
+    return UnitSet(docs, texts, tuple(paths), cols)
+
+
+_RANGE_COLUMNS = ("doc_first", "doc_blocks", "doc_sections")
+"""The per-document columns that give each document's rows of units, blocks and sections."""
+_GATHERED = {
+    **{name: "doc_first" for name in ("unit_start", "unit_end", "unit_words", "unit_kind")},
+    **{name: "doc_first" for name in ("unit_block", "unit_section", "unit_header")},
+    "block_first": "doc_blocks",
+    "section_first": "doc_sections",
+}
+"""The columns a UnitSet copies from its documents' segments, by the rows they run over."""
+
+
+def _doc_spans(
+    segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]], column: str
+) -> tuple[Ints, Ints]:
+    """Return each pick's first and end row of units, blocks or sections (by column)."""
+    rows = [segments[s].doc_range(column, d) for s, d in picks]
+    return np.array([r.start for r in rows], np.int64), np.array([r.stop for r in rows], np.int64)
+
+
+def _bases_of(sizes: Ints) -> Ints:
+    """Return where each run of sizes starts when they are laid end to end, then the total."""
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+def _runs(starts: Ints, stops: Ints) -> Ints:
+    """Return the rows start..stop of every run, one after the other."""
+    sizes = stops - starts
+    return np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+
+
+def _takes(seg: Ints, starts: Ints, stops: Ints) -> list[tuple[int, Ints, Ints]]:
+    """Return, per segment of the picks, where its picks' rows go in the gathered column and
+    which of its rows they are (computed once for every column over the same rows)."""
+    at = _bases_of(stops - starts)
+    takes = []
+    for i in np.unique(seg).tolist():
+        mine = np.flatnonzero(seg == i)
+        places = _runs(at[mine], at[mine] + stops[mine] - starts[mine])
+        takes.append((i, places, _runs(starts[mine], stops[mine])))
+    return takes
+
+
+def _gather(
+    segments: Sequence[UnitSegment], name: str, takes: list[tuple[int, Ints, Ints]], size: int
+) -> Ints:
+    """Return one column's rows of every pick, in pick order, as int64 (one take a segment)."""
+    out = np.zeros(size, np.int64)
+    for i, places, rows in takes:
+        out[places] = segments[i].columns[name][rows]
+    return out
 
 
 class LazyStrings(Sequence[str]):
@@ -295,24 +337,3 @@ class LazyStrings(Sequence[str]):
         if i not in self._kept:
             self._kept[i] = self._read(i)
         return self._kept[i]
-
-
-_SET_COLUMNS = (
-    "unit_start", "unit_end", "unit_words", "unit_kind", "unit_block", "unit_section",
-    "unit_doc", "unit_header", "block_first", "section_first", "section_doc", "doc_first",
-)  # fmt: skip
-
-
-def _unit_set(
-    parts: dict[str, list[Any]], docs: list[DocInfo], texts: Sequence[str],
-    paths: list[tuple[str, ...]], total: int,
-) -> UnitSet:  # fmt: skip
-    """Return the UnitSet of the gathered columns (the *_first ones end with the unit count)."""
-    cols = {
-        name: np.concatenate(values) if values else np.zeros(0, np.int64)
-        for name, values in parts.items()
-    }
-    for name in ("block_first", "section_first", "doc_first"):
-        cols[name] = np.append(cols[name], total).astype(np.int64)
-    cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
-    return UnitSet(tuple(docs), texts, tuple(paths), cols)

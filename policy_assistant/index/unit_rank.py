@@ -153,28 +153,52 @@ class SegmentedUnits:
 
     def _answer(self, units: Any, matrix: Floats, hits: Hits) -> tuple[UnitSet, Hits, Any]:
         """Return the hits' documents' UnitSet, the hits and term weights renumbered in it."""
-        doc_of = {}
+        segs, rows = np.asarray(units[:, 0], np.int64), np.asarray(units[:, 1], np.int64)
+        docs, starts = self._docs_of(segs, rows)
+        doc_of: dict[tuple[int, int], str] = {}
         for i, _ in hits:
-            seg, row = int(units[i][0]), int(units[i][1])
-            doc = int(self.segments[seg].columns["unit_doc"][row])
-            doc_of[seg, doc] = self.segments[seg].doc(doc).source
+            key = (int(segs[i]), int(docs[i]))
+            if key not in doc_of:
+                doc_of[key] = self.segments[key[0]].doc(key[1]).source
         picks = sorted(doc_of, key=doc_of.__getitem__)
         unit_set = doc_units(self.segments, picks)
-        first = {pick: int(unit_set.col("doc_first")[i]) for i, pick in enumerate(picks)}
-        rows = []
-        for seg, row in units.tolist():
-            doc = int(self.segments[seg].columns["unit_doc"][row])
-            start = self.segments[seg].doc_range("doc_first", doc).start
-            rows.append(first[seg, doc] + row - start if (seg, doc) in first else -1)
-        compact = np.array(rows, np.int64)
+        compact = _renumbered(segs, docs, rows - starts, picks, unit_set.col("doc_first"))
         kept = compact >= 0
         weights = TermWeights(compact[kept], matrix[:, kept])
         return unit_set, [(int(compact[i]), score) for i, score in hits], weights
+
+    def _docs_of(self, segs: Ints, rows: Ints) -> tuple[Ints, Ints]:
+        """Return each (segment, row) unit's document and that document's first unit row."""
+        docs, starts = np.zeros(len(rows), np.int64), np.zeros(len(rows), np.int64)
+        for i, segment in enumerate(self.segments):
+            mine = np.flatnonzero(segs == i)
+            if len(mine):
+                found = np.asarray(segment.columns["unit_doc"][rows[mine]], np.int64)
+                docs[mine] = found
+                starts[mine] = np.asarray(segment.columns["doc_first"][found], np.int64)
+        return docs, starts
 
     def close(self) -> None:
         """Release every segment's files."""
         for segment in self.segments:
             segment.close()
+
+
+def _renumbered(
+    segs: Ints, docs: Ints, offsets: Ints, picks: Sequence[tuple[int, int]], firsts: Ints
+) -> Ints:
+    """Return each unit's row in the UnitSet of picks (-1 for a unit of another document),
+    from its (segment, document) and its offset in that document."""
+    if not picks:
+        return np.full(len(docs), -1, np.int64)
+    width = int(docs.max(initial=0)) + 1 + max(d for _, d in picks)
+    keys = segs * width + docs
+    picked = np.array([s * width + d for s, d in picks], np.int64)
+    order = np.argsort(picked)
+    at = np.minimum(np.searchsorted(picked[order], keys), len(picks) - 1)
+    found = picked[order][at] == keys
+    first = np.asarray(firsts[: len(picks)], np.int64)[order][at]
+    return np.where(found, first + offsets, -1)
 
 
 def _in_ranges(
