@@ -52,8 +52,9 @@ class TableArea:
     cells: int = 0
     """Cells its rules mark out, about: what the table finder's work grows with."""
     grid: tuple[tuple[float, ...], tuple[float, ...]] | None = None
-    """(column edges, row edges) when every rule runs the whole width or height: a plain
-    grid, read without MuPDF's finder; None when cells span or rules stop short."""
+    """(column edges, row edges) when every rule runs the whole width or height (the outer
+    columns may be the closing lines): a plain grid, read without MuPDF's finder; None when
+    cells span or rules stop short."""
 
 
 def _rule(item: tuple[Any, ...]) -> tuple[str, Box] | None:
