@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pdf_factory import MARGIN, TABLE_HTML, draw_table, lines_pdf, parse, save, story_pdf
 
-from policy_assistant.parse import pdf_bounds
+from policy_assistant.parse import pdf, pdf_bounds
 from policy_assistant.parse.pdf_assemble import ends_sentence
 from policy_assistant.parse.pdf_lines import clean_text
 from policy_assistant.parse.pdf_words import Vocabulary
@@ -28,16 +28,21 @@ PROSE = [
 ]
 
 
-def _count_drawing_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def _count_page_calls(monkeypatch: pytest.MonkeyPatch, method: str) -> list[int]:
+    """Record the number of the page each call of a pymupdf.Page method is made on."""
     calls: list[int] = []
-    real = pymupdf.Page.get_cdrawings
+    real = getattr(pymupdf.Page, method)
 
     def counting(self: Any, *args: Any, **kwargs: Any) -> Any:
         calls.append(self.number)
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(pymupdf.Page, "get_cdrawings", counting)
+    monkeypatch.setattr(pymupdf.Page, method, counting)
     return calls
+
+
+def _count_drawing_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    return _count_page_calls(monkeypatch, "get_cdrawings")
 
 
 def _with_and_without_shortcut(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -167,3 +172,24 @@ def test_a_type3_font_may_draw() -> None:
             return [(7, "n/a", "Type3", "T3", "F2", "")]
 
     assert pdf_bounds._may_draw(Type3Page(), b"BT /F2 9 Tf (x) Tj ET") is True
+
+
+def test_a_table_page_reads_its_words_from_the_text_page_of_its_dict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    doc = pymupdf.open("pdf", lines_pdf([PROSE]))
+    draw_table(doc[0], 400, [["Zone", "Fee"], ["A", "$40"], ["B", "$80"]], [120.0, 120.0])
+    data = save(doc)
+    made = _count_page_calls(monkeypatch, "get_textpage")
+    shortcut = parse(data)
+    assert made == [0]
+    assert [b.kind for b in shortcut.blocks].count("table") == 1
+
+    class FreshWords(pdf.PageWords):
+        def __init__(self, page: Any, textpage: Any) -> None:
+            super().__init__(page, None)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pdf, "PageWords", FreshWords)
+        assert parse(data) == shortcut
+    assert made == [0, 0, 0]

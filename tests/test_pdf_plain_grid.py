@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pymupdf
 import pytest
-from pdf_factory import A4, draw_table, only, parse, save, story_pdf
+from pdf_factory import A4, MARGIN, draw_table, only, parse, save, story_pdf
 
-from policy_assistant.parse import pdf_rules
+from policy_assistant.parse import pdf, pdf_rules
 
 ROWS = [["Zone", "Distance", "Fee"], ["Zone 1", "25 km", "$40"], ["Zone 2", "50 km", "$80"]]
 
@@ -47,6 +49,55 @@ def test_plain_grid_needs_every_rule_to_run_edge_to_edge() -> None:
         (0.0, 150.0, 300.0),
         (0.0, 20.0, 40.0),
     )
+
+
+def docbook_pdf() -> bytes:
+    """A table drawn as dblatex draws DocBook's: each cell's rules apart, no outer columns."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=A4.width, height=A4.height)
+    edges, top, height = [MARGIN, MARGIN + 200, MARGIN + 480], 100.0, 12.0
+    for r, row in enumerate(ROWS):
+        y = top + r * height
+        for c, cell in enumerate(row[:2]):
+            page.draw_line((edges[c], y), (edges[c + 1], y), width=0.4)
+            page.insert_text((edges[c] + 3, y + 9), cell, fontsize=8)
+        page.draw_line((edges[1], y), (edges[1], y + height), width=0.4)
+    bottom = top + len(ROWS) * height
+    page.draw_line((edges[0], bottom), (edges[2], bottom), width=0.4)
+    return save(doc)
+
+
+def _count_finder_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    runs: list[int] = []
+    real = pdf._run_finder
+
+    def counting(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
+        runs.append(page.number)
+        return real(page, options, lines)
+
+    monkeypatch.setattr(pdf, "_run_finder", counting)
+    return runs
+
+
+@pytest.mark.parametrize("make", [lambda: grid_pdf("inner"), docbook_pdf])
+def test_inner_column_rules_make_a_plain_grid(make: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = make()
+    runs = _count_finder_runs(monkeypatch)
+    (table,) = only(parse(data), "table")
+    assert runs == []
+    assert table.text.startswith("Zone | Distance") and "\nZone 1 | 25 km" in table.text
+    assert tables_without_fast_path(data, monkeypatch) == [table.text]
+    assert runs == [0]
+
+
+def test_outer_columns_are_the_closing_lines_where_none_is_drawn() -> None:
+    h = [("h", (0.0, y, 300.0, y)) for y in (0.0, 20.0, 40.0)]
+    inner = ("v", (150.0, 0.0, 150.0, 40.0))
+    box = (0.0, 0.0, 300.0, 40.0)
+    assert pdf_rules.plain_grid([*h, inner], box) == ((0.0, 150.0, 300.0), (0.0, 20.0, 40.0))
+    short = ("v", (150.0, 0.0, 150.0, 20.0))  # a cell spans the lower row
+    assert pdf_rules.plain_grid([*h, short], box) is None
+    assert pdf_rules.plain_grid(h, box) is None
 
 
 def test_html_tables_with_cell_borders_read_the_same_both_ways(

@@ -165,10 +165,28 @@ def _open(data: bytes, source: str) -> Any:
     return doc
 
 
+class PageWords:
+    """A page's words, read once and only when asked for, from its text page if kept."""
+
+    def __init__(self, page: Any, textpage: Any) -> None:
+        self._page = page
+        self._textpage = textpage
+        self._words: list[Word] | None = None
+
+    def __call__(self) -> list[Word]:
+        """Return the page's words as get_text("words") gives them."""
+        if self._words is None:
+            # The text page the dict came from holds the same text: reading it again
+            # costs as much as the dict itself.
+            self._words = self._page.get_text("words", flags=TEXT_FLAGS, textpage=self._textpage)
+            self._textpage = None
+        return self._words
+
+
 def _page_data(
     page: Any, number: int, notes: list[str], turned_pages: list[int]
-) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
-    """Return a page's text dict and its vector drawings (None past the bounds), raw.
+) -> tuple[dict[str, Any], list[dict[str, Any]] | None, PageWords]:
+    """Return a page's text dict, its vector drawings (None past the bounds) and words.
 
     A page shown turned (/Rotate 90 or 270) whose text then runs up or down the screen
     is read as it was set, unturned, where its lines are horizontal again. Text set
@@ -176,19 +194,21 @@ def _page_data(
     as shown, its lines turned by the page's rotation, without table detection (the
     rules stay in the sheet's own space): its number goes into turned_pages.
     """
-    page_dict = page.get_text("dict", flags=TEXT_FLAGS)
+    textpage = page.get_textpage(flags=TEXT_FLAGS)
+    page_dict = page.get_text("dict", textpage=textpage)
     if page.rotation and upright_share(page_dict) < 0.5:
+        # The words are read afresh: the page's rotation may change here.
         shown = as_shown(page_dict, tuple(page.rotation_matrix))
         turned = page.rotation
         page.set_rotation(0)
         unturned = page.get_text("dict", flags=TEXT_FLAGS)
         if upright_share(unturned) > max(upright_share(page_dict), upright_share(shown)):
-            return unturned, bounds.page_drawings(page, number, notes)
+            return unturned, bounds.page_drawings(page, number, notes), PageWords(page, None)
         page.set_rotation(turned)
         if upright_share(shown) > upright_share(page_dict):
             turned_pages.append(number)
-            return shown, None
-    return page_dict, bounds.page_drawings(page, number, notes)
+            return shown, None, PageWords(page, None)
+    return page_dict, bounds.page_drawings(page, number, notes), PageWords(page, textpage)
 
 
 def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
@@ -196,17 +216,16 @@ def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
     return _quietly(lambda: page.find_tables(**options, add_lines=lines), None)
 
 
-def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) -> list[Table]:
+def _find_tables(
+    page: Any, number: int, areas: list[TableArea], drawings: Any, page_words: PageWords
+) -> list[Table]:
     """Return the tables MuPDF finds in a page's table areas; none where its finder fails."""
     paths: Any = False  # fetched when the finder first runs: get_drawings is dear
     tables: list[Table] = []
     # The page's words, not the box's: a clip would cut a word that runs past the box.
-    page_words: list[Word] | None = None
     for area in areas:
         if area.grid is not None:
-            if page_words is None:
-                page_words = page.get_text("words", flags=TEXT_FLAGS)
-            plain = plain_table(area.grid, page_words, number)
+            plain = plain_table(area.grid, page_words(), number)
             if plain is not None:
                 tables.append(plain)
                 continue
@@ -226,9 +245,7 @@ def _find_tables(page: Any, number: int, areas: list[TableArea], drawings: Any) 
             # Without column rules, the text's alignment ends where the widest header does:
             # the outer columns run on to the rules' ends.
             box = tuple(found.bbox) if area.ruled else widen(grid, found.bbox, area.box)
-            if page_words is None:
-                page_words = page.get_text("words", flags=TEXT_FLAGS)
-            table = table_from_grid(grid, _area_words(page_words, box), box, number, area.ruled)
+            table = table_from_grid(grid, _area_words(page_words(), box), box, number, area.ruled)
             if table is not None:
                 tables.append(table)
     return tables
@@ -265,7 +282,7 @@ def _starts_in(word: Word, box: tuple[float, ...]) -> bool:
 
 
 def _page_tables(
-    page: Any, number: int, drawings: Any, lines: list[Any], notes: list[str]
+    page: Any, number: int, drawings: Any, lines: list[Any], notes: list[str], words: PageWords
 ) -> tuple[list[Table], bool]:
     """Return a page's tables, and whether detection ran; within the page's work bounds."""
     if drawings is None:
@@ -276,14 +293,13 @@ def _page_tables(
         cells = max(area.cells for area in dense)
         notes.append(bounds.dense_grid_note(number, cells))
         areas = [area for area in areas if area.cells <= bounds.MAX_GRID_CELLS]
-    tables = _find_tables(page, number, areas, drawings) if areas else []
+    tables = _find_tables(page, number, areas, drawings, words) if areas else []
     # Rules whose finder found no table leave their area to the text's alignment.
     found = [(t.x0, t.y0, t.x1, t.y1) for t in tables]
     height = page.rect.height
     regions = aligned.candidate_regions(lines, found, height) if aligned.ENABLED else []
     if regions:
-        words = page.get_text("words", flags=TEXT_FLAGS)
-        tables += [t for r in regions if (t := aligned.aligned_table(words, r, number))]
+        tables += [t for r in regions if (t := aligned.aligned_table(words(), r, number))]
     return tables, bool(areas or regions)
 
 
@@ -300,7 +316,7 @@ def _read_pages(
         clock.check(index)
         try:
             page = doc.load_page(index)
-            page_dict, drawings = _page_data(page, index + 1, notes, turned)
+            page_dict, drawings, words = _page_data(page, index + 1, notes, turned)
             page_dict = scans.read(page, index + 1, page_dict)
             rect = page.rect
         except Exception as exc:
@@ -308,7 +324,7 @@ def _read_pages(
         skipped: list[str] = []
         lines = mark_wrapped_code(extract_lines(page_dict, index + 1, block_base, skipped))
         block_base += len(page_dict["blocks"])
-        tables, scanned = _page_tables(page, index + 1, drawings, lines, notes)
+        tables, scanned = _page_tables(page, index + 1, drawings, lines, notes, words)
         detected += scanned
         if tables:
             lines = [ln for ln in lines if not any(t.contains(ln) for t in tables)]

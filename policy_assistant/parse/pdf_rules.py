@@ -52,8 +52,9 @@ class TableArea:
     cells: int = 0
     """Cells its rules mark out, about: what the table finder's work grows with."""
     grid: tuple[tuple[float, ...], tuple[float, ...]] | None = None
-    """(column edges, row edges) when every rule runs the whole width or height: a plain
-    grid, read without MuPDF's finder; None when cells span or rules stop short."""
+    """(column edges, row edges) when every rule runs the whole width or height (the outer
+    columns may be the closing lines): a plain grid, read without MuPDF's finder; None when
+    cells span or rules stop short."""
 
 
 def _rule(item: tuple[Any, ...]) -> tuple[str, Box] | None:
@@ -190,6 +191,24 @@ def _covers(spans: list[tuple[float, float]], start: float, end: float) -> bool:
     return reach >= end - _TOUCH
 
 
+def _with_closing(
+    columns: list[tuple[float, list[tuple[float, float]]]], box: Box
+) -> list[tuple[float, list[tuple[float, float]]]]:
+    """Add the outer column rules the finder is given as closing lines, where none is drawn.
+
+    DocBook and LaTeX tables often draw inner column rules only; their rows still run the
+    whole width, so the area's closing lines make a plain grid of them.
+    """
+    if not columns:
+        return columns
+    x0, y0, x1, y1 = box
+    if columns[0][0] - x0 > _TOUCH:
+        columns = [(x0, [(y0, y1)]), *columns]
+    if x1 - columns[-1][0] > _TOUCH:
+        columns = [*columns, (x1, [(y0, y1)])]
+    return columns
+
+
 def plain_grid(
     group: list[tuple[str, Box]], box: Box
 ) -> tuple[tuple[float, ...], tuple[float, ...]] | None:
@@ -199,10 +218,10 @@ def plain_grid(
     MuPDF's table finder would find in it, at a small part of its cost.
     """
     across, down = _edges(group)
-    rows, columns = _lines_at(across, 1), _lines_at(down, 0)
+    x0, y0, x1, y1 = box
+    rows, columns = _lines_at(across, 1), _with_closing(_lines_at(down, 0), box)
     if len(rows) < 2 or len(columns) < 2:
         return None
-    x0, y0, x1, y1 = box
     if abs(columns[0][0] - x0) > _TOUCH or abs(columns[-1][0] - x1) > _TOUCH:
         return None
     if abs(rows[0][0] - y0) > _TOUCH or abs(rows[-1][0] - y1) > _TOUCH:
