@@ -173,9 +173,7 @@ def _chunks(chunker, docs):  # type: ignore[no-untyped-def]
     return chunks, BM25Index.build((c.text for c in chunks), word_terms=word_terms, workers=0)
 
 
-def report(
-    memory: UnitIndex, disk: SegmentedUnits, bm25: BM25Index, queries: list[str]
-) -> None:
+def report(memory: UnitIndex, disk: SegmentedUnits, bm25: BM25Index, queries: list[str]) -> None:
     """Print per-query times (from disk: the unit segments an index folder holds)."""
     settings = DEFAULT_CONTEXT
     hits = {q: memory.search(q, settings.candidates) for q in queries}
