@@ -476,3 +476,35 @@ def test_ctrl_c_while_the_workers_are_being_forked_still_exits_130(tmp_path: Pat
             os.killpg(process.pid, signal.SIGKILL)
             raise
         assert process.returncode == 130, stderr.decode()
+
+
+def _nap(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def _no_setup() -> None:
+    return None
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_a_ctrl_c_pending_through_the_forks_kills_the_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Ctrl-C is blocked while the workers are forked; one that came meanwhile raises the
+    # moment it is unblocked, and the pool must then know its workers to kill them.
+    real, calls = signal.pthread_sigmask, []
+
+    def mask(how: int, signals: Any) -> Any:
+        calls.append(how)
+        old = real(how, signals)
+        if how == signal.SIG_SETMASK:
+            raise KeyboardInterrupt
+        return old
+
+    monkeypatch.setattr(workers.signal, "pthread_sigmask", mask)
+    pool = workers.ForkPool(2, _no_setup)
+    with pytest.raises(KeyboardInterrupt), pool:
+        pool.submit(_nap, 30.0)
+    assert calls == [signal.SIG_BLOCK, signal.SIG_SETMASK]
+    assert pool._children and all(child.exitcode == -signal.SIGKILL for child in pool._children)

@@ -122,9 +122,11 @@ class ForkPool:
                 self.workers, mp_context=context, initializer=_start_worker, initargs=start
             )
             future = self._executor.submit(task, *args)  # with fork, this forks every worker
+            # Known before Ctrl-C is unblocked: one pending since the forks raises as soon as it
+            # is, and the workers (which ignore it) must then be killed, not waited for.
+            self._children = [p for p in multiprocessing.active_children() if p not in before]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        self._children = [p for p in multiprocessing.active_children() if p not in before]
         return future
 
     def alone(self, task: Callable[..., T], *args: Any) -> T | None:
