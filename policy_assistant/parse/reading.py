@@ -98,12 +98,6 @@ def _stat(file: str) -> os.stat_result | None:
     return info if stat.S_ISREG(info.st_mode) else None
 
 
-def _arrived(arrived: Callable[[str], None], source: str) -> bool:
-    """Tell the progress that a file was done (true, so it reads in a condition)."""
-    arrived(source)
-    return True
-
-
 def step_source(step: Step) -> str:
     """Return the source a step is about."""
     return step.source if isinstance(step, DocumentError) else step.file.source
@@ -203,9 +197,7 @@ class Reader:
         pool = stack.enter_context(workers.ForkPool(count, _keep, *state)) if fork else None
         batches = workers.Batches(pool, _parse_batch, from_wire) if pool is not None else None
         started = (
-            self._start(source, file, batches)
-            for source, file in files
-            if not (self._kept_by_stat(source, file) and _arrived(arrived, source))
+            self._start(source, file, batches) for source, file in self._unkept(files, arrived)
         )
         work = (  # the steps done here (read failures, reuses, cache hits) with a done future
             (step, cast("Future[Parsed | None]", future or workers.done(None)), _held(step))
@@ -264,6 +256,16 @@ class Reader:
         parsed = self.parse(data, source, self.result.catalog, self.chunker)
         return Outcome(corpus_file, parsed, fresh=True, key=key), None
 
+    def _unkept(
+        self, files: list[tuple[str, str]], arrived: Callable[[str], None]
+    ) -> Iterator[tuple[str, str]]:
+        """Yield the files _kept_by_stat does not keep; count each one it keeps as done."""
+        for source, file in files:
+            if self._kept_by_stat(source, file):
+                arrived(source)
+            else:
+                yield source, file
+
     def _kept_by_stat(self, source: str, file: str) -> bool:
         """Keep a file the file table knows by its stat and the reuse hook keeps, and say
         so: a re-read's common case (100,000 files in a no-op), done without an outcome.
@@ -273,15 +275,10 @@ class Reader:
         table, reuse = self.table, self.reuse
         if table is None or reuse is None or source not in table:
             return False
-        info = _stat(file)
-        if info is None or info.st_size > self.options.max_file_size:
+        corpus_file = self._by_stat(source, file, self.result.catalog.fields_for(source))[1]
+        meta = corpus_file.meta if corpus_file is not None else None
+        if corpus_file is None or meta is None or meta.empty or not meta.labelled:
             return False
-        fields = self.result.catalog.fields_for(source)
-        known = table.known(source, info, fields)
-        meta = known[1] if known is not None else None
-        if known is None or meta is None or meta.empty or not meta.labelled:
-            return False
-        corpus_file = CorpusFile(source, file, known[0], fields, meta, info)
         if reuse(corpus_file) is None:
             return False
         table.keep(source)
@@ -308,16 +305,26 @@ class Reader:
     ) -> tuple[CorpusFile, bytes | None]:
         """Return the file as known: by its stat when the file table vouches for its bytes
         (then no bytes), else read and hashed."""
-        table, limit = self.table, self.options.max_file_size
-        info = _stat(file) if table is not None else None
-        if table is not None and info is not None and info.st_size <= limit:
-            known = table.known(source, info, fields)
-            if known is not None:
-                return CorpusFile(source, file, known[0], fields, known[1], info), None
-        data = read_regular(file, source, limit)
+        info, known = self._by_stat(source, file, fields)
+        if known is not None:
+            return known, None
+        data = read_regular(file, source, self.options.max_file_size)
         sha256 = file_sha256(data)
+        table = self.table
         meta = table.meta_of(source, sha256, fields) if table is not None else None
         return CorpusFile(source, file, sha256, fields, meta, info), data
+
+    def _by_stat(
+        self, source: str, file: str, fields: dict[str, str]
+    ) -> tuple[os.stat_result | None, CorpusFile | None]:
+        """Return the file's stat (None without a file table) and the file as the table knows
+        it by that stat, without its bytes (None when it does not vouch for them)."""
+        table = self.table
+        info = _stat(file) if table is not None else None
+        if table is None or info is None or info.st_size > self.options.max_file_size:
+            return info, None
+        known = table.known(source, info, fields)
+        return info, CorpusFile(source, file, known[0], fields, known[1], info) if known else None
 
     def _note(self, file: CorpusFile, parsed: Parsed | None) -> None:
         """Record the file in the file table: its stat, bytes and what its parse gave."""
