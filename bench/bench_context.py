@@ -13,8 +13,9 @@ headings, paragraphs of sentences, list items and a table per section, then repo
   candidates, four fields), and of assembly alone (assemble, budget 400) on the units held
   in memory and on the units loaded from disk (memory-mapped columns, texts read on demand),
   and of the whole context (Index.context's path: unit search, hit order, assembly), in
-  memory and from disk, and with RM3 feedback (a second unit search, feedback.py), with
-  what each adds over chunk search.
+  memory and from disk (units written at once, one segment; and written in SEGMENTS parts as
+  successive ingests leave them, so hits fall in several segments), and with RM3 feedback (a
+  second unit search, feedback.py), with what each adds over chunk search.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.tokenize import STOPWORDS, tokenize, word_terms
 from policy_assistant.index.unit_rank import SegmentedUnits
 from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.unit_store import close_units, load_units, write_units
+from policy_assistant.index.unit_store import close_units, load_units, update_units, write_units
 from policy_assistant.index.units import build_units
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
@@ -162,9 +163,12 @@ def main() -> None:
         units_mb = folder_mb(root / "units")
         chunks_mb = folder_mb(root / "bm25") + (root / "chunks.jsonl").stat().st_size / 1e6
         print(f"size MB: units/ {units_mb:.0f}, chunks.jsonl + bm25/ {chunks_mb:.0f}")
-        loaded = load_units(root / "units")
-        report(index, loaded, bm25, pick_queries(index))
+        write_in_parts(docs, root / "parts", SEGMENTS)
+        loaded, parts = load_units(root / "units"), load_units(root / "parts")
+        print(f"unit segments: {len(loaded.segments)} (one write), {len(parts.segments)} (parts)")
+        report(index, (loaded, parts), bm25, pick_queries(index))
         close_units(loaded)
+        close_units(parts)
     shutil.rmtree(root, ignore_errors=True)
 
 
@@ -173,8 +177,29 @@ def _chunks(chunker, docs):  # type: ignore[no-untyped-def]
     return chunks, BM25Index.build((c.text for c in chunks), word_terms=word_terms, workers=0)
 
 
-def report(memory: UnitIndex, disk: SegmentedUnits, bm25: BM25Index, queries: list[str]) -> None:
-    """Print per-query times (from disk: the unit segments an index folder holds)."""
+SEGMENTS = 4
+"""Unit segments of the second layout from disk: a write, then three updates adding the rest."""
+
+
+def write_in_parts(docs: list[Document], folder: Path, parts: int) -> None:
+    """Write the units of docs as an index's ingests would: one write, then updates that add
+    the rest a part at a time (each a new segment; the folder ends as the last one)."""
+    size = -(-len(docs) // parts)
+    write_units(docs[:size], folder.with_name("part-0"), dict(BM25_DEFAULTS))
+    for n in range(1, parts):
+        old, new = folder.with_name(f"part-{n - 1}"), folder.with_name(f"part-{n}")
+        update_units(old, new, [], docs[n * size : (n + 1) * size], dict(BM25_DEFAULTS))
+        shutil.rmtree(old)
+    folder.with_name(f"part-{parts - 1}").rename(folder)
+
+
+def report(
+    memory: UnitIndex, disks: tuple[SegmentedUnits, SegmentedUnits], bm25: BM25Index,
+    queries: list[str],
+) -> None:  # fmt: skip
+    """Print per-query times (from disk: the unit segments an index folder holds, written at
+    once and in SEGMENTS parts)."""
+    disk, parts = disks
     settings = DEFAULT_CONTEXT
     hits = {q: memory.search(q, settings.candidates) for q in queries}
     ranked = {q: disk.ranked(q, settings.candidates)[:2] for q in queries}
@@ -189,6 +214,7 @@ def report(memory: UnitIndex, disk: SegmentedUnits, bm25: BM25Index, queries: li
     rows += [
         ("context (search + assembly)", lambda q: context_for(memory, q, BUDGET, None, settings)),
         ("context, from disk", lambda q: context_for(disk, q, BUDGET, None, settings)),
+        (f"context, {SEGMENTS} segments", lambda q: context_for(parts, q, BUDGET, None, settings)),
         ("context with RM3 (2 searches)", lambda q: context_for(fed, q, BUDGET, None, settings)),
     ]
     for strategy in ("automerge", "units"):
@@ -207,6 +233,7 @@ def report(memory: UnitIndex, disk: SegmentedUnits, bm25: BM25Index, queries: li
     for name in (
         "context (search + assembly)",
         "context, from disk",
+        f"context, {SEGMENTS} segments",
         "context with RM3 (2 searches)",
     ):
         extra = medians[name] - medians["chunk search (k=10)"]

@@ -273,8 +273,9 @@ class _Context:
         if self._credit(row, hit.score, hit.doc):
             return
         free = self.free()
-        # Every window holds the hit and its section's prefix: once that is too much, none fits.
-        if hit.words + prefix_words(self.units, hit.section) > free:
+        # Every window holds the hit and its section's prefix: once that is too much, none
+        # fits (the hit's words alone tell, without reading the prefix, once the budget fills).
+        if hit.words > free or hit.words + prefix_words(self.units, hit.section) > free:
             return
         lo, hi = self.units.section_range(hit.section)
         for w in range(window, -1, -1):

@@ -90,12 +90,17 @@ Planned = tuple[float, float, list[Part]]
 
 def _weights(stats: Statistics, term_idf: float, segment: Postings, rows: Any, tf: Any) -> Floats:
     """Return the BM25 weights of postings, as _scatter computes them."""
+    result: Floats = np.float64(term_idf) * saturation(stats, segment.dl[rows], tf)
+    return result
+
+
+def saturation(stats: Statistics, lengths: Any, tf: Any) -> Floats:
+    """Return the BM25 weights of postings before their idf, from their row lengths and tf:
+    the operations of _scatter, in its order, so an idf times these is its float."""
     k1, b, avgdl = stats.k1, stats.b, stats.avgdl or 1.0
-    lengths = segment.dl[rows].astype(np.float64)
-    row_norm = k1 * (1 - b + b * lengths / avgdl)
+    row_norm = k1 * (1 - b + b * lengths.astype(np.float64) / avgdl)
     freq = tf.astype(np.float64)
-    saturation = freq * (k1 + 1) / (freq + row_norm)
-    result: Floats = np.float64(term_idf) * saturation
+    result: Floats = freq * (k1 + 1) / (freq + row_norm)
     return result
 
 
@@ -121,7 +126,7 @@ def plan_terms(
             bound = max(
                 float(_weights(stats, term_idf, segments[i], some, freq).max())
                 for i, rows, tf in parts
-                for some, freq in _slices(segments[i], *segments[i].bound_rows(term, rows, tf))
+                for some, freq in live_slices(segments[i], *segments[i].bound_rows(term, rows, tf))
             )
             key = -float(repeats) * bound
             per_term.append((key, term.encode("utf-8"), repeats, term_idf, parts))
@@ -144,7 +149,7 @@ def accumulate(
     scores = np.zeros(int(bases[-1]))
     for repeats, term_idf, parts in planned:
         for i, rows, tf in parts:
-            for some, freq in _slices(segments[i], rows, tf):
+            for some, freq in live_slices(segments[i], rows, tf):
                 weights = _weights(stats, term_idf, segments[i], some, freq)
                 if allowed is not None:
                     keep = allowed(i, some)
@@ -180,7 +185,7 @@ def search_segments(
     return _top(_contenders(scores, k), scores, k, bases, key)
 
 
-def _slices(segment: Postings, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
+def live_slices(segment: Postings, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
     """Yield a term's live postings in one segment, SLICE postings at a time."""
     for at in range(0, len(rows), SLICE):
         some, freq = rows[at : at + SLICE], tf[at : at + SLICE]

@@ -48,7 +48,7 @@ class FieldView:
         arrays = {name: load_array(folder / f"{name}.npy", "r") for name in FIELD_ARRAYS}
         self._terms = _TermTable(read_terms(folder / "terms.txt", True), arrays["term_offsets"])
         self.ptr, self.rows, self.tf, self.dl = (arrays[n] for n in ("ptr", "rows", "tf", "dl"))
-        self._front, self._front_ptr = arrays["front"], arrays["front_ptr"]
+        self.front, self.front_ptr = arrays["front"], arrays["front_ptr"]
         if int(self.ptr[-1]) != len(self.rows) or len(self.rows) != len(self.tf):
             raise IndexError_(f"{folder.parent.name}/{folder.name}: its files disagree")
         self._rows_of_doc, self._dead_docs = rows_of_doc, dead_docs
@@ -79,6 +79,15 @@ class FieldView:
         at = np.searchsorted(rows, bounds).reshape(-1, 2)
         return len(rows) - int((at[:, 1] - at[:, 0]).sum())
 
+    def find(self, term: str) -> int:
+        """Return the term's id in this field, or -1 when the field lacks it."""
+        return self._terms.find(term)
+
+    def term_rows(self, found: int) -> tuple[Any, Any]:
+        """Return the local rows (ascending) and term frequencies of the term with id found."""
+        start, stop = int(self.ptr[found]), int(self.ptr[found + 1])
+        return self.rows[start:stop], self.tf[start:stop]
+
     def postings(self, term: str) -> tuple[Any, Any]:
         """Return the term's local rows (ascending) and their term frequencies."""
         return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
@@ -87,7 +96,7 @@ class FieldView:
         """Return the postings a term's largest live weight is among: its frontier
         (unit_segment._frontier), or all of them when a frontier posting was deleted."""
         found = self._terms.find(term)
-        at = np.asarray(self._front[int(self._front_ptr[found]) : int(self._front_ptr[found + 1])])
+        at = np.asarray(self.front[int(self.front_ptr[found]) : int(self.front_ptr[found + 1])])
         front = np.asarray(self.rows[at])  # positions in the field's postings
         if self.deleted is not None and self.deleted[front].any():
             return rows, tf
@@ -111,9 +120,13 @@ class UnitSegment:
         try:
             meta = orjson.loads((folder / "segment.json").read_bytes())
             if not isinstance(meta, dict) or meta.get("format") != UNIT_SEGMENT_FORMAT:
-                raise IndexError_(f"{folder.name} is not a unit segment in format 1")
+                raise IndexError_(
+                    f"{folder.name} is not a unit segment in format {UNIT_SEGMENT_FORMAT}"
+                )
             self.columns = {name: load_array(folder / f"{name}.npy", "r") for name in _COLUMNS}
             self._offsets = load_array(folder / "text_offsets.npy", "r")
+            self._frames = load_array(folder / "text_frames.npy", "r")
+            self.frame_chars = int(meta["frame_chars"])
             self._texts = read_terms(folder / "texts.bin", True)
             self._lines = _Lines(folder)
             self._doc_cache: dict[int, DocInfo] = {}
@@ -134,7 +147,8 @@ class UnitSegment:
     def _check(self) -> None:
         """Raise IndexError_ unless the columns agree with the counts."""
         docs, cols = self.info.rows, self.columns
-        ok = len(cols["doc_first"]) == docs + 1 == len(cols["doc_sections"]) == len(self._offsets)
+        ok = len(cols["doc_first"]) == docs + 1 == len(cols["doc_sections"]) == len(self._frames)
+        ok &= len(self._offsets) == int(self._frames[-1]) + 1
         ok &= len(cols["unit_start"]) == self.info.fields["body"].rows == int(cols["doc_first"][-1])
         ok &= len(cols["section_doc"]) == self.info.fields["passages"].rows
         ok &= self.dead_docs is None or self.dead_docs.shape == (docs,)
@@ -177,7 +191,16 @@ class UnitSegment:
 
     def text(self, doc: int) -> str:
         """Return one document's normalized text."""
-        start, end = int(self._offsets[doc]), int(self._offsets[doc + 1])
+        first, end = int(self._frames[doc]), int(self._frames[doc + 1])
+        return "".join(self.frame(doc, at) for at in range(end - first))
+
+    def frame(self, doc: int, at: int) -> str:
+        """Return the at-th frame of a document's text (frame_chars characters; "" past its
+        end)."""
+        frame = int(self._frames[doc]) + at
+        if frame >= int(self._frames[doc + 1]):
+            return ""
+        start, end = int(self._offsets[frame]), int(self._offsets[frame + 1])
         try:
             return zlib.decompress(self._texts[start:end]).decode("utf-8")
         except (zlib.error, UnicodeDecodeError) as exc:
@@ -257,11 +280,20 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
     cols["doc_first"] = bases["doc_first"]
     cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
     docs = tuple(segments[s].doc(d) for s, d in picks)
-    paths = [
-        p for s, d in picks for p in segments[s].paths(segments[s].doc_range("doc_sections", d))
-    ]
-    texts = LazyStrings(len(picks), lambda i: segments[picks[i][0]].text(picks[i][1]))
-    return UnitSet(docs, texts, tuple(paths), cols)
+    texts = _Texts(lambda i: (segments[picks[i][0]], picks[i][1]), len(picks))
+    paths = _Paths(lambda i: (segments[picks[i][0]], picks[i][1]), bases["doc_sections"])
+    return UnitSet(docs, texts, paths, cols)
+
+
+def segment_units(segment: UnitSegment) -> UnitSet:
+    """Return one segment's units as a UnitSet, rows local to it, nothing copied: its columns
+    memory-mapped, its documents, paths and texts read when first asked for (what the
+    context assembler reads when every hit is in this segment). Build one per query: it
+    keeps what it reads."""
+    docs = _Docs(segment)
+    texts = _Texts(lambda i: (segment, i), segment.info.rows)
+    paths = _Paths(lambda i: (segment, i), np.asarray(segment.columns["doc_sections"]))
+    return UnitSet(docs, texts, paths, dict(segment.columns))
 
 
 _RANGE_COLUMNS = ("doc_first", "doc_blocks", "doc_sections")
@@ -337,3 +369,101 @@ class LazyStrings(Sequence[str]):
         if i not in self._kept:
             self._kept[i] = self._read(i)
         return self._kept[i]
+
+
+class _Paths(Sequence[tuple[str, ...]]):
+    """The heading paths of some documents' sections (doc(i): the i-th one's segment and
+    row; bases: where each one's sections start), a document's read when one of its
+    sections is first asked for (a context reads few of the hit documents' paths)."""
+
+    def __init__(self, doc: Callable[[int], tuple[UnitSegment, int]], bases: Ints) -> None:
+        self._doc, self._bases = doc, bases
+        self._read: dict[int, list[tuple[str, ...]]] = {}
+
+    def __len__(self) -> int:
+        return int(self._bases[-1])
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, ...]: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[str, ...]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[str, ...] | Sequence[tuple[str, ...]]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        pick = int(np.searchsorted(self._bases, i, side="right")) - 1
+        if pick not in self._read:
+            segment, doc = self._doc(pick)
+            self._read[pick] = segment.paths(segment.doc_range("doc_sections", doc))
+        return self._read[pick][i - int(self._bases[pick])]
+
+
+class _Docs(Sequence[DocInfo]):
+    """A segment's documents' citation fields, each read when first asked for."""
+
+    def __init__(self, segment: UnitSegment) -> None:
+        self._segment = segment
+
+    def __len__(self) -> int:
+        return self._segment.info.rows
+
+    @overload
+    def __getitem__(self, i: int) -> DocInfo: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[DocInfo]: ...
+    def __getitem__(self, i: int | slice) -> DocInfo | Sequence[DocInfo]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._segment.doc(i)
+
+
+class DocText:
+    """A stored document's text, read a frame at a time as slices ask for them."""
+
+    def __init__(self, segment: UnitSegment, doc: int) -> None:
+        self._segment, self._doc = segment, doc
+        self._frames: dict[int, str] = {}
+
+    def __getitem__(self, span: slice) -> str:
+        """Return text[start:stop] (both given, no step), decompressing only its frames."""
+        start, stop = span.start, span.stop
+        if not isinstance(start, int) or not isinstance(stop, int) or span.step is not None:
+            raise TypeError("a stored text is sliced by a start and a stop only")
+        if stop <= start:
+            return ""
+        size = self._segment.frame_chars
+        first, last = start // size, (stop - 1) // size
+        text = "".join(self._frame(at) for at in range(first, last + 1))
+        return text[start - first * size : stop - first * size]
+
+    def _frame(self, at: int) -> str:
+        if at not in self._frames:
+            self._frames[at] = self._segment.frame(self._doc, at)
+        return self._frames[at]
+
+
+class _Texts(Sequence[DocText]):
+    """Some stored documents' texts (doc(i): the i-th one's segment and row)."""
+
+    def __init__(self, doc: Callable[[int], tuple[UnitSegment, int]], size: int) -> None:
+        self._doc, self._size = doc, size
+        self._made: dict[int, DocText] = {}
+
+    def __len__(self) -> int:
+        return self._size
+
+    @overload
+    def __getitem__(self, i: int) -> DocText: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[DocText]: ...
+    def __getitem__(self, i: int | slice) -> DocText | Sequence[DocText]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        if i not in self._made:
+            self._made[i] = DocText(*self._doc(i))
+        return self._made[i]

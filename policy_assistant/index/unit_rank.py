@@ -13,23 +13,21 @@ assembler reads: each document is whole in one segment.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from policy_assistant.index.bm25_types import Floats, Ints
-from policy_assistant.index.segment_search import (
-    Planned,
-    Statistics,
-    _weights,
-    accumulate,
-    plan_terms,
-)
+from policy_assistant.index.segment_search import Statistics
 from policy_assistant.index.tokenize import tokenize
-from policy_assistant.index.unit_open import UnitSegment, doc_units
+from policy_assistant.index.unit_open import UnitSegment, doc_units, segment_units
 from policy_assistant.index.unit_search import SECTIONS, SECTIONS_PER_HIT, TermWeights, _best
+from policy_assistant.index.unit_terms import field_scores, plan_field, range_postings, top_rows
 from policy_assistant.index.units import UnitSet
 from policy_assistant.records import ACCESS_LABELS
 
@@ -69,40 +67,82 @@ class SegmentedUnits:
         terms = tokenize(query)
         if n <= 0 or not terms or not self.segments:
             return doc_units(self.segments, []), [], _no_weights()
-        chosen = self._sections(terms, max(SECTIONS, SECTIONS_PER_HIT * n), level)
-        units, matrix, part = self._unit_scores(terms, chosen)
+        counts = Counter(terms)
+        chosen = self._sections(counts, max(SECTIONS, SECTIONS_PER_HIT * n), level)
+        units, matrix, part = self._unit_scores(counts, chosen)
         total = matrix.sum(axis=0) + part
         keep = _best(np.arange(len(units)), total, n)
         order = keep[np.lexsort((keep, -total[keep]))]
         return self._answer(units, matrix, [(int(i), float(total[i])) for i in order])
 
-    def _field(self, name: str, terms: list[str]) -> Floats:
+    def _field(self, name: str, counts: Mapping[str, int]) -> Floats:
         """Return one field's score of every row (sections or documents, segment by segment)."""
         views, stats = self._views[name], self.stats[name]
         bases = self._bases["documents" if name == "documents" else "sections"]
-        return accumulate(views, stats, plan_terms(views, stats, terms), bases)
+        return field_scores(views, stats, plan_field(views, stats, counts), bases)
 
-    def _sections(self, terms: list[str], count: int, level: int) -> _Chosen:
+    def _sections(self, terms: Mapping[str, int], count: int, level: int) -> _Chosen:
         """Return the count best sections access may see, by their fields (UnitIndex._ranked)."""
-        passage = self._field("passages", terms)
-        part = self.weights.get("passage", 0.0) * passage
+        weight = self.weights.get("passage", 0.0)
+        views, stats, bases = (
+            self._views["passages"],
+            self.stats["passages"],
+            self._bases["sections"],
+        )
+        plan = plan_field(views, stats, terms)
+        context = self._context_fields(terms)
+        allowed = self._live_sections & (self._section_access <= level)
+        others = context[0].copy() if context else np.zeros(int(bases[-1]))
+        for scores in context[1:]:
+            others += scores
+        found = top_rows(views, stats, plan, bases, (weight, others), allowed, count)
+        if found is None:
+            passage = field_scores(views, stats, plan, bases)
+            rows = np.flatnonzero(allowed & (passage > 0))
+            found = rows, passage[rows]
+        rows, passage = found
+        part = weight * passage
+        for scores in context:  # in UnitIndex.section_scores' order: the same floats
+            part += scores[rows]
+        key = part if weight else part + passage
+        picked = self._in_order(self._best_sections(rows, key, count))
+        seg = np.searchsorted(bases, picked, side="right") - 1
+        return _Chosen(seg, picked - bases[seg], part[np.searchsorted(rows, picked)])
+
+    def _context_fields(self, terms: Mapping[str, int]) -> list[Floats]:
+        """Return the weighted heading-path and identity fields of every section (those
+        weighted above 0), in the order they are added."""
+        out = []
         weight = self.weights.get("section", 0.0)
         if weight:
-            part += weight * self._field("sections", terms)
+            sections = self._field("sections", terms)
+            sections *= weight
+            out.append(sections)
         weight = self.weights.get("document", 0.0)
         if weight:
-            documents = weight * self._field("documents", terms)
-            for i, segment in enumerate(self.segments):
-                at, doc_at = self._bases["sections"][i], self._bases["documents"][i]
-                part[at : at + segment.sections] += documents[doc_at:][
-                    np.asarray(segment.columns["section_doc"])
-                ]
-        access = np.concatenate([s.section_access for s in self.segments])
-        eligible = np.flatnonzero((passage > 0) & (access <= level))
-        key = part if self.weights.get("passage", 0.0) else part + passage
-        picked = self._in_order(self._best_sections(eligible, key[eligible], count))
-        seg = np.searchsorted(self._bases["sections"], picked, side="right") - 1
-        return _Chosen(seg, picked - self._bases["sections"][seg], part[picked])
+            documents = self._field("documents", terms)
+            documents *= weight
+            # Sections are in document order: each document's score once per section.
+            out.append(np.concatenate([
+                np.repeat(documents[self._bases["documents"][i] :][: s.info.rows],
+                          np.diff(np.asarray(s.columns["doc_sections"])))
+                for i, s in enumerate(self.segments)
+            ]))  # fmt: skip
+        return out
+
+    @cached_property
+    def _section_access(self) -> npt.NDArray[np.uint8]:
+        """Each section's access code, segment after segment."""
+        return np.concatenate([s.section_access for s in self.segments])
+
+    @cached_property
+    def _live_sections(self) -> npt.NDArray[np.bool_]:
+        """Whether each section is live (its document not deleted), segment after segment."""
+        masks = [s.fields["passages"].deleted for s in self.segments]
+        return np.concatenate([
+            ~m if m is not None else np.ones(s.sections, np.bool_)
+            for m, s in zip(masks, self.segments, strict=True)
+        ])  # fmt: skip
 
     def _best_sections(self, rows: Ints, scores: Floats, count: int) -> Ints:
         """Return the rows of the count best scores; of rows tied at the count-th, the first
@@ -120,40 +160,69 @@ class SegmentedUnits:
     def _in_order(self, rows: Ints) -> Ints:
         """Return section rows sorted as a cold build holds them: (source, row in segment)."""
         bases = self._bases["sections"]
-        keys = []
-        for row in rows.tolist():
-            seg = int(np.searchsorted(bases, row, side="right") - 1)
-            segment, local = self.segments[seg], row - int(bases[seg])
-            doc = int(segment.columns["section_doc"][local])
-            keys.append((segment.doc(doc).source, local, row))
-        return np.array([row for _, _, row in sorted(keys)], np.int64)
+        seg = np.searchsorted(bases, rows, side="right") - 1
+        local = rows - bases[seg]
+        if len(np.unique(seg)) <= 1:  # a segment's documents are in source order
+            return np.sort(rows)
+        docs = np.zeros(len(rows), np.int64)
+        for i in np.unique(seg).tolist():
+            mine = seg == i
+            docs[mine] = self.segments[i].columns["section_doc"][local[mine]]
+        pairs = sorted({(int(s), int(d)) for s, d in zip(seg, docs, strict=True)},
+                       key=lambda p: self.segments[p[0]].doc(p[1]).source)  # fmt: skip
+        width = int(docs.max()) + 1
+        rank = np.zeros(len(self.segments) * width, np.int64)
+        rank[[s * width + d for s, d in pairs]] = np.arange(len(pairs))
+        return rows[np.lexsort((local, rank[seg * width + docs]))]
 
-    def _unit_scores(self, terms: list[str], chosen: _Chosen) -> tuple[Any, Floats, Floats]:
+    def _unit_scores(self, terms: Mapping[str, int], chosen: _Chosen) -> tuple[Any, Floats, Floats]:
         """Return the chosen sections' units that a term touches (segment, local row: in cold
         order), per body term its weight at each, and each unit's section fields."""
         views, stats = self._views["body"], self.stats["body"]
-        planned = plan_terms(views, stats, terms)
-        starts, stops = [], []
-        for seg, local in zip(chosen.seg.tolist(), chosen.local.tolist(), strict=True):
-            first = self.segments[seg].columns["section_first"]
-            starts.append(int(first[local]))
-            stops.append(int(first[local + 1]))
-        sizes = np.array(stops, np.int64) - np.array(starts, np.int64)
-        base = np.concatenate([[0], np.cumsum(sizes)])
-        found = [_in_ranges(views, stats, term, chosen, starts, base) for term in planned]
-        codes = np.unique(np.concatenate([c for c, _ in found])) if found else np.zeros(0, int)
-        matrix = np.zeros((len(found), len(codes)))
-        for t, (term_codes, weights) in enumerate(found):
-            matrix[t, np.searchsorted(codes, term_codes)] = weights
-        section = np.searchsorted(base, codes, side="right") - 1
-        units = np.column_stack(
-            [chosen.seg[section], codes - base[section] + np.array(starts, np.int64)[section]]
-        ) if len(codes) else np.zeros((0, 2), np.int64)  # fmt: skip
-        return units, matrix, chosen.part[section]
+        plan = plan_field(views, stats, terms)
+        firsts, stops = self._section_units(chosen)
+        base = np.concatenate([[0], np.cumsum(stops - firsts)])
+        codes_of, terms_of, weights_of = [], [], []
+        for i in np.unique(chosen.seg).tolist():
+            mine = np.flatnonzero(chosen.seg == i)
+            found = range_postings(views[i], stats, plan, i, firsts[mine], stops[mine])
+            codes_of.append(found.rows - firsts[mine][found.runs] + base[mine][found.runs])
+            terms_of.append(found.terms)
+            weights_of.append(found.weights)
+        codes = np.concatenate(codes_of) if codes_of else np.zeros(0, np.int64)
+        unique = np.unique(codes)
+        matrix = np.zeros((len(plan), len(unique)))
+        if len(codes):
+            matrix[np.concatenate(terms_of), np.searchsorted(unique, codes)] = np.concatenate(
+                weights_of
+            )
+        section = np.searchsorted(base, unique, side="right") - 1
+        units = np.column_stack([chosen.seg[section], unique - base[section] + firsts[section]])
+        return units.astype(np.int64), matrix, chosen.part[section]
+
+    def _section_units(self, chosen: _Chosen) -> tuple[Ints, Ints]:
+        """Return each chosen section's first unit row and the end of its rows (local)."""
+        firsts = np.zeros(len(chosen.seg), np.int64)
+        stops = np.zeros(len(chosen.seg), np.int64)
+        for i in np.unique(chosen.seg).tolist():
+            mine = chosen.seg == i
+            first = self.segments[i].columns["section_first"]
+            firsts[mine] = first[chosen.local[mine]]
+            stops[mine] = first[chosen.local[mine] + 1]
+        return firsts, stops
 
     def _answer(self, units: Any, matrix: Floats, hits: Hits) -> tuple[UnitSet, Hits, Any]:
         """Return the hits' documents' UnitSet, the hits and term weights renumbered in it."""
         segs, rows = np.asarray(units[:, 0], np.int64), np.asarray(units[:, 1], np.int64)
+        hit_segs = {int(segs[i]) for i, _ in hits}
+        if len(hit_segs) == 1:  # the whole segment stands for the hits' documents: no copy
+            mine = segs == min(hit_segs)
+            found = segment_units(self.segments[min(hit_segs)])
+            return (
+                found,
+                [(int(rows[i]), s) for i, s in hits],
+                TermWeights(rows[mine], matrix[:, mine]),
+            )
         docs, starts = self._docs_of(segs, rows)
         doc_of: dict[tuple[int, int], str] = {}
         for i, _ in hits:
@@ -199,32 +268,6 @@ def _renumbered(
     found = picked[order][at] == keys
     first = np.asarray(firsts[: len(picks)], np.int64)[order][at]
     return np.where(found, first + offsets, -1)
-
-
-def _in_ranges(
-    views: Sequence[Any], stats: Statistics, term: Planned, chosen: _Chosen,
-    starts: list[int], base: Ints,
-) -> tuple[Ints, Floats]:  # fmt: skip
-    """Return one term's postings inside the chosen sections' unit ranges: each one's place
-    among the chosen units (base) and its weight."""
-    repeats, term_idf, parts = term
-    codes, weights = [], []
-    for i, rows, tf in parts:
-        mine = np.flatnonzero(chosen.seg == i)
-        if not len(mine):
-            continue
-        first = np.array([starts[c] for c in mine.tolist()], np.int64)
-        stop = first + (base[mine + 1] - base[mine])
-        lo, hi = np.searchsorted(rows, first), np.searchsorted(rows, stop)
-        sizes = hi - lo
-        picks = np.repeat(lo - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
-        local = np.asarray(rows[picks], np.int64)
-        codes.append(local - np.repeat(first - base[mine], sizes))
-        found = _weights(stats, term_idf, views[i], local, tf[picks])
-        weights.append(found * repeats if repeats != 1 else found)
-    if not codes:
-        return np.zeros(0, np.int64), np.zeros(0)
-    return np.concatenate(codes), np.concatenate(weights)
 
 
 def _bases(sizes: Sequence[int]) -> Ints:

@@ -5,8 +5,10 @@
                           doc_offsets.npy: each line's byte offset, then the size
       blocks.jsonl        per document: sha256 and blocks [kind, start, end, pages, section,
                           level], so a merge or a later ingest rebuilds it without parsing
-      texts.bin           each document's normalized text, zlib level 6, one stream each
-      text_offsets.npy    byte offset of each stream in texts.bin, then its size
+      texts.bin           each document's normalized text in frames of FRAME_CHARS characters,
+                          zlib level 6, one stream per frame (a passage reads its frames only)
+      text_offsets.npy    byte offset of each frame in texts.bin, then its size
+      text_frames.npy     each document's first frame, then the frame count
       paths.jsonl         each section's heading path, one line each; path_offsets.npy
       <column>.npy        units.py's columns, rows local to the segment, each in the narrowest
                           signed integer type holding its values; doc_sections, doc_blocks:
@@ -18,7 +20,7 @@
                           and row lengths, never weights (those depend on every segment);
                           front.npy, front_ptr.npy: per term, its postings no other posting
                           beats on both tf and length (frontier), where its top weight is
-      segment.json        format, counts, and the SHA-256 of every file above
+      segment.json        format, counts, frame size, and the SHA-256 of every file above
 
 The folder's name is the hash of its segment.json; the same documents give the same bytes.
 """
@@ -41,8 +43,11 @@ from policy_assistant.index.unit_search import FIELD_TEXTS
 from policy_assistant.index.units import DocInfo, UnitSet, build_units
 from policy_assistant.records import ACCESS_LABELS, Document
 
-UNIT_SEGMENT_FORMAT = 1
-"""Version of a unit segment's files; a reader refuses any other."""
+UNIT_SEGMENT_FORMAT = 2
+"""Version of a unit segment's files; a reader refuses any other (1: one text stream per
+document)."""
+FRAME_CHARS = 4096
+"""Characters of a document's text per compressed frame."""
 FIELDS = ("body", "sections", "documents", "passages")
 """The four BM25 fields, as unit_search.UnitIndex names them."""
 FIELD_ARRAYS = ("term_offsets", "ptr", "rows", "tf", "dl", "front", "front_ptr")
@@ -159,11 +164,16 @@ def _columns(units: UnitSet, docs: Sequence[Document]) -> dict[str, Any]:
     return columns
 
 
-def _texts(docs: Sequence[Document]) -> tuple[bytes, Any]:
-    """Return every document's text compressed (one zlib stream each) and the offsets."""
-    streams = [zlib.compress(d.text.encode("utf-8"), ZLIB_LEVEL) for d in docs]
+def _texts(docs: Sequence[Document]) -> tuple[bytes, Any, Any]:
+    """Return every document's text in compressed frames, each frame's offset, and each
+    document's first frame."""
+    frames = [
+        [d.text[at : at + FRAME_CHARS] for at in range(0, len(d.text), FRAME_CHARS)] for d in docs
+    ]
+    streams = [zlib.compress(f.encode("utf-8"), ZLIB_LEVEL) for doc in frames for f in doc]
     offsets = np.concatenate([[0], np.cumsum([len(s) for s in streams])]).astype(np.int64)
-    return b"".join(streams), offsets
+    firsts = np.concatenate([[0], np.cumsum([len(doc) for doc in frames])]).astype(np.int64)
+    return b"".join(streams), offsets, firsts
 
 
 def _blocks_line(doc: Document) -> bytes:
@@ -187,9 +197,10 @@ def write_unit_segment(parent: Path, documents: Sequence[Document]) -> UnitSegme
         counts[name] = field_counts(arrays["dl"])
     for name, column in sorted(_columns(units, docs).items()):
         np.save(tmp / f"{name}.npy", np.ascontiguousarray(column))
-    texts, offsets = _texts(docs)
+    texts, offsets, firsts = _texts(docs)
     (tmp / "texts.bin").write_bytes(texts)
     np.save(tmp / "text_offsets.npy", offsets)
+    np.save(tmp / "text_frames.npy", firsts)
     _write_lines(tmp, "doc", [DocInfo.of(d).to_dict() for d in docs])
     _write_lines(tmp, "path", [list(p) for p in units.paths])
     (tmp / "blocks.jsonl").write_bytes(b"".join(_blocks_line(d) for d in docs))
@@ -215,7 +226,8 @@ def _seal(parent: Path, tmp: Path, docs: int, counts: dict[str, FieldCounts]) ->
             ).hexdigest()
             os.fsync(handle.fileno())
     fields = {name: c.to_list() for name, c in counts.items()}
-    meta = {"format": UNIT_SEGMENT_FORMAT, "docs": docs, "fields": fields, "files": checksums}
+    meta = {"format": UNIT_SEGMENT_FORMAT, "docs": docs, "fields": fields, "files": checksums,
+            "frame_chars": FRAME_CHARS}  # fmt: skip
     meta_bytes = orjson.dumps(meta, option=_JSON | orjson.OPT_INDENT_2) + b"\n"
     (tmp / "segment.json").write_bytes(meta_bytes)
     digest = hashlib.sha256(meta_bytes).hexdigest()

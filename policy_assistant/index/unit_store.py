@@ -48,8 +48,9 @@ UNITS_DIR = "units"
 """The units folder's name inside a generation."""
 UNITS_FILE = "units.json"
 """The units' own manifest inside the units folder."""
-UNITS_FORMAT = 1
-"""Version of units.json; another one (or none: the older layout) is written again."""
+UNITS_FORMAT = 2
+"""Version of units.json; another one (or none: the older layout) is written again (1: unit
+segments in format 1, one text stream per document)."""
 DELETED = "deleted"
 """The units folder's deletion masks."""
 _JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
@@ -127,7 +128,10 @@ def read_state(folder: Path) -> UnitsState:
     try:
         data = orjson.loads((folder / UNITS_FILE).read_bytes())
         if data.get("format") != UNITS_FORMAT:
-            raise IndexError_(f"{UNITS_FILE} is not in format {UNITS_FORMAT}")
+            raise IndexError_(
+                f"{UNITS_FILE} is in format {data.get('format')}, this version reads format "
+                f"{UNITS_FORMAT}: run ingest again to write the units anew"
+            )
         segments = tuple(LiveUnits.from_dict(s) for s in data["segments"])
         return UnitsState(segments, dict(data["bm25"]), dict(data["weights"]), data["mean_idf"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:

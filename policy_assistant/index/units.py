@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -79,16 +79,23 @@ class DocInfo:
         return cls(doc.source, doc.title, doc.version, doc.access, doc.language, doc.pages)
 
 
+class Text(Protocol):
+    """A document's text as a context reads it: sliced by a start and a stop."""
+
+    def __getitem__(self, span: slice, /) -> str:
+        """Return text[start:stop]."""
+
+
 @dataclass(frozen=True)
 class UnitSet:
     """Every unit of a set of documents, as columns, with their blocks, sections, documents."""
 
-    docs: tuple[DocInfo, ...]
-    """The documents, sorted by source."""
-    texts: Sequence[str]
-    """Each document's normalized text (a lazy sequence when read from disk)."""
-    paths: tuple[tuple[str, ...], ...]
-    """Each section's heading path."""
+    docs: Sequence[DocInfo]
+    """The documents, sorted by source (a lazy sequence when read from disk)."""
+    texts: Sequence[Text]
+    """Each document's normalized text (read a frame at a time when from disk)."""
+    paths: Sequence[tuple[str, ...]]
+    """Each section's heading path (a lazy sequence when read from disk)."""
     columns: dict[str, Ints]
     """unit_start, unit_end, unit_words, unit_kind, unit_block, unit_section, unit_doc,
     unit_header (the header row's unit of a table row, else -1), block_first, section_first,

@@ -1,0 +1,289 @@
+"""A query's terms in one unit field of every live segment: planned, weighted and summed at once.
+
+segment_search.plan_terms and accumulate go a term and a slice at a time, as chunk segments
+need (a common term there has ~700k postings, and search stays under 100 MB). A unit field
+is smaller where it is summed whole (one row per section or per document) and read by range
+where it is not (the unit text of the chosen sections), so here each segment's postings of
+every query term are read and weighted in one pass: a few numpy calls per segment, not a
+dozen per term. The floats are the same ones: weights come from segment_search.saturation
+times the term's idf (and its repeats), terms are ordered as plan_terms orders them (highest
+upper bound first, then term bytes), and np.bincount adds each row's weights in the order it
+meets them, term after term, as accumulate's sums run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from policy_assistant.index.bm25_types import Floats, Ints
+from policy_assistant.index.segment_search import Statistics, idf, live_slices, saturation
+from policy_assistant.index.unit_open import FieldView
+
+
+@dataclass(frozen=True, slots=True)
+class FieldTerms:
+    """The query terms with a live posting in one field, in the order their weights sum."""
+
+    idf: Floats
+    """Each term's idf over every live segment."""
+    repeats: Floats
+    """Each term's weight in the query (how often it occurs, or a feedback weight)."""
+    ids: list[Ints]
+    """Per segment, each term's id in its term list (-1: no live posting there)."""
+    bounds: Floats
+    """Each term's largest live weight, its repeats apart (what orders the sums)."""
+
+    def __len__(self) -> int:
+        return len(self.idf)
+
+    def subset(self, mask: npt.NDArray[np.bool_]) -> FieldTerms:
+        """Return the plan of the masked terms only, in the same order."""
+        return FieldTerms(self.idf[mask], self.repeats[mask], [i[mask] for i in self.ids],
+                          self.bounds[mask])  # fmt: skip
+
+    def postings(self, views: Sequence[FieldView]) -> Ints:
+        """Return each term's postings over every segment, deleted ones included."""
+        sizes = np.zeros(len(self), np.int64)
+        for view, ids in zip(views, self.ids, strict=True):
+            present = ids >= 0
+            sizes[present] += view.ptr[ids[present] + 1] - view.ptr[ids[present]]
+        return sizes
+
+    def weights(
+        self, stats: Statistics, terms: Ints, lengths: Ints, tf: Ints, repeated: bool = True
+    ) -> Floats:
+        """Return the weights of postings of the given terms (positions in this plan), times
+        the terms' repeats unless not repeated (a bound is ordered by repeats apart)."""
+        found: Floats = self.idf[terms] * saturation(stats, lengths, tf)
+        if repeated and (self.repeats != 1).any():
+            found = found * self.repeats[terms]
+        return found
+
+
+def runs(starts: Ints, stops: Ints) -> Ints:
+    """Return the positions start..stop of every run, one run after the other."""
+    sizes = stops - starts
+    return np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+
+
+def plan_field(
+    views: Sequence[FieldView], stats: Statistics, counts: Mapping[str, float]
+) -> FieldTerms:
+    """Return the terms of counts that have a live posting, ordered as plan_terms orders them."""
+    terms = list(counts)
+    ids = [np.array([view.find(t) for t in terms], np.int64) for view in views]
+    live = [_live_counts(view, found) for view, found in zip(views, ids, strict=True)]
+    df = np.sum(live, axis=0) if live else np.zeros(len(terms), np.int64)
+    kept = np.flatnonzero(df > 0)
+    term_idf = idf(stats, df[kept].astype(np.float64))
+    repeats = np.array([float(counts[terms[k]]) for k in kept], np.float64)
+    ids = [np.where(n[kept] > 0, found[kept], -1) for found, n in zip(ids, live, strict=True)]
+    plan = FieldTerms(term_idf, repeats, ids, np.zeros(len(kept)))
+    bound = np.max([_bounds(v, stats, plan, i) for i, v in enumerate(views)], axis=0)
+    keys = [(-float(repeats[j]) * float(bound[j]), terms[k].encode("utf-8"))
+            for j, k in enumerate(kept.tolist())]  # fmt: skip
+    order = np.array(sorted(range(len(kept)), key=keys.__getitem__), np.int64)
+    return FieldTerms(term_idf[order], repeats[order], [found[order] for found in ids],
+                      np.asarray(bound, np.float64)[order])  # fmt: skip
+
+
+def _live_counts(view: FieldView, ids: Ints) -> Ints:
+    """Return each term's live postings in one segment (0 for a term it lacks)."""
+    present = ids >= 0
+    sizes = np.zeros(len(ids), np.int64)
+    if view.deleted is None:
+        sizes[present] = view.ptr[ids[present] + 1] - view.ptr[ids[present]]
+        return sizes
+    for j in np.flatnonzero(present).tolist():
+        sizes[j] = view.live_count(view.term_rows(int(ids[j]))[0])
+    return sizes
+
+
+def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> Floats:
+    """Return each planned term's largest live weight in segment seg (-inf: none there),
+    from its frontier postings; a term whose frontier lost a posting reads all of its own."""
+    ids = plan.ids[seg]
+    present = np.flatnonzero(ids >= 0)
+    out = np.full(len(ids), -np.inf)
+    if not len(present):
+        return out
+    lo, hi = view.front_ptr[ids[present]], view.front_ptr[ids[present] + 1]
+    at = np.asarray(view.front[runs(lo, hi)])
+    rows, tf = np.asarray(view.rows[at]), np.asarray(view.tf[at])
+    terms = np.repeat(present, hi - lo)
+    found = plan.weights(stats, terms, view.dl[rows], tf, repeated=False)
+    out[present] = np.maximum.reduceat(found, np.concatenate([[0], np.cumsum(hi - lo)[:-1]]))
+    if view.deleted is not None:
+        for j in np.unique(terms[view.deleted[rows]]).tolist():
+            out[j] = _live_bound(view, stats, plan, j, int(ids[j]))
+    return out
+
+
+def _live_bound(view: FieldView, stats: Statistics, plan: FieldTerms, term: int, tid: int) -> float:
+    """Return a term's largest weight over its live postings in one segment."""
+    rows, tf = view.term_rows(tid)
+    keep = ~view.deleted[rows] if view.deleted is not None else slice(None)
+    rows, tf = np.asarray(rows[keep]), np.asarray(tf[keep])
+    terms = np.full(len(rows), term, np.int64)
+    return float(plan.weights(stats, terms, view.dl[rows], tf, repeated=False).max())
+
+
+def field_scores(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints
+) -> Floats:
+    """Return every row's score in one field (segment i's rows from bases[i]), its live
+    postings summed in plan order, a slice of one term at a time: a big temporary costs
+    more in page faults than its arithmetic (5x at 400k postings)."""
+    scores = np.zeros(int(bases[-1]))
+    for j in range(len(plan)):
+        for seg, view in enumerate(views):
+            tid = int(plan.ids[seg][j])
+            if tid < 0:
+                continue
+            for rows, tf in live_slices(view, *view.term_rows(tid)):
+                terms = np.full(len(rows), j, np.int64)
+                weights = plan.weights(stats, terms, view.dl[rows], tf)
+                scores[rows.astype(np.int64) + int(bases[seg])] += weights
+    return scores
+
+
+def scores_at(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, seg: Ints, local: Ints
+) -> Floats:
+    """Return the field's score at some rows (segment, local row; live ones), as
+    field_scores gives it there: each term's weight found by bisection, summed in plan order."""
+    scores = np.zeros(len(local))
+    for j in range(len(plan)):
+        for i, view in enumerate(views):
+            tid = int(plan.ids[i][j])
+            mine = np.flatnonzero(seg == i)
+            if tid < 0 or not len(mine):
+                continue
+            rows, tf = view.term_rows(tid)
+            at = np.searchsorted(rows, local[mine].astype(rows.dtype))
+            inside = at < len(rows)
+            found = np.zeros(len(mine), np.bool_)
+            found[inside] = rows[at[inside]] == local[mine][inside]
+            at, mine = at[found], mine[found]
+            terms = np.full(len(at), j, np.int64)
+            scores[mine] += plan.weights(stats, terms, view.dl[rows[at]], tf[at])
+    return scores
+
+
+@dataclass(frozen=True, slots=True)
+class RangePostings:
+    """One segment's postings of the planned terms inside some runs of its rows."""
+
+    rows: Ints
+    """Each posting's row, local to the segment."""
+    terms: Ints
+    """Each posting's term (position in the plan)."""
+    runs: Ints
+    """Each posting's run (index into the runs asked for)."""
+    weights: Floats
+    """Each posting's weight."""
+
+
+def range_postings(
+    view: FieldView, stats: Statistics, plan: FieldTerms, seg: int, firsts: Ints, stops: Ints
+) -> RangePostings:
+    """Return the planned terms' postings in rows firsts[r]..stops[r] of segment seg (a
+    bisection per term over its postings, never a pass over them)."""
+    starts, ends, terms, which = [], [], [], []
+    bounds = np.concatenate([firsts, stops]).astype(view.rows.dtype)
+    every = np.arange(len(firsts), dtype=np.int64)
+    for j, tid in enumerate(plan.ids[seg].tolist()):
+        if tid < 0:
+            continue
+        begin = int(view.ptr[tid])
+        at = np.searchsorted(view.rows[begin : int(view.ptr[tid + 1])], bounds) + begin
+        starts.append(at[: len(firsts)])
+        ends.append(at[len(firsts) :])
+        terms.append(np.full(len(firsts), j, np.int64))
+        which.append(every)
+    if not starts:
+        empty = np.zeros(0, np.int64)
+        return RangePostings(empty, empty, empty, np.zeros(0))
+    lo, hi = np.concatenate(starts), np.concatenate(ends)
+    at = runs(lo, hi)
+    rows, tf = np.asarray(view.rows[at], np.int64), np.asarray(view.tf[at])
+    term_of = np.repeat(np.concatenate(terms), hi - lo)
+    weights = plan.weights(stats, term_of, view.dl[rows], tf)
+    return RangePostings(rows, term_of, np.repeat(np.concatenate(which), hi - lo), weights)
+
+
+MAX_CANDIDATES = 4096
+"""top_rows stops adding terms once this few rows can still reach the count best."""
+
+
+def top_rows(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
+    rank: tuple[float, Floats], allowed: npt.NDArray[np.bool_], count: int,
+) -> tuple[Ints, Floats] | None:  # fmt: skip
+    """Return the allowed rows with a positive field score that can be among the count best by
+    weight * field + others (rank is weight, others), ties included, with their field scores;
+    None when no term could be left out.
+
+    MaxScore: terms are scored for every row rarest first, until the largest weights of the
+    terms left (the most common) could lift at most MAX_CANDIDATES rows to the count-th best
+    sum so far; the terms left cost a bisection per candidate, not a weight per posting. The
+    scores returned are field_scores' floats at those rows (scores_at)."""
+    weight, others = rank
+    if weight <= 0 or len(plan) < 2:
+        return None
+    order = np.argsort(plan.postings(views), kind="stable")
+    lower, touched = others.copy(), np.zeros(0, np.int64)
+    scored = np.zeros(len(plan), np.bool_)
+    for j in order[:-1].tolist():
+        scored[j] = True
+        touched = np.union1d(touched, _add_term(views, stats, plan, bases, j, weight, lower))
+        known = touched[allowed[touched]]
+        candidates = _contenders(plan, weight, scored, lower, known, allowed, count)
+        if candidates is not None:
+            seg = np.searchsorted(bases, candidates, side="right") - 1
+            scores = scores_at(views, stats, plan, seg, candidates - bases[seg])
+            positive = scores > 0
+            return candidates[positive], scores[positive]
+    return None
+
+
+def _add_term(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints, term: int,
+    weight: float, lower: Floats,
+) -> Ints:  # fmt: skip
+    """Add weight times one term's live weights to lower, in place; return their rows."""
+    touched = []
+    for seg, view in enumerate(views):
+        tid = int(plan.ids[seg][term])
+        if tid < 0:
+            continue
+        for rows, tf in live_slices(view, *view.term_rows(tid)):
+            terms = np.full(len(rows), term, np.int64)
+            at = rows.astype(np.int64) + int(bases[seg])
+            lower[at] += weight * plan.weights(stats, terms, view.dl[rows], tf)
+            touched.append(at)
+    return np.concatenate(touched) if touched else np.zeros(0, np.int64)
+
+
+def _contenders(
+    plan: FieldTerms, weight: float, scored: npt.NDArray[np.bool_], lower: Floats,
+    known: Ints, allowed: npt.NDArray[np.bool_], count: int,
+) -> Ints | None:  # fmt: skip
+    """Return the allowed rows whose sum so far (lower) plus the largest weights of the terms
+    not yet scored reaches the count-th best sum of the known rows (allowed, matching a
+    scored term), or None when too many do or too few are known."""
+    sums = lower[known]
+    if len(sums) < count:
+        return None
+    floor = float(np.partition(sums, len(sums) - count)[len(sums) - count])
+    left = ~scored
+    lift = weight * float((plan.bounds[left] * plan.repeats[left]).sum())
+    # Sums in another order differ by rounding: a margin far above it keeps every contender.
+    margin = 1e-9 * max(abs(floor), 1.0)
+    candidates = np.flatnonzero(lower >= floor - lift - margin)
+    candidates = candidates[allowed[candidates]]
+    return candidates if len(candidates) <= MAX_CANDIDATES else None
