@@ -21,7 +21,7 @@ from policy_assistant.index.bm25 import BM25_DEFAULTS, OKAPI_EPSILON
 from policy_assistant.index.bm25 import _params as bm25_params
 from policy_assistant.index.folder import ingest_hint
 from policy_assistant.index.manifest import DocumentEntry, Manifest
-from policy_assistant.index.plan import cold_generation, incremental_generation
+from policy_assistant.index.plan import Change, cold_generation, incremental_generation
 from policy_assistant.index.reader import load_entries, load_manifest
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.index.writer import (
@@ -157,7 +157,9 @@ def build_index(
             fresh_sources = set(result.added) | set(result.changed)
             fresh = [c for c in rows if c.source in fresh_sources]
             replaced = result.changed + result.removed
-            make = incremental_generation(old[0], new, replaced, fresh, manifest)
+            written = result.added + result.changed
+            change = Change(old[0], old[1], new, written, replaced)
+            make = incremental_generation(change, fresh, manifest)
             if documents is not None and not units:
                 job = _units_update(old[0], documents, fresh_sources, replaced, manifest.bm25)
         else:
