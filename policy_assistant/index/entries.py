@@ -54,14 +54,15 @@ def parse_entries(data: bytes, segment: str, live: Any = None) -> list[DocumentE
     values = [columns[name] for name in _STORED]
     if len({len(v) for v in values}) > 1 or not all(isinstance(v, list) for v in values):
         raise ValueError("its columns differ in length")
-    if live is not None:
-        try:
-            keep = np.asarray(live)[np.asarray(columns["first"], np.int64)].tolist()
-        except (IndexError, TypeError) as exc:  # a first row the mask does not have
-            raise ValueError(f"an entry's first row is not in its segment: {exc}") from exc
-        values = [list(compress(v, keep)) for v in values]
     *identity, words, first = values
-    return list(map(DocumentEntry, *identity, words, repeat(segment), first))
+    entries = DocumentEntry.from_columns([*identity, words, repeat(segment), first], len(first))
+    if live is None:
+        return entries
+    try:
+        keep = np.asarray(live)[np.asarray(first, np.int64)].tolist()
+    except (IndexError, TypeError, ValueError) as exc:  # a first row the mask does not have
+        raise ValueError(f"an entry's first row is not in its segment: {exc}") from exc
+    return list(compress(entries, keep))
 
 
 def read_entries(generation: Path, segments: Sequence[LiveSegment]) -> tuple[DocumentEntry, ...]:

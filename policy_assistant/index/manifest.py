@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import operator
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +106,16 @@ class DocumentEntry:
         return dict(zip(_ENTRY_FIELDS, _ENTRY_ATTRS(self), strict=True))
 
     @classmethod
+    def from_columns(cls, columns: Sequence[Iterable[Any]], count: int) -> list[DocumentEntry]:
+        """Return count entries from one iterable per field, in field order (entries.py)."""
+        # Each slot filled across all entries by one C-level map: half the cost of count
+        # calls of the frozen __init__, which sets each field through object.__setattr__.
+        made = list(map(object.__new__, repeat(cls, count)))
+        for slot, column in zip(_ENTRY_SLOTS, columns, strict=True):
+            deque(map(slot.__set__, made, column), maxlen=0)
+        return made
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DocumentEntry:
         """Rebuild an entry from its JSON form."""
         d = data
@@ -115,6 +127,7 @@ class DocumentEntry:
 _ENTRY_FIELDS = tuple(f.name for f in fields(DocumentEntry))
 _ENTRY_VALUES = operator.itemgetter(*_ENTRY_FIELDS)
 _ENTRY_ATTRS = operator.attrgetter(*_ENTRY_FIELDS)
+_ENTRY_SLOTS = tuple(DocumentEntry.__dict__[name] for name in _ENTRY_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
