@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from policy_assistant.cli import app
 from policy_assistant.errors import IndexError_
-from policy_assistant.index import index_lock, open_index
+from policy_assistant.index import FORMAT_VERSION, index_lock, open_index
 from policy_assistant.parse import CorpusOptions
 from policy_assistant.pipeline import ingest
 
@@ -93,9 +93,10 @@ def test_damage_is_one_line_in_search_and_ingest_rebuilds(built, damage: str) ->
 
 def test_bad_document_entries_leave_search_working_and_ingest_rebuilds(built) -> None:
     corpus, index_dir = built
-    (live(index_dir) / "documents.jsonl").write_bytes(b"{not json\n")
+    (entries,) = live(index_dir).glob("segments/seg-*/entries.json")
+    entries.write_bytes(b"{not json\n")
     assert search_cli(index_dir, "mowers").exit_code == 0  # search never reads the entries
-    assert_one_line_error(runner.invoke(app, ["ls", "--index", str(index_dir)]), "documents.jsonl")
+    assert_one_line_error(runner.invoke(app, ["ls", "--index", str(index_dir)]), "entries.json")
     assert_ingest_repairs(corpus, index_dir)
 
 
@@ -295,16 +296,20 @@ def test_random_bytes_in_any_file_give_index_errors_never_a_traceback(built) -> 
         path.write_bytes(original)
 
 
-def test_an_index_of_the_format_before_checksums_is_rebuilt_by_ingest(built) -> None:
+@pytest.mark.parametrize("version", [1, 3])
+def test_an_index_of_an_older_format_is_rebuilt_by_ingest(built, version: int) -> None:
+    """Format 1 had no checksums; format 3 kept every entry in one documents.jsonl."""
     corpus, index_dir = built
     path = live(index_dir) / "manifest.json"
     old = orjson.loads(path.read_bytes())
-    del old["files"]
-    path.write_bytes(orjson.dumps(old | {"format_version": 1}))
-    assert_one_line_error(search_cli(index_dir, "mowers"), "in format 1", "reads format 3")
+    if version == 1:
+        del old["files"]
+    path.write_bytes(orjson.dumps(old | {"format_version": version}))
+    found = search_cli(index_dir, "mowers")
+    assert_one_line_error(found, f"in format {version}", f"reads format {FORMAT_VERSION}")
     summary = ingest(corpus, index_dir, STRUCTURE)
     assert summary.written and summary.added == ["a.md", "b.md", "staff/c.md"]
-    assert any("format 1" in w for w in summary.warnings)
+    assert any(f"format {version}" in w for w in summary.warnings)
     open_index(index_dir, verify=True).close()
 
 

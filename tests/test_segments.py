@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,9 +19,10 @@ from chunk_factory import bare_chunk
 
 from policy_assistant.ids import content_id
 from policy_assistant.index import build_index, open_index, plan, segment_search
-from policy_assistant.index import manifest as manifest_module
+from policy_assistant.index import entries as entries_module
 from policy_assistant.index.build import IndexSettings, sort_chunks
-from policy_assistant.index.manifest import DocumentEntry
+from policy_assistant.index.entries import parse_entries
+from policy_assistant.index.manifest import DocumentEntry, ids_digest
 from policy_assistant.index.search import memory_index
 from policy_assistant.index.segment import Segment
 from policy_assistant.records import Chunk
@@ -107,6 +111,24 @@ def results(folder: Path) -> list[list[tuple[str, float]]]:
     return out
 
 
+def placed_entries(folder: Path) -> list[tuple[DocumentEntry, int]]:
+    """Return every entry with its words, checking that each names its own live rows."""
+    with open_index(folder) as index:
+        segments = {s.info.name: s for s in index.segments}
+        entries = index.manifest.documents
+        for entry in (e for e in entries if e.chunks):
+            segment = segments[entry.segment]
+            rows = range(entry.first, entry.first + entry.chunks)
+            records = [segment.record(row) for row in rows]
+            assert {c.source for c in records} == {entry.source}
+            assert segment.deleted is None or not segment.deleted[rows.start : rows.stop].any()
+            assert ids_digest([c.id for c in records]) == entry.digest
+            assert sum(c.words for c in records) == entry.words
+        assert sum(e.chunks for e in entries) == index.manifest.rows
+        assert index.manifest.document_count == len(entries)
+        return [(e, e.words) for e in entries]
+
+
 def reference(chunks: list[Chunk], variant: str) -> list[list[tuple[str, float]]]:
     index = memory_index(sort_chunks(chunks), {"variant": variant})
     return [
@@ -151,6 +173,7 @@ def test_any_sequence_of_ingests_searches_as_a_cold_build(
     incremental = results(tmp_path / "i")
     assert incremental == results(tmp_path / "cold")
     assert incremental == reference(final, variant)
+    assert placed_entries(tmp_path / "i") == placed_entries(tmp_path / "cold")
     assert any(incremental), "the queries must find something, or nothing is compared"
     assert max(counts) <= plan.MAX_SEGMENTS
     assert max(counts) > 1, "the sequence never made a second segment"
@@ -213,13 +236,13 @@ def test_search_does_not_read_the_document_entries(
     folder = tmp_path / "i"
     ingest(folder, {}, {f"d{i}.md": (0, "public") for i in range(5)}, "lucene", partial=False)
 
-    def refuse(path: Path) -> None:
-        raise AssertionError(f"search read {path.name}")
+    def refuse(generation: Path, segments: object) -> None:
+        raise AssertionError(f"search read the entries of {generation.name}")
 
-    monkeypatch.setattr(manifest_module, "read_documents", refuse)
+    monkeypatch.setattr(entries_module, "read_entries", refuse)
     with open_index(folder) as index:
         assert index.search("w1 w2", 5)
-    with pytest.raises(AssertionError, match=r"documents\.jsonl"), open_index(folder) as index:
+    with pytest.raises(AssertionError, match="read the entries"), open_index(folder) as index:
         index.manifest.documents  # noqa: B018  (the lazy read, shown to be the one refused)
 
 
@@ -247,3 +270,70 @@ def test_a_hit_row_names_its_chunk_in_chunks_order_after_deletions(tmp_path: Pat
         for hit in hits:
             assert every[hit.row] == hit.chunk == index.chunk(hit.row)
             assert index.find(hit.chunk.id) == hit.chunk
+
+
+def empty_entry(source: str, seed: int) -> DocumentEntry:
+    """The entry of a document that gave no chunk."""
+    sha = hashlib.sha256(f"{source}{seed}".encode()).hexdigest()
+    return DocumentEntry(source, sha, source, f"v{seed}", "public", "en", 0, ids_digest([]))
+
+
+def ingest_with_empty(folder: Path, before: dict[str, int], after: dict[str, int]) -> None:
+    """Index after (source -> seed; a negative seed is a document without chunks), giving
+    only the chunks of what changed when before is not None."""
+    entries, given = [], []
+    for source, seed in sorted(after.items()):
+        own = doc_chunks(source, seed, "public") if seed >= 0 else []
+        entries.append(DocumentEntry.from_chunks(own) if own else empty_entry(source, seed))
+        given += own if before is None or before.get(source) != seed else []
+    build_index(given, folder, IndexSettings(CHUNKER), entries=entries)
+
+
+def test_documents_without_chunks_keep_their_entries_across_ingests(tmp_path: Path) -> None:
+    states = [
+        {"a.md": 0, "b.md": 0, "e1.md": -1},
+        {"a.md": 0, "b.md": 0, "e1.md": 1, "e2.md": -1},  # e1 gains chunks, e2 is new and empty
+        {"a.md": -2, "b.md": 0, "e1.md": 1, "e2.md": -1},  # a loses its chunks
+        {"a.md": -2, "b.md": 1, "e1.md": 1},  # e2 removed
+        {"a.md": -3, "b.md": 1, "e1.md": 1, "e3.md": -1},  # a stays empty, changed
+    ]
+    before: dict[str, int] = {}
+    for n, state in enumerate(states):
+        ingest_with_empty(tmp_path / "i", before, state)
+        ingest_with_empty(tmp_path / f"cold{n}", None, state)
+        assert placed_entries(tmp_path / "i") == placed_entries(tmp_path / f"cold{n}")
+        found = {e.source: e.chunks for e, _ in placed_entries(tmp_path / "i")}
+        assert {s for s, count in found.items() if not count} == {
+            s for s, seed in state.items() if seed < 0
+        }
+        before = state
+
+
+def new_files(folder: Path, change: Callable[[], None]) -> dict[str, int]:
+    """Run change; return the size of each file of the new generation it created (not a hard
+    link to an older one), by path with the segment names left out."""
+    before = {(p.stat().st_dev, p.stat().st_ino) for p in folder.rglob("*") if p.is_file()}
+    change()
+    (generation,) = folder.glob("gen-*")
+    return {
+        re.sub(r"seg-[0-9a-f]{16}", "seg-*", p.relative_to(generation).as_posix()): p.stat().st_size
+        for p in generation.rglob("*")
+        if p.is_file() and (p.stat().st_dev, p.stat().st_ino) not in before
+    }
+
+
+def test_a_one_document_change_writes_only_that_documents_entry(tmp_path: Path) -> None:
+    touched = {}
+    for size in (20, 200):
+        folder = tmp_path / f"i{size}"
+        corpus = {f"d{i:04d}.md": (0, "public") for i in range(size)}
+        ingest(folder, {}, corpus, "lucene", partial=False)
+        changed = {**corpus, "d0003.md": (1, "public")}
+        files = new_files(folder, partial(ingest, folder, corpus, changed, "lucene", True))
+        with open_index(folder) as index:
+            newest = index.segments[-1].folder / "entries.json"
+        assert [e.source for e in parse_entries(newest.read_bytes(), "")] == ["d0003.md"]
+        entry_bytes = {k: v for k, v in files.items() if k.endswith(("entries.json", "empty.json"))}
+        touched[size] = sorted(files), entry_bytes
+    assert touched[20] == touched[200]  # the same files and entry bytes, ten times the documents
+    assert sorted(touched[20][1]) == ["empty.json", "segments/seg-*/entries.json"]

@@ -32,7 +32,8 @@ from policy_assistant.index import (
     write_index,
 )
 from policy_assistant.index.bm25 import BM25Index
-from policy_assistant.index.manifest import documents_bytes, ids_digest, read_documents
+from policy_assistant.index.entries import entries_bytes, parse_entries
+from policy_assistant.index.manifest import ids_digest
 from policy_assistant.records import Chunk, Document
 
 CHUNKER = {"name": "test", "size": 3}
@@ -81,7 +82,7 @@ def test_round_trip(tmp_path: Path, chunks: list[Chunk]):
         if p.is_file() and p.name != "manifest.json" and p.parts[-3] != "segments"
     }
     loaded = load_manifest(index_dir)
-    assert loaded.files == on_disk and list(on_disk) == ["documents.jsonl"]
+    assert loaded.files == on_disk and list(on_disk) == ["empty.json"]
     assert loaded.documents == manifest.documents
     assert [s.info.rows for s in loaded.segments] == [len(chunks)]
     assert load_chunks(index_dir) == chunks
@@ -126,15 +127,13 @@ entries = st.builds(
 
 
 @given(st.lists(entries, max_size=5))
-def test_manifest_and_entries_survive_json(tmp_path_factory, documents):
+def test_manifest_and_entries_survive_json(documents):
     manifest = Manifest.create({"name": "x", "size": 3}, {"variant": "lucene"}, documents)
     assert Manifest.from_dict(orjson.loads(orjson.dumps(manifest.to_dict()))) == manifest
-    path = tmp_path_factory.mktemp("entries") / "documents.jsonl"
-    path.write_bytes(documents_bytes(documents))
-    back = read_documents(path)
-    assert back == manifest.documents
+    back = parse_entries(entries_bytes(manifest.documents), "seg-x")
+    assert back == list(manifest.documents)
     assert [(e.words, e.segment, e.first) for e in back] == [
-        (e.words, e.segment, e.first) for e in manifest.documents
+        (e.words, "seg-x", e.first) for e in manifest.documents
     ]
 
 

@@ -8,11 +8,13 @@ An index folder (default build/index) holds:
         segments/seg-<hash>/ immutable segments (segment_build.py): terms.txt, postings
                              (rows.npy int32, tf.npy uint16), dl.npy, access.npy, records.bin
                              (zlib blocks of chunk records) with blocks.npy, ids.npy and
-                             id_rows.npy (chunk ID -> row), segment.json (its files' SHA-256);
+                             id_rows.npy (chunk ID -> row), entries.json (the entries of its
+                             documents: source, sha256, metadata, chunk count and digest,
+                             first row, words; entries.py), segment.json (its files' SHA-256);
                              hard links to an older generation's files when unchanged
-        deleted/seg-<hash>.npy  bool per row of that segment: chunks replaced or removed
-        documents.jsonl      per document: source, sha256, metadata, chunk count and digest,
-                             where its chunks sit (segment, first row), words
+        deleted/seg-<hash>.npy  bool per row of that segment: chunks replaced or removed (an
+                             entry is live while its first row is)
+        empty.json           the entries of documents without chunks
         units/               retrieval units, written by `ingest`: units.json, unit segments
                              useg-<hash>/ and their deletion masks (unit_store.py)
         manifest.json        written last: settings, the live segments with their counts (the
@@ -33,8 +35,9 @@ This module is the public API, imported lazily; the work is done in build.py (bu
 what changed, and the one call that writes), plan.py (which segments a generation keeps,
 deletes from and merges), segment_build.py, segment.py and segment_search.py (writing,
 reading and scoring segments), search.py (Index.search: the one place access is enforced),
-manifest.py, folder.py (locating the folder and its live generation), writer.py (the lock
-and the writer) and reader.py (opening an index, verifying it).
+manifest.py, entries.py (the per-document entries), folder.py (locating the folder and its
+live generation), writer.py (the lock and the writer) and reader.py (opening an index,
+verifying it).
 """
 
 from __future__ import annotations

@@ -10,9 +10,10 @@ nothing is touched. What changed is decided from the per-document entries, never
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import groupby
+from itertools import compress, groupby
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from policy_assistant.index.bm25 import BM25_DEFAULTS, OKAPI_EPSILON
 from policy_assistant.index.bm25 import _params as bm25_params
 from policy_assistant.index.folder import ingest_hint
 from policy_assistant.index.manifest import DocumentEntry, Manifest
-from policy_assistant.index.plan import cold_generation, incremental_generation
+from policy_assistant.index.plan import Change, cold_generation, incremental_generation
 from policy_assistant.index.reader import load_entries, load_manifest
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.index.writer import (
@@ -157,7 +158,9 @@ def build_index(
             fresh_sources = set(result.added) | set(result.changed)
             fresh = [c for c in rows if c.source in fresh_sources]
             replaced = result.changed + result.removed
-            make = incremental_generation(old[0], new, replaced, fresh, manifest)
+            written = result.added + result.changed
+            change = Change(old[0], old[1], new, written, replaced)
+            make = incremental_generation(change, fresh, manifest)
             if documents is not None and not units:
                 job = _units_update(old[0], documents, fresh_sources, replaced, manifest.bm25)
         else:
@@ -170,9 +173,15 @@ def build_index(
     given: dict[str, int] = {}
     for chunk in rows:
         given[chunk.source] = given.get(chunk.source, 0) + chunk.words
-    result.chunks = sum(e.chunks for e in new.values())
-    result.words = sum(given.get(s, e.words) for s, e in new.items())
+    result.chunks = sum(map(_CHUNKS, new.values()))
+    # Every entry's words, but a document's given chunks count over what its entry says.
+    extra = sum(w - new[s].words for s, w in given.items() if s in new)
+    result.words = sum(map(_WORDS, new.values())) + extra
     return result
+
+
+_CHUNKS = operator.attrgetter("chunks")
+_WORDS = operator.attrgetter("words")
 
 
 def _recorded(params: dict[str, Any]) -> dict[str, Any]:
@@ -259,13 +268,24 @@ def _spec(spec: dict[str, Any]) -> str:
 def _compare(
     old: dict[str, DocumentEntry] | None, new: dict[str, DocumentEntry], result: BuildResult
 ) -> None:
-    """Sort sources into added, changed, unchanged and removed."""
+    """Sort sources into added, changed, unchanged and removed.
+
+    An entry handed back as the very object read (ingest's kept documents) is unchanged
+    without a look at its fields: that test runs in C over every source, and only the rest
+    are compared field by field in Python.
+    """
     before = old or {}
-    for source in sorted(new):
+    sources = sorted(new)
+    same = list(map(operator.is_, map(before.get, sources), map(new.__getitem__, sources)))
+    result.unchanged = list(compress(sources, same))
+    equal = []
+    for source in compress(sources, map(operator.not_, same)):
         if source not in before:
             result.added.append(source)
-        elif before[source] is not new[source] and before[source] != new[source]:
+        elif before[source] != new[source]:
             result.changed.append(source)
         else:
-            result.unchanged.append(source)
-    result.removed = sorted(set(before) - set(new))
+            equal.append(source)
+    if equal:
+        result.unchanged = sorted([*result.unchanged, *equal])
+    result.removed = sorted(before.keys() - new.keys())

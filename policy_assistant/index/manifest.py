@@ -2,7 +2,7 @@
 
 writer.py writes it last into each generation as manifest.json; it is small whatever the
 corpus (one entry per live segment), so opening an index for search parses little. The
-per-document entries live beside it in documents.jsonl, read only by whoever needs them
+per-document entries live with the segments (entries.py), read only by whoever needs them
 (ingest deciding what changed, `ls`, eval's stale check): `Manifest.documents` reads them
 on first use.
 """
@@ -11,27 +11,25 @@ from __future__ import annotations
 
 import hashlib
 import operator
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from itertools import repeat
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from policy_assistant import __version__
 from policy_assistant.index.segment_build import SegmentInfo
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import ACCESS_LABELS, Chunk, Document
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """Version of the index folder layout; an index in any other is stale.
 
 2: entries read off the chunk records (title, no catalog entry), and file checksums.
-3: immutable segments with deletion masks; entries in documents.jsonl, without chunk IDs."""
-
-DOCUMENTS_FILE = "documents.jsonl"
-"""The per-document entries of a generation, one JSON line each, by source."""
+3: immutable segments with deletion masks; entries in documents.jsonl, without chunk IDs.
+4: entries stored per segment (entries.json) and empty.json, no documents.jsonl."""
 
 
 def ids_digest(chunk_ids: Sequence[str]) -> str:
@@ -108,6 +106,16 @@ class DocumentEntry:
         return dict(zip(_ENTRY_FIELDS, _ENTRY_ATTRS(self), strict=True))
 
     @classmethod
+    def from_columns(cls, columns: Sequence[Iterable[Any]], count: int) -> list[DocumentEntry]:
+        """Return count entries from one iterable per field, in field order (entries.py)."""
+        # Each slot filled across all entries by one C-level map: half the cost of count
+        # calls of the frozen __init__, which sets each field through object.__setattr__.
+        made = list(map(object.__new__, repeat(cls, count)))
+        for slot, column in zip(_ENTRY_SLOTS, columns, strict=True):
+            deque(map(slot.__set__, made, column), maxlen=0)
+        return made
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DocumentEntry:
         """Rebuild an entry from its JSON form."""
         d = data
@@ -119,6 +127,7 @@ class DocumentEntry:
 _ENTRY_FIELDS = tuple(f.name for f in fields(DocumentEntry))
 _ENTRY_VALUES = operator.itemgetter(*_ENTRY_FIELDS)
 _ENTRY_ATTRS = operator.attrgetter(*_ENTRY_FIELDS)
+_ENTRY_SLOTS = tuple(DocumentEntry.__dict__[name] for name in _ENTRY_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,14 +180,14 @@ class Manifest:
     mean_idf: float = 0.0
     """okapi only: the mean idf over every live term (0 for lucene)."""
     document_count: int = 0
-    """Entries in documents.jsonl."""
+    """Documents indexed (their entries), those without chunks included."""
     access_labels: tuple[str, ...] = ACCESS_LABELS
     """Access labels, least restricted first; a segment's access.npy holds indexes into it."""
     files: dict[str, str] = field(default_factory=dict)
-    """Hex SHA-256 of each generation-level file (documents.jsonl, deletion masks, units), by
+    """Hex SHA-256 of each generation-level file (empty.json, deletion masks, units), by
     POSIX path; each segment's own files are checked through its segment.json's SHA-256."""
     folder: Path | None = field(default=None, compare=False, repr=False)
-    """The generation it was read from (where documents.jsonl is), None for a new one."""
+    """The generation it was read from (where its entries are), None for a new one."""
     given: tuple[DocumentEntry, ...] | None = field(default=None, compare=False, repr=False)
     """Entries of a manifest made in memory (create), not yet written."""
 
@@ -193,10 +202,12 @@ class Manifest:
 
     @cached_property
     def documents(self) -> tuple[DocumentEntry, ...]:
-        """One entry per document, by source (read from documents.jsonl on first use)."""
+        """One entry per document, by source (read from the segments' entries on first use)."""
+        from policy_assistant.index.entries import read_entries
+
         if self.given is not None or self.folder is None:
             return self.given or ()
-        return read_documents(self.folder / DOCUMENTS_FILE)
+        return read_entries(self.folder, self.segments)
 
     @property
     def rows(self) -> int:
@@ -227,20 +238,3 @@ class Manifest:
         segments = tuple(LiveSegment.from_dict(s) for s in data["segments"])
         labels = tuple(data["access_labels"])
         return cls(**{**data, "segments": segments, "access_labels": labels}, folder=folder)
-
-
-def read_documents(path: Path) -> tuple[DocumentEntry, ...]:
-    """Return the entries of a documents.jsonl; ValueError or OSError when damaged."""
-    lines = path.read_bytes().splitlines()
-    try:
-        # One parse of all lines as one array: 100,000 loads calls cost more than the JSON.
-        rows = orjson.loads(b"[" + b",".join(lines) + b"]")
-        return tuple(DocumentEntry.from_dict(row) for row in rows)
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"{path.name}: {exc}") from exc
-
-
-def documents_bytes(entries: Sequence[DocumentEntry]) -> bytes:
-    """Return the documents.jsonl bytes of entries (sorted by source)."""
-    ordered = sorted(entries, key=lambda e: e.source)
-    return b"".join(orjson.dumps(e.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n" for e in ordered)

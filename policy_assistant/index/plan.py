@@ -1,8 +1,9 @@
 """What a new generation holds: which segments it keeps, which rows it deletes, what it merges.
 
-A re-ingest writes one new segment with the chunks of the added and changed documents, marks
-the replaced and removed chunks deleted in their old segments (a mask per segment and
-generation) and hard-links every other segment. The merge policy bounds the work a search
+A re-ingest writes one new segment with the chunks of the added and changed documents (and
+their entries: entries.py), marks the replaced and removed chunks deleted in their old
+segments (a mask per segment and generation, which deletes their entries too) and hard-links
+every other segment, entries included. The merge policy bounds the work a search
 does: a segment with more than MAX_DELETED of its rows deleted is rewritten, its live chunks
 moving into the new segment; when the generation would hold more than MAX_SEGMENTS segments,
 the smallest are merged into the new one until MERGED_TO remain (tiered, so a chunk is
@@ -13,7 +14,8 @@ the same sequence of ingests gives the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -21,11 +23,19 @@ import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.index.entries import (
+    DELETED_DIR,
+    ENTRIES_FILE,
+    SEGMENTS_DIR,
+    entries_bytes,
+    read_empty,
+    segment_entries,
+)
 from policy_assistant.index.manifest import DocumentEntry, LiveSegment, Manifest
 from policy_assistant.index.segment import Segment
-from policy_assistant.index.segment_build import write_segment
+from policy_assistant.index.segment_build import SegmentInfo, write_segment
 from policy_assistant.index.segment_search import okapi_mean_idf
-from policy_assistant.index.writer import DELETED_DIR, SEGMENTS_DIR, Generation, MakeGeneration
+from policy_assistant.index.writer import Generation, MakeGeneration
 from policy_assistant.records import Chunk
 
 MAX_SEGMENTS = 8
@@ -42,36 +52,47 @@ def cold_generation(
     """Return the maker of a generation holding chunks (in row order) as one segment."""
 
     def make(folder: Path) -> Generation:
-        live = (
-            [LiveSegment(write_segment(folder, chunks, manifest.access_labels))] if chunks else []
-        )
-        name = live[0].info.name if live else ""
-        placed = _place({e.source: e for e in entries}, chunks, name)
-        return _finish(folder, manifest, live, {}, placed, {})
+        by_source = {e.source: e for e in entries}
+        live = [LiveSegment(_write(folder, chunks, by_source, manifest))] if chunks else []
+        _check_given(by_source, list(by_source), chunks)
+        empty = _empty(by_source, by_source)
+        return _finish(folder, manifest, live, {}, empty, {}, len(by_source))
 
     return make
 
 
+@dataclass(frozen=True)
+class Change:
+    """What a write changes of the live generation, by source."""
+
+    old: Manifest
+    """The live generation's manifest (read from disk, so it knows its folder)."""
+    before: dict[str, DocumentEntry]
+    """The live generation's entries."""
+    entries: dict[str, DocumentEntry]
+    """Every document's new entry."""
+    written: Sequence[str]
+    """Sources added or changed: their entries are written again."""
+    replaced: Sequence[str]
+    """Sources changed or removed: their old chunks and entries are deleted."""
+
+
 def incremental_generation(
-    old: Manifest,
-    entries: dict[str, DocumentEntry],
-    replaced: Sequence[str],
-    fresh: Sequence[Chunk],
-    manifest: Manifest,
+    change: Change, fresh: Sequence[Chunk], manifest: Manifest
 ) -> MakeGeneration:
     """Return the maker of a generation that replaces the chunks of the replaced sources.
 
-    entries are every document's new entries; fresh holds (in row order) the chunks of the
-    ones added or changed; replaced names the sources whose old chunks are deleted.
+    fresh holds (in row order) the chunks of the sources written. Only the new segment's
+    entries are written (with it); every kept segment keeps its own.
     """
+    old, before = change.old, change.before
 
     def make(folder: Path) -> Generation:
         assert old.folder is not None  # a manifest read from disk knows its generation
-        before = {e.source: e for e in old.documents}
         opened = {s.info.name: _open(old.folder, s) for s in old.segments}
         try:
             counts = {s.info.name: s for s in old.segments}
-            for source in replaced:
+            for source in change.replaced:
                 entry = before.get(source)
                 if entry is not None and entry.chunks:
                     counts[entry.segment] = _delete(
@@ -82,19 +103,53 @@ def incremental_generation(
             rows = sorted([*fresh, *moved], key=lambda c: (c.source, c.position))
             live = [counts[name] for name in kept]
             if rows:
-                live.append(LiveSegment(write_segment(folder, rows, manifest.access_labels)))
-            new_name = live[-1].info.name if rows else ""
-            placed = _place(entries, rows, new_name, before, set(merged))
+                live.append(LiveSegment(_write(folder, rows, change.entries, manifest)))
+            _check_given(change.entries, change.written, rows)
             masks = {
                 n: m for n in kept if (m := opened[n].deleted) is not None and counts[n].deleted
             }
             reuse = {name: old.folder / SEGMENTS_DIR / name for name in kept}
-            return _finish(folder, manifest, live, masks, placed, reuse, opened)
+            empty = _empty_after(change, read_empty(old.folder))
+            count = len(change.entries)
+            return _finish(folder, manifest, live, masks, empty, reuse, count, opened)
         finally:
             for segment in opened.values():
                 segment.close()
 
     return make
+
+
+def _write(
+    folder: Path, rows: Sequence[Chunk], entries: dict[str, DocumentEntry], manifest: Manifest
+) -> SegmentInfo:
+    """Write rows as a segment with the entries of their documents."""
+    placed = entries_bytes(segment_entries(rows, entries))
+    return write_segment(folder, rows, manifest.access_labels, {ENTRIES_FILE: placed})
+
+
+def _check_given(
+    entries: dict[str, DocumentEntry], written: Sequence[str], rows: Sequence[Chunk]
+) -> None:
+    """Raise unless every written document with chunks has them among the new rows."""
+    present = {c.source for c in rows}
+    for source in written:
+        entry = entries[source]
+        if entry.chunks and source not in present:
+            raise PolicyAssistantError(f"{source}: its {entry.chunks} chunks were not given")
+
+
+def _empty(entries: dict[str, DocumentEntry], chosen: Iterable[str]) -> list[DocumentEntry]:
+    """Return the entries of the chosen documents that have no chunks, by source."""
+    picked = (entries[s] for s in sorted(chosen))
+    return [e.placed("", 0, 0) for e in picked if e.chunks == 0]
+
+
+def _empty_after(change: Change, empty: Sequence[DocumentEntry]) -> list[DocumentEntry]:
+    """Return the entries of documents without chunks after the change, by source."""
+    gone = set(change.replaced)
+    kept = {e.source: e for e in empty if e.source not in gone}
+    added = _empty(change.entries, change.written)
+    return sorted([*kept.values(), *added], key=lambda e: e.source)
 
 
 def _open(generation: Path, live: LiveSegment) -> Segment:
@@ -157,42 +212,14 @@ def _live_records(segment: Segment) -> list[Chunk]:
     return [c for c, dead in zip(records, segment.deleted.tolist(), strict=True) if not dead]
 
 
-def _place(
-    entries: dict[str, DocumentEntry],
-    rows: Sequence[Chunk],
-    segment: str,
-    before: dict[str, DocumentEntry] | None = None,
-    merged: set[str] | None = None,
-) -> list[DocumentEntry]:
-    """Return every entry placed: in the new segment if its chunks are there, else as it was."""
-    first: dict[str, int] = {}
-    words: dict[str, int] = {}
-    for row, chunk in enumerate(rows):
-        first.setdefault(chunk.source, row)
-        words[chunk.source] = words.get(chunk.source, 0) + chunk.words
-    placed = []
-    for source in sorted(entries):
-        entry = entries[source]
-        if source in first:
-            placed.append(entry.placed(segment, first[source], words[source]))
-            continue
-        old = (before or {}).get(source)
-        if entry.chunks == 0:
-            placed.append(entry.placed("", 0, 0))
-        elif old is None or old != entry or old.segment in (merged or set()):
-            raise PolicyAssistantError(f"{source}: its {entry.chunks} chunks were not given")
-        else:
-            placed.append(old)
-    return placed
-
-
 def _finish(
     folder: Path,
     manifest: Manifest,
     live: list[LiveSegment],
     masks: dict[str, npt.NDArray[np.bool_]],
-    placed: list[DocumentEntry],
+    empty: list[DocumentEntry],
     reuse: dict[str, Path],
+    count: int,
     opened: dict[str, Segment] | None = None,
 ) -> Generation:
     """Return the generation, with okapi's mean idf computed over its live segments."""
@@ -203,4 +230,4 @@ def _finish(
             for s in live
         ]
         mean_idf = okapi_mean_idf(segments, sum(s.live for s in live))
-    return Generation(manifest.with_segments(live, mean_idf, len(placed)), placed, masks, reuse)
+    return Generation(manifest.with_segments(live, mean_idf, count), empty, masks, reuse)

@@ -18,6 +18,7 @@ import orjson
 from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import OKAPI_EPSILON
 from policy_assistant.index.bm25_files import load_array
+from policy_assistant.index.entries import DELETED_DIR, SEGMENTS_DIR
 from policy_assistant.index.folder import (
     DEFAULT_INDEX_DIR,
     checksum,
@@ -26,19 +27,12 @@ from policy_assistant.index.folder import (
     live_generation,
     read_current,
 )
-from policy_assistant.index.manifest import (
-    DOCUMENTS_FILE,
-    FORMAT_VERSION,
-    DocumentEntry,
-    LiveSegment,
-    Manifest,
-)
+from policy_assistant.index.manifest import FORMAT_VERSION, DocumentEntry, LiveSegment, Manifest
 from policy_assistant.index.search import Index, SearchHit
 from policy_assistant.index.segment import Segment
 from policy_assistant.index.segment_search import Statistics, search_segments
 from policy_assistant.index.settings import DEFAULT_K
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
-from policy_assistant.index.writer import DELETED_DIR, SEGMENTS_DIR
 from policy_assistant.records import Chunk
 
 
@@ -73,8 +67,11 @@ def load_entries(index_dir: Path, manifest: Manifest) -> tuple[DocumentEntry, ..
     """Return the per-document entries of a manifest's generation; IndexError_ if damaged."""
     try:
         return manifest.documents
-    except (OSError, ValueError) as exc:
-        raise damaged(index_dir, f"{DOCUMENTS_FILE}: {exc}") from exc
+    except OSError as exc:
+        where = Path(exc.filename).name if exc.filename else "entries"
+        raise damaged(index_dir, f"{where}: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise damaged(index_dir, f"entries: {exc}") from exc
 
 
 class LoadedIndex(Index):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,8 +31,8 @@ RECORDS_PER_BLOCK = 16
 """Chunk records per compressed block: one record read decompresses one block."""
 ZLIB_LEVEL = 6
 """Fixed, so the same records always compress to the same bytes."""
-SEGMENT_FORMAT = 1
-"""Version of a segment's files; a reader refuses any other."""
+SEGMENT_FORMAT = 2
+"""Version of a segment's files; a reader refuses any other (2: with its entries.json)."""
 ARRAYS = ("term_offsets", "ptr", "rows", "tf", "dl", "access", "blocks", "ids", "id_rows")
 """The .npy files of a segment."""
 
@@ -132,9 +132,15 @@ def chunk_key(chunk_id: str) -> int:
 
 
 def write_segment(
-    parent: Path, chunks: Sequence[Chunk], access_labels: Sequence[str]
+    parent: Path,
+    chunks: Sequence[Chunk],
+    access_labels: Sequence[str],
+    extra: Mapping[str, bytes] | None = None,
 ) -> SegmentInfo:
-    """Write chunks (in row order) as a new segment folder under parent; return its info."""
+    """Write chunks (in row order) as a new segment folder under parent; return its info.
+
+    extra holds more files of the segment (its entries.json), checksummed with the others.
+    """
     codes = {label: i for i, label in enumerate(access_labels)}
     data, arrays = count_postings(c.text for c in chunks)
     arrays["access"] = np.array([codes[c.access] for c in chunks], np.uint8)
@@ -142,7 +148,7 @@ def write_segment(
     arrays["ids"], arrays["id_rows"] = _id_arrays(chunks)
     tmp = parent / f".seg-{os.getpid()}"
     tmp.mkdir(parents=True)
-    files = {"terms.txt": data, "records.bin": records}
+    files = {"terms.txt": data, "records.bin": records, **(extra or {})}
     for name, content in files.items():
         (tmp / name).write_bytes(content)
     for name in ARRAYS:

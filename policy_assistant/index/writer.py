@@ -33,14 +33,9 @@ import orjson
 
 from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.entries import DELETED_DIR, EMPTY_FILE, SEGMENTS_DIR, entries_bytes
 from policy_assistant.index.folder import GENERATION, checksum, read_current
-from policy_assistant.index.manifest import (
-    DOCUMENTS_FILE,
-    DocumentEntry,
-    Manifest,
-    documents_bytes,
-    ids_digest,
-)
+from policy_assistant.index.manifest import DocumentEntry, Manifest, ids_digest
 from policy_assistant.index.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk, Document
 
@@ -48,10 +43,6 @@ LOCK_TIMEOUT = 10.0
 """Seconds a second writer waits for the lock before giving up."""
 
 Progress = Callable[[int], None]
-SEGMENTS_DIR = "segments"
-"""A generation's segment folders (hard links to the files of an older one when reused)."""
-DELETED_DIR = "deleted"
-"""A generation's deletion masks, one bool .npy per segment with deleted rows."""
 
 _OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-.+|\.CURRENT\.tmp")
 _JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
@@ -181,8 +172,8 @@ class Generation:
 
     manifest: Manifest
     """Its manifest, segments and statistics filled in, files not yet."""
-    entries: Sequence[DocumentEntry]
-    """Every document's entry, placed in its segment."""
+    empty: Sequence[DocumentEntry]
+    """The entries of documents without chunks (those of the others are in their segments)."""
     deleted: dict[str, npt.NDArray[np.bool_]] = field(default_factory=dict)
     """Deletion masks by segment name, for the segments with deleted rows."""
     reuse: dict[str, Path] = field(default_factory=dict)
@@ -326,8 +317,9 @@ def _stop(units: SideJob | None) -> None:
 def _write_generation(tmp: Path, generation: Generation) -> str:
     """Fill tmp with the rest of a generation, manifest last, flushed to disk; return its name.
 
-    Reused segments are hard links (a segment is never written twice), so this costs what
-    changed plus documents.jsonl, not the size of the index.
+    Reused segments are hard links (a segment is never written twice, its entries with it),
+    so this costs what changed plus the deletion masks and the empty documents' entries, not
+    the size of the index.
     """
     for name, source in generation.reuse.items():
         link_tree(source, tmp / SEGMENTS_DIR / name)
@@ -335,7 +327,7 @@ def _write_generation(tmp: Path, generation: Generation) -> str:
         (tmp / DELETED_DIR).mkdir()
         for name, mask in sorted(generation.deleted.items()):
             np.save(tmp / DELETED_DIR / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
-    (tmp / DOCUMENTS_FILE).write_bytes(documents_bytes(generation.entries))
+    (tmp / EMPTY_FILE).write_bytes(entries_bytes(generation.empty))
     checksums = _flush_files(tmp, skip=SEGMENTS_DIR)
     manifest = generation.manifest.with_files(checksums)
     manifest_json = orjson.dumps(manifest.to_dict(), option=_JSON) + b"\n"
