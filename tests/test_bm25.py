@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import subprocess
 import sys
 import textwrap
@@ -371,3 +372,21 @@ def test_a_damaged_npy_header_raises_index_error(tmp_path: Path, lucene: BM25Ind
     path.write_bytes(bytes(data))
     with pytest.raises(IndexError_, match=r"weights\.npy"):
         BM25Index.load(tmp_path / "d")
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 31, 32, 33, 100, 1000])
+def test_the_term_table_finds_every_term_and_no_other(count: int) -> None:
+    rng = random.Random(count)
+    letters = "abcdéz"
+    words = {
+        "".join(rng.choice(letters[:5]) for _ in range(rng.randint(1, 6))) for _ in range(count)
+    }
+    terms = sorted(words)
+    data = b"".join(t.encode() + b"\n" for t in terms)
+    ends = np.cumsum([len(t.encode()) + 1 for t in terms])
+    table = bm25_module._TermTable(data, np.concatenate([[0], ends]).astype(np.int64))
+    assert [table.find(t) for t in terms] == list(range(len(terms)))
+    probes = ["", "a", "zzz", "é"]
+    probes += ["".join(rng.choice(letters) for _ in range(rng.randint(1, 7))) for _ in range(300)]
+    for probe in probes:
+        assert table.find(probe) == (terms.index(probe) if probe in words else -1), probe

@@ -84,8 +84,15 @@ def prefix_of(units: UnitSet, doc: int, section: int) -> str:
     return "\n".join(lines) + "\n\n" if lines else ""
 
 
+PREFIX_WORDS = "section_prefix_words"
+"""The column of each section's prefix words, where a unit set stores it (unit segments)."""
+
+
 def prefix_words(units: UnitSet, section: int) -> int:
     """Return the words of the prefix of a passage starting in section."""
+    stored = units.columns.get(PREFIX_WORDS)
+    if stored is not None:
+        return int(stored[section])
     words = units.cache.get(section)
     if words is None:
         doc = int(units.col("section_doc")[section])

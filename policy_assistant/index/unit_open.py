@@ -22,6 +22,7 @@ from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25 import _TermTable
 from policy_assistant.index.bm25_files import load_array, read_terms
 from policy_assistant.index.bm25_types import Ints
+from policy_assistant.index.passages import PREFIX_WORDS
 from policy_assistant.index.segment import term_postings
 from policy_assistant.index.unit_segment import (
     FIELD_ARRAYS,
@@ -37,7 +38,7 @@ Mask = npt.NDArray[np.bool_]
 _COLUMNS = (
     "unit_start", "unit_end", "unit_words", "unit_kind", "unit_block", "unit_section",
     "unit_doc", "unit_header", "block_first", "section_first", "section_doc", "doc_first",
-    "cum_words", "doc_sections", "doc_blocks", "doc_access",
+    "cum_words", "doc_sections", "doc_blocks", "doc_access", PREFIX_WORDS,
 )  # fmt: skip
 
 
@@ -303,6 +304,7 @@ _GATHERED = {
     **{name: "doc_first" for name in ("unit_block", "unit_section", "unit_header")},
     "block_first": "doc_blocks",
     "section_first": "doc_sections",
+    PREFIX_WORDS: "doc_sections",
 }
 """The columns a UnitSet copies from its documents' segments, by the rows they run over."""
 

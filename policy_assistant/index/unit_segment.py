@@ -14,6 +14,8 @@
                           signed integer type holding its values; doc_sections, doc_blocks:
                           each document's first section and block, then the counts
       doc_access.npy      each document's access code (uint8)
+      section_prefix_words.npy
+                          each section's prefix words (passages.prefix_words)
       body/ sections/ documents/ passages/
                           per field: terms.txt, term_offsets.npy, ptr.npy, rows.npy (int32),
                           tf.npy (uint8 when every count fits), dl.npy: raw term frequencies
@@ -38,6 +40,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from policy_assistant.index.passages import PREFIX_WORDS, prefix_words
 from policy_assistant.index.segment_build import ZLIB_LEVEL, count_postings
 from policy_assistant.index.unit_search import FIELD_TEXTS
 from policy_assistant.index.units import DocInfo, UnitSet, build_units
@@ -154,8 +157,11 @@ def _frontier(arrays: dict[str, Any]) -> tuple[Any, Any]:
 
 
 def _columns(units: UnitSet, docs: Sequence[Document]) -> dict[str, Any]:
-    """Return the columns saved: units.py's and each document's first section and block."""
+    """Return the columns saved: units.py's, each document's first section and block, and
+    each section's prefix words (what sizing a passage reads, without its path and title)."""
     columns = {name: _narrow(values) for name, values in units.columns.items()}
+    prefixes = [prefix_words(units, section) for section in range(len(units.paths))]
+    columns[PREFIX_WORDS] = _narrow(prefixes)
     section_doc = units.col("section_doc")
     columns["doc_sections"] = _narrow(np.searchsorted(section_doc, np.arange(len(docs) + 1)))
     columns["doc_blocks"] = _narrow(np.cumsum([0] + [len(d.blocks) for d in docs]))

@@ -236,12 +236,12 @@ def top_rows(
     if weight <= 0 or len(plan) < 2:
         return None
     order = np.argsort(plan.postings(views), kind="stable")
-    lower, touched = others.copy(), np.zeros(0, np.int64)
+    lower, matched = others.copy(), np.zeros(len(others), np.bool_)
     scored = np.zeros(len(plan), np.bool_)
     for j in order[:-1].tolist():
         scored[j] = True
-        touched = np.union1d(touched, _add_term(views, stats, plan, bases, j, weight, lower))
-        known = touched[allowed[touched]]
+        matched[_add_term(views, stats, plan, bases, j, weight, lower)] = True
+        known = np.flatnonzero(matched & allowed)
         candidates = _contenders(plan, weight, scored, lower, known, allowed, count)
         if candidates is not None:
             seg = np.searchsorted(bases, candidates, side="right") - 1
