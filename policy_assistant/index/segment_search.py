@@ -90,17 +90,23 @@ Planned = tuple[float, float, list[Part]]
 
 def _weights(stats: Statistics, term_idf: float, segment: Postings, rows: Any, tf: Any) -> Floats:
     """Return the BM25 weights of postings, as _scatter computes them."""
-    result: Floats = np.float64(term_idf) * saturation(stats, segment.dl[rows], tf)
+    norms = row_norms(stats, segment.dl[rows])
+    result: Floats = np.float64(term_idf) * saturation(stats, norms, tf)
     return result
 
 
-def saturation(stats: Statistics, lengths: Any, tf: Any) -> Floats:
-    """Return the BM25 weights of postings before their idf, from their row lengths and tf:
-    the operations of _scatter, in its order, so an idf times these is its float."""
+def row_norms(stats: Statistics, lengths: Any) -> Floats:
+    """Return rows' BM25 length norms from their lengths, as _scatter computes them."""
     k1, b, avgdl = stats.k1, stats.b, stats.avgdl or 1.0
-    row_norm = k1 * (1 - b + b * lengths.astype(np.float64) / avgdl)
+    result: Floats = k1 * (1 - b + b * lengths.astype(np.float64) / avgdl)
+    return result
+
+
+def saturation(stats: Statistics, norms: Any, tf: Any) -> Floats:
+    """Return the BM25 weights of postings before their idf, from their rows' length norms
+    and tf: the operations of _scatter, in its order, so an idf times these is its float."""
     freq = tf.astype(np.float64)
-    result: Floats = freq * (k1 + 1) / (freq + row_norm)
+    result: Floats = freq * (stats.k1 + 1) / (freq + norms)
     return result
 
 

@@ -53,6 +53,9 @@ class FieldView:
         if int(self.ptr[-1]) != len(self.rows) or len(self.rows) != len(self.tf):
             raise IndexError_(f"{folder.parent.name}/{folder.name}: its files disagree")
         self._rows_of_doc, self._dead_docs = rows_of_doc, dead_docs
+        # What a search derives from the field's arrays alone, kept while it is open (the
+        # rows' length norms under the generation's statistics: unit_terms.norms_at).
+        self.kept: dict[Any, Any] = {}
 
     @cached_property
     def deleted(self) -> Mask | None:

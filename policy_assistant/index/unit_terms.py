@@ -20,7 +20,13 @@ import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.index.bm25_types import Floats, Ints
-from policy_assistant.index.segment_search import Statistics, idf, live_slices, saturation
+from policy_assistant.index.segment_search import (
+    Statistics,
+    idf,
+    live_slices,
+    row_norms,
+    saturation,
+)
 from policy_assistant.index.unit_open import FieldView
 
 
@@ -54,14 +60,34 @@ class FieldTerms:
         return sizes
 
     def weights(
-        self, stats: Statistics, terms: Ints, lengths: Ints, tf: Ints, repeated: bool = True
+        self, stats: Statistics, terms: Ints, norms: Floats, tf: Ints, repeated: bool = True
     ) -> Floats:
-        """Return the weights of postings of the given terms (positions in this plan), times
-        the terms' repeats unless not repeated (a bound is ordered by repeats apart)."""
-        found: Floats = self.idf[terms] * saturation(stats, lengths, tf)
+        """Return the weights of postings of the given terms (positions in this plan) from
+        their rows' length norms, times the terms' repeats unless not repeated (a bound is
+        ordered by repeats apart)."""
+        found: Floats = self.idf[terms] * saturation(stats, norms, tf)
         if repeated and (self.repeats != 1).any():
             found = found * self.repeats[terms]
         return found
+
+
+NORM_ROWS = 1 << 18
+"""norms_at keeps the length norms of a field of at most this many rows (the section and
+document fields, summed whole; the unit text is read by range, a few rows a query)."""
+
+
+def norms_at(view: FieldView, stats: Statistics, rows: Ints) -> Floats:
+    """Return the BM25 length norms of some rows of a field under stats: gathered from the
+    norms of every row, computed once per open field when it is small, else from the rows'
+    lengths (the same floats either way: the same operations per row)."""
+    if len(view.dl) > NORM_ROWS:
+        return row_norms(stats, view.dl[rows])
+    key = (stats.k1, stats.b, stats.avgdl)
+    norms = view.kept.get(key)
+    if norms is None:
+        norms = view.kept[key] = row_norms(stats, np.asarray(view.dl))
+    found: Floats = norms[rows]
+    return found
 
 
 def runs(starts: Ints, stops: Ints) -> Ints:
@@ -115,7 +141,7 @@ def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> F
     at = np.asarray(view.front[runs(lo, hi)])
     rows, tf = np.asarray(view.rows[at]), np.asarray(view.tf[at])
     terms = np.repeat(present, hi - lo)
-    found = plan.weights(stats, terms, view.dl[rows], tf, repeated=False)
+    found = plan.weights(stats, terms, norms_at(view, stats, rows), tf, repeated=False)
     out[present] = np.maximum.reduceat(found, np.concatenate([[0], np.cumsum(hi - lo)[:-1]]))
     if view.deleted is not None:
         for j in np.unique(terms[view.deleted[rows]]).tolist():
@@ -129,7 +155,7 @@ def _live_bound(view: FieldView, stats: Statistics, plan: FieldTerms, term: int,
     keep = ~view.deleted[rows] if view.deleted is not None else slice(None)
     rows, tf = np.asarray(rows[keep]), np.asarray(tf[keep])
     terms = np.full(len(rows), term, np.int64)
-    return float(plan.weights(stats, terms, view.dl[rows], tf, repeated=False).max())
+    return float(plan.weights(stats, terms, norms_at(view, stats, rows), tf, repeated=False).max())
 
 
 def field_scores(
@@ -146,7 +172,7 @@ def field_scores(
                 continue
             for rows, tf in live_slices(view, *view.term_rows(tid)):
                 terms = np.full(len(rows), j, np.int64)
-                weights = plan.weights(stats, terms, view.dl[rows], tf)
+                weights = plan.weights(stats, terms, norms_at(view, stats, rows), tf)
                 scores[rows.astype(np.int64) + int(bases[seg])] += weights
     return scores
 
@@ -170,7 +196,7 @@ def scores_at(
             found[inside] = rows[at[inside]] == local[mine][inside]
             at, mine = at[found], mine[found]
             terms = np.full(len(at), j, np.int64)
-            scores[mine] += plan.weights(stats, terms, view.dl[rows[at]], tf[at])
+            scores[mine] += plan.weights(stats, terms, norms_at(view, stats, rows[at]), tf[at])
     return scores
 
 
@@ -212,7 +238,7 @@ def range_postings(
     at = runs(lo, hi)
     rows, tf = np.asarray(view.rows[at], np.int64), np.asarray(view.tf[at])
     term_of = np.repeat(np.concatenate(terms), hi - lo)
-    weights = plan.weights(stats, term_of, view.dl[rows], tf)
+    weights = plan.weights(stats, term_of, norms_at(view, stats, rows), tf)
     return RangePostings(rows, term_of, np.repeat(np.concatenate(which), hi - lo), weights)
 
 
@@ -264,7 +290,7 @@ def _add_term(
         for rows, tf in live_slices(view, *view.term_rows(tid)):
             terms = np.full(len(rows), term, np.int64)
             at = rows.astype(np.int64) + int(bases[seg])
-            lower[at] += weight * plan.weights(stats, terms, view.dl[rows], tf)
+            lower[at] += weight * plan.weights(stats, terms, norms_at(view, stats, rows), tf)
             touched.append(at)
     return np.concatenate(touched) if touched else np.zeros(0, np.int64)
 
