@@ -27,7 +27,13 @@ from policy_assistant.index.segment_search import Statistics
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.index.unit_open import UnitSegment, doc_units, segment_units
 from policy_assistant.index.unit_search import SECTIONS, SECTIONS_PER_HIT, TermWeights, _best
-from policy_assistant.index.unit_terms import field_scores, plan_field, range_postings, top_rows
+from policy_assistant.index.unit_terms import (
+    Scratch,
+    field_scores,
+    plan_field,
+    range_postings,
+    top_rows,
+)
 from policy_assistant.index.units import UnitSet
 from policy_assistant.records import ACCESS_LABELS
 
@@ -55,6 +61,7 @@ class SegmentedUnits:
     ) -> None:  # fmt: skip
         self.segments, self.stats, self.weights = list(segments), stats, dict(weights)
         self._views = {f: [s.fields[f] for s in self.segments] for f in stats}
+        self._scratch = Scratch()
         self._bases = {
             "sections": _bases([s.sections for s in self.segments]),
             "documents": _bases([s.info.rows for s in self.segments]),
@@ -92,12 +99,14 @@ class SegmentedUnits:
         plan = plan_field(views, stats, terms)
         context = self._context_fields(terms)
         allowed = self._live_sections & (self._section_access <= level)
-        others = context[0].copy() if context else np.zeros(int(bases[-1]))
-        for scores in context[1:]:
+        size, scratch = int(bases[-1]), self._scratch
+        others = scratch.zeros("others", size)
+        for scores in context:
             others += scores
-        found = top_rows(views, stats, plan, bases, (weight, others), allowed, count)
+        rank = (weight, others, scratch.zeros("lower", size))
+        found = top_rows(views, stats, plan, bases, rank, allowed, count)
         if found is None:
-            passage = field_scores(views, stats, plan, bases)
+            passage = field_scores(views, stats, plan, bases, scratch.zeros("passage", size))
             rows = np.flatnonzero(allowed & (passage > 0))
             found = rows, passage[rows]
         rows, passage = found
@@ -113,21 +122,26 @@ class SegmentedUnits:
         """Return the weighted heading-path and identity fields of every section (those
         weighted above 0), in the order they are added."""
         out = []
+        size = int(self._bases["sections"][-1])
         weight = self.weights.get("section", 0.0)
         if weight:
-            sections = self._field("sections", terms)
+            views, stats = self._views["sections"], self.stats["sections"]
+            plan = plan_field(views, stats, terms)
+            sections = self._scratch.zeros("sections", size)
+            field_scores(views, stats, plan, self._bases["sections"], sections)
             sections *= weight
             out.append(sections)
         weight = self.weights.get("document", 0.0)
         if weight:
             documents = self._field("documents", terms)
             documents *= weight
-            # Sections are in document order: each document's score once per section.
-            out.append(np.concatenate([
-                np.repeat(documents[self._bases["documents"][i] :][: s.info.rows],
-                          np.diff(np.asarray(s.columns["doc_sections"])))
-                for i, s in enumerate(self.segments)
-            ]))  # fmt: skip
+            spread = self._scratch.zeros("documents", size)
+            for i, segment in enumerate(self.segments):
+                at, doc_at = self._bases["sections"][i], self._bases["documents"][i]
+                np.take(documents[doc_at : doc_at + segment.info.rows],
+                        np.asarray(segment.columns["section_doc"]),
+                        out=spread[at : at + segment.sections])  # fmt: skip
+            out.append(spread)
         return out
 
     @cached_property

@@ -13,6 +13,7 @@ meets them, term after term, as accumulate's sums run.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -158,13 +159,32 @@ def _live_bound(view: FieldView, stats: Statistics, plan: FieldTerms, term: int,
     return float(plan.weights(stats, terms, norms_at(view, stats, rows), tf, repeated=False).max())
 
 
+class Scratch(threading.local):
+    """Dense arrays of one search (a float per section), kept per thread for the next one:
+    allocated anew, each query's would be mapped and faulted in again (about 1 ms a query at
+    68,000 sections, measured in bench_context.py against MALLOC_TRIM_THRESHOLD_ raised)."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, Floats] = {}
+
+    def zeros(self, name: str, size: int) -> Floats:
+        """Return the thread's array of this name, size zeros (valid until asked again)."""
+        found = self.arrays.get(name)
+        if found is None or len(found) != size:
+            found = self.arrays[name] = np.zeros(size)
+        else:
+            found.fill(0.0)
+        return found
+
+
 def field_scores(
-    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints
-) -> Floats:
-    """Return every row's score in one field (segment i's rows from bases[i]), its live
-    postings summed in plan order, a slice of one term at a time: a big temporary costs
-    more in page faults than its arithmetic (5x at 400k postings)."""
-    scores = np.zeros(int(bases[-1]))
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
+    out: Floats | None = None,
+) -> Floats:  # fmt: skip
+    """Return every row's score in one field (segment i's rows from bases[i]; into out, of
+    zeros, when given), its live postings summed in plan order, a slice of one term at a
+    time: a big temporary costs more in page faults than its arithmetic (5x at 400k)."""
+    scores = np.zeros(int(bases[-1])) if out is None else out
     for j in range(len(plan)):
         for seg, view in enumerate(views):
             tid = int(plan.ids[seg][j])
@@ -248,21 +268,22 @@ MAX_CANDIDATES = 4096
 
 def top_rows(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
-    rank: tuple[float, Floats], allowed: npt.NDArray[np.bool_], count: int,
+    rank: tuple[float, Floats, Floats], allowed: npt.NDArray[np.bool_], count: int,
 ) -> tuple[Ints, Floats] | None:  # fmt: skip
     """Return the allowed rows with a positive field score that can be among the count best by
-    weight * field + others (rank is weight, others), ties included, with their field scores;
-    None when no term could be left out.
+    weight * field + others (rank is weight, others, and an array of zeros to sum into),
+    ties included, with their field scores; None when no term could be left out.
 
     MaxScore: terms are scored for every row rarest first, until the largest weights of the
     terms left (the most common) could lift at most MAX_CANDIDATES rows to the count-th best
     sum so far; the terms left cost a bisection per candidate, not a weight per posting. The
     scores returned are field_scores' floats at those rows (scores_at)."""
-    weight, others = rank
+    weight, others, lower = rank
     if weight <= 0 or len(plan) < 2:
         return None
     order = np.argsort(plan.postings(views), kind="stable")
-    lower, matched = others.copy(), np.zeros(len(others), np.bool_)
+    lower += others
+    matched = np.zeros(len(others), np.bool_)
     scored = np.zeros(len(plan), np.bool_)
     for j in order[:-1].tolist():
         scored[j] = True
