@@ -8,9 +8,10 @@ headings, paragraphs of sentences, list items and a table per section, then repo
 - build: seconds to cut units and build their four BM25 indexes, beside the structure
   chunker and the chunks' BM25, on the same documents; and the size on disk of each
   (units/ as the index writes it, against chunks.jsonl + bm25/);
-- per query (100 queries of 3-8 words taken from random units), in process: median and p90
-  ms of plain chunk search (BM25Index.search, k=10), of unit search (UnitIndex.search, 50
-  candidates, four fields), and of assembly alone (assemble, budget 400) on the units held
+- per query (100 queries of 3-8 words taken from random units), in process, each row run
+  PASSES times (the median of the passes' median CPU ms, and the p90 of all): plain chunk
+  search (BM25Index.search, k=10), unit search (UnitIndex.search, 50 candidates, four
+  fields), and assembly alone (assemble, budget 400) on the units held
   in memory and on the units loaded from disk (memory-mapped columns, texts read on demand),
   and of the whole context (Index.context's path: unit search, hit order, assembly), in
   memory and from disk (units written at once, one segment; and written in SEGMENTS parts as
@@ -111,18 +112,27 @@ def folder_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
 
+PASSES = 3
+"""Times each row runs its queries: the machine is shared, so one pass's median moves."""
+
+
 def per_query(action: Callable[[str], object], queries: list[str]) -> tuple[float, float]:
-    """Return the median and 90th percentile CPU ms of action over the queries, after a warm-up.
+    """Return the median of PASSES passes' median CPU ms of action over the queries (after a
+    warm-up) and the 90th percentile of every query's time.
 
     CPU time, not wall time: the machine is shared, and a query never waits on anything.
     """
     action(queries[0])
-    times = []
-    for query in queries:
-        started = time.process_time()
-        action(query)
-        times.append((time.process_time() - started) * 1000)
-    return statistics.median(times), float(np.percentile(times, 90))
+    medians, times = [], []
+    for _ in range(PASSES):
+        one = []
+        for query in queries:
+            started = time.process_time()
+            action(query)
+            one.append((time.process_time() - started) * 1000)
+        medians.append(statistics.median(one))
+        times += one
+    return statistics.median(medians), float(np.percentile(times, 90))
 
 
 def pick_queries(index: UnitIndex, seed: int = SEED) -> list[str]:
