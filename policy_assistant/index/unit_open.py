@@ -12,7 +12,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,7 @@ from policy_assistant.index.units import DocInfo, UnitSet
 from policy_assistant.records import Block, Document
 
 Mask = npt.NDArray[np.bool_]
+T = TypeVar("T")
 _COLUMNS = (
     "unit_start", "unit_end", "unit_words", "unit_kind", "unit_block", "unit_section",
     "unit_doc", "unit_header", "block_first", "section_first", "section_doc", "doc_first",
@@ -284,7 +285,7 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
     cols["doc_first"] = bases["doc_first"]
     cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
     docs = tuple(segments[s].doc(d) for s, d in picks)
-    texts = _Texts(lambda i: (segments[picks[i][0]], picks[i][1]), len(picks))
+    texts = Lazy(len(picks), lambda i: DocText(segments[picks[i][0]], picks[i][1]))
     paths = _Paths(lambda i: (segments[picks[i][0]], picks[i][1]), bases["doc_sections"])
     return UnitSet(docs, texts, paths, cols)
 
@@ -294,8 +295,8 @@ def segment_units(segment: UnitSegment) -> UnitSet:
     memory-mapped, its documents, paths and texts read when first asked for (what the
     context assembler reads when every hit is in this segment). Build one per query: it
     keeps what it reads."""
-    docs = _Docs(segment)
-    texts = _Texts(lambda i: (segment, i), segment.info.rows)
+    docs = Lazy(segment.info.rows, segment.doc)
+    texts = Lazy(segment.info.rows, lambda i: DocText(segment, i))
     paths = _Paths(lambda i: (segment, i), np.asarray(segment.columns["doc_sections"]))
     return UnitSet(docs, texts, paths, dict(segment.columns))
 
@@ -325,7 +326,7 @@ def _bases_of(sizes: Ints) -> Ints:
     return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
 
-def _runs(starts: Ints, stops: Ints) -> Ints:
+def runs(starts: Ints, stops: Ints) -> Ints:
     """Return the rows start..stop of every run, one after the other."""
     sizes = stops - starts
     return np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
@@ -338,8 +339,8 @@ def _takes(seg: Ints, starts: Ints, stops: Ints) -> list[tuple[int, Ints, Ints]]
     takes = []
     for i in np.unique(seg).tolist():
         mine = np.flatnonzero(seg == i)
-        places = _runs(at[mine], at[mine] + stops[mine] - starts[mine])
-        takes.append((i, places, _runs(starts[mine], stops[mine])))
+        places = runs(at[mine], at[mine] + stops[mine] - starts[mine])
+        takes.append((i, places, runs(starts[mine], stops[mine])))
     return takes
 
 
@@ -353,26 +354,28 @@ def _gather(
     return out
 
 
-class LazyStrings(Sequence[str]):
-    """Strings read one at a time when first asked for, then kept: the hit documents' texts
-    (decompressed when a passage reads one), a segment's sources (read as bisection asks)."""
+class Lazy(Sequence[T]):
+    """Items made one at a time when first asked for, then kept: the hit documents' texts
+    and citation fields, a segment's sources (read as bisection asks)."""
 
-    def __init__(self, size: int, read: Callable[[int], str]) -> None:
-        self._size, self._read = size, read
-        self._kept: dict[int, str] = {}
+    def __init__(self, size: int, make: Callable[[int], T]) -> None:
+        self._size, self._make = size, make
+        self._kept: dict[int, T] = {}
 
     def __len__(self) -> int:
         return self._size
 
     @overload
-    def __getitem__(self, i: int) -> str: ...
+    def __getitem__(self, i: int) -> T: ...
     @overload
-    def __getitem__(self, i: slice) -> Sequence[str]: ...
-    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+    def __getitem__(self, i: slice) -> Sequence[T]: ...
+    def __getitem__(self, i: int | slice) -> T | Sequence[T]:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
+        if not 0 <= i < len(self):
+            raise IndexError(i)
         if i not in self._kept:
-            self._kept[i] = self._read(i)
+            self._kept[i] = self._make(i)
         return self._kept[i]
 
 
@@ -404,27 +407,6 @@ class _Paths(Sequence[tuple[str, ...]]):
         return self._read[pick][i - int(self._bases[pick])]
 
 
-class _Docs(Sequence[DocInfo]):
-    """A segment's documents' citation fields, each read when first asked for."""
-
-    def __init__(self, segment: UnitSegment) -> None:
-        self._segment = segment
-
-    def __len__(self) -> int:
-        return self._segment.info.rows
-
-    @overload
-    def __getitem__(self, i: int) -> DocInfo: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[DocInfo]: ...
-    def __getitem__(self, i: int | slice) -> DocInfo | Sequence[DocInfo]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        return self._segment.doc(i)
-
-
 class DocText:
     """A stored document's text, read a frame at a time as slices ask for them."""
 
@@ -448,27 +430,3 @@ class DocText:
         if at not in self._frames:
             self._frames[at] = self._segment.frame(self._doc, at)
         return self._frames[at]
-
-
-class _Texts(Sequence[DocText]):
-    """Some stored documents' texts (doc(i): the i-th one's segment and row)."""
-
-    def __init__(self, doc: Callable[[int], tuple[UnitSegment, int]], size: int) -> None:
-        self._doc, self._size = doc, size
-        self._made: dict[int, DocText] = {}
-
-    def __len__(self) -> int:
-        return self._size
-
-    @overload
-    def __getitem__(self, i: int) -> DocText: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[DocText]: ...
-    def __getitem__(self, i: int | slice) -> DocText | Sequence[DocText]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        if i not in self._made:
-            self._made[i] = DocText(*self._doc(i))
-        return self._made[i]

@@ -32,7 +32,7 @@ from policy_assistant.errors import IndexError_
 from policy_assistant.index.bm25_files import load_array
 from policy_assistant.index.plan import _choose
 from policy_assistant.index.segment_search import okapi_mean_idf
-from policy_assistant.index.unit_open import LazyStrings, UnitSegment
+from policy_assistant.index.unit_open import Lazy, UnitSegment
 from policy_assistant.index.unit_rank import SegmentedUnits, field_statistics
 from policy_assistant.index.unit_search import FIELD_WEIGHTS
 from policy_assistant.index.unit_segment import (
@@ -221,9 +221,9 @@ def _params(bm25: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in bm25.items() if k in ("variant", "k1", "b", "epsilon")}
 
 
-def _sources(segment: UnitSegment) -> LazyStrings:
+def _sources(segment: UnitSegment) -> Lazy[str]:
     """Return a unit segment's sources, sorted, each read from its line when asked."""
-    return LazyStrings(segment.info.rows, lambda i: segment.doc(i).source)
+    return Lazy(segment.info.rows, lambda i: segment.doc(i).source)
 
 
 def _row_of(segment: UnitSegment, sources: Sequence[str], source: str) -> int:

@@ -14,7 +14,7 @@ meets them, term after term, as accumulate's sums run.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +28,7 @@ from policy_assistant.index.segment_search import (
     row_norms,
     saturation,
 )
-from policy_assistant.index.unit_open import FieldView
+from policy_assistant.index.unit_open import FieldView, runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +89,6 @@ def norms_at(view: FieldView, stats: Statistics, rows: Ints) -> Floats:
         norms = view.kept[key] = row_norms(stats, np.asarray(view.dl))
     found: Floats = norms[rows]
     return found
-
-
-def runs(starts: Ints, stops: Ints) -> Ints:
-    """Return the positions start..stop of every run, one run after the other."""
-    sizes = stops - starts
-    return np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
 
 
 def plan_field(
@@ -186,15 +180,24 @@ def field_scores(
     time: a big temporary costs more in page faults than its arithmetic (5x at 400k)."""
     scores = np.zeros(int(bases[-1])) if out is None else out
     for j in range(len(plan)):
-        for seg, view in enumerate(views):
-            tid = int(plan.ids[seg][j])
-            if tid < 0:
-                continue
-            for rows, tf in live_slices(view, *view.term_rows(tid)):
-                terms = np.full(len(rows), j, np.int64)
-                weights = plan.weights(stats, terms, norms_at(view, stats, rows), tf)
-                scores[rows.astype(np.int64) + int(bases[seg])] += weights
+        for rows, weights in _weighted(views, stats, plan, bases, j):
+            scores[rows] += weights
     return scores
+
+
+def _weighted(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints, term: int
+) -> Iterator[tuple[Ints, Floats]]:
+    """Yield one planned term's live postings a slice at a time: rows (segment i's from
+    bases[i]) and weights."""
+    for seg, view in enumerate(views):
+        tid = int(plan.ids[seg][term])
+        if tid < 0:
+            continue
+        for rows, tf in live_slices(view, *view.term_rows(tid)):
+            terms = np.full(len(rows), term, np.int64)
+            weights = plan.weights(stats, terms, norms_at(view, stats, rows), tf)
+            yield rows.astype(np.int64) + int(bases[seg]), weights
 
 
 def scores_at(
@@ -304,15 +307,9 @@ def _add_term(
 ) -> Ints:  # fmt: skip
     """Add weight times one term's live weights to lower, in place; return their rows."""
     touched = []
-    for seg, view in enumerate(views):
-        tid = int(plan.ids[seg][term])
-        if tid < 0:
-            continue
-        for rows, tf in live_slices(view, *view.term_rows(tid)):
-            terms = np.full(len(rows), term, np.int64)
-            at = rows.astype(np.int64) + int(bases[seg])
-            lower[at] += weight * plan.weights(stats, terms, norms_at(view, stats, rows), tf)
-            touched.append(at)
+    for rows, weights in _weighted(views, stats, plan, bases, term):
+        lower[rows] += weight * weights
+        touched.append(rows)
     return np.concatenate(touched) if touched else np.zeros(0, np.int64)
 
 
