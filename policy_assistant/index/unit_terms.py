@@ -328,6 +328,11 @@ def _contenders(
     lift = weight * float((plan.bounds[left] * plan.repeats[left]).sum())
     # Sums in another order differ by rounding: a margin far above it keeps every contender.
     margin = 1e-9 * max(abs(floor), 1.0)
-    candidates = np.flatnonzero(lower >= floor - lift - margin)
-    candidates = candidates[allowed[candidates]]
-    return candidates if len(candidates) <= MAX_CANDIDATES else None
+    reach = floor - lift - margin
+    if reach <= 0:  # every row can still reach it: no term can be left out yet
+        return None
+    above = lower >= reach
+    above &= allowed
+    if np.count_nonzero(above) > MAX_CANDIDATES:
+        return None
+    return np.flatnonzero(above)
