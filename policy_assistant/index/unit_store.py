@@ -130,7 +130,7 @@ def read_state(folder: Path) -> UnitsState:
         if data.get("format") != UNITS_FORMAT:
             raise IndexError_(
                 f"{UNITS_FILE} is in format {data.get('format')}, this version reads format "
-                f"{UNITS_FORMAT}: run ingest again to write the units anew"
+                f"{UNITS_FORMAT}"
             )
         segments = tuple(LiveUnits.from_dict(s) for s in data["segments"])
         return UnitsState(segments, dict(data["bm25"]), dict(data["weights"]), data["mean_idf"])
