@@ -165,7 +165,8 @@ def test_units_of_the_previous_format_are_refused_with_what_to_do(tmp_path: Path
     path = tmp_path / "u" / unit_store.UNITS_FILE
     data = orjson.loads(path.read_bytes())
     path.write_bytes(orjson.dumps({**data, "format": 1}))
-    with pytest.raises(IndexError_, match="units.json is in format 1, this version reads format 2"):
+    expected = r"units\.json is in format 1, this version reads format 2"
+    with pytest.raises(IndexError_, match=expected):
         unit_store.load_units(tmp_path / "u")
 
 
