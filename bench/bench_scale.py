@@ -24,6 +24,7 @@ corpora and indexes.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -417,6 +418,9 @@ def main() -> None:
     if args.tantivy:
         tantivy_main(args.tantivy[0], args.tantivy[1:])
         return
+    if importlib.util.find_spec("tantivy") is None:  # say so now, not after a cold ingest
+        sys.exit("bench_scale.py compares against tantivy: run `make bench-scale` (it installs "
+                 "the bench extra) or `pip install tantivy`")  # fmt: skip
     for size in (int(s) for s in args.sizes.split(",")):
         root = Path(tempfile.mkdtemp(prefix=f"scale-{size}-", dir=args.keep))
         try:
