@@ -1,14 +1,16 @@
 """Unit search over live unit segments: the ranking UnitIndex gives a cold build, to the bit.
 
 Every field's N, average length and per-term document frequency are summed over the live
-segments (segment_search.plan_terms), weights are computed from raw counts as BM25Index
-computes them at build time, and every sum runs in BM25Index's term order, so each section
-and unit gets the cold build's float. What a cold build orders by row, this orders by
-(source, row within the document): a cold build's rows are in that order. The steps are
+segments (unit_terms.plan_field), weights are computed from raw counts as BM25Index computes
+them at build time, and every sum runs in BM25Index's term order, so each section and unit
+gets the cold build's float. What a cold build orders by row, this orders by (source, row
+within the document): a cold build's rows are in that order. The steps are
 UnitIndex._ranked's: the passage, heading-path and identity fields per section, the best
-SECTIONS sections by them, then the unit text of those sections' units. The hits come back
-in a UnitSet of their documents alone (unit_open.doc_units), which is all the context
-assembler reads: each document is whole in one segment.
+SECTIONS sections by them (MaxScore over the passage field: unit_terms.top_rows), then the
+unit text of those sections' units. The hits come back in their segment's own UnitSet when
+they all lie in one (unit_open.segment_units), else in a UnitSet of their documents alone
+(unit_open.doc_units): that is all the context assembler reads, each document being whole in
+one segment.
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
-"""A query's terms in one unit field of every live segment: planned, weighted and summed at once.
+"""A query's terms in one unit field of every live segment: planned, weighted and summed.
 
-segment_search.plan_terms and accumulate go a term and a slice at a time, as chunk segments
-need (a common term there has ~700k postings, and search stays under 100 MB). A unit field
-is smaller where it is summed whole (one row per section or per document) and read by range
-where it is not (the unit text of the chosen sections), so here each segment's postings of
-every query term are read and weighted in one pass: a few numpy calls per segment, not a
-dozen per term. The floats are the same ones: weights come from segment_search.saturation
-times the term's idf (and its repeats), terms are ordered as plan_terms orders them (highest
-upper bound first, then term bytes), and np.bincount adds each row's weights in the order it
-meets them, term after term, as accumulate's sums run.
+The unit fields' counterpart of segment_search.plan_terms and accumulate (what chunk
+segments use), shaped for the fields a context ranks by. plan_field looks every query term up
+once per segment and reads its bound off the frontier postings in one pass per segment, not a
+dozen numpy calls per term. field_scores sums a field for every row, a term slice at a time;
+top_rows (MaxScore) sums only the rarer terms for every section and weighs the common ones at
+the few sections that can still rank; scores_at and range_postings weigh terms at given rows
+or inside given runs of rows, by bisection. The floats are the ones a cold build gives: each
+weight is segment_search.saturation (from the rows' length norms) times the term's idf and
+repeats, terms are ordered as plan_terms orders them (highest upper bound first, then term
+bytes), and every row's weights are added term after term in that order.
 """
 
 from __future__ import annotations
