@@ -176,3 +176,28 @@ def test_a_segment_without_text_frames_is_refused(tmp_path: Path) -> None:
     np.save(segment / "text_frames.npy", np.zeros(1, np.int64))
     with pytest.raises(IndexError_, match="disagree"):
         unit_store.load_units(tmp_path / "u")
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [
+        {"section": 0.0, "document": 0.0, "passage": 1.0},
+        {"section": 0.3, "document": 0.0, "passage": 1.0},
+        {"section": 0.0, "document": 0.3, "passage": 0.5},
+        {"section": 0.3, "document": 0.3, "passage": 0.0},
+    ],
+)
+def test_other_field_weights_rank_from_disk_as_in_memory(
+    stored: tuple[list[Document], Path], weights: dict[str, float]
+) -> None:
+    docs, folder = stored
+    loaded = unit_store.load_units(folder)
+    try:
+        index = unit_rank.SegmentedUnits(loaded.segments, loaded.stats, weights)
+        memory = UnitIndex.build(build_units(docs)).with_weights(weights)
+        for query in queries(4, 25):
+            assert named(index.ranked(query, 10, "staff")) == named(
+                memory.ranked(query, 10, "staff")
+            )
+    finally:
+        unit_store.close_units(loaded)

@@ -64,6 +64,7 @@ class SegmentedUnits:
         self.segments, self.stats, self.weights = list(segments), stats, dict(weights)
         self._views = {f: [s.fields[f] for s in self.segments] for f in stats}
         self._scratch = Scratch()
+        self._allowed_at: dict[int, npt.NDArray[np.bool_]] = {}
         self._bases = {
             "sections": _bases([s.sections for s in self.segments]),
             "documents": _bases([s.info.rows for s in self.segments]),
@@ -100,11 +101,11 @@ class SegmentedUnits:
         )
         plan = plan_field(views, stats, terms)
         context = self._context_fields(terms)
-        allowed = self._live_sections & (self._section_access <= level)
+        allowed = self._allowed(level)
         size, scratch = int(bases[-1]), self._scratch
-        others = scratch.zeros("others", size)
-        for scores in context:
-            others += scores
+        others = scratch.zeros("others", size) if len(context) != 1 else context[0]
+        if len(context) > 1:
+            np.add(context[0], context[1], out=others)  # the two fields' bound, in one pass
         rank = (weight, others, scratch.zeros("lower", size))
         found = top_rows(views, stats, plan, bases, rank, allowed, count)
         if found is None:
@@ -145,6 +146,14 @@ class SegmentedUnits:
                         out=spread[at : at + segment.sections])  # fmt: skip
             out.append(spread)
         return out
+
+    def _allowed(self, level: int) -> npt.NDArray[np.bool_]:
+        """Return whether each section is live and access at this level may see it (kept
+        per level: it depends on the generation alone)."""
+        found = self._allowed_at.get(level)
+        if found is None:
+            found = self._allowed_at[level] = self._live_sections & (self._section_access <= level)
+        return found
 
     @cached_property
     def _section_access(self) -> npt.NDArray[np.uint8]:

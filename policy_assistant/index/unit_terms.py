@@ -205,22 +205,24 @@ def scores_at(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, seg: Ints, local: Ints
 ) -> Floats:
     """Return the field's score at some rows (segment, local row; live ones), as
-    field_scores gives it there: each term's weight found by bisection, summed in plan order."""
+    field_scores gives it there: each term's weight found by bisection, summed in plan order
+    (a row lies in one segment, so each row's sum runs term after term)."""
     scores = np.zeros(len(local))
-    for j in range(len(plan)):
-        for i, view in enumerate(views):
+    for i, view in enumerate(views):
+        mine = np.flatnonzero(seg == i)
+        if not len(mine):
+            continue
+        needles = local[mine].astype(view.rows.dtype)
+        norms = norms_at(view, stats, needles)
+        for j in range(len(plan)):
             tid = int(plan.ids[i][j])
-            mine = np.flatnonzero(seg == i)
-            if tid < 0 or not len(mine):
+            if tid < 0:
                 continue
             rows, tf = view.term_rows(tid)
-            at = np.searchsorted(rows, local[mine].astype(rows.dtype))
-            inside = at < len(rows)
-            found = np.zeros(len(mine), np.bool_)
-            found[inside] = rows[at[inside]] == local[mine][inside]
-            at, mine = at[found], mine[found]
-            terms = np.full(len(at), j, np.int64)
-            scores[mine] += plan.weights(stats, terms, norms_at(view, stats, rows[at]), tf[at])
+            at = np.minimum(np.searchsorted(rows, needles), len(rows) - 1)
+            found = np.flatnonzero(rows[at] == needles)
+            terms = np.full(len(found), j, np.int64)
+            scores[mine[found]] += plan.weights(stats, terms, norms[found], tf[at[found]])
     return scores
 
 
@@ -266,7 +268,7 @@ def range_postings(
     return RangePostings(rows, term_of, np.repeat(np.concatenate(which), hi - lo), weights)
 
 
-MAX_CANDIDATES = 4096
+MAX_CANDIDATES = 1024
 """top_rows stops adding terms once this few rows can still reach the count best."""
 
 
@@ -275,7 +277,7 @@ def top_rows(
     rank: tuple[float, Floats, Floats], allowed: npt.NDArray[np.bool_], count: int,
 ) -> tuple[Ints, Floats] | None:  # fmt: skip
     """Return the allowed rows with a positive field score that can be among the count best by
-    weight * field + others (rank is weight, others, and an array of zeros to sum into),
+    weight * field + others (rank is weight, others, and an array to sum into),
     ties included, with their field scores; None when no term could be left out.
 
     MaxScore: terms are scored for every row rarest first, until the largest weights of the
@@ -286,7 +288,7 @@ def top_rows(
     if weight <= 0 or len(plan) < 2:
         return None
     order = np.argsort(plan.postings(views), kind="stable")
-    lower += others
+    np.copyto(lower, others)
     matched = np.zeros(len(others), np.bool_)
     scored = np.zeros(len(plan), np.bool_)
     for j in order[:-1].tolist():
