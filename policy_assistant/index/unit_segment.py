@@ -49,7 +49,7 @@ from policy_assistant.records import ACCESS_LABELS, Document
 UNIT_SEGMENT_FORMAT = 2
 """Version of a unit segment's files; a reader refuses any other (1: one text stream per
 document)."""
-FRAME_CHARS = 4096
+FRAME_CHARS = 2048
 """Characters of a document's text per compressed frame."""
 FIELDS = ("body", "sections", "documents", "passages")
 """The four BM25 fields, as unit_search.UnitIndex names them."""
