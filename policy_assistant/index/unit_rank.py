@@ -99,14 +99,14 @@ class SegmentedUnits:
             self.stats["passages"],
             self._bases["sections"],
         )
-        plan = plan_field(views, stats, terms)
+        plan = plan_field(views, stats, terms, bounds=True)  # MaxScore reads the bounds
         context = self._context_fields(terms)
         allowed = self._allowed(level)
         size, scratch = int(bases[-1]), self._scratch
-        others = scratch.zeros("others", size) if len(context) != 1 else context[0]
+        others = scratch.zeros("others", size) if not context else context[0]
         if len(context) > 1:
-            np.add(context[0], context[1], out=others)  # the two fields' bound, in one pass
-        rank = (weight, others, scratch.zeros("lower", size))
+            others = np.add(context[0], context[1], out=scratch.array("others", size))
+        rank = (weight, others, scratch.array("lower", size))
         found = top_rows(views, stats, plan, bases, rank, allowed, count)
         if found is None:
             passage = field_scores(views, stats, plan, bases, scratch.zeros("passage", size))
@@ -138,7 +138,7 @@ class SegmentedUnits:
         if weight:
             documents = self._field("documents", terms)
             documents *= weight
-            spread = self._scratch.zeros("documents", size)
+            spread = self._scratch.array("documents", size)  # every section written below
             for i, segment in enumerate(self.segments):
                 at, doc_at = self._bases["sections"][i], self._bases["documents"][i]
                 np.take(documents[doc_at : doc_at + segment.info.rows],

@@ -93,9 +93,11 @@ def norms_at(view: FieldView, stats: Statistics, rows: Ints) -> Floats:
 
 
 def plan_field(
-    views: Sequence[FieldView], stats: Statistics, counts: Mapping[str, float]
-) -> FieldTerms:
-    """Return the terms of counts that have a live posting, ordered as plan_terms orders them."""
+    views: Sequence[FieldView], stats: Statistics, counts: Mapping[str, float],
+    bounds: bool = False,
+) -> FieldTerms:  # fmt: skip
+    """Return the terms of counts that have a live posting, ordered as plan_terms orders them,
+    with each one's bound (read for one term too when bounds is asked for, else 0 there)."""
     terms = list(counts)
     ids = [np.array([view.find(t) for t in terms], np.int64) for view in views]
     live = [_live_counts(view, found) for view, found in zip(views, ids, strict=True)]
@@ -105,6 +107,8 @@ def plan_field(
     repeats = np.array([float(counts[terms[k]]) for k in kept], np.float64)
     ids = [np.where(n[kept] > 0, found[kept], -1) for found, n in zip(ids, live, strict=True)]
     plan = FieldTerms(term_idf, repeats, ids, np.zeros(len(kept)))
+    if len(kept) <= 1 and not bounds:  # one term: nothing to order
+        return plan
     bound = np.max([_bounds(v, stats, plan, i) for i, v in enumerate(views)], axis=0)
     keys = [(-float(repeats[j]) * float(bound[j]), terms[k].encode("utf-8"))
             for j, k in enumerate(kept.tolist())]  # fmt: skip
@@ -164,11 +168,16 @@ class Scratch(threading.local):
 
     def zeros(self, name: str, size: int) -> Floats:
         """Return the thread's array of this name, size zeros (valid until asked again)."""
+        found = self.array(name, size)
+        found.fill(0.0)
+        return found
+
+    def array(self, name: str, size: int) -> Floats:
+        """Return the thread's array of this name, of size floats left as they were (for a
+        caller that writes every one)."""
         found = self.arrays.get(name)
         if found is None or len(found) != size:
             found = self.arrays[name] = np.zeros(size)
-        else:
-            found.fill(0.0)
         return found
 
 
