@@ -10,7 +10,7 @@ from __future__ import annotations
 import mmap
 import zlib
 from collections.abc import Callable, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -182,9 +182,9 @@ class UnitSegment:
             found = self._doc_cache[row] = DocInfo.from_dict(self._lines.read("doc", row)[0])
         return found
 
-    def paths(self, rows: slice) -> list[tuple[str, ...]]:
-        """Return the heading paths of a run of sections."""
-        return [tuple(p) for p in self._lines.read("path", rows.start, rows.stop)]
+    def path(self, row: int) -> tuple[str, ...]:
+        """Return one section's heading path, reading its line only."""
+        return tuple(self._lines.read("path", row)[0])
 
     @cached_property
     def section_access(self) -> npt.NDArray[np.uint8]:
@@ -286,8 +286,18 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
     cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
     docs = tuple(segments[s].doc(d) for s, d in picks)
     texts = Lazy(len(picks), lambda i: DocText(segments[picks[i][0]], picks[i][1]))
-    paths = _Paths(lambda i: (segments[picks[i][0]], picks[i][1]), bases["doc_sections"])
+    paths = Lazy(int(bases["doc_sections"][-1]),
+                 partial(_picked_path, segments, picks, bases["doc_sections"]))  # fmt: skip
     return UnitSet(docs, texts, paths, cols)
+
+
+def _picked_path(
+    segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]], bases: Ints, i: int
+) -> tuple[str, ...]:
+    """Return the heading path of section i of the picks' sections laid end to end."""
+    pick = int(np.searchsorted(bases, i, side="right")) - 1
+    segment, doc = segments[picks[pick][0]], picks[pick][1]
+    return segment.path(segment.doc_range("doc_sections", doc).start + i - int(bases[pick]))
 
 
 def segment_units(segment: UnitSegment) -> UnitSet:
@@ -297,7 +307,7 @@ def segment_units(segment: UnitSegment) -> UnitSet:
     keeps what it reads."""
     docs = Lazy(segment.info.rows, segment.doc)
     texts = Lazy(segment.info.rows, lambda i: DocText(segment, i))
-    paths = _Paths(lambda i: (segment, i), np.asarray(segment.columns["doc_sections"]))
+    paths = Lazy(segment.sections, segment.path)
     return UnitSet(docs, texts, paths, dict(segment.columns))
 
 
@@ -377,34 +387,6 @@ class Lazy(Sequence[T]):
         if i not in self._kept:
             self._kept[i] = self._make(i)
         return self._kept[i]
-
-
-class _Paths(Sequence[tuple[str, ...]]):
-    """The heading paths of some documents' sections (doc(i): the i-th one's segment and
-    row; bases: where each one's sections start), a document's read when one of its
-    sections is first asked for (a context reads few of the hit documents' paths)."""
-
-    def __init__(self, doc: Callable[[int], tuple[UnitSegment, int]], bases: Ints) -> None:
-        self._doc, self._bases = doc, bases
-        self._read: dict[int, list[tuple[str, ...]]] = {}
-
-    def __len__(self) -> int:
-        return int(self._bases[-1])
-
-    @overload
-    def __getitem__(self, i: int) -> tuple[str, ...]: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[tuple[str, ...]]: ...
-    def __getitem__(self, i: int | slice) -> tuple[str, ...] | Sequence[tuple[str, ...]]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        pick = int(np.searchsorted(self._bases, i, side="right")) - 1
-        if pick not in self._read:
-            segment, doc = self._doc(pick)
-            self._read[pick] = segment.paths(segment.doc_range("doc_sections", doc))
-        return self._read[pick][i - int(self._bases[pick])]
 
 
 class DocText:

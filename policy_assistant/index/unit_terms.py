@@ -252,18 +252,20 @@ class RangePostings:
 def range_postings(
     view: FieldView, stats: Statistics, plan: FieldTerms, seg: int, firsts: Ints, stops: Ints
 ) -> RangePostings:
-    """Return the planned terms' postings in rows firsts[r]..stops[r] of segment seg (a
-    bisection per term over its postings, never a pass over them)."""
+    """Return the planned terms' postings in rows firsts[r]..stops[r] of segment seg (runs
+    ascending and apart, as chosen sections are; a bisection per term over its postings,
+    never a pass over them)."""
     starts, ends, terms, which = [], [], [], []
-    bounds = np.concatenate([firsts, stops]).astype(view.rows.dtype)
+    # first, stop, first, stop...: ascending, so each bisection starts where the last ended.
+    bounds = np.column_stack([firsts, stops]).ravel().astype(view.rows.dtype)
     every = np.arange(len(firsts), dtype=np.int64)
     for j, tid in enumerate(plan.ids[seg].tolist()):
         if tid < 0:
             continue
         begin = int(view.ptr[tid])
         at = np.searchsorted(view.rows[begin : int(view.ptr[tid + 1])], bounds) + begin
-        starts.append(at[: len(firsts)])
-        ends.append(at[len(firsts) :])
+        starts.append(at[0::2])
+        ends.append(at[1::2])
         terms.append(np.full(len(firsts), j, np.int64))
         which.append(every)
     if not starts:
