@@ -60,16 +60,20 @@ def idf(stats: Statistics, df: Floats) -> Floats:
     return values
 
 
-class Postings(Protocol):
+class Masked(Protocol):
+    """A segment's field as live_slices reads it: which rows are deleted."""
+
+    @property
+    def deleted(self) -> Any:
+        """Bool per row, True when deleted (None: no row is)."""
+
+
+class Postings(Masked, Protocol):
     """What scoring reads of one segment's field: postings by term, row lengths, deletions."""
 
     @property
     def dl(self) -> Any:
         """Each row's length."""
-
-    @property
-    def deleted(self) -> Any:
-        """Bool per row, True when deleted (None: no row is)."""
 
     def postings(self, term: str) -> tuple[Any, Any]:
         """Return the term's local rows (ascending) and their term frequencies."""
@@ -191,7 +195,7 @@ def search_segments(
     return _top(_contenders(scores, k), scores, k, bases, key)
 
 
-def live_slices(segment: Postings, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
+def live_slices(segment: Masked, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
     """Yield a term's live postings in one segment, SLICE postings at a time."""
     for at in range(0, len(rows), SLICE):
         some, freq = rows[at : at + SLICE], tf[at : at + SLICE]

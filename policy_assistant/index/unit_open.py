@@ -23,7 +23,6 @@ from policy_assistant.index.bm25 import _TermTable
 from policy_assistant.index.bm25_files import load_array, read_terms
 from policy_assistant.index.bm25_types import Ints
 from policy_assistant.index.passages import PREFIX_WORDS
-from policy_assistant.index.segment import term_postings
 from policy_assistant.index.unit_segment import (
     FIELD_ARRAYS,
     FIELDS,
@@ -44,7 +43,7 @@ _COLUMNS = (
 
 
 class FieldView:
-    """One BM25 field of a unit segment: what segment_search.Postings reads."""
+    """One BM25 field of a unit segment: what unit_terms plans, weighs and sums."""
 
     def __init__(self, folder: Path, rows_of_doc: Any, dead_docs: Mask | None) -> None:
         arrays = {name: load_array(folder / f"{name}.npy", "r") for name in FIELD_ARRAYS}
@@ -92,20 +91,6 @@ class FieldView:
         """Return the local rows (ascending) and term frequencies of the term with id found."""
         start, stop = int(self.ptr[found]), int(self.ptr[found + 1])
         return self.rows[start:stop], self.tf[start:stop]
-
-    def postings(self, term: str) -> tuple[Any, Any]:
-        """Return the term's local rows (ascending) and their term frequencies."""
-        return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
-
-    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
-        """Return the postings a term's largest live weight is among: its frontier
-        (unit_segment._frontier), or all of them when a frontier posting was deleted."""
-        found = self._terms.find(term)
-        at = np.asarray(self.front[int(self.front_ptr[found]) : int(self.front_ptr[found + 1])])
-        front = np.asarray(self.rows[at])  # positions in the field's postings
-        if self.deleted is not None and self.deleted[front].any():
-            return rows, tf
-        return front, np.asarray(self.tf[at])
 
     def term_list(self) -> list[bytes]:
         """Return every term of the field as UTF-8 bytes, in order (for okapi's mean idf)."""

@@ -142,7 +142,7 @@ def _frontier(arrays: dict[str, Any]) -> tuple[Any, Any]:
 
     BM25's weight rises with tf and falls with the row's length, so a term's largest weight
     is at one of these, whatever N and the average length become: a search reads a few
-    postings for a term's bound, not all (unit_open.FieldView.bound_rows)."""
+    postings for a term's bound, not all (unit_terms._bounds)."""
     ptr, tf = arrays["ptr"], arrays["tf"].astype(np.int64)
     terms = np.repeat(np.arange(len(ptr) - 1, dtype=np.int64), np.diff(ptr))
     length = arrays["dl"][arrays["rows"]].astype(np.int64)
