@@ -43,5 +43,9 @@ class IndexError_(PolicyAssistantError):
     """An index on disk is missing, stale or damaged; the message says what to run."""
 
 
+class StaleIndex(IndexError_):
+    """An index, or a part of one, written by another version: rebuilt, not damaged."""
+
+
 class QuestionsError(PolicyAssistantError):
     """A questions file is malformed or refers to evidence the corpus does not hold."""

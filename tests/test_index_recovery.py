@@ -324,3 +324,21 @@ def test_a_flipped_byte_is_found_beside_the_read_and_rebuilt(built, workers: int
     assert [w for w in summary.warnings if "old index is unusable" in w]
     with open_index(index_dir, verify=True) as index:
         assert [h.chunk.source for h in index.search("mowers", 1)] == ["b.md"]
+
+
+def test_units_of_another_version_are_named_so_and_rebuilt(built) -> None:
+    corpus, index_dir = built
+    path = live(index_dir) / "units" / "units.json"
+    path.write_bytes(orjson.dumps({**orjson.loads(path.read_bytes()), "format": 1}))
+    result = runner.invoke(app, ["search", "mowers", "--index", str(index_dir), "--budget", "50"])
+    assert_one_line_error(result, "was written by another version", "units.json is in format 1")
+    assert "damaged" not in result.stderr
+    assert_ingest_repairs(corpus, index_dir)
+
+
+def test_open_index_takes_a_str_as_a_library_caller_passes_it(built) -> None:
+    _, index_dir = built
+    with open_index(str(index_dir)) as index:
+        assert [h.chunk.source for h in index.search("mowers", 1)] == ["b.md"]
+    with pytest.raises(IndexError_, match="no index"):
+        open_index(str(index_dir.parent / "none"))

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from io import BufferedReader
 from pathlib import Path
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import IndexError_, StaleIndex
 
 DEFAULT_INDEX_DIR = Path("build/index")
 INDEX_ENV = "POLICY_ASSISTANT_INDEX"
@@ -48,6 +48,9 @@ def ingest_hint(index_dir: Path) -> str:
 def damaged(index_dir: Path, problem: object) -> IndexError_:
     """Return the error for an index whose files are unreadable or disagree."""
     one_line = " ".join(str(problem).split())  # an OS or JSON message may hold a newline
+    if isinstance(problem, StaleIndex):
+        where = f"index at {index_dir} was written by another version"
+        return IndexError_(f"{where} ({one_line}): {ingest_hint(index_dir)}")
     return IndexError_(f"damaged index at {index_dir}: {one_line}: {ingest_hint(index_dir)}")
 
 

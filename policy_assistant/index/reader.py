@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import IndexError_, StaleIndex
 from policy_assistant.index.bm25 import OKAPI_EPSILON
 from policy_assistant.index.bm25_files import load_array
 from policy_assistant.index.entries import DELETED_DIR, SEGMENTS_DIR
@@ -42,7 +42,7 @@ def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
         data = orjson.loads((generation / "manifest.json").read_bytes())
         found = data.get("format_version")
         if found != FORMAT_VERSION:
-            raise IndexError_(
+            raise StaleIndex(
                 f"index at {index_dir} is in format {found}, this version reads format "
                 f"{FORMAT_VERSION}: {ingest_hint(index_dir)}"
             )
@@ -264,7 +264,7 @@ def _unit_files(index_dir: Path, generation: Path, manifest: Manifest) -> dict[s
     try:
         return unit_checksums(generation, manifest.files)
     except IndexError_ as exc:
-        raise damaged(index_dir, str(exc)) from exc
+        raise damaged(index_dir, exc) from exc
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise damaged(index_dir, f"{UNITS_DIR}: {exc}") from exc
 
@@ -319,12 +319,15 @@ def _statistics(manifest: Manifest) -> Statistics:
     )
 
 
-def open_index(index_dir: Path, check_tokenizer: bool = True, verify: bool = False) -> LoadedIndex:
+def open_index(
+    index_dir: Path | str, check_tokenizer: bool = True, verify: bool = False
+) -> LoadedIndex:
     """Open the live generation for search; raise IndexError_ if missing, stale or damaged.
 
     An index built with other tokenizer settings is stale for search (check_tokenizer);
     its chunks can still be read. verify reads every file and checks its checksum.
     """
+    index_dir = Path(index_dir)  # a library caller may pass a str
     while True:
         generation = live_generation(index_dir)
         try:

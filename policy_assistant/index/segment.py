@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import IndexError_, StaleIndex
 from policy_assistant.index.bm25 import _TermTable
 from policy_assistant.index.bm25_files import load_array, read_terms
 from policy_assistant.index.segment_build import (
@@ -41,7 +41,7 @@ class Segment:
         try:
             meta = orjson.loads((folder / "segment.json").read_bytes())
             if not isinstance(meta, dict) or meta.get("format") != SEGMENT_FORMAT:
-                raise IndexError_(f"{folder.name} is not a segment in format {SEGMENT_FORMAT}")
+                raise StaleIndex(f"{folder.name} is not a segment in format {SEGMENT_FORMAT}")
             self.files: dict[str, str] = dict(meta["files"])
             arrays = {name: load_array(folder / f"{name}.npy", "r") for name in ARRAYS}
             self._terms = _TermTable(read_terms(folder / "terms.txt", True), arrays["term_offsets"])

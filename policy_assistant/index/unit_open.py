@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import IndexError_, StaleIndex
 from policy_assistant.index.bm25 import _TermTable
 from policy_assistant.index.bm25_files import load_array, read_terms
 from policy_assistant.index.bm25_types import Ints
@@ -110,7 +110,7 @@ class UnitSegment:
         try:
             meta = orjson.loads((folder / "segment.json").read_bytes())
             if not isinstance(meta, dict) or meta.get("format") != UNIT_SEGMENT_FORMAT:
-                raise IndexError_(
+                raise StaleIndex(
                     f"{folder.name} is not a unit segment in format {UNIT_SEGMENT_FORMAT}"
                 )
             self.columns = {name: load_array(folder / f"{name}.npy", "r") for name in _COLUMNS}

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import IndexError_, StaleIndex
 from policy_assistant.index.bm25_files import load_array
 from policy_assistant.index.plan import _choose
 from policy_assistant.index.segment_search import okapi_mean_idf
@@ -122,13 +122,13 @@ def has_units(folder: Path) -> bool:
 def read_state(folder: Path) -> UnitsState:
     """Return what a units folder's units.json says; IndexError_ when it is missing or damaged."""
     if not folder.is_dir():
-        raise IndexError_(f"{folder.parent.name} holds no units (built by an older version)")
+        raise StaleIndex(f"{folder.parent.name} holds no units (built by an older version)")
     if not has_units(folder):
-        raise IndexError_(f"{folder.parent.name} holds units in an older layout")
+        raise StaleIndex(f"{folder.parent.name} holds units in an older layout")
     try:
         data = orjson.loads((folder / UNITS_FILE).read_bytes())
         if data.get("format") != UNITS_FORMAT:
-            raise IndexError_(
+            raise StaleIndex(
                 f"{UNITS_FILE} is in format {data.get('format')}, this version reads format "
                 f"{UNITS_FORMAT}"
             )

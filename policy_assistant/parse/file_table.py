@@ -221,18 +221,31 @@ class FileTable:
     ) -> tuple[str, DocMeta | None] | None:
         """Return the recorded SHA-256 of a file whose stat is the recorded one, and what its
         parse gave under these fields when recorded (else None); None for any other file."""
-        row = self.columns.index.get(source)
-        if row is None or self.columns.stat(row) != list(stat_of(info)):
+        columns = self.columns
+        row = columns.index.get(source)
+        if row is None:
             return None
-        sha256 = self.columns.sha(row)
-        return sha256, self.meta_of(source, sha256, fields)
+        # a no-op asks this of every file: the four fields compared in place, no list built
+        stats, at = columns.stats, 4 * row
+        if (
+            stats[at] != info.st_size
+            or stats[at + 1] != info.st_mtime_ns
+            or stats[at + 2] != info.st_ctime_ns
+            or stats[at + 3] != info.st_ino
+        ):
+            return None
+        return columns.sha(row), self._meta(row, fields)
 
     def meta_of(self, source: str, sha256: str, fields: dict[str, str]) -> DocMeta | None:
         """Return what a parse of these bytes under these fields gave, when recorded."""
         row = self.columns.index.get(source)
-        if not self.meta_valid or row is None or self.columns.sha(row) != sha256:
+        if row is None or self.columns.sha(row) != sha256:
             return None
-        known = self.columns.meta(row)
+        return self._meta(row, fields)
+
+    def _meta(self, row: int, fields: dict[str, str]) -> DocMeta | None:
+        """Return what the parse recorded in a row gave, if made under these fields."""
+        known = self.columns.meta(row) if self.meta_valid else None
         if known is None or known[0] != fields:
             return None
         try:
