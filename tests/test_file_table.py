@@ -15,7 +15,8 @@ from policy_assistant.chunk import make_chunker
 from policy_assistant.index import open_index
 from policy_assistant.index.folder import live_generation
 from policy_assistant.index.unit_store import stored_documents
-from policy_assistant.parse import CorpusOptions, read_corpus, reading
+from policy_assistant.parse import CorpusOptions, pdf_ocr, read_corpus, reading
+from policy_assistant.parse import cache as cache_module
 from policy_assistant.parse import file_table as table_module
 from policy_assistant.parse.read_records import Reused
 from policy_assistant.pipeline import ingest
@@ -270,3 +271,48 @@ def test_rows_kept_from_the_loaded_table_are_written_back_as_they_were(tmp_path:
     assert [again.columns.row(n) for n in range(2)] == rows
     assert again.known("staff/c.md", infos["staff/c.md"], {"access": "staff"}) == ("c" * 64, other)
     assert again.known("a.md", infos["a.md"], {"access": "public"}) == ("a" * 64, meta)
+
+
+def test_installing_tesseract_keeps_every_recorded_parse_but_a_pdfs(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    (corpus / "scan.pdf").write_bytes(b"%PDF-1.4 stand-in: only its row is tested")
+    infos = {name: os.stat(corpus / name) for name in ("a.md", "scan.pdf")}
+    meta = table_module.DocMeta("Sprinklers", "1", "public", "en", True, False)
+    table = table_module.FileTable(tmp_path / "cache", corpus, "parser 1", "absent")
+    table.young = 10**30
+    table.note("a.md", infos["a.md"], "a" * 64, {}, meta)
+    table.note("scan.pdf", infos["scan.pdf"], "p" * 64, {}, meta)
+    table.save(whole=True)
+    same = table_module.FileTable(tmp_path / "cache", corpus, "parser 1", "absent")
+    assert same.known("scan.pdf", infos["scan.pdf"], {}) == ("p" * 64, meta)
+    now = table_module.FileTable(tmp_path / "cache", corpus, "parser 1", "on")
+    assert now.known("a.md", infos["a.md"], {}) == ("a" * 64, meta)
+    assert now.known("scan.pdf", infos["scan.pdf"], {}) == ("p" * 64, None)  # parse again
+    now.young = 10**30
+    now.note("a.md", infos["a.md"], "a" * 64)  # a read that saw a.md alone
+    now.save(whole=False)
+    later = table_module.FileTable(tmp_path / "cache", corpus, "parser 1", "on")
+    assert later.known("a.md", infos["a.md"], {}) == ("a" * 64, meta)
+    # the unseen PDF's parse, made without OCR, is not written under the new state
+    assert later.known("scan.pdf", infos["scan.pdf"], {}) == ("p" * 64, None)
+
+
+def test_a_no_op_ingest_after_tesseract_appears_parses_no_markdown_file(
+    tmp_path: Path, reads: SourceSpy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
+    monkeypatch.setattr(pdf_ocr.shutil, "which", lambda name: None)
+    ingest(corpus, index, STRUCTURE)
+    assert pdf_ocr.ocr_state() == "absent" and reads.take() == ["a.md", "b.md", "staff/c.md"]
+    monkeypatch.setattr(pdf_ocr.shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert pdf_ocr.ocr_state() == "on"
+    spy = parser_spy(monkeypatch)
+    summary = ingest(corpus, index, STRUCTURE)
+    assert reads.take() == [] and spy.sources == []
+    assert summary.unchanged == ["a.md", "b.md", "staff/c.md"] and not summary.written
+
+
+def test_the_parse_cache_key_of_a_pdf_alone_holds_the_ocr_state() -> None:
+    key = cache_module.ParseCache.key
+    assert key("a.md", "a" * 64, {}, "absent") == key("a.md", "a" * 64, {}, "on")
+    assert key("a.pdf", "a" * 64, {}, "absent") != key("a.pdf", "a" * 64, {}, "on")

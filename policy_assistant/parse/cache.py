@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from policy_assistant.ids import canonical_json
-from policy_assistant.parse.pdf_ocr import ocr_state
+from policy_assistant.parse.pdf_ocr import ocr_key, ocr_state
 from policy_assistant.records import Document
 
 PARSE_CACHE_VERSION = 1
@@ -99,7 +99,7 @@ class ParseCache:
             "sha256": sha256,
             "catalog": fields,
             # A scanned page parses to other text with OCR on, off or absent.
-            "ocr": ocr if ocr is not None else ocr_state(),
+            "ocr": ocr_key(source, ocr if ocr is not None else ocr_state()),
         }
         return hashlib.sha256(canonical_json(what)).hexdigest()
 

@@ -106,7 +106,7 @@ def _file_table(options: CorpusOptions, root: Path) -> FileTable | None:
     """Return the file table of root in the parse cache's folder (None without a cache)."""
     if options.cache_dir is None:
         return None
-    return FileTable(options.cache_dir, root, f"{parser_fingerprint()} ocr={ocr_state()}")
+    return FileTable(options.cache_dir, root, parser_fingerprint(), ocr_state())
 
 
 def _whole_root(path: Path, options: CorpusOptions, found: Discovery) -> bool:

@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from policy_assistant.atomic import atomic_write_bytes
+from policy_assistant.parse.pdf_ocr import ocr_key
 from policy_assistant.records import Document
 
 TABLE_VERSION = 2
@@ -192,12 +193,14 @@ def _code(codes: dict[bytes, int], value: Any) -> int:
 class FileTable:
     """The file table of one corpus root in one cache folder."""
 
-    def __init__(self, cache_dir: Path, root: Path, parser: str) -> None:
-        """Load the table of `root` (empty when missing or damaged); `parser` says what the
-        recorded parses must have been made by (the parser fingerprint and OCR state)."""
+    def __init__(self, cache_dir: Path, root: Path, parser: str, ocr: str = "") -> None:
+        """Load the table of `root` (empty when missing or damaged); `parser` (the parser
+        fingerprint) says what the recorded parses must have been made by, and `ocr` (the OCR
+        state) what a PDF's must have been made with."""
         name = hashlib.sha256(os.fsencode(root.as_posix())).hexdigest()[:32]
         self.path = cache_dir / "files" / f"{name}.table"
-        self.parser = parser
+        self.parser, self.ocr = parser, ocr
+        self.recorded_ocr: str | None = None
         self.columns, self.meta_valid = self._load()
         self.seen: dict[str, Row | int] = {}  # an int: that row of the loaded columns, kept
         self.changed = False
@@ -208,6 +211,7 @@ class FileTable:
             data = orjson.loads(self.path.read_bytes())
             if data["version"] != TABLE_VERSION:
                 return _Columns.empty(), False
+            self.recorded_ocr = data.get("ocr")
             return _Columns(data), data["parser"] == self.parser
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return _Columns.empty(), False
@@ -243,9 +247,14 @@ class FileTable:
             return None
         return self._meta(row, fields)
 
+    def trusted(self, source: str) -> bool:
+        """Whether what the table records of a file's parse was made as a parse now would be:
+        by this parser and, for a PDF, with this OCR state."""
+        return self.meta_valid and ocr_key(source, self.ocr) == ocr_key(source, self.recorded_ocr)
+
     def _meta(self, row: int, fields: dict[str, str]) -> DocMeta | None:
         """Return what the parse recorded in a row gave, if made under these fields."""
-        known = self.columns.meta(row) if self.meta_valid else None
+        known = self.columns.meta(row) if self.trusted(self.columns.sources[row]) else None
         if known is None or known[0] != fields:
             return None
         try:
@@ -270,18 +279,27 @@ class FileTable:
         old = self.columns.row(number) if number is not None else None
         young = info is None or max(info.st_mtime_ns, info.st_ctime_ns) > self.young
         stat = None if young or info is None else list(stat_of(info))
-        if meta is None and old is not None and old[:2] == (stat, sha256) and self.meta_valid:
+        trusted = self.trusted(source)
+        if meta is None and old is not None and old[:2] == (stat, sha256) and trusted:
             self.seen[source] = old  # kept as it was recorded: the common case, made cheap
             return
         if meta is not None:
             row: Row = (stat, sha256, fields, list(_meta_fields(meta)))
-        elif old is not None and self.meta_valid and old[1] == sha256:
+        elif old is not None and trusted and old[1] == sha256:
             row = (stat, sha256, old[2], old[3])  # kept: what its parse gave still holds
         else:
             row = (stat, sha256, None, None)
         self.seen[source] = row
-        if old != row or not self.meta_valid:
+        if old != row or not trusted:
             self.changed = True
+
+    def _unseen(self, source: str, row: int) -> Row | int:
+        """Return how a row this read did not see is written back: as it was while its parse
+        is trusted, else without the parse (which the new stamp would vouch for)."""
+        if self.trusted(source):
+            return row
+        stat, sha256, _, _ = self.columns.row(row)
+        return (stat, sha256, None, None)
 
     def save(self, whole: bool) -> None:
         """Write the table if this read changed it; `whole`: the read saw every file of the
@@ -290,14 +308,15 @@ class FileTable:
         if not self.changed and (not whole or len(self.seen) == len(columns.sources)):
             return
         rows: dict[str, Row | int] = {}
-        if not whole:
-            rows = {s: n for s, n in columns.index.items() if s not in self.seen}
+        if not whole:  # files this read did not see keep their rows, a parse only if trusted
+            rows = {s: self._unseen(s, n) for s, n in columns.index.items() if s not in self.seen}
         rows.update(self.seen)
         encoder, sources = _Encoder(columns), sorted(rows)
         for source in sources:
             row = rows[source]
             encoder.kept(row) if isinstance(row, int) else encoder.add(row)
-        data = {"version": TABLE_VERSION, "parser": self.parser, **encoder.columns(sources)}
+        data = {"version": TABLE_VERSION, "parser": self.parser, "ocr": self.ocr}
+        data |= encoder.columns(sources)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(self.path, orjson.dumps(data))

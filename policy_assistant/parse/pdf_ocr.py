@@ -47,6 +47,12 @@ def ocr_state() -> str:
     return "on" if shutil.which("tesseract") else "absent"
 
 
+def ocr_key(source: str, state: str | None) -> str | None:
+    """Return the OCR state as the parse of `source` depends on it: only a PDF's can, so
+    installing Tesseract keeps every other file's recorded parse."""
+    return state if source.lower().endswith(".pdf") else "unused"
+
+
 COMMON_WORDS = {
     "en": "the of and to a in is that for it as with be on by this are or not from at an "
     "which have has was you your can if will all its their they we more one may any no",
