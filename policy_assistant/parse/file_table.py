@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from policy_assistant.atomic import atomic_write_bytes
-from policy_assistant.parse.pdf_ocr import ocr_key
+from policy_assistant.parse.pdf_ocr import reads_with_ocr
 from policy_assistant.records import Document
 
 TABLE_VERSION = 2
@@ -250,7 +250,8 @@ class FileTable:
     def trusted(self, source: str) -> bool:
         """Whether what the table records of a file's parse was made as a parse now would be:
         by this parser and, for a PDF, with this OCR state."""
-        return self.meta_valid and ocr_key(source, self.ocr) == ocr_key(source, self.recorded_ocr)
+        # a no-op asks this of every file: the OCR test only when the state changed
+        return self.meta_valid and (self.ocr == self.recorded_ocr or not reads_with_ocr(source))
 
     def _meta(self, row: int, fields: dict[str, str]) -> DocMeta | None:
         """Return what the parse recorded in a row gave, if made under these fields."""

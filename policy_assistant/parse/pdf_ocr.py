@@ -47,10 +47,15 @@ def ocr_state() -> str:
     return "on" if shutil.which("tesseract") else "absent"
 
 
-def ocr_key(source: str, state: str | None) -> str | None:
-    """Return the OCR state as the parse of `source` depends on it: only a PDF's can, so
+def reads_with_ocr(source: str) -> bool:
+    """Whether the parse of `source` can depend on the OCR state: only a PDF's can, so
     installing Tesseract keeps every other file's recorded parse."""
-    return state if source.lower().endswith(".pdf") else "unused"
+    return source.lower().endswith(".pdf")
+
+
+def ocr_key(source: str, state: str) -> str:
+    """Return the OCR state as the parse of `source` depends on it."""
+    return state if reads_with_ocr(source) else "unused"
 
 
 COMMON_WORDS = {
