@@ -138,6 +138,59 @@ def export_tokens(index: Path, out: Path) -> None:
             handle.write(json.dumps(row) + "\n")
 
 
+WATCH_ROUNDS = 5
+"""Rounds of `ingest --watch` timed, each one file changed; the first is reported apart."""
+
+
+def watch_script(corpus: Path, index: Path) -> list[str]:
+    """Return the command line of this script's `ingest --watch` side."""
+    return [sys.executable, __file__, "--watch", str(corpus), str(index)]
+
+
+def watch_main(corpus: Path, index: Path) -> None:
+    """Time rounds of a watch as `ingest --watch` runs them, its observer running; print the
+    round times (handed the changed source, as tantivy's update is handed the document) and
+    the times from each write to the round's end (events, settling and the round)."""
+    from policy_assistant.chunk import make_chunker
+    from policy_assistant.watch import Watch
+    from policy_assistant.watch_events import Changes, start_observer
+
+    watch = Watch(corpus, index, make_chunker("fixed", size=WORDS_PER_CHUNK))
+    watch.ingest()
+    changes = Changes(corpus, (index,))
+    observer, _ = start_observer(changes)
+    rounds, ends = [], []
+    files = sum(1 for _ in corpus.glob("part*/doc*.md"))
+    try:
+        for n in range(WATCH_ROUNDS):
+            written = time.perf_counter()
+            _, path = change_one_file(
+                corpus, files, which=2 + n, seed=_unused_seed(corpus, files, n)
+            )
+            sources = changes.take()
+            start = time.perf_counter()
+            done = watch.round(sources)
+            end = time.perf_counter()
+            assert done.changed and done.written, f"{path}: the round wrote nothing"
+            rounds.append(end - start)
+            ends.append(end - written)
+    finally:
+        observer.stop()
+        observer.join()
+    print(json.dumps({"rounds": rounds, "ends": ends}))
+
+
+def _unused_seed(corpus: Path, files: int, n: int) -> int:
+    """Return a seed that gives round n's file other words than it holds (a kept corpus may
+    have been watched before)."""
+    i = files // 2 + 2 + n
+    held = (corpus / f"part{i // 1000:03d}" / f"doc{i:06d}.md").read_text(encoding="utf-8")
+    seed = 10 + n
+    while document(i, seed) == held:
+        seed += WATCH_ROUNDS
+    return seed
+
+
 def tantivy_script(action: str, *args: str) -> list[str]:
     """Return the command line of this script's tantivy side."""
     return [sys.executable, __file__, "--tantivy", action, *args]
@@ -198,11 +251,11 @@ def tantivy_main(action: str, args: list[str]) -> None:
             print(f"{score:.3f} {doc['source'][0]} {doc['position'][0]} {doc['text'][0][:60]}")
 
 
-def change_one_file(corpus: Path, files: int, which: int = 0) -> tuple[str, Path]:
+def change_one_file(corpus: Path, files: int, which: int = 0, seed: int = 1) -> tuple[str, Path]:
     """Rewrite one file with other words; return its source and the file."""
     i = files // 2 + which
     path = corpus / f"part{i // 1000:03d}" / f"doc{i:06d}.md"
-    path.write_text(document(i, 1), encoding="utf-8")
+    path.write_text(document(i, seed), encoding="utf-8")
     return path.relative_to(corpus).as_posix(), path
 
 
@@ -250,6 +303,13 @@ def bench_size(chunks: int, root: Path) -> dict[str, float]:
     verify = run(ours("search", QUERY_WORD, "--index", str(index), "--verify"))
     figures |= {"verify_wall": verify.wall, "verify_cpu": verify.cpu}
     figures |= {"index_mb": folder_mb(index), "tantivy_mb": folder_mb(tan)}
+    watched = json.loads(run(watch_script(corpus, index)).stdout)
+    figures["watch_first_round"], figures["watch_first_end"] = (
+        watched["rounds"][0],
+        watched["ends"][0],
+    )
+    figures["watch_round"] = float(np.median(watched["rounds"][1:]))
+    figures["watch_end"] = float(np.median(watched["ends"][1:]))
     return figures
 
 
@@ -395,6 +455,12 @@ def report(chunks: int, f: dict[str, float]) -> None:
         f"{f['bare_noop_rss']:.0f} MB"
     )
     print(
+        f"ingest --watch, one changed file a round: {f['watch_round']:.3f} s (median of "
+        f"{WATCH_ROUNDS - 1}; the first {f['watch_first_round']:.3f} s): "
+        f"{f['watch_round'] / f['tantivy_update_inner']:.1f}x tantivy (floor 10x); "
+        f"{f['watch_end']:.3f} s from the write to the round's end"
+    )
+    print(
         f"CLI search (median of {len(QUERY_RANKS)}): {f['search_wall']:.3f} s wall, "
         f"{f['search_rss']:.0f} MB; tantivy script {f['tantivy_search_wall']:.3f} s, "
         f"{f['tantivy_search_rss']:.0f} MB: {f['search_wall'] / f['tantivy_search_wall']:.2f}x "
@@ -414,9 +480,13 @@ def main() -> None:
         "--index-only", action="store_true", help="the index stage alone, in process, no parsing"
     )
     parser.add_argument("--tantivy", nargs="+", help=argparse.SUPPRESS)
+    parser.add_argument("--watch", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.tantivy:
         tantivy_main(args.tantivy[0], args.tantivy[1:])
+        return
+    if args.watch:
+        watch_main(*args.watch)
         return
     if importlib.util.find_spec("tantivy") is None:  # say so now, not after a cold ingest
         sys.exit("bench_scale.py compares against tantivy: run `make bench-scale` (it installs "

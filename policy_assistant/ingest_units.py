@@ -12,7 +12,7 @@ touches no document.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import overload
 
@@ -24,9 +24,19 @@ from policy_assistant.records import Document
 class UnitDocuments(Sequence[Document]):
     """Every document of an ingest, in source order, gathered on first use."""
 
-    def __init__(self, read: CorpusRead, index_dir: Path, corpus: Path, options: CorpusOptions):
-        """Gather from this read, the live generation at index_dir, and the corpus again."""
+    def __init__(
+        self,
+        read: CorpusRead,
+        index_dir: Path,
+        corpus: Path,
+        options: CorpusOptions,
+        kept: Callable[[], dict[str, str]] | None = None,
+    ) -> None:
+        """Gather from this read, the live generation at index_dir, and the corpus again;
+        kept gives the sha256 of each document kept unread when the read does not list them
+        (a read of some sources only), asked only if every document is gathered."""
         self.read, self.index_dir, self.corpus, self.options = read, index_dir, corpus, options
+        self.kept = kept or (lambda: {f.source: f.sha256 for f in self.read.reused})
         self._docs: list[Document] | None = None
 
     def _all(self) -> list[Document]:
@@ -36,7 +46,7 @@ class UnitDocuments(Sequence[Document]):
 
     def _gather(self) -> list[Document]:
         docs = {d.source: d for d in self.read.documents}
-        wanted = {f.source: f.sha256 for f in self.read.reused}
+        wanted = self.kept()
         if wanted:
             stored = stored_documents(self.index_dir)
             docs.update({s: stored[s] for s, sha in wanted.items() if _holds(stored, s, sha)})

@@ -107,8 +107,7 @@ def ingest(
     units (the default) also stores the documents' retrieval units, for Index.context.
     """
     params = {**BM25_DEFAULTS, **(bm25 or {})}
-    summary = IngestSummary(index_dir)
-    reading = _with_cache(options, index_dir)
+    reading = with_cache(options, index_dir)
 
     def read_with(previous: _Previous) -> tuple[CorpusRead, list[DocumentEntry], list[Chunk]]:
         read = read_corpus(
@@ -119,7 +118,7 @@ def ingest(
             strict=strict,
             chunker=chunker,  # each document parsed is chunked in the worker that parsed it
         )
-        return read, *_collect(read, chunker, previous)
+        return read, *collect(read, chunker, previous.entries)
 
     with index_lock(index_dir), fewer_collections():
         previous = _load_previous(index_dir, chunker.spec(), params, checksums=False)
@@ -134,8 +133,6 @@ def ingest(
         if damage is not None:  # nothing of a damaged index is kept: the corpus is read again
             previous = _Previous(damage=damage, manifest=previous.manifest)
             read, entries, chunks = read_with(previous)
-        summary.failures, summary.warnings = read.failures, read.warnings
-        summary.notices = read.notices
         settings = IndexSettings(chunker.spec(), params)
         built = build_index(
             chunks,
@@ -147,6 +144,13 @@ def ingest(
             live=previous.manifest,
             workers=reading.workers,
         )
+    return summarize(read, built)
+
+
+def summarize(read: CorpusRead, built: BuildResult) -> IngestSummary:
+    """Return what an ingest did: what its read found and what its index stage did."""
+    summary = IngestSummary(built.index_dir, failures=read.failures, warnings=read.warnings)
+    summary.notices = read.notices
     for built_field in fields(BuildResult):
         setattr(summary, built_field.name, getattr(built, built_field.name))
     if built.damaged and built.rebuilt:
@@ -215,16 +219,16 @@ def _reuse(previous: _Previous) -> Callable[[CorpusFile], Reused | None]:
     return reuse
 
 
-def _collect(
-    read: CorpusRead, chunker: Chunker, previous: _Previous
+def collect(
+    read: CorpusRead, chunker: Chunker, previous: dict[str, DocumentEntry]
 ) -> tuple[list[DocumentEntry], list[Chunk]]:
-    """Chunk each document again only when it differs from the indexed one; return every
-    entry (in source order), and the chunks of the documents chunked (the others' stay in
-    the index)."""
-    entries = [previous.entries[file.source] for file in read.reused]
+    """Chunk each document read again only when it differs from the indexed one (previous:
+    the indexed entries, by source); return the entry of every file read (in source order),
+    and the chunks of the documents chunked (the others' stay in the index)."""
+    entries = [previous[file.source] for file in read.reused]
     chunks: list[Chunk] = []
     for document in read.documents:
-        old = previous.entries.get(document.source)
+        old = previous.get(document.source)
         if old is not None and old.same_document(document):
             entries.append(old)
             continue
@@ -235,7 +239,7 @@ def _collect(
     return entries, chunks
 
 
-def _with_cache(options: CorpusOptions | None, index_dir: Path) -> CorpusOptions:
+def with_cache(options: CorpusOptions | None, index_dir: Path) -> CorpusOptions:
     """Return the reading options with a parse cache: the one given, else one beside the index.
 
     Beside, not inside: the index folder holds only what `index` would write too.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -43,9 +43,16 @@ from policy_assistant.cli.options import (
     set_ocr,
 )
 from policy_assistant.cli.summary import summary_table
+from policy_assistant.errors import UsageError
 from policy_assistant.index import resolve_index_dir
 from policy_assistant.index.settings import VARIANTS
+from policy_assistant.parse.files import printable
 from policy_assistant.pipeline import ingest, sticky_settings
+
+if TYPE_CHECKING:
+    from policy_assistant.chunk import Chunker
+    from policy_assistant.parse import CorpusOptions
+    from policy_assistant.watch import Watch
 
 
 def register(app: typer.Typer) -> None:
@@ -94,10 +101,19 @@ def ingest_command(
             "--units/--no-units", help="Also store retrieval units, which search --budget reads."
         ),
     ] = True,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            help="Keep running: ingest each change to the corpus as it happens (Ctrl-C stops).",
+        ),
+    ] = False,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
     if bm25_variant is not None:
         check_bm25_variant(bm25_variant)
+    if watch and strict:
+        raise UsageError("--strict stops at the first bad file and --watch goes on: give one")
     given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     index_dir = resolve_index_dir(index)
     sticky = sticky_settings(index_dir, chunker, given, bm25_variant)
@@ -106,17 +122,22 @@ def ingest_command(
         err.print(f"settings changed: {escape('; '.join(sticky.changed))}", highlight=False)
     set_ocr(no_ocr)
     options = corpus_options(include, exclude, default_access, max_file_size, workers=workers)
+    bm25 = {"variant": sticky.bm25_variant}
+    watcher = _watcher(corpus, index_dir, made, bm25, options, units) if watch else None
     with progress_bar("ingesting", quiet) as progress:
-        summary = ingest(
-            corpus,
-            index_dir,
-            made,
-            bm25={"variant": sticky.bm25_variant},
-            strict=strict,
-            progress=progress,
-            options=options,
-            units=units,
-        )
+        if watcher is not None:
+            summary = watcher.ingest(progress)
+        else:
+            summary = ingest(
+                corpus,
+                index_dir,
+                made,
+                bm25=bm25,
+                strict=strict,
+                progress=progress,
+                options=options,
+                units=units,
+            )
     print_notices(summary.notices)
     print_warnings(summary.warnings)
     if as_json:
@@ -124,4 +145,26 @@ def ingest_command(
     else:
         failed = [f.source for f in summary.failures]
         out.print(summary_table(summary, summary.index_dir.as_posix(), failed))
-    raise typer.Exit(report_failures(summary.failures))
+    code = report_failures(summary.failures)
+    if watcher is not None:
+        from policy_assistant.cli.watch_loop import watch_rounds  # watchdog: only to watch
+
+        watch_rounds(watcher, as_json, quiet)
+        code = 0  # Ctrl-C is how a watch ends
+    raise typer.Exit(code)
+
+
+def _watcher(
+    corpus: Path,
+    index_dir: Path,
+    chunker: Chunker,
+    bm25: dict[str, Any],
+    options: CorpusOptions,
+    units: bool,
+) -> Watch:
+    """Return the watch of a corpus folder (a usage error for anything else)."""
+    from policy_assistant.watch import Watch
+
+    if not corpus.is_dir():
+        raise UsageError(f"{printable(str(corpus))}: --watch watches a folder; this is not one")
+    return Watch(corpus, index_dir, chunker, bm25=bm25, options=options, units=units)

@@ -48,6 +48,12 @@ def entries_bytes(entries: Sequence[DocumentEntry]) -> bytes:
 def parse_entries(data: bytes, segment: str, live: Any = None) -> list[DocumentEntry]:
     """Return the entries of an entries file placed in segment; with live (a row mask, True
     for a live row), only those whose first row is live. ValueError when damaged."""
+    entries, first = _parsed(data, segment)
+    return entries if live is None else _live_entries(entries, first, live)
+
+
+def _parsed(data: bytes, segment: str) -> tuple[list[DocumentEntry], Any]:
+    """Return every entry of an entries file placed in segment, and their first rows."""
     columns = orjson.loads(data)
     if not isinstance(columns, dict) or sorted(columns) != sorted(_STORED):
         raise ValueError("not an entries file")
@@ -56,28 +62,62 @@ def parse_entries(data: bytes, segment: str, live: Any = None) -> list[DocumentE
         raise ValueError("its columns differ in length")
     *identity, words, first = values
     entries = DocumentEntry.from_columns([*identity, words, repeat(segment), first], len(first))
-    if live is None:
-        return entries
     try:
-        keep = np.asarray(live)[np.asarray(first, np.int64)].tolist()
-    except (IndexError, TypeError, ValueError) as exc:  # a first row the mask does not have
-        raise ValueError(f"an entry's first row is not in its segment: {exc}") from exc
-    return list(compress(entries, keep))
+        return entries, np.asarray(first, np.int64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"a first row is not a row number: {exc}") from exc
 
 
-def read_entries(generation: Path, segments: Sequence[LiveSegment]) -> tuple[DocumentEntry, ...]:
-    """Return every live entry of a generation, by source; ValueError or OSError if damaged."""
+SegmentEntries = dict[str, tuple[list[DocumentEntry], Any]]
+"""Entries read from segments, kept by a long-lived caller: each segment's entries (deleted
+ones too) and their first rows, by the segment's SHA-256 (a segment is immutable)."""
+
+
+def read_entries(
+    generation: Path, segments: Sequence[LiveSegment], known: SegmentEntries | None = None
+) -> tuple[DocumentEntry, ...]:
+    """Return every live entry of a generation, by source; ValueError or OSError if damaged.
+
+    With `known`, a segment's entries found there are not read again, and those read are
+    added (the segments no longer live are dropped from it)."""
     found: list[DocumentEntry] = []
     for segment in segments:
         name = segment.info.name
-        data = (generation / SEGMENTS_DIR / name / ENTRIES_FILE).read_bytes()
         try:
-            found += parse_entries(data, name, _live_rows(generation, segment))
+            found += _segment_entries(generation, segment, known)
         except ValueError as exc:
             raise ValueError(f"{SEGMENTS_DIR}/{name}/{ENTRIES_FILE}: {exc}") from exc
+    if known is not None:
+        live = {segment.info.sha256 for segment in segments}
+        for gone in [sha for sha in known if sha not in live]:
+            del known[gone]
     found += read_empty(generation)
     found.sort(key=_BY_SOURCE)
     return tuple(found)
+
+
+def _segment_entries(
+    generation: Path, segment: LiveSegment, known: SegmentEntries | None
+) -> list[DocumentEntry]:
+    """Return a segment's live entries in this generation, from `known` when it has them."""
+    name, sha = segment.info.name, segment.info.sha256
+    if known is not None and sha in known:
+        every, first = known[sha]
+    else:
+        every, first = _parsed((generation / SEGMENTS_DIR / name / ENTRIES_FILE).read_bytes(), name)
+        if known is not None:
+            known[sha] = (every, first)
+    live = _live_rows(generation, segment)
+    return every if live is None else _live_entries(every, first, live)
+
+
+def _live_entries(every: list[DocumentEntry], first: Any, live: Any) -> list[DocumentEntry]:
+    """Return the entries whose first row is live; ValueError when a first row is not a row."""
+    try:
+        keep = np.asarray(live)[first].tolist()
+    except (IndexError, TypeError, ValueError) as exc:  # a first row the mask does not have
+        raise ValueError(f"an entry's first row is not in its segment: {exc}") from exc
+    return list(compress(every, keep))
 
 
 def read_empty(generation: Path) -> list[DocumentEntry]:

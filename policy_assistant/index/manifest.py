@@ -17,12 +17,15 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from policy_assistant import __version__
 from policy_assistant.index.segment_build import SegmentInfo
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import ACCESS_LABELS, Chunk, Document
+
+if TYPE_CHECKING:
+    from policy_assistant.index.entries import SegmentEntries
 
 FORMAT_VERSION = 4
 """Version of the index folder layout; an index in any other is stale.
@@ -208,6 +211,15 @@ class Manifest:
         if self.given is not None or self.folder is None:
             return self.given or ()
         return read_entries(self.folder, self.segments)
+
+    def documents_through(self, known: SegmentEntries) -> tuple[DocumentEntry, ...]:
+        """Return documents, reading the entries of only the segments `known` (a long-lived
+        caller's cache: entries.SegmentEntries) does not hold."""
+        from policy_assistant.index.entries import read_entries
+
+        if "documents" not in self.__dict__ and self.given is None and self.folder is not None:
+            self.__dict__["documents"] = read_entries(self.folder, self.segments, known)
+        return self.documents
 
     @property
     def rows(self) -> int:

@@ -18,7 +18,7 @@ import orjson
 from policy_assistant.errors import IndexError_, StaleIndex
 from policy_assistant.index.bm25 import OKAPI_EPSILON
 from policy_assistant.index.bm25_files import load_array
-from policy_assistant.index.entries import DELETED_DIR, SEGMENTS_DIR
+from policy_assistant.index.entries import DELETED_DIR, SEGMENTS_DIR, SegmentEntries
 from policy_assistant.index.folder import (
     DEFAULT_INDEX_DIR,
     checksum,
@@ -63,10 +63,15 @@ def load_chunks(index_dir: Path) -> list[Chunk]:
         return index.chunks()
 
 
-def load_entries(index_dir: Path, manifest: Manifest) -> tuple[DocumentEntry, ...]:
-    """Return the per-document entries of a manifest's generation; IndexError_ if damaged."""
+def load_entries(
+    index_dir: Path, manifest: Manifest, known: SegmentEntries | None = None
+) -> tuple[DocumentEntry, ...]:
+    """Return the per-document entries of a manifest's generation; IndexError_ if damaged.
+
+    known: a long-lived caller's entries of segments already read (Manifest.documents_through).
+    """
     try:
-        return manifest.documents
+        return manifest.documents if known is None else manifest.documents_through(known)
     except OSError as exc:
         where = Path(exc.filename).name if exc.filename else "entries"
         raise damaged(index_dir, f"{where}: {exc.strerror or exc}") from exc

@@ -209,9 +209,9 @@ class UnitSegment:
         """Release the memory maps that can be closed."""
         for view in self.fields.values():
             view.close()
-        for data in (self._texts, *self._lines.data.values()):
-            if isinstance(data, mmap.mmap):
-                data.close()
+        if isinstance(self._texts, mmap.mmap):
+            self._texts.close()
+        self._lines.close()
 
 
 class _Lines:
@@ -230,6 +230,29 @@ class _Lines:
         chunk = bytes(self.data[name][int(offsets[start]) : int(offsets[end])])
         parsed: list[Any] = orjson.loads(b"[" + b",".join(chunk.splitlines()) + b"]")
         return parsed
+
+    def close(self) -> None:
+        """Release the memory maps."""
+        for data in self.data.values():
+            if isinstance(data, mmap.mmap):
+                data.close()
+
+
+class SegmentSources:
+    """A unit segment's document sources, sorted, each read from its line when asked: what
+    a writer bisects to find a replaced document, without opening the segment's arrays."""
+
+    def __init__(self, folder: Path, rows: int) -> None:
+        """Read the sources of the unit segment in folder, which holds rows documents."""
+        try:
+            self._lines = _Lines(folder)
+        except OSError as exc:
+            raise IndexError_(f"{folder.name}: {exc.strerror or exc}") from exc
+        self.sources = Lazy(rows, lambda i: str(self._lines.read("doc", i)[0]["source"]))
+
+    def close(self) -> None:
+        """Release the memory maps."""
+        self._lines.close()
 
 
 def _document(info: DocInfo, data: dict[str, Any], text: str) -> Document:

@@ -32,7 +32,7 @@ from policy_assistant.errors import IndexError_, StaleIndex
 from policy_assistant.index.bm25_files import load_array
 from policy_assistant.index.plan import _choose
 from policy_assistant.index.segment_search import okapi_mean_idf
-from policy_assistant.index.unit_open import Lazy, UnitSegment
+from policy_assistant.index.unit_open import Mask, SegmentSources, UnitSegment
 from policy_assistant.index.unit_rank import SegmentedUnits, field_statistics
 from policy_assistant.index.unit_search import FIELD_WEIGHTS
 from policy_assistant.index.unit_segment import (
@@ -138,15 +138,9 @@ def read_state(folder: Path) -> UnitsState:
         raise IndexError_(f"units of {folder.parent.name}: {UNITS_FILE}: {exc}") from exc
 
 
-def _open(folder: Path, live: LiveUnits, writable: bool = False) -> UnitSegment:
-    """Open a unit segment of a units folder with its deletion mask (a copy when writable)."""
-    mask = None
-    if live.deleted:
-        path = folder / DELETED / f"{live.info.name}.npy"
-        mask = load_array(path, None if writable else "r")
-        if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
-            raise IndexError_(f"{DELETED}/{live.info.name}.npy does not fit its segment")
-    return UnitSegment(folder / live.info.name, live.info, mask)
+def _open(folder: Path, live: LiveUnits) -> UnitSegment:
+    """Open a unit segment of a units folder with its deletion mask."""
+    return UnitSegment(folder / live.info.name, live.info, _mask(folder, live))
 
 
 def load_units(folder: Path) -> SegmentedUnits:
@@ -189,31 +183,66 @@ def update_units(
     bm25: dict[str, Any],
 ) -> None:  # fmt: skip
     """Write into folder the units of old with the replaced sources' documents deleted and
-    the fresh documents (added or changed) added as a new unit segment."""
+    the fresh documents (added or changed) added as a new unit segment.
+
+    A segment is opened whole only when a document of it is deleted or it is merged: a
+    one-file change reads a few document lines of each other segment and links it."""
     state = read_state(old)
     folder.mkdir(parents=True)
-    opened = {s.info.name: _open(old, s, writable=True) for s in state.segments}
+    counts = {s.info.name: s for s in state.segments}
+    dead = {s.info.name: _mask(old, s, writable=True) for s in state.segments}
+    opened: dict[str, UnitSegment] = {}
+
+    def segment(name: str) -> UnitSegment:
+        if name not in opened:
+            opened[name] = UnitSegment(old / name, counts[name].info, dead[name])
+        return opened[name]
+
     try:
-        counts = {s.info.name: s for s in state.segments}
-        # Sources read as bisection asks: a one-file change reads a few document lines.
-        sources = {name: _sources(segment) for name, segment in opened.items()}
-        for source in sorted(replaced):
-            for name, segment in opened.items():
-                row = _row_of(segment, sources[name], source)
-                if row >= 0:
-                    counts[name] = _delete(segment, counts[name], row)
+        for name, row in _replaced_rows(old, state.segments, dead, replaced):
+            counts[name] = _delete(segment(name), counts[name], row)
+            dead[name] = opened[name].dead_docs
         kept, merged = _choose([s for s in counts.values() if s.live], bool(fresh))
-        moved = [d for name in merged for d in opened[name].live_documents()]
+        moved = [d for name in merged for d in segment(name).live_documents()]
         docs = [*fresh, *moved]
         live = [counts[name] for name in kept]
         if docs:
             live.append(LiveUnits(write_unit_segment(folder, docs)))
         _link(old, folder, kept)
-        masks = {n: m for n in kept if (m := opened[n].dead_docs) is not None and counts[n].deleted}
+        masks = {n: m for n in kept if (m := dead[n]) is not None and counts[n].deleted}
         _finish(folder, live, masks, _params(bm25))
     finally:
-        for segment in opened.values():
-            segment.close()
+        for opened_segment in opened.values():
+            opened_segment.close()
+
+
+def _mask(folder: Path, live: LiveUnits, writable: bool = False) -> Mask | None:
+    """Return a unit segment's deletion mask in a units folder (a copy when writable), or
+    None when it has no deleted document."""
+    if not live.deleted:
+        return None
+    mask: Mask = load_array(folder / DELETED / f"{live.info.name}.npy", None if writable else "r")
+    if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
+        raise IndexError_(f"{DELETED}/{live.info.name}.npy does not fit its segment")
+    return mask
+
+
+def _replaced_rows(
+    old: Path, segments: Sequence[LiveUnits], dead: dict[str, Mask | None], replaced: Sequence[str]
+) -> list[tuple[str, int]]:
+    """Return (segment, row) of each live document of the replaced sources."""
+    found = []
+    for live in segments:
+        name = live.info.name
+        listed = SegmentSources(old / name, live.info.rows)
+        try:
+            for source in sorted(replaced):
+                row = _row_of(listed.sources, dead[name], source)
+                if row >= 0:
+                    found.append((name, row))
+        finally:
+            listed.close()
+    return found
 
 
 def _params(bm25: dict[str, Any]) -> dict[str, Any]:
@@ -221,18 +250,13 @@ def _params(bm25: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in bm25.items() if k in ("variant", "k1", "b", "epsilon")}
 
 
-def _sources(segment: UnitSegment) -> Lazy[str]:
-    """Return a unit segment's sources, sorted, each read from its line when asked."""
-    return Lazy(segment.info.rows, lambda i: segment.doc(i).source)
-
-
-def _row_of(segment: UnitSegment, sources: Sequence[str], source: str) -> int:
-    """Return the row of a live document of the segment (sources: its own, sorted), or -1."""
+def _row_of(sources: Sequence[str], dead: Mask | None, source: str) -> int:
+    """Return the row of a live document of a unit segment (sources: its own, sorted; dead:
+    its deletion mask), or -1."""
     at = bisect.bisect_left(sources, source)
     if at == len(sources) or sources[at] != source:
         return -1
-    dead = segment.dead_docs is not None and bool(segment.dead_docs[at])
-    return -1 if dead else at
+    return -1 if dead is not None and bool(dead[at]) else at
 
 
 def _delete(segment: UnitSegment, live: LiveUnits, doc: int) -> LiveUnits:

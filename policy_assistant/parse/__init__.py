@@ -17,6 +17,7 @@ from policy_assistant.parse.corpus import (
     Reused,
     document_warnings,
     read_corpus,
+    read_sources,
 )
 from policy_assistant.parse.discover import SUFFIXES, Discovery, discover, source_of
 from policy_assistant.parse.dispatch import is_labelled, parse_bytes, parse_document
@@ -53,6 +54,7 @@ __all__ = [
     "printable",
     "read_corpus",
     "read_file",
+    "read_sources",
     "source_of",
 ]
 

@@ -7,8 +7,9 @@ what they skip, refuse and warn about is the same everywhere.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
+from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +18,12 @@ from policy_assistant.collector import fewer_collections
 from policy_assistant.errors import DocumentError, PolicyAssistantError
 from policy_assistant.parse.cache import ParseCache, parser_fingerprint
 from policy_assistant.parse.catalog import CATALOG_NAME, Catalog, load_catalog
-from policy_assistant.parse.discover import Discovery, discover, skipped_line
+from policy_assistant.parse.discover import (
+    Discovery,
+    discover,
+    discover_sources,
+    skipped_line,
+)
 from policy_assistant.parse.dispatch import parse_file
 from policy_assistant.parse.file_table import FileTable
 from policy_assistant.parse.files import printable
@@ -74,6 +80,57 @@ def read_corpus(
     options = options or CorpusOptions()
     options.check()
     found = discover(path, options.include, options.exclude, root)
+    read = _read_found(found, options, progress, reuse, strict, chunker, table=True)
+    if read.table is not None:
+        read.table.save(whole=_whole_root(path, options, found))
+    result = read.result
+    result.notices = _notices(path, found, result.catalog)
+    if not (result.documents or result.reused or result.failures):
+        raise PolicyAssistantError(_nothing_to_read(path, found))
+    return result
+
+
+def read_sources(
+    root: Path,
+    sources: Iterable[str],
+    options: CorpusOptions | None = None,
+    *,
+    reuse: Reuse | None = None,
+    chunker: Chunker | None = None,
+) -> CorpusRead:
+    """Read only these corpus-relative sources of the corpus at root, as read_corpus would
+    read them in the whole corpus; a source that is gone (or not a document) reads as nothing.
+
+    For a caller told what changed (watch). The file table is neither read nor written (it
+    is the whole corpus's, written whole): the next full read hashes these files again and
+    takes their parses from the cache.
+    """
+    options = options or CorpusOptions()
+    options.check()
+    found = discover_sources(root, sources, options.include, options.exclude)
+    result = _read_found(found, options, None, reuse, False, chunker, table=False).result
+    result.notices = list(found.warnings)
+    return result
+
+
+@dataclass
+class _Read:
+    """A read's result and the file table it used (None without one)."""
+
+    result: CorpusRead
+    table: FileTable | None
+
+
+def _read_found(
+    found: Discovery,
+    options: CorpusOptions,
+    progress: Progress | None,
+    reuse: Reuse | None,
+    strict: bool,
+    chunker: Chunker | None,
+    table: bool,
+) -> _Read:
+    """Read the files a discovery found (with the file table, if `table`), in source order."""
     catalog = load_catalog(found.root, options.default_access)
     result = CorpusRead(found.root, failures=list(found.failures), catalog=catalog)
     result.skipped = found.skipped
@@ -81,8 +138,8 @@ def read_corpus(
         raise result.failures[0]
     cache = ParseCache(options.cache_dir) if options.cache_dir is not None else None
     use_model_folder(options.cache_dir)
-    table = _file_table(options, found.root)
-    reader = Reader(options, cache, reuse, result, chunker, parse_file, table)
+    files = _file_table(options, found.root) if table else None
+    reader = Reader(options, cache, reuse, result, chunker, parse_file, files)
     arrived = _counter(progress, len(found.files))
     with ExitStack() as stack, fewer_collections():
         for step in reader.outcomes(found, stack, arrived):
@@ -92,14 +149,9 @@ def read_corpus(
                 if strict:
                     raise
                 result.failures.append(exc)
-    if table is not None:
-        table.save(whole=_whole_root(path, options, found))
     result.failures.sort(key=lambda e: e.source)
     result.reused.sort(key=attrgetter("source"))  # files kept by stat come ahead of their turn
-    result.notices = _notices(path, found, catalog)
-    if not (result.documents or result.reused or result.failures):
-        raise PolicyAssistantError(_nothing_to_read(path, found))
-    return result
+    return _Read(result, files)
 
 
 def _file_table(options: CorpusOptions, root: Path) -> FileTable | None:

@@ -12,6 +12,7 @@ import errno
 import os
 import stat
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
@@ -117,11 +118,68 @@ def discover(
         _walk(walk, target, source_of(target, root))
     else:
         _entry(walk, str(target), source_of(target, root), target.name, 0, None)
-    ordered = sorted(zip(walk.found.sources, walk.found.files, strict=True))
-    walk.found.sources[:] = [source for source, _ in ordered]
-    walk.found.files[:] = [file for _, file in ordered]
-    walk.found.failures.sort(key=lambda e: e.source)
-    return walk.found
+    return _in_order(walk.found)
+
+
+def discover_sources(
+    root: Path,
+    sources: Iterable[str],
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+) -> Discovery:
+    """Find what a walk of root would find at these corpus-relative sources (files or
+    folders), and nothing else; a source that is gone, or that a walk would not reach (under
+    a hidden folder, a link or too deep), is left out."""
+    root = Path(os.path.abspath(root))
+    walk = _Walk(
+        Discovery(root),
+        os.path.realpath(root),
+        tuple(Glob(p) for p in include),
+        tuple(Glob(p) for p in exclude),
+    )
+    wanted = set(sources)
+    for source in sorted(wanted):
+        if any(folder in wanted for folder in _folders_above(source)):
+            continue  # walked with its folder
+        full = os.path.join(root, source)
+        if not os.path.lexists(full) or not _reached(root, source):
+            continue
+        name, depth = source.rsplit("/", 1)[-1], source.count("/")
+        below = _entry(walk, full, source, name, depth, None)
+        if below is not None:
+            _walk(walk, Path(below[0]), below[1])
+    return _in_order(walk.found)
+
+
+def _folders_above(source: str) -> Iterator[str]:
+    """Yield the sources of the folders above a source, nearest last."""
+    at = source.find("/")
+    while at > 0:
+        yield source[:at]
+        at = source.find("/", at + 1)
+
+
+def _reached(root: Path, source: str) -> bool:
+    """Whether a walk of root would go down to source: every folder above it a plain,
+    visible folder, not a link, within MAX_DEPTH."""
+    parts = source.split("/")
+    if len(parts) > MAX_DEPTH + 1 or "" in parts or ".." in parts:
+        return False
+    folder = str(root)
+    for part in parts[:-1]:
+        folder = os.path.join(folder, part)
+        if part.startswith(".") or not is_utf8_name(part) or os.path.islink(folder):
+            return False
+    return True
+
+
+def _in_order(found: Discovery) -> Discovery:
+    """Return what a walk found, its files in source order."""
+    ordered = sorted(zip(found.sources, found.files, strict=True))
+    found.sources[:] = [source for source, _ in ordered]
+    found.files[:] = [file for _, file in ordered]
+    found.failures.sort(key=lambda e: e.source)
+    return found
 
 
 def _walk(walk: _Walk, top: Path, prefix: str) -> None:

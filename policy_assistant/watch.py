@@ -1,0 +1,152 @@
+"""watch: keep an index current while its corpus changes, one round per burst of changes.
+
+A watch starts as an ingest (pipeline.ingest) and then keeps in memory what the next round
+needs: the live manifest, every document's entry, and each segment's entries (a segment is
+immutable, so they are read once: entries.SegmentEntries). A round is handed the sources that
+changed (watch_cmd takes them from file system events) and reads, parses and chunks only those;
+every other document keeps its entry, and build_index writes a new segment for what changed
+and marks the replaced chunks deleted, as a re-ingest of the whole corpus would. So a round
+costs what changed, not what the corpus holds.
+
+Another writer may change the index between rounds: a round that finds another generation
+live reads that one's entries first (only its new segments'). A round that cannot be done on
+its own is a whole ingest: a change of the catalog (it labels every document), or a live
+index of other settings.
+"""
+
+from __future__ import annotations
+
+import os
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from policy_assistant.chunk import Chunker
+from policy_assistant.collector import fewer_collections
+from policy_assistant.errors import IndexError_
+from policy_assistant.index import BM25_DEFAULTS, DocumentEntry, Manifest, index_lock
+from policy_assistant.index.build import IndexSettings, build_index, settings_change
+from policy_assistant.index.entries import SegmentEntries
+from policy_assistant.index.folder import live_generation
+from policy_assistant.index.reader import load_entries, load_manifest
+from policy_assistant.ingest_units import UnitDocuments
+from policy_assistant.parse import CATALOG_NAME, CorpusOptions, read_sources
+from policy_assistant.pipeline import (
+    IngestSummary,
+    Progress,
+    collect,
+    ingest,
+    summarize,
+    with_cache,
+)
+
+
+class Watch:
+    """An ingest kept open between rounds; see the module docstring."""
+
+    def __init__(
+        self,
+        corpus: Path,
+        index_dir: Path,
+        chunker: Chunker,
+        *,
+        bm25: dict[str, Any] | None = None,
+        options: CorpusOptions | None = None,
+        units: bool = True,
+    ) -> None:
+        """Watch the corpus folder, keeping the index at index_dir current (as ingest would)."""
+        self.corpus, self.index_dir = Path(os.path.abspath(corpus)), index_dir
+        self.chunker, self.units = chunker, units
+        self.params = {**BM25_DEFAULTS, **(bm25 or {})}
+        self.options = with_cache(options, index_dir)  # the parse cache ingest keeps
+        self.known: SegmentEntries = {}
+        self.manifest: Manifest | None = None
+        self.entries: dict[str, DocumentEntry] = {}
+        self.sources: list[str] = []  # the entries' sources, sorted: a folder's are a range
+
+    def ingest(self, progress: Progress | None = None) -> IngestSummary:
+        """Ingest the whole corpus: a watch's first round, and any a round cannot do alone."""
+        with index_lock(self.index_dir):
+            summary = ingest(
+                self.corpus,
+                self.index_dir,
+                self.chunker,
+                bm25=self.params,
+                progress=progress,
+                options=self.options,
+                units=self.units,
+            )
+            self._refresh()
+        return summary
+
+    def round(self, sources: Iterable[str]) -> IngestSummary:
+        """Bring the index up to date with these changed sources (files or folders, relative
+        to the corpus; gone ones are removed); every other document is kept as indexed."""
+        changed = set(sources)
+        with index_lock(self.index_dir), fewer_collections():
+            if CATALOG_NAME in changed or not self._current():
+                return self.ingest()
+            reading = self.options
+            read = read_sources(self.corpus, changed, reading, chunker=self.chunker)
+            fresh, chunks = collect(read, self.chunker, self.entries)
+            entries = self._kept(changed) | {e.source: e for e in fresh}
+            kept = self._kept_shas(changed)
+            documents = UnitDocuments(read, self.index_dir, self.corpus, reading, kept)
+            built = build_index(
+                chunks,
+                self.index_dir,
+                IndexSettings(self.chunker.spec(), self.params),
+                entries=sorted(entries.values(), key=_source),
+                documents=documents if self.units else None,
+                live=self.manifest,
+                workers=reading.workers,
+            )
+            if built.written:
+                self._refresh()
+        return summarize(read, built)
+
+    def _current(self) -> bool:
+        """Whether a round can build on the live generation (read again if another writer
+        made it): there is one, readable, with the settings this watch writes with."""
+        try:
+            if self.manifest is None or self.manifest.folder != live_generation(self.index_dir):
+                self._refresh()
+        except IndexError_:
+            return False  # gone or damaged: a whole ingest rebuilds it
+        assert self.manifest is not None
+        return not settings_change(self.manifest, self.chunker.spec(), self.params)
+
+    def _refresh(self) -> None:
+        """Read the live generation's manifest and entries (those of new segments only)."""
+        self.manifest = load_manifest(self.index_dir)
+        entries = load_entries(self.index_dir, self.manifest, self.known)
+        self.entries = {e.source: e for e in entries}
+        self.sources = [e.source for e in entries]
+
+    def _gone(self, changed: set[str]) -> set[str]:
+        """Return the indexed sources a round of these changed sources reads again or drops:
+        each one, and every document under one that was a folder."""
+        gone = {source for source in changed if source in self.entries}
+        for folder in changed:
+            at = bisect_left(self.sources, folder + "/")
+            while at < len(self.sources) and self.sources[at].startswith(folder + "/"):
+                gone.add(self.sources[at])
+                at += 1
+        return gone
+
+    def _kept(self, changed: set[str]) -> dict[str, DocumentEntry]:
+        """Return the entries a round of these changed sources keeps as they are."""
+        kept = dict(self.entries)
+        for source in self._gone(changed):
+            del kept[source]
+        return kept
+
+    def _kept_shas(self, changed: set[str]) -> Callable[[], dict[str, str]]:
+        """Return what gives the sha256 of each document kept (asked only if the units are
+        written whole)."""
+        return lambda: {s: e.sha256 for s, e in self._kept(changed).items()}
+
+
+def _source(entry: DocumentEntry) -> str:
+    return entry.source

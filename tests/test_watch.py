@@ -1,0 +1,200 @@
+"""watch rounds: handed what changed, a round leaves the index an ingest of the corpus would.
+
+The truth for every round is pipeline.ingest of the same corpus into a second index folder
+after the same edit: both must hold the same bytes, and search must give what a cold
+ingest of the final corpus into a fresh folder gives.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from spies import SourceSpy
+from test_pipeline import STRUCTURE, parser_spy, tree_digest, write_corpus
+
+from policy_assistant.index import open_index
+from policy_assistant.index.build import build_index
+from policy_assistant.parse import read_sources
+from policy_assistant.pipeline import ingest
+from policy_assistant.watch import Watch
+
+WORDS = [
+    "sprinkler",
+    "mower",
+    "warranty",
+    "refund",
+    "hose",
+    "rake",
+    "shed",
+    "lawn",
+    "seed",
+    "gravel",
+    "fence",
+    "paint",
+]
+QUERIES = ["sprinkler warranty", "mower", "refund code", "gravel fence paint", "hose"]
+
+
+def doc(rng: random.Random) -> str:
+    """Return a small Markdown document of random words."""
+    body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 40)))
+    return f"# {rng.choice(WORDS).title()}\n\n{body}.\n"
+
+
+def edit(rng: random.Random, corpus: Path) -> set[str]:
+    """Add, change, remove or move a few files (or a folder); return the sources touched."""
+    files = sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*.md"))
+    touched: set[str] = set()
+    for _ in range(rng.randint(1, 3)):
+        kind, source = rng.choice(["add", "change", "remove", "folder"]), rng.choice(files)
+        if kind == "add":
+            source = f"{rng.choice(['', 'staff/', 'new/'])}n{rng.randint(0, 99)}.md"
+            (corpus / source).parent.mkdir(exist_ok=True)
+            (corpus / source).write_text(doc(rng))
+        elif kind == "change" and (corpus / source).exists():
+            (corpus / source).write_text(doc(rng))
+        elif kind == "remove" and (corpus / source).exists():
+            (corpus / source).unlink()
+        elif kind == "folder":
+            here, there = ("staff", "moved") if (corpus / "staff").is_dir() else ("moved", "staff")
+            if (corpus / here).is_dir() and not (corpus / there).exists():
+                shutil.move(corpus / here, corpus / there)  # a folder moved: two sources
+                touched |= {here, there}
+            continue
+        touched.add(source)
+    return touched
+
+
+def hits(index_dir: Path) -> list[list[tuple[str, float]]]:
+    """Return each query's ranking: chunk IDs and scores."""
+    with open_index(index_dir) as index:
+        return [
+            [(h.chunk.id, h.score) for h in index.search(q, k=20, access="staff")] for q in QUERIES
+        ]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rounds_write_what_ingest_writes_and_search_as_a_cold_build(
+    tmp_path: Path, seed: int
+) -> None:
+    rng = random.Random(seed)
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    ingest(corpus, tmp_path / "i", STRUCTURE)
+    for _ in range(8):
+        touched = edit(rng, corpus)
+        done = watch.round(touched)
+        again = ingest(corpus, tmp_path / "i", STRUCTURE)
+        assert (done.added, done.changed, done.removed) == (
+            again.added,
+            again.changed,
+            again.removed,
+        )
+        assert tree_digest(tmp_path / "w") == tree_digest(tmp_path / "i")
+    cold = ingest(corpus, tmp_path / "cold", STRUCTURE)
+    assert cold.written
+    assert hits(tmp_path / "w") == hits(tmp_path / "cold")
+
+
+def test_a_round_parses_only_what_it_is_handed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    spy: SourceSpy = parser_spy(monkeypatch)
+    (corpus / "b.md").write_text("# Mowers\n\nRobot mowers carry a five year warranty.\n")
+    (corpus / "a.md").write_text("# Sprinklers\n\nChanged, but not handed to the round.\n")
+    done = watch.round({"b.md"})
+    assert spy.take() == ["b.md"]
+    assert done.changed == ["b.md"] and done.written
+    with open_index(tmp_path / "w") as index:
+        texts = {c.source: c.text for c in index.chunks()}
+    assert "Robot mowers" in texts["b.md"] and "18 month" in texts["a.md"]
+
+
+def test_a_round_of_nothing_new_writes_nothing(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    before = tree_digest(tmp_path / "w")
+    (corpus / "notes.tmp").write_text("not a document")
+    os.utime(corpus / "a.md")  # touched, same bytes
+    done = watch.round({"a.md", "notes.tmp", ".hidden.md", "gone.md"})
+    assert not done.written and done.unchanged == ["a.md", "b.md", "staff/c.md"]
+    assert tree_digest(tmp_path / "w") == before
+
+
+def test_a_catalog_change_is_a_whole_ingest(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    catalog = (corpus / "catalog.toml").read_text().replace('"1"', '"2"', 1)
+    (corpus / "catalog.toml").write_text(catalog)
+    done = watch.round({"catalog.toml"})
+    assert done.changed == ["a.md"]
+
+
+def test_a_round_follows_another_writer(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    (corpus / "b.md").unlink()
+    ingest(corpus, tmp_path / "w", STRUCTURE)  # another writer removes b.md
+    (corpus / "a.md").write_text("# Sprinklers\n\nA new text.\n")
+    done = watch.round({"a.md"})
+    assert done.changed == ["a.md"] and done.removed == []
+    with open_index(tmp_path / "w") as index:
+        assert {c.source for c in index.chunks()} == {"a.md", "staff/c.md"}
+
+
+def test_a_round_under_other_settings_ingests_the_whole_corpus(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    from policy_assistant.chunk import make_chunker
+
+    ingest(corpus, tmp_path / "w", make_chunker("fixed", size=5))  # another writer's chunker
+    done = watch.round({"a.md"})
+    assert done.rebuilt and sorted(done.changed + done.added) == ["a.md", "b.md", "staff/c.md"]
+    assert tree_digest(tmp_path / "w") != {}
+    ingest(corpus, tmp_path / "cold", STRUCTURE)
+    assert hits(tmp_path / "w") == hits(tmp_path / "cold")
+
+
+def test_read_sources_reads_as_a_walk_would(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    (corpus / ".git").mkdir()
+    (corpus / ".git" / "x.md").write_text("# hidden\n")
+    (corpus / "link").symlink_to(corpus / "staff", target_is_directory=True)
+    wanted = {"staff", "staff/c.md", ".git/x.md", "link/c.md", "gone.md", "a.md", "../b.md"}
+    read = read_sources(corpus, wanted)
+    assert [d.source for d in read.documents] == ["a.md", "staff/c.md"]
+
+
+def test_build_index_is_handed_entries_in_source_order(tmp_path: Path) -> None:
+    """A round hands build_index what ingest does: one entry per document, by source."""
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    seen: list[list[str]] = []
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append([e.source for e in kwargs["entries"]])  # type: ignore[attr-defined]
+        return build_index(*args, **kwargs)  # type: ignore[arg-type]
+
+    import policy_assistant.watch as watch_module
+
+    real = watch_module.build_index
+    watch_module.build_index = spy  # type: ignore[assignment]
+    try:
+        (corpus / "new.md").write_text("# New\n\nA new document.\n")
+        watch.round({"new.md"})
+    finally:
+        watch_module.build_index = real
+    assert seen == [["a.md", "b.md", "new.md", "staff/c.md"]]
