@@ -113,6 +113,9 @@ def test_watch_refuses_a_file_and_strict(tmp_path: Path) -> None:
     assert done.exit_code == 2 and "--watch watches a folder" in done.output
     done = runner.invoke(app, ["ingest", str(corpus), "--watch", "--strict"])
     assert done.exit_code == 2 and "give one" in done.output
+    done = runner.invoke(app, ["ingest", str(tmp_path / "gone"), "--index", "i", "--watch"])
+    assert done.exit_code == 2 and "there is none" in done.output
+    assert "Traceback" not in done.output
 
 
 def test_changes_name_sources_a_walk_would_read(tmp_path: Path) -> None:

@@ -198,3 +198,21 @@ def test_build_index_is_handed_entries_in_source_order(tmp_path: Path) -> None:
     finally:
         watch_module.build_index = real
     assert seen == [["a.md", "b.md", "new.md", "staff/c.md"]]
+
+
+def test_a_bad_file_fails_in_a_round_as_in_ingest(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    ingest(corpus, tmp_path / "i", STRUCTURE)
+    (corpus / "bad.pdf").write_bytes(b"%PDF-1.7 not a PDF at all")
+    (corpus / "a.md").write_bytes(b"# A\n\nnot UTF-8: \xff\xfe\n")
+    done = watch.round({"bad.pdf", "a.md"})
+    again = ingest(corpus, tmp_path / "i", STRUCTURE)
+    assert [f.source for f in done.failures] == [f.source for f in again.failures] != []
+    assert (done.changed, done.removed, done.warnings) == (
+        again.changed,
+        again.removed,
+        again.warnings,
+    )
+    assert tree_digest(tmp_path / "w") == tree_digest(tmp_path / "i")

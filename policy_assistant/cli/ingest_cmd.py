@@ -166,5 +166,6 @@ def _watcher(
     from policy_assistant.watch import Watch
 
     if not corpus.is_dir():
-        raise UsageError(f"{printable(str(corpus))}: --watch watches a folder; this is not one")
+        what = "this is not one" if corpus.exists() else "there is none"
+        raise UsageError(f"{printable(str(corpus))}: --watch watches a folder; {what}")
     return Watch(corpus, index_dir, chunker, bm25=bm25, options=options, units=units)

@@ -57,6 +57,9 @@ def _round(watch: Watch, sources: set[str], as_json: bool, quiet: bool) -> None:
     start = time.perf_counter()
     try:
         summary = watch.round(sources)
+    except KeyboardInterrupt:
+        err.print("the round under way was not written; the index is as before it", highlight=False)
+        raise
     except (PolicyAssistantError, OSError) as exc:
         error(f"{exc}; still watching" if isinstance(exc, PolicyAssistantError) else str(exc))
         return
