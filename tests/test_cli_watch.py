@@ -64,9 +64,9 @@ class Watching:
         self.stop()
         raise AssertionError(f"no {text!r} on std{stream}: {self.lines}")
 
-    def stop(self) -> tuple[int, str]:
-        """Press Ctrl-C; return the exit code and the rest of stderr."""
-        os.killpg(self.process.pid, signal.SIGINT)
+    def stop(self, how: signal.Signals = signal.SIGINT) -> tuple[int, str]:
+        """Press Ctrl-C (or send another signal); return the exit code and the rest of stderr."""
+        os.killpg(self.process.pid, how)
         try:
             _, rest = self.process.communicate(timeout=60)
         except subprocess.TimeoutExpired:
@@ -77,7 +77,7 @@ class Watching:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="process groups and inotify: Linux")
 @pytest.mark.parametrize("poll", [False, True], ids=["events", "polling"])
-def test_watch_follows_edits_as_ingest_would_and_stops_at_ctrl_c(
+def test_watch_follows_edits_as_ingest_would_and_stops_at_ctrl_c_or_sigterm(
     tmp_path: Path, poll: bool
 ) -> None:
     corpus = write_corpus(tmp_path / "c")
@@ -97,7 +97,7 @@ def test_watch_follows_edits_as_ingest_would_and_stops_at_ctrl_c(
     second = json.loads(watching.wait_for("out", '"removed":["staff/c.md"]'))
     if not second["added"]:  # the two edits fell into two rounds
         second = json.loads(watching.wait_for("out", '"added":["d.md"]'))
-    code, stderr = watching.stop()
+    code, stderr = watching.stop(signal.SIGTERM if poll else signal.SIGINT)  # a service's stop
     assert code == 0, stderr
     assert "stopped watching" in stderr and "Traceback" not in stderr
     ingest(corpus, tmp_path / "i", STRUCTURE)  # the truth: ingest of the corpus as it is now

@@ -9,6 +9,7 @@ change is another try.
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -33,6 +34,8 @@ def watch_rounds(watch: Watch, as_json: bool, quiet: bool) -> None:
     cache = watch.options.cache_dir
     changes = Changes(watch.corpus, (watch.index_dir, *([cache] if cache else [])))
     observer, how = start_observer(changes, poll=os.environ.get(POLL_ENV) == "1")
+    # a service manager's stop (SIGTERM) ends a watch as Ctrl-C does, between two writes
+    signal.signal(signal.SIGTERM, _interrupt)
     if not quiet:
         err.print(
             f"watching {escape(str(watch.corpus))} ({how}); Ctrl-C stops",
@@ -50,6 +53,11 @@ def watch_rounds(watch: Watch, as_json: bool, quiet: bool) -> None:
     finally:
         observer.stop()
         observer.join()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """Stop the watch where it is, as Ctrl-C would."""
+    raise KeyboardInterrupt
 
 
 def _round(watch: Watch, sources: set[str], as_json: bool, quiet: bool) -> None:
