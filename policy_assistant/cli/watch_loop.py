@@ -66,7 +66,7 @@ def _round(watch: Watch, sources: set[str], as_json: bool, quiet: bool) -> None:
     try:
         summary = watch.round(sources)
     except KeyboardInterrupt:
-        err.print("the round under way was not written; the index is as before it", highlight=False)
+        err.print("stopped during a round: it was written whole or not at all", highlight=False)
         raise
     except (PolicyAssistantError, OSError) as exc:
         error(f"{exc}; still watching" if isinstance(exc, PolicyAssistantError) else str(exc))
