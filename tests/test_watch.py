@@ -216,3 +216,15 @@ def test_a_bad_file_fails_in_a_round_as_in_ingest(tmp_path: Path) -> None:
         again.warnings,
     )
     assert tree_digest(tmp_path / "w") == tree_digest(tmp_path / "i")
+
+
+def test_a_round_after_the_index_was_removed_ingests_the_whole_corpus(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    shutil.rmtree(tmp_path / "w")
+    (corpus / "a.md").write_text("# Sprinklers\n\nA new text.\n")
+    done = watch.round({"a.md"})
+    assert done.added == ["a.md", "b.md", "staff/c.md"] and done.written
+    ingest(corpus, tmp_path / "i", STRUCTURE)
+    assert tree_digest(tmp_path / "w") == tree_digest(tmp_path / "i")
