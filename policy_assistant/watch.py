@@ -3,15 +3,15 @@
 A watch starts as an ingest (pipeline.ingest) and then keeps in memory what the next round
 needs: the live manifest, every document's entry, and each segment's entries (a segment is
 immutable, so they are read once: entries.SegmentEntries). A round is handed the sources that
-changed (watch_cmd takes them from file system events) and reads, parses and chunks only those;
-every other document keeps its entry, and build_index writes a new segment for what changed
-and marks the replaced chunks deleted, as a re-ingest of the whole corpus would. So a round
-costs what changed, not what the corpus holds.
+changed (cli/watch_loop.py takes them from file system events) and reads, parses and chunks
+only those; every other document keeps its entry, and build_index writes a new segment for what
+changed and marks the replaced chunks deleted, as a re-ingest of the whole corpus would. So a
+round costs what changed, not what the corpus holds.
 
 Another writer may change the index between rounds: a round that finds another generation
 live reads that one's entries first (only its new segments'). A round that cannot be done on
-its own is a whole ingest: a change of the catalog (it labels every document), or a live
-index of other settings.
+its own is a whole ingest: a change of the catalog (it labels every document), a live index
+of other settings, or none that can be read.
 """
 
 from __future__ import annotations
@@ -87,12 +87,11 @@ class Watch:
         with index_lock(self.index_dir), fewer_collections():
             if CATALOG_NAME in changed or not self._current():
                 return self.ingest()
-            reading = self.options
-            read = read_sources(self.corpus, changed, reading, chunker=self.chunker)
+            read = read_sources(self.corpus, changed, self.options, chunker=self.chunker)
             fresh, chunks = collect(read, self.chunker, self.entries)
             entries = self._kept(changed) | {e.source: e for e in fresh}
             kept = self._kept_shas(changed)
-            documents = UnitDocuments(read, self.index_dir, self.corpus, reading, kept)
+            documents = UnitDocuments(read, self.index_dir, self.corpus, self.options, kept)
             built = build_index(
                 chunks,
                 self.index_dir,
@@ -100,7 +99,7 @@ class Watch:
                 entries=sorted(entries.values(), key=_source),
                 documents=documents if self.units else None,
                 live=self.manifest,
-                workers=reading.workers,
+                workers=self.options.workers,
             )
             if built.written:
                 self._refresh()
