@@ -228,3 +228,40 @@ def test_a_round_after_the_index_was_removed_ingests_the_whole_corpus(tmp_path: 
     assert done.added == ["a.md", "b.md", "staff/c.md"] and done.written
     ingest(corpus, tmp_path / "i", STRUCTURE)
     assert tree_digest(tmp_path / "w") == tree_digest(tmp_path / "i")
+
+
+def test_a_watch_warms_the_parsers_of_its_corpus_while_it_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import policy_assistant.watch as watch_module
+
+    warmed: list[set[str | None]] = []
+    monkeypatch.setattr(watch_module, "warm_parsers", warmed.append)
+    corpus = write_corpus(tmp_path / "c")
+    (corpus / "d.html").write_text("<html><body><p>Hoses carry no warranty.</p></body></html>")
+    Watch(corpus, tmp_path / "w", STRUCTURE).ingest()
+    assert warmed == [{"html", "markdown"}]
+
+
+def test_warm_parsers_imports_each_parser_and_asks_the_language_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import policy_assistant.watch as watch_module
+
+    imported: list[str] = []
+    asked: list[str] = []
+
+    def fake_import(name: str) -> None:
+        imported.append(name)
+        if name.endswith("docx"):
+            raise ImportError(name)  # a parser this installation lacks: skipped
+
+    monkeypatch.setattr(watch_module.importlib, "import_module", fake_import)
+    monkeypatch.setattr(watch_module, "detect_language", lambda text, default: asked.append(text))
+    watch_module.warm_parsers({"markdown", "docx", "pdf", None})
+    assert imported == [
+        "policy_assistant.parse.docx",
+        "policy_assistant.parse.markdown",
+        "policy_assistant.parse.pdf",
+    ]
+    assert len(asked) == 1 and len(asked[0]) > 40
