@@ -7,6 +7,7 @@ ingest of the final corpus into a fresh folder gives.
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import shutil
@@ -18,6 +19,8 @@ from test_pipeline import STRUCTURE, parser_spy, tree_digest, write_corpus
 
 from policy_assistant.index import open_index
 from policy_assistant.index.build import build_index
+from policy_assistant.index.manifest import DocumentEntry
+from policy_assistant.index.reader import load_entries, load_manifest
 from policy_assistant.parse import read_sources
 from policy_assistant.pipeline import ingest
 from policy_assistant.watch import Watch
@@ -50,15 +53,20 @@ def edit(rng: random.Random, corpus: Path) -> set[str]:
     files = sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*.md"))
     touched: set[str] = set()
     for _ in range(rng.randint(1, 3)):
-        kind, source = rng.choice(["add", "change", "remove", "folder"]), rng.choice(files)
+        kind = rng.choice(["add", "change", "remove", "folder", "empty"])
+        source = rng.choice(files)
         if kind == "add":
             source = f"{rng.choice(['', 'staff/', 'new/'])}n{rng.randint(0, 99)}.md"
             (corpus / source).parent.mkdir(exist_ok=True)
             (corpus / source).write_text(doc(rng))
         elif kind == "change" and (corpus / source).exists():
             (corpus / source).write_text(doc(rng))
-        elif kind == "remove" and (corpus / source).exists():
-            (corpus / source).unlink()
+        elif kind == "empty" and (corpus / source).exists():
+            (corpus / source).write_text("")  # a document without chunks: its entry is apart
+        elif (
+            kind == "remove" and (corpus / source).exists() and len(list(corpus.rglob("*.md"))) > 1
+        ):
+            (corpus / source).unlink()  # never the last: ingest refuses a corpus of nothing
         elif kind == "folder":
             here, there = ("staff", "moved") if (corpus / "staff").is_dir() else ("moved", "staff")
             if (corpus / here).is_dir() and not (corpus / there).exists():
@@ -77,7 +85,21 @@ def hits(index_dir: Path) -> list[list[tuple[str, float]]]:
         ]
 
 
-@pytest.mark.parametrize("seed", range(4))
+Placed = dict[str, tuple[DocumentEntry, str, int, int]]
+
+
+def held(watch: Watch) -> Placed:
+    """Return the entries a watch holds, with where each document's chunks sit."""
+    return {s: (e, e.segment, e.first, e.words) for s, e in watch.entries.items()}
+
+
+def on_disk(index_dir: Path) -> Placed:
+    """Return the live generation's entries read afresh, with where the chunks sit."""
+    entries = load_entries(index_dir, load_manifest(index_dir))
+    return {e.source: (e, e.segment, e.first, e.words) for e in entries}
+
+
+@pytest.mark.parametrize("seed", range(6))
 def test_rounds_write_what_ingest_writes_and_search_as_a_cold_build(
     tmp_path: Path, seed: int
 ) -> None:
@@ -86,7 +108,7 @@ def test_rounds_write_what_ingest_writes_and_search_as_a_cold_build(
     watch = Watch(corpus, tmp_path / "w", STRUCTURE)
     watch.ingest()
     ingest(corpus, tmp_path / "i", STRUCTURE)
-    for _ in range(8):
+    for _ in range(14):  # past 8 segments: the merge policy's rounds are among them
         touched = edit(rng, corpus)
         done = watch.round(touched)
         again = ingest(corpus, tmp_path / "i", STRUCTURE)
@@ -96,6 +118,7 @@ def test_rounds_write_what_ingest_writes_and_search_as_a_cold_build(
             again.removed,
         )
         assert tree_digest(tmp_path / "w") == tree_digest(tmp_path / "i")
+        assert held(watch) == on_disk(tmp_path / "w")  # what the next round builds on
     cold = ingest(corpus, tmp_path / "cold", STRUCTURE)
     assert cold.written
     assert hits(tmp_path / "w") == hits(tmp_path / "cold")
@@ -265,3 +288,21 @@ def test_warm_parsers_imports_each_parser_and_asks_the_language_model(
         "policy_assistant.parse.pdf",
     ]
     assert len(asked) == 1 and len(asked[0]) > 40
+
+
+def test_rounds_through_merges_hold_the_entries_on_disk(tmp_path: Path) -> None:
+    """Past 8 segments the writer merges; the entries a watch holds still place every chunk."""
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    counts = []
+    for n in range(12):
+        (corpus / f"n{n}.md").write_text(f"# Note {n}\n\nSprinkler note number {n}.\n")
+        watch.round({f"n{n}.md"})  # a segment a round
+        assert held(watch) == on_disk(tmp_path / "w")
+        assert watch.manifest is not None
+        counts.append(len(watch.manifest.segments))
+        assert set(watch.known) == {s.info.sha256 for s in watch.manifest.segments}
+    assert any(b < a for a, b in itertools.pairwise(counts)), counts  # a merge happened
+    ingest(corpus, tmp_path / "cold", STRUCTURE)
+    assert hits(tmp_path / "w") == hits(tmp_path / "cold")

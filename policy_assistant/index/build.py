@@ -119,6 +119,7 @@ def build_index(
     documents: Sequence[Document] | None = None,
     live: Manifest | None = None,
     workers: int | None = None,
+    live_entries: dict[str, DocumentEntry] | None = None,
 ) -> BuildResult:
     """Make the index at index_dir hold exactly these documents; see the module docstring.
 
@@ -129,8 +130,9 @@ def build_index(
     one is written from the chunks given, whatever else. With documents (ingest without
     --no-units), the generation also holds their retrieval units, and one without units is
     written again. live is the live manifest when the caller (holding the lock) has read it
-    already, so it is not read twice. workers 1 keeps the write in this process (the units
-    are otherwise built in a forked child beside the segment).
+    already, so it is not read twice, and live_entries its entries by source when the caller
+    holds them too (ingest --watch, between rounds). workers 1 keeps the write in this process
+    (the units are otherwise built in a forked child beside the segment).
     """
     settings = settings or IndexSettings()
     rows = sort_chunks(chunks)
@@ -144,7 +146,7 @@ def build_index(
     new = {e.source: e for e in (entries if entries is not None else entries_of(rows))}
     result = BuildResult(index_dir)
     with index_lock(index_dir):
-        old, why, result.damaged = _previous(index_dir, spec, params, live)
+        old, why, result.damaged = _previous(index_dir, spec, params, live, live_entries)
         if damage and not why:
             why, result.damaged = damage, True
         units = _units_change(index_dir, documents) if old is not None else ""
@@ -228,18 +230,27 @@ Previous = tuple[Manifest, dict[str, DocumentEntry]]
 
 
 def _previous(
-    index_dir: Path, spec: dict[str, Any], params: dict[str, Any], live: Manifest | None
+    index_dir: Path,
+    spec: dict[str, Any],
+    params: dict[str, Any],
+    live: Manifest | None,
+    live_entries: dict[str, DocumentEntry] | None = None,
 ) -> tuple[Previous | None, str | None, bool]:
     """Return the live manifest and entries (None if none), why to rebuild if so, and
     whether it is damaged."""
     try:
         manifest = live or load_manifest(index_dir)
-        entries = {e.source: e for e in load_entries(index_dir, manifest)}
+        given = live_entries if live is not None else None
+        entries = given if given is not None else _by_source(load_entries(index_dir, manifest))
     except IndexError_ as exc:
         if not (index_dir / "CURRENT").exists():
             return None, None, False
         return None, unusable(index_dir, exc), True
     return (manifest, entries), settings_change(manifest, spec, params) or None, False
+
+
+def _by_source(entries: Iterable[DocumentEntry]) -> dict[str, DocumentEntry]:
+    return {e.source: e for e in entries}
 
 
 def unusable(index_dir: Path, exc: IndexError_) -> str:

@@ -80,6 +80,26 @@ def read_entries(
 
     With `known`, a segment's entries found there are not read again, and those read are
     added (the segments no longer live are dropped from it)."""
+    found = segments_entries(generation, segments, known)
+    if known is not None:
+        forget_gone(known, segments)
+    found += read_empty(generation)
+    found.sort(key=_BY_SOURCE)
+    return tuple(found)
+
+
+def forget_gone(known: SegmentEntries, segments: Sequence[LiveSegment]) -> None:
+    """Drop from `known` the segments that are not among these (the live ones)."""
+    live = {segment.info.sha256 for segment in segments}
+    for gone in [sha for sha in known if sha not in live]:
+        del known[gone]
+
+
+def segments_entries(
+    generation: Path, segments: Sequence[LiveSegment], known: SegmentEntries | None = None
+) -> list[DocumentEntry]:
+    """Return the live entries of these segments of a generation, segment by segment (each
+    segment's by source), taking from and adding to `known` when given; ValueError if damaged."""
     found: list[DocumentEntry] = []
     for segment in segments:
         name = segment.info.name
@@ -87,13 +107,7 @@ def read_entries(
             found += _segment_entries(generation, segment, known)
         except ValueError as exc:
             raise ValueError(f"{SEGMENTS_DIR}/{name}/{ENTRIES_FILE}: {exc}") from exc
-    if known is not None:
-        live = {segment.info.sha256 for segment in segments}
-        for gone in [sha for sha in known if sha not in live]:
-            del known[gone]
-    found += read_empty(generation)
-    found.sort(key=_BY_SOURCE)
-    return tuple(found)
+    return found
 
 
 def _segment_entries(
