@@ -34,7 +34,7 @@ from policy_assistant.index.entries import (
     read_empty,
     segments_entries,
 )
-from policy_assistant.index.folder import live_generation
+from policy_assistant.index.folder import damaged, live_generation
 from policy_assistant.index.reader import load_entries, load_manifest
 from policy_assistant.ingest_units import UnitDocuments
 from policy_assistant.parse import CATALOG_NAME, CorpusOptions, read_sources
@@ -128,28 +128,32 @@ class Watch:
 
     def _refresh(self, written: set[str] | None = None) -> None:
         """Read the live generation's manifest and entries; after a round that wrote these
-        sources (added, changed, removed), only the entries of its new segments."""
-        before, self.manifest = self.manifest, load_manifest(self.index_dir)
+        sources (added, changed, removed), only the entries of its new segments. Until they
+        are read the watch holds no manifest, so a failed read is read again next round."""
+        before, self.manifest = self.manifest, None
+        manifest = load_manifest(self.index_dir)
         if written is None or before is None:
-            entries = load_entries(self.index_dir, self.manifest, self.known)
+            entries = load_entries(self.index_dir, manifest, self.known)
             self.entries = {e.source: e for e in entries}
         else:
-            self.entries = self._after(before, written)
-        self.sources = sorted(self.entries)
+            self.entries = self._after(before, manifest, written)
+        self.manifest, self.sources = manifest, sorted(self.entries)
 
-    def _after(self, before: Manifest, written: set[str]) -> dict[str, DocumentEntry]:
-        """Return the entries after a write of these sources: the entries of the segments it
-        wrote (the written sources' and those a merge moved), the written empty documents',
-        and every other one as it was (its segment was kept, less the written sources' rows)."""
-        manifest = self.manifest
-        assert manifest is not None and manifest.folder is not None
+    def _after(
+        self, before: Manifest, manifest: Manifest, written: set[str]
+    ) -> dict[str, DocumentEntry]:
+        """Return the entries of manifest after a write of these sources over before: the
+        entries of the segments it wrote (the written sources' and those a merge moved), the
+        written empty documents', and every other one as it was (its segment was kept, less
+        the written sources' rows)."""
+        assert manifest.folder is not None  # read from disk
         old = {s.info.name for s in before.segments}
         new = [s for s in manifest.segments if s.info.name not in old]
         try:
             placed = segments_entries(manifest.folder, new, self.known)
             placed += [e for e in read_empty(manifest.folder) if e.source in written]
         except (OSError, ValueError) as exc:
-            raise IndexError_(f"entries of {manifest.folder.name}: {exc}") from exc
+            raise damaged(self.index_dir, f"entries: {exc}") from exc
         forget_gone(self.known, manifest.segments)
         entries = dict(self.entries)  # a copy, then the few written dropped: a fifth the time
         for source in written:

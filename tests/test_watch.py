@@ -17,6 +17,7 @@ import pytest
 from spies import SourceSpy
 from test_pipeline import STRUCTURE, parser_spy, tree_digest, write_corpus
 
+from policy_assistant.errors import IndexError_
 from policy_assistant.index import open_index
 from policy_assistant.index.build import build_index
 from policy_assistant.index.manifest import DocumentEntry
@@ -306,3 +307,27 @@ def test_rounds_through_merges_hold_the_entries_on_disk(tmp_path: Path) -> None:
     assert any(b < a for a, b in itertools.pairwise(counts)), counts  # a merge happened
     ingest(corpus, tmp_path / "cold", STRUCTURE)
     assert hits(tmp_path / "w") == hits(tmp_path / "cold")
+
+
+def test_a_failed_read_back_is_read_again_by_the_next_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import policy_assistant.watch as watch_module
+
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    real = watch_module.segments_entries
+
+    def unreadable(*args: object) -> object:
+        raise ValueError("not an entries file")
+
+    monkeypatch.setattr(watch_module, "segments_entries", unreadable)
+    (corpus / "a.md").write_text("# Sprinklers\n\nA new text.\n")
+    with pytest.raises(IndexError_, match="damaged index"):
+        watch.round({"a.md"})  # written, but its entries could not be read back
+    monkeypatch.setattr(watch_module, "segments_entries", real)
+    (corpus / "b.md").write_text("# Mowers\n\nAnother new text.\n")
+    done = watch.round({"b.md"})
+    assert done.changed == ["b.md"]
+    assert held(watch) == on_disk(tmp_path / "w")
