@@ -86,6 +86,14 @@ def hits(index_dir: Path) -> list[list[tuple[str, float]]]:
         ]
 
 
+def started(tmp_path: Path) -> tuple[Path, Watch]:
+    """Return a small corpus under tmp_path and a watch of it into tmp_path/w, its ingest done."""
+    corpus = write_corpus(tmp_path / "c")
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
+    watch.ingest()
+    return corpus, watch
+
+
 Placed = dict[str, tuple[DocumentEntry, str, int, int]]
 
 
@@ -105,9 +113,7 @@ def test_rounds_write_what_ingest_writes_and_search_as_a_cold_build(
     tmp_path: Path, seed: int
 ) -> None:
     rng = random.Random(seed)
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     ingest(corpus, tmp_path / "i", STRUCTURE)
     for _ in range(14):  # past 8 segments: the merge policy's rounds are among them
         touched = edit(rng, corpus)
@@ -128,9 +134,7 @@ def test_rounds_write_what_ingest_writes_and_search_as_a_cold_build(
 def test_a_round_parses_only_what_it_is_handed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     spy: SourceSpy = parser_spy(monkeypatch)
     (corpus / "b.md").write_text("# Mowers\n\nRobot mowers carry a five year warranty.\n")
     (corpus / "a.md").write_text("# Sprinklers\n\nChanged, but not handed to the round.\n")
@@ -143,9 +147,7 @@ def test_a_round_parses_only_what_it_is_handed(
 
 
 def test_a_round_of_nothing_new_writes_nothing(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     before = tree_digest(tmp_path / "w")
     (corpus / "notes.tmp").write_text("not a document")
     os.utime(corpus / "a.md")  # touched, same bytes
@@ -155,9 +157,7 @@ def test_a_round_of_nothing_new_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_a_catalog_change_is_a_whole_ingest(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     catalog = (corpus / "catalog.toml").read_text().replace('"1"', '"2"', 1)
     (corpus / "catalog.toml").write_text(catalog)
     done = watch.round({"catalog.toml"})
@@ -165,9 +165,7 @@ def test_a_catalog_change_is_a_whole_ingest(tmp_path: Path) -> None:
 
 
 def test_a_round_follows_another_writer(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     (corpus / "b.md").unlink()
     ingest(corpus, tmp_path / "w", STRUCTURE)  # another writer removes b.md
     (corpus / "a.md").write_text("# Sprinklers\n\nA new text.\n")
@@ -178,9 +176,7 @@ def test_a_round_follows_another_writer(tmp_path: Path) -> None:
 
 
 def test_a_round_under_other_settings_ingests_the_whole_corpus(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     from policy_assistant.chunk import make_chunker
 
     ingest(corpus, tmp_path / "w", make_chunker("fixed", size=5))  # another writer's chunker
@@ -203,9 +199,7 @@ def test_read_sources_reads_as_a_walk_would(tmp_path: Path) -> None:
 
 def test_build_index_is_handed_entries_in_source_order(tmp_path: Path) -> None:
     """A round hands build_index what ingest does: one entry per document, by source."""
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     seen: list[list[str]] = []
 
     def spy(*args: object, **kwargs: object) -> object:
@@ -225,9 +219,7 @@ def test_build_index_is_handed_entries_in_source_order(tmp_path: Path) -> None:
 
 
 def test_a_bad_file_fails_in_a_round_as_in_ingest(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     ingest(corpus, tmp_path / "i", STRUCTURE)
     (corpus / "bad.pdf").write_bytes(b"%PDF-1.7 not a PDF at all")
     (corpus / "a.md").write_bytes(b"# A\n\nnot UTF-8: \xff\xfe\n")
@@ -243,9 +235,7 @@ def test_a_bad_file_fails_in_a_round_as_in_ingest(tmp_path: Path) -> None:
 
 
 def test_a_round_after_the_index_was_removed_ingests_the_whole_corpus(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     shutil.rmtree(tmp_path / "w")
     (corpus / "a.md").write_text("# Sprinklers\n\nA new text.\n")
     done = watch.round({"a.md"})
@@ -293,9 +283,7 @@ def test_warm_parsers_imports_each_parser_and_asks_the_language_model(
 
 def test_rounds_through_merges_hold_the_entries_on_disk(tmp_path: Path) -> None:
     """Past 8 segments the writer merges; the entries a watch holds still place every chunk."""
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     counts = []
     for n in range(12):
         (corpus / f"n{n}.md").write_text(f"# Note {n}\n\nSprinkler note number {n}.\n")
@@ -314,9 +302,7 @@ def test_a_failed_read_back_is_read_again_by_the_next_round(
 ) -> None:
     import policy_assistant.watch as watch_module
 
-    corpus = write_corpus(tmp_path / "c")
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE)
-    watch.ingest()
+    corpus, watch = started(tmp_path)
     real = watch_module.segments_entries
 
     def unreadable(*args: object) -> object:
