@@ -35,15 +35,25 @@ import numpy as np
 import orjson
 
 from policy_assistant.chunk import make_chunker
-from policy_assistant.index.bm25 import BM25Index
-from policy_assistant.index.context import DEFAULT_CONTEXT, ContextSettings, assemble, context_for
-from policy_assistant.index.feedback import Feedback
+from policy_assistant.index.chunks.bm25 import BM25Index
+from policy_assistant.index.context.assembler import (
+    DEFAULT_CONTEXT,
+    ContextSettings,
+    assemble,
+    context_for,
+)
+from policy_assistant.index.context.feedback import Feedback
+from policy_assistant.index.context.unit_rank import SegmentedUnits
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import build_units
 from policy_assistant.index.settings import BM25_DEFAULTS
+from policy_assistant.index.store.units import (
+    close_units,
+    load_units,
+    update_units,
+    write_units,
+)
 from policy_assistant.index.tokenize import STOPWORDS, tokenize, word_terms
-from policy_assistant.index.unit_rank import SegmentedUnits
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.unit_store import close_units, load_units, update_units, write_units
-from policy_assistant.index.units import build_units
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
 

@@ -29,10 +29,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from policy_assistant.chunk import make_chunker
+from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import CorpusOptions, discover, read_corpus, reading
 from policy_assistant.parse import corpus as corpus_reader
 from policy_assistant.parse.read_records import Parsed
-from policy_assistant.pipeline import ingest
 
 ROOT = Path(__file__).resolve().parent.parent
 

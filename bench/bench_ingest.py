@@ -30,7 +30,7 @@ from pathlib import Path
 from bench_cores import bench_cores, bench_discovery, bench_overhead, bench_threshold
 
 from policy_assistant.chunk import make_chunker
-from policy_assistant.pipeline import PARSE_CACHE_NAME, IngestSummary, ingest
+from policy_assistant.ingest.pipeline import PARSE_CACHE_NAME, IngestSummary, ingest
 
 ROOT = Path(__file__).resolve().parent.parent
 VOCABULARY = """

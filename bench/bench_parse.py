@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pymupdf
 
-from policy_assistant.parse import pdf_ocr
-from policy_assistant.parse.pdf import parse_pdf_with_stats
+from policy_assistant.parse.pdf import ocr as pdf_ocr
+from policy_assistant.parse.pdf.reader import parse_pdf_with_stats
 from policy_assistant.records import DocumentMeta
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -162,8 +162,8 @@ def watch_main(corpus: Path, index: Path) -> None:
     round times (handed the changed source, as tantivy's update is handed the document) and
     the times from each write to the round's end (events, settling and the round)."""
     from policy_assistant.chunk import make_chunker
-    from policy_assistant.watch import Watch
-    from policy_assistant.watch_events import Changes, start_observer
+    from policy_assistant.ingest.events import Changes, start_observer
+    from policy_assistant.ingest.watch import Watch
 
     watch = Watch(corpus, index, make_chunker("fixed", size=WORDS_PER_CHUNK))
     watch.ingest()
@@ -384,9 +384,9 @@ def bench_index_stage(chunks: int, root: Path) -> dict[str, float]:
     (ingest's call: every entry, the changed file's chunks, and the live manifest it read the
     entries from, so they are read once, as ingest reads them), against tantivy's update."""
     from policy_assistant.index import build_index, open_index
-    from policy_assistant.index.build import IndexSettings
-    from policy_assistant.index.manifest import DocumentEntry
-    from policy_assistant.index.reader import load_entries
+    from policy_assistant.index.store.build import IndexSettings
+    from policy_assistant.index.store.manifest import DocumentEntry
+    from policy_assistant.index.store.reader import load_entries
     from policy_assistant.index.tokenize import tokenize
 
     files = chunks // CHUNKS_PER_FILE

@@ -27,10 +27,10 @@ from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, su
 from policy_assistant.evaluate.run import EvalSettings, evaluate
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, Strategy, with_strategies
 from policy_assistant.ids import file_sha256
-from policy_assistant.index.context import ContextSettings, context_for
-from policy_assistant.index.feedback import Feedback
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import build_units
+from policy_assistant.index.context.assembler import ContextSettings, context_for
+from policy_assistant.index.context.feedback import Feedback
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import build_units
 from policy_assistant.parse import parse_path
 from policy_assistant.records import Document
 

@@ -29,9 +29,9 @@ import numpy as np
 from eval_context import usable_questions
 
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, Strategy, strategy_runs
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import UnitSet, build_units
 from policy_assistant.index.tokenize import tokenize
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import UnitSet, build_units
 from policy_assistant.parse import parse_path
 
 BUDGETS = (50, 100, 200, 400)

@@ -67,7 +67,7 @@ def whole_word(word: str) -> tuple[str, ...]:
 
 
 def build_ours(data: Path, folder: Path, mode: str) -> Searcher:
-    from policy_assistant.index.bm25 import BM25Index
+    from policy_assistant.index.chunks.bm25 import BM25Index
     from policy_assistant.index.tokenize import word_terms
 
     analyze = whole_word if mode == "tokens" else word_terms
@@ -76,7 +76,7 @@ def build_ours(data: Path, folder: Path, mode: str) -> Searcher:
 
 
 def open_ours(folder: Path, mode: str) -> Searcher:
-    from policy_assistant.index.bm25 import BM25Index
+    from policy_assistant.index.chunks.bm25 import BM25Index
     from policy_assistant.index.tokenize import tokenize
 
     index = BM25Index.load(folder)

@@ -23,10 +23,10 @@ from eval_context import usable_questions
 
 from policy_assistant.evaluate.questions import Question
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, score_strategy
-from policy_assistant.index.context import ContextSettings
-from policy_assistant.index.feedback import Feedback
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import UnitSet, build_units
+from policy_assistant.index.context.assembler import ContextSettings
+from policy_assistant.index.context.feedback import Feedback
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import UnitSet, build_units
 from policy_assistant.parse import parse_path
 
 SETS = ("debian-reference", "fhs", "developers-reference", "gpl-3", "ansible-lint-rules")

@@ -25,9 +25,9 @@ from typing import Any
 import pyphen
 from pdf_loss import pdf_files
 
-from policy_assistant.parse import pdf_words
 from policy_assistant.parse.language import detect_language
-from policy_assistant.parse.pdf import parse_pdf
+from policy_assistant.parse.pdf import words as pdf_words
+from policy_assistant.parse.pdf.reader import parse_pdf
 from policy_assistant.records import DocumentMeta
 
 Case = tuple[str, str, str, str]

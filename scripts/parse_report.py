@@ -51,8 +51,8 @@ from policy_assistant.parse import (
     parse_document,
     read_file,
 )
-from policy_assistant.parse.pdf import text_layer_words
-from policy_assistant.parse.pdf_coverage import coverage, normalize
+from policy_assistant.parse.pdf.coverage import coverage, normalize
+from policy_assistant.parse.pdf.reader import text_layer_words
 from policy_assistant.records import Document
 
 MAX_JOIN = 4

@@ -19,8 +19,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from policy_assistant.errors import DocumentError
-from policy_assistant.parse.pdf import parse_pdf, text_layer_words
-from policy_assistant.parse.pdf_coverage import Coverage, coverage
+from policy_assistant.parse.pdf.coverage import Coverage, coverage
+from policy_assistant.parse.pdf.reader import parse_pdf, text_layer_words
 from policy_assistant.records import DocumentMeta
 
 

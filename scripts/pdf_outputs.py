@@ -22,7 +22,7 @@ import orjson
 from pdf_loss import pdf_files
 
 from policy_assistant.errors import DocumentError
-from policy_assistant.parse.pdf import parse_pdf
+from policy_assistant.parse.pdf.reader import parse_pdf
 from policy_assistant.records import DocumentMeta
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant.errors import DocumentError
-from policy_assistant.parse import pdf_aligned
-from policy_assistant.parse.pdf import parse_pdf
+from policy_assistant.parse.pdf import aligned as pdf_aligned
+from policy_assistant.parse.pdf.reader import parse_pdf
 from policy_assistant.records import DocumentMeta
 
 TRUTH = Path(__file__).resolve().parent.parent / "external" / "whitespace-tables.json"

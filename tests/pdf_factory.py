@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pymupdf
 
-from policy_assistant.parse.pdf import parse_pdf
+from policy_assistant.parse.pdf.reader import parse_pdf
 from policy_assistant.records import Block, Document, DocumentMeta
 
 A4 = pymupdf.paper_rect("a4")

@@ -15,9 +15,9 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from policy_assistant.errors import IndexError_
-from policy_assistant.index import bm25 as bm25_module
-from policy_assistant.index import bm25_build
-from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.chunks import bm25 as bm25_module
+from policy_assistant.index.chunks import bm25_build
+from policy_assistant.index.chunks.bm25 import BM25Index
 from policy_assistant.index.tokenize import tokenize, word_terms
 
 VOCAB = 3000
@@ -249,8 +249,8 @@ def test_a_hash_collision_falls_back_to_splitting_word_by_word(monkeypatch, tmp_
 WORKER_BUILDS = """
 import hashlib, json, sys, tempfile
 from pathlib import Path
-from policy_assistant.index import bm25_build
-from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.chunks import bm25_build
+from policy_assistant.index.chunks.bm25 import BM25Index
 from policy_assistant.index.tokenize import word_terms
 from tests.test_bm25 import zipf_corpus
 
@@ -384,7 +384,7 @@ def test_the_term_table_finds_every_term_and_no_other(count: int) -> None:
     terms = sorted(words)
     data = b"".join(t.encode() + b"\n" for t in terms)
     ends = np.cumsum([len(t.encode()) + 1 for t in terms])
-    table = bm25_module._TermTable(data, np.concatenate([[0], ends]).astype(np.int64))
+    table = bm25_module.TermTable(data, np.concatenate([[0], ends]).astype(np.int64))
     assert [table.find(t) for t in terms] == list(range(len(terms)))
     probes = ["", "a", "zzz", "é"]
     probes += ["".join(rng.choice(letters) for _ in range(rng.randint(1, 7))) for _ in range(300)]

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.chunk.base import section_runs
-from policy_assistant.chunk.sentences import unit_spans
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Chunk, Document, DocumentMeta
+from policy_assistant.sentences import unit_spans
 
 
 def units(doc: Document) -> list[tuple[int, int]]:

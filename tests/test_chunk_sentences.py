@@ -8,8 +8,8 @@ import pytest
 from chunk_strategies import paragraph
 from hypothesis import given, settings
 
-from policy_assistant.chunk.sentences import line_spans, sentence_spans, unit_spans
 from policy_assistant.records import Block
+from policy_assistant.sentences import line_spans, sentence_spans, unit_spans
 from policy_assistant.text import word_spans
 
 

@@ -8,9 +8,9 @@ import pytest
 from chunk_strategies import TABLE_ROWS, warranty_like_document
 
 from policy_assistant.chunk import make_chunker, quality
-from policy_assistant.chunk.sentences import sentence_spans
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Chunk, Document, DocumentMeta
+from policy_assistant.sentences import sentence_spans
 from policy_assistant.text import count_words
 
 TABLE_HEADER = " | ".join(TABLE_ROWS[0])

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from policy_assistant.chunk import make_chunker
 from policy_assistant.cli import app
 from policy_assistant.index import load_manifest, open_index
-from policy_assistant.pipeline import ingest
+from policy_assistant.ingest.pipeline import ingest
 
 runner = CliRunner()
 

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from policy_assistant.cli.app import app
 from policy_assistant.index import open_index
-from policy_assistant.pipeline import ingest
-from policy_assistant.watch_events import Changes
+from policy_assistant.ingest.events import Changes
+from policy_assistant.ingest.pipeline import ingest
 
 WATCH = """
 import signal, sys

@@ -18,13 +18,18 @@ from policy_assistant.evaluate.questions import load_questions
 from policy_assistant.evaluate.run import EvalSettings, evaluate
 from policy_assistant.evaluate.strategies import CUT_BY_BUDGET, named_strategies, with_strategies
 from policy_assistant.index import open_index
-from policy_assistant.index.context import STRATEGIES, ContextSettings, assemble, context_for
-from policy_assistant.index.passages import ContextPassage, pages_of
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import UnitSet, build_units
+from policy_assistant.index.context.assembler import (
+    STRATEGIES,
+    ContextSettings,
+    assemble,
+    context_for,
+)
+from policy_assistant.index.context.passages import ContextPassage, pages_of
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import UnitSet, build_units
+from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import dispatch, parse_path
 from policy_assistant.parse.builder import DocumentBuilder
-from policy_assistant.pipeline import ingest
 from policy_assistant.records import Document, DocumentMeta
 from policy_assistant.text import count_words
 

@@ -7,10 +7,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from policy_assistant.index.context import ContextSettings, assemble, order_hits
+from policy_assistant.index.context.assembler import ContextSettings, assemble, order_hits
+from policy_assistant.index.context.unit_search import UnitIndex, window_gains
+from policy_assistant.index.context.units import build_units
 from policy_assistant.index.tokenize import tokenize
-from policy_assistant.index.unit_search import UnitIndex, window_gains
-from policy_assistant.index.units import build_units
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
 

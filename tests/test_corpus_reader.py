@@ -15,6 +15,7 @@ from policy_assistant.chunk import make_chunker
 from policy_assistant.cli import app
 from policy_assistant.errors import DocumentError, PolicyAssistantError
 from policy_assistant.evaluate import EvalSettings, run_eval
+from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.inspect import inspect_document
 from policy_assistant.parse import (
     Catalog,
@@ -26,7 +27,6 @@ from policy_assistant.parse import (
 )
 from policy_assistant.parse import cache as cache_module
 from policy_assistant.parse import corpus as corpus_reader
-from policy_assistant.pipeline import ingest
 from policy_assistant.records import Document, DocumentMeta
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,13 +13,14 @@ from test_pipeline import parser_spy, tree_digest, write_corpus
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index import open_index
-from policy_assistant.index.folder import live_generation
-from policy_assistant.index.unit_store import stored_documents
-from policy_assistant.parse import CorpusOptions, pdf_ocr, read_corpus, reading
+from policy_assistant.index.store.folder import live_generation
+from policy_assistant.index.store.units import stored_documents
+from policy_assistant.ingest.pipeline import ingest
+from policy_assistant.parse import CorpusOptions, read_corpus, reading
 from policy_assistant.parse import cache as cache_module
 from policy_assistant.parse import file_table as table_module
+from policy_assistant.parse.pdf import ocr as pdf_ocr
 from policy_assistant.parse.read_records import Reused
-from policy_assistant.pipeline import ingest
 
 STRUCTURE = make_chunker("structure")
 

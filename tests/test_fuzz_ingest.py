@@ -23,7 +23,7 @@ import pytest
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import DocumentError
 from policy_assistant.index import open_index
-from policy_assistant.pipeline import ingest
+from policy_assistant.ingest.pipeline import ingest
 
 SEED = int(os.environ.get("FUZZ_SEED", "20261201"))
 ROUNDS = 4

@@ -16,8 +16,8 @@ from test_pipeline import write_corpus
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index import index_lock
-from policy_assistant.index.bm25_build import BATCH_ROWS
-from policy_assistant.pipeline import ingest
+from policy_assistant.index.chunks.bm25_build import BATCH_ROWS
+from policy_assistant.ingest.pipeline import ingest
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="reads /proc; workers fork on Linux"
@@ -72,7 +72,7 @@ BUILD = """
     import sys
     from pathlib import Path
     from policy_assistant.index import index_lock
-    from policy_assistant.index.bm25 import BM25Index
+    from policy_assistant.index.chunks.bm25 import BM25Index
     from policy_assistant.index.tokenize import word_terms
 
     texts = (f"w{i % 1009} w{i % 997} term{i % 40000} x{i % 13}" for i in range(int(sys.argv[2])))

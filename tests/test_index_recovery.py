@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from policy_assistant.cli import app
 from policy_assistant.errors import IndexError_
 from policy_assistant.index import FORMAT_VERSION, index_lock, open_index
+from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import CorpusOptions
-from policy_assistant.pipeline import ingest
 
 runner = CliRunner()
 

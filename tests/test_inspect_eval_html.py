@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from inspect_helpers import eval_run
 
-from policy_assistant.inspect.eval_html import referenced, render_eval_html
+from policy_assistant.evaluate.page import referenced, render_eval_html
 from policy_assistant.inspect.svg_chart import Series, _y, line_chart
 
 DATA_RE = re.compile(r'<script type="application/json" id="data">(.*?)</script>', re.DOTALL)

@@ -21,8 +21,8 @@ from pdf_factory import (
     story_pdf,
 )
 
-from policy_assistant.parse.pdf import ParseStats, parse_pdf_with_stats
-from policy_assistant.parse.pdf_lines import join_wrapped, list_marker, mend_ligatures
+from policy_assistant.parse.pdf.lines import join_wrapped, list_marker, mend_ligatures
+from policy_assistant.parse.pdf.reader import ParseStats, parse_pdf_with_stats
 from policy_assistant.records import DocumentMeta
 
 BULLET = "\u2022"

@@ -11,7 +11,7 @@ import pytest
 from pdf_factory import TABLE_HTML, parse, save, story_pdf, zero_page_pdf
 
 from policy_assistant.errors import DocumentError
-from policy_assistant.parse.pdf import parse_pdf
+from policy_assistant.parse.pdf.reader import parse_pdf
 from policy_assistant.records import DocumentMeta
 
 
@@ -68,7 +68,7 @@ def test_parsing_prints_nothing(tmp_path: Path) -> None:
         "import sys\n"
         "from pathlib import Path\n"
         "from policy_assistant.errors import DocumentError\n"
-        "from policy_assistant.parse.pdf import parse_pdf\n"
+        "from policy_assistant.parse.pdf.reader import parse_pdf\n"
         "from policy_assistant.records import DocumentMeta\n"
         "parse_pdf(Path(sys.argv[1]).read_bytes(), 't.pdf', DocumentMeta(), 'x')\n"
         "try:\n"

@@ -17,10 +17,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pdf_factory import MARGIN, TABLE_HTML, draw_table, lines_pdf, parse, save, story_pdf
 
-from policy_assistant.parse import pdf, pdf_bounds
-from policy_assistant.parse.pdf_assemble import ends_sentence
-from policy_assistant.parse.pdf_lines import clean_text
-from policy_assistant.parse.pdf_words import Vocabulary
+from policy_assistant.parse.pdf import bounds as pdf_bounds
+from policy_assistant.parse.pdf import reader as pdf
+from policy_assistant.parse.pdf.assemble import ends_sentence
+from policy_assistant.parse.pdf.lines import clean_text
+from policy_assistant.parse.pdf.words import Vocabulary
 
 PROSE = [
     (MARGIN, 100 + 14 * i, f"Line {i} of a page of prose about the warranty of garden tools.")

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from policy_assistant.cli import app
 from policy_assistant.cli.parse_cmd import document_remarks
-from policy_assistant.parse import pdf_ocr
+from policy_assistant.parse.pdf import ocr as pdf_ocr
 from policy_assistant.records import Document, Dropped
 
 runner = CliRunner()

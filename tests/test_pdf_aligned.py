@@ -6,9 +6,9 @@ import pymupdf
 from pdf_factory import MARGIN, kinds, lines_pdf, only, parse, save, story_pdf
 
 from policy_assistant.chunk import make_chunker
-from policy_assistant.parse.pdf import text_layer_words
-from policy_assistant.parse.pdf_aligned import looks_like_table
-from policy_assistant.parse.pdf_coverage import coverage
+from policy_assistant.parse.pdf.aligned import looks_like_table
+from policy_assistant.parse.pdf.coverage import coverage
+from policy_assistant.parse.pdf.reader import text_layer_words
 
 STATEMENT = [
     ("", "2024", "2023"),

@@ -10,9 +10,9 @@ import pytest
 from pdf_factory import TABLE_HTML, only, parse, save, story_pdf
 
 from policy_assistant.errors import DocumentError
-from policy_assistant.parse import pdf_bounds
-from policy_assistant.parse.pdf import parse_pdf_with_stats, text_layer_words
-from policy_assistant.parse.pdf_coverage import coverage
+from policy_assistant.parse.pdf import bounds as pdf_bounds
+from policy_assistant.parse.pdf.coverage import coverage
+from policy_assistant.parse.pdf.reader import parse_pdf_with_stats, text_layer_words
 from policy_assistant.records import DocumentMeta
 
 

@@ -18,10 +18,10 @@ from pdf_factory import (
     story_pdf,
 )
 
-from policy_assistant.parse.pdf import text_layer_words
-from policy_assistant.parse.pdf_coverage import coverage, normalize
-from policy_assistant.parse.pdf_rules import Box
-from policy_assistant.parse.pdf_tables import Word, table_from_grid
+from policy_assistant.parse.pdf.coverage import coverage, normalize
+from policy_assistant.parse.pdf.reader import text_layer_words
+from policy_assistant.parse.pdf.rules import Box
+from policy_assistant.parse.pdf.tables import Word, table_from_grid
 from policy_assistant.records import Document
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,8 +7,8 @@ from pathlib import Path
 import pymupdf
 from pdf_factory import A4, MARGIN, lines_pdf, parse, save, story_pdf
 
-from policy_assistant.parse.pdf import text_layer_words
-from policy_assistant.parse.pdf_coverage import coverage
+from policy_assistant.parse.pdf.coverage import coverage
+from policy_assistant.parse.pdf.reader import text_layer_words
 
 ROOT = Path(__file__).resolve().parent.parent
 PROSE = 3 * "".join(

@@ -9,9 +9,9 @@ import pytest
 from pdf_factory import parse, save, story_pdf
 
 from policy_assistant.errors import DocumentError
-from policy_assistant.parse import pdf_ocr
-from policy_assistant.parse.pdf import parse_pdf, text_layer_words
-from policy_assistant.parse.pdf_coverage import coverage, normalize
+from policy_assistant.parse.pdf import ocr as pdf_ocr
+from policy_assistant.parse.pdf.coverage import coverage, normalize
+from policy_assistant.parse.pdf.reader import parse_pdf, text_layer_words
 from policy_assistant.records import DocumentMeta
 
 HTML = (

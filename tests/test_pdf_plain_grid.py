@@ -8,7 +8,8 @@ import pymupdf
 import pytest
 from pdf_factory import A4, MARGIN, draw_table, only, parse, save, story_pdf
 
-from policy_assistant.parse import pdf, pdf_rules
+from policy_assistant.parse.pdf import reader as pdf
+from policy_assistant.parse.pdf import rules as pdf_rules
 
 ROWS = [["Zone", "Distance", "Fee"], ["Zone 1", "25 km", "$40"], ["Zone 2", "50 km", "$80"]]
 

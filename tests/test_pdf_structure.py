@@ -6,7 +6,7 @@ import pymupdf
 import pytest
 from pdf_factory import MARGIN, only, parse, save
 
-from policy_assistant.parse.pdf_titlepage import is_title_page_line
+from policy_assistant.parse.pdf.titlepage import is_title_page_line
 
 BODY = "Body text about drip lines, timers and the water they save in a dry summer."
 

@@ -6,9 +6,9 @@ import pymupdf
 import pytest
 from pdf_factory import parse, save, story_pdf
 
-from policy_assistant.parse.pdf import text_layer_words
-from policy_assistant.parse.pdf_coverage import coverage
-from policy_assistant.parse.pdf_turn import as_shown, turned_pages_note
+from policy_assistant.parse.pdf.coverage import coverage
+from policy_assistant.parse.pdf.reader import text_layer_words
+from policy_assistant.parse.pdf.turn import as_shown, turned_pages_note
 
 HTML = (
     "<h1>Mower Safety</h1><p>Stop the engine and pull the plug lead before you clear the "

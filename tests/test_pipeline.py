@@ -9,8 +9,8 @@ from spies import SourceSpy
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import DocumentError, IndexError_
 from policy_assistant.index import load_manifest, open_index
+from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import dispatch
-from policy_assistant.pipeline import ingest
 
 STRUCTURE = make_chunker("structure")
 

@@ -18,13 +18,15 @@ import pytest
 from chunk_factory import bare_chunk
 
 from policy_assistant.ids import content_id
-from policy_assistant.index import build_index, open_index, plan, segment_search
-from policy_assistant.index import entries as entries_module
-from policy_assistant.index.build import IndexSettings, sort_chunks
-from policy_assistant.index.entries import parse_entries
-from policy_assistant.index.manifest import DocumentEntry, ids_digest
-from policy_assistant.index.search import memory_index
-from policy_assistant.index.segment import Segment
+from policy_assistant.index import build_index, open_index
+from policy_assistant.index.chunks import segment_search
+from policy_assistant.index.chunks.search import memory_index
+from policy_assistant.index.chunks.segment import Segment
+from policy_assistant.index.store import entries as entries_module
+from policy_assistant.index.store import plan
+from policy_assistant.index.store.build import IndexSettings, sort_chunks
+from policy_assistant.index.store.entries import parse_entries
+from policy_assistant.index.store.manifest import DocumentEntry, ids_digest
 from policy_assistant.records import Chunk
 
 CHUNKER = {"name": "test", "size": 3}

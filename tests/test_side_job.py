@@ -10,10 +10,12 @@ from test_pipeline import tree_digest, write_corpus
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import IndexError_
-from policy_assistant.index import side_job, unit_store, writer
-from policy_assistant.index.side_job import SideJob
+from policy_assistant.index.store import units as unit_store
+from policy_assistant.index.store import writer
+from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import CorpusOptions
-from policy_assistant.pipeline import ingest
+from policy_assistant.procs import side_job
+from policy_assistant.procs.side_job import SideJob
 
 STRUCTURE = make_chunker("structure")
 

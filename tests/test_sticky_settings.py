@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from policy_assistant.cli import app
 from policy_assistant.index import load_manifest
-from policy_assistant.pipeline import sticky_settings
+from policy_assistant.ingest.pipeline import sticky_settings
 
 runner = CliRunner()
 

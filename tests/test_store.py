@@ -31,9 +31,9 @@ from policy_assistant.index import (
     open_index,
     write_index,
 )
-from policy_assistant.index.bm25 import BM25Index
-from policy_assistant.index.entries import entries_bytes, parse_entries
-from policy_assistant.index.manifest import ids_digest
+from policy_assistant.index.chunks.bm25 import BM25Index
+from policy_assistant.index.store.entries import entries_bytes, parse_entries
+from policy_assistant.index.store.manifest import ids_digest
 from policy_assistant.records import Chunk, Document
 
 CHUNKER = {"name": "test", "size": 3}

@@ -12,7 +12,7 @@ from policy_assistant.evaluate.bootstrap import Bootstrap
 from policy_assistant.evaluate.questions import load_questions
 from policy_assistant.evaluate.report import EvalReport
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, Strategy, with_strategies
-from policy_assistant.index.feedback import Feedback
+from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.parse import parse_path
 
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from policy_assistant.index import tokenize as tokenize_module
-from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.chunks.bm25 import BM25Index
 from policy_assistant.index.tokenize import (
     STOPWORDS,
     TOKENIZER_SETTINGS,

@@ -14,18 +14,18 @@ import orjson
 import pytest
 
 from policy_assistant.errors import IndexError_
-from policy_assistant.index import (
+from policy_assistant.index.context import (
     unit_open,
     unit_rank,
     unit_search,
     unit_segment,
-    unit_store,
     unit_terms,
 )
-from policy_assistant.index.context import DEFAULT_CONTEXT, ContextSettings, context_for
+from policy_assistant.index.context.assembler import DEFAULT_CONTEXT, ContextSettings, context_for
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import build_units
 from policy_assistant.index.settings import BM25_DEFAULTS
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import build_units
+from policy_assistant.index.store import units as unit_store
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
 

@@ -19,18 +19,17 @@ from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import IndexError_
 from policy_assistant.index import (
     open_index,
-    plan,
-    segment_search,
-    unit_rank,
-    unit_segment,
-    unit_store,
 )
-from policy_assistant.index.context import ContextSettings, context_for
-from policy_assistant.index.folder import live_generation
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import build_units
+from policy_assistant.index.chunks import segment_search
+from policy_assistant.index.context import unit_rank, unit_segment
+from policy_assistant.index.context.assembler import ContextSettings, context_for
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import build_units
+from policy_assistant.index.store import plan
+from policy_assistant.index.store import units as unit_store
+from policy_assistant.index.store.folder import live_generation
+from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import CorpusOptions, parse_path
-from policy_assistant.pipeline import ingest
 
 CHUNKER = make_chunker("structure")
 WORDS = [

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import UNIT_KINDS, UnitSet, build_units, unit_index_text
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import UNIT_KINDS, UnitSet, build_units, unit_index_text
 from policy_assistant.parse import parse_path
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from policy_assistant.index.feedback import Feedback
+from policy_assistant.index.context.feedback import Feedback
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import build_units
 from policy_assistant.index.tokenize import tokenize
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import build_units
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
 

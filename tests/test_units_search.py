@@ -8,11 +8,11 @@ import numpy as np
 import orjson
 import pytest
 
-from policy_assistant.index import unit_search
-from policy_assistant.index.bm25 import BM25Index
+from policy_assistant.index.chunks.bm25 import BM25Index
+from policy_assistant.index.context import unit_search
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import build_units
 from policy_assistant.index.tokenize import tokenize, word_terms
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import build_units
 from policy_assistant.parse import parse_path
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import ACCESS_LABELS, Document, DocumentMeta

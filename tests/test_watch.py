@@ -19,12 +19,12 @@ from test_pipeline import STRUCTURE, parser_spy, tree_digest, write_corpus
 
 from policy_assistant.errors import IndexError_
 from policy_assistant.index import open_index
-from policy_assistant.index.build import build_index
-from policy_assistant.index.manifest import DocumentEntry
-from policy_assistant.index.reader import load_entries, load_manifest
+from policy_assistant.index.store.build import build_index
+from policy_assistant.index.store.manifest import DocumentEntry
+from policy_assistant.index.store.reader import load_entries, load_manifest
+from policy_assistant.ingest.pipeline import ingest
+from policy_assistant.ingest.watch import Watch
 from policy_assistant.parse import read_sources
-from policy_assistant.pipeline import ingest
-from policy_assistant.watch import Watch
 
 WORDS = [
     "sprinkler",
@@ -206,7 +206,7 @@ def test_build_index_is_handed_entries_in_source_order(tmp_path: Path) -> None:
         seen.append([e.source for e in kwargs["entries"]])  # type: ignore[attr-defined]
         return build_index(*args, **kwargs)  # type: ignore[arg-type]
 
-    import policy_assistant.watch as watch_module
+    import policy_assistant.ingest.watch as watch_module
 
     real = watch_module.build_index
     watch_module.build_index = spy  # type: ignore[assignment]
@@ -247,7 +247,7 @@ def test_a_round_after_the_index_was_removed_ingests_the_whole_corpus(tmp_path: 
 def test_a_watch_warms_the_parsers_of_its_corpus_while_it_waits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import policy_assistant.watch as watch_module
+    import policy_assistant.ingest.watch as watch_module
 
     warmed: list[set[str | None]] = []
     monkeypatch.setattr(watch_module, "warm_parsers", warmed.append)
@@ -260,7 +260,7 @@ def test_a_watch_warms_the_parsers_of_its_corpus_while_it_waits(
 def test_warm_parsers_imports_each_parser_and_asks_the_language_model(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import policy_assistant.watch as watch_module
+    import policy_assistant.ingest.watch as watch_module
 
     imported: list[str] = []
     asked: list[str] = []
@@ -276,7 +276,7 @@ def test_warm_parsers_imports_each_parser_and_asks_the_language_model(
     assert imported == [
         "policy_assistant.parse.docx",
         "policy_assistant.parse.markdown",
-        "policy_assistant.parse.pdf",
+        "policy_assistant.parse.pdf.reader",
     ]
     assert len(asked) == 1 and len(asked[0]) > 40
 
@@ -300,7 +300,7 @@ def test_rounds_through_merges_hold_the_entries_on_disk(tmp_path: Path) -> None:
 def test_a_failed_read_back_is_read_again_by_the_next_round(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import policy_assistant.watch as watch_module
+    import policy_assistant.ingest.watch as watch_module
 
     corpus, watch = started(tmp_path)
     real = watch_module.segments_entries

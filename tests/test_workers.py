@@ -29,18 +29,18 @@ from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.cli import app
-from policy_assistant.index import side_job
 from policy_assistant.parse import (
     CorpusOptions,
     ParseCache,
     dispatch,
-    pdf_ocr,
     read_corpus,
     reading,
 )
-from policy_assistant.parse import pool as workers
+from policy_assistant.parse.pdf import ocr as pdf_ocr
 from policy_assistant.parse.read_records import Parsed
 from policy_assistant.parse.wire import from_wire, to_wire
+from policy_assistant.procs import pool as workers
+from policy_assistant.procs import side_job
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "corpus"
@@ -296,7 +296,9 @@ def test_a_parser_that_crashes_its_worker_fails_that_file_alone(
 def test_the_wire_form_rebuilds_every_field_of_every_record(tmp_path: Path) -> None:
     corpus = generated_corpus(tmp_path / "c", 20)
     shutil.copy(CORPUS / "guides" / "lawn-mower-lm-46.pdf", corpus / "mower.pdf")
-    read = read_corpus(corpus, CorpusOptions(workers=1), chunker=make_chunker("structure"))
+    read = read_corpus(
+        corpus, CorpusOptions(workers=1), after_parse=make_chunker("structure").chunk
+    )
     sent = [Parsed(d, i % 2 == 0, read.chunked[d.source]) for i, d in enumerate(read.documents)]
     sent += [Parsed(read.documents[0], True, None), Parsed(None, False, None, "not UTF-8")]
     # What the parser records (pages, dropped furniture, levels, notes) is present to carry.

@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from policy_assistant.chunk.base import block_word_start, body_blocks, section_runs
-from policy_assistant.chunk.sentences import sentence_spans
 from policy_assistant.records import Block, Chunk, Document
+from policy_assistant.sentences import sentence_spans
 from policy_assistant.text import count_words
 
 

@@ -28,9 +28,9 @@ from policy_assistant.chunk.base import (
     pack_by_section,
     word_runs,
 )
-from policy_assistant.chunk.sentences import unit_spans
 from policy_assistant.chunk.structure import DEFAULT_MAX_WORDS
 from policy_assistant.records import Block, Chunk, Document
+from policy_assistant.sentences import unit_spans
 from policy_assistant.text import count_words
 
 DEFAULT_OVERLAP_SENTENCES = 0

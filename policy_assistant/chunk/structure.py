@@ -32,8 +32,8 @@ from policy_assistant.chunk.base import (
     pack_by_section,
     word_runs,
 )
-from policy_assistant.chunk.sentences import line_spans, unit_spans
 from policy_assistant.records import Block, Chunk, Document
+from policy_assistant.sentences import line_spans, unit_spans
 from policy_assistant.text import count_words
 
 DEFAULT_MAX_WORDS = 200

@@ -16,6 +16,7 @@ from policy_assistant.evaluate.beir_run import NO_CHUNK_FIGURES, BeirReport, run
 from policy_assistant.evaluate.ir_measures import MEASURES
 from policy_assistant.evaluate.run import EvalSettings
 from policy_assistant.evaluate.verdict import MIN_QUESTIONS
+from policy_assistant.jsonio import pretty_json
 
 FEW_QUERIES = MIN_QUESTIONS
 """Below this many judged queries the run says its intervals are wide."""
@@ -40,22 +41,15 @@ def eval_beir(
         warn(message)
     data = report.to_dict(detail=not summary)
     if out_file is not None:
-        atomic_write_bytes(out_file, json_bytes(data))
+        atomic_write_bytes(out_file, pretty_json(data))
     if as_json:
-        sys.stdout.buffer.write(json_bytes(data))
+        sys.stdout.buffer.write(pretty_json(data))
         sys.stdout.buffer.flush()
     else:
         out.print(measure_table(report))
         for line in reading_lines(report):
             out.print(escape(line), highlight=False)  # wrapped at spaces: it fits the terminal
     return ExitCode.OK
-
-
-def json_bytes(data: dict[str, Any]) -> bytes:
-    """Return the report as stable JSON, as eval writes its own."""
-    from policy_assistant.cli.eval_cmd import json_bytes as eval_json
-
-    return eval_json(data)
 
 
 def measure_table(report: BeirReport) -> Table:

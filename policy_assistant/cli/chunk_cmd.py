@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
-import orjson
 import typer
 from rich.console import Group
 from rich.markup import escape
@@ -48,12 +46,9 @@ from policy_assistant.cli.options import (
     make_cli_chunker,
     set_ocr,
 )
-from policy_assistant.errors import DocumentError, UsageError
-from policy_assistant.parse import CorpusOptions, ParseResult, read_corpus
+from policy_assistant.parse import CorpusOptions, ParseResult
+from policy_assistant.parse.output import read_documents
 from policy_assistant.records import Chunk, Document
-
-PARSE_OUTPUT_SUFFIXES = (".jsonl", ".ndjson")
-"""Files read as parse output (one Document per line) rather than parsed."""
 
 
 def register(app: typer.Typer) -> None:
@@ -92,7 +87,7 @@ def chunk(
     result = load_documents(path, quiet, options, chunker)
     print_notices(result.notices)
     print_warnings(result.warnings)
-    chunks = [c for document in result.documents for c in result.chunks_of(document, chunker)]
+    chunks = [c for document in result.documents for c in result.chunks_of(document, chunker.chunk)]
     if as_json or out_file is not None:
         emit_json_lines((c.to_dict() for c in chunks), out_file)
     if not as_json:
@@ -106,40 +101,10 @@ def load_documents(
     options: CorpusOptions | None = None,
     chunker: Chunker | None = None,
 ) -> ParseResult:
-    """Return the documents of a parse output (.jsonl, or - for stdin), or parse a corpus.
-
-    A corpus's documents are chunked by `chunker` where they are parsed (ParseResult.chunks_of).
-    """
-    if path == Path("-"):
-        data = sys.stdin.buffer.read()
-        return ParseResult(root=Path("."), documents=parse_output_documents(data, "<stdin>"))
-    if path.is_file() and path.suffix.lower() in PARSE_OUTPUT_SUFFIXES:
-        return ParseResult(root=path.parent, documents=read_parse_output(path))
+    """Return the documents of a parse output (.jsonl, or - for stdin), or parse a corpus."""
+    after_parse = chunker.chunk if chunker is not None else None
     with progress_bar("parsing", quiet) as progress:
-        return read_corpus(path, options, progress=progress, chunker=chunker)
-
-
-def read_parse_output(path: Path) -> list[Document]:
-    """Read Documents from JSON lines written by `parse --json`; a bad line is a DocumentError."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return parse_output_documents(data, path.name)
-
-
-def parse_output_documents(data: bytes, name: str) -> list[Document]:
-    """Return the Documents of `parse --json` lines; a bad line is a DocumentError."""
-    documents = []
-    for number, line in enumerate(data.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            documents.append(Document.from_dict(orjson.loads(line)))
-        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            problem = f"line {number} is not a parsed document ({type(exc).__name__}: {exc})"
-            raise DocumentError(name, problem) from exc
-    return documents
+        return read_documents(path, options, progress, after_parse)
 
 
 def render(documents: list[Document], chunks: list[Chunk], chunker: Chunker) -> Group:

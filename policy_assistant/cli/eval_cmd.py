@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import orjson
 import typer
 from rich.markup import escape
 from rich.table import Table
@@ -52,11 +51,12 @@ from policy_assistant.evaluate import (
 from policy_assistant.evaluate.beir import is_beir_folder
 from policy_assistant.evaluate.bootstrap import DEFAULT_SEED
 from policy_assistant.evaluate.budget_units import WORDS, unit_label, unit_of
+from policy_assistant.evaluate.page import render_eval_html
 from policy_assistant.evaluate.plot import check_plot_path, plot_report
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
 from policy_assistant.evaluate.score import QuestionOutcome
 from policy_assistant.evaluate.verdict import leak_messages, reading_lines, verdicts
-from policy_assistant.inspect.eval_html import render_eval_html
+from policy_assistant.jsonio import pretty_json
 
 Opt = typer.Option
 
@@ -226,11 +226,6 @@ def parse_budgets(value: str) -> tuple[int, ...]:
     return tuple(sorted(budgets))
 
 
-def json_bytes(data: dict[str, Any]) -> bytes:
-    """Return the report as stable JSON: sorted keys, indented, one trailing newline."""
-    return orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
-
-
 def write_outputs(
     report: EvalReport,
     data: dict[str, Any],
@@ -242,9 +237,9 @@ def write_outputs(
     if explain is not None and explain not in {q.id for q in report.questions}:
         raise UsageError(f"--explain: no question {explain!r} in the questions file")
     if out_file is not None:
-        atomic_write_bytes(out_file, json_bytes(data))
+        atomic_write_bytes(out_file, pretty_json(data))
     if as_json:
-        sys.stdout.buffer.write(json_bytes(data))
+        sys.stdout.buffer.write(pretty_json(data))
         sys.stdout.buffer.flush()
     elif explain is not None:
         explain_question(report, explain)

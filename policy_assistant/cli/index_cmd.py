@@ -35,7 +35,7 @@ def index_command(
 
     from policy_assistant.cli.summary import summary_table
     from policy_assistant.index import IndexSettings, build_index, resolve_index_dir
-    from policy_assistant.index.chunk_file import read_chunk_lines
+    from policy_assistant.index.store.chunk_file import read_chunk_lines
 
     check_bm25_variant(bm25_variant)
     index_dir = resolve_index_dir(index)

@@ -46,13 +46,13 @@ from policy_assistant.cli.summary import summary_table
 from policy_assistant.errors import UsageError
 from policy_assistant.index import resolve_index_dir
 from policy_assistant.index.settings import VARIANTS
+from policy_assistant.ingest.pipeline import ingest, sticky_settings
 from policy_assistant.parse.files import printable
-from policy_assistant.pipeline import ingest, sticky_settings
 
 if TYPE_CHECKING:
     from policy_assistant.chunk import Chunker
+    from policy_assistant.ingest.watch import Watch
     from policy_assistant.parse import CorpusOptions
-    from policy_assistant.watch import Watch
 
 
 def register(app: typer.Typer) -> None:
@@ -147,9 +147,10 @@ def ingest_command(
         out.print(summary_table(summary, summary.index_dir.as_posix(), failed))
     code = report_failures(summary.failures)
     if watcher is not None:
-        from policy_assistant.cli.watch_loop import watch_rounds  # watchdog: only to watch
+        from policy_assistant.cli.watch_view import WatchPrinter
+        from policy_assistant.ingest.loop import watch_rounds  # watchdog: only to watch
 
-        watch_rounds(watcher, as_json, quiet)
+        watch_rounds(watcher, WatchPrinter(as_json, quiet))
         code = 0  # Ctrl-C is how a watch ends
     raise typer.Exit(code)
 
@@ -163,7 +164,7 @@ def _watcher(
     units: bool,
 ) -> Watch:
     """Return the watch of a corpus folder (a usage error for anything else)."""
-    from policy_assistant.watch import Watch
+    from policy_assistant.ingest.watch import Watch
 
     if not corpus.is_dir():
         what = "this is not one" if corpus.exists() else "there is none"

@@ -20,7 +20,7 @@ def ls_command(index: IndexDir = None, as_json: AsJson = False) -> None:
 
     from policy_assistant.cli.common import emit_json_lines
     from policy_assistant.index import open_index, resolve_index_dir
-    from policy_assistant.index.listing import list_documents
+    from policy_assistant.index.store.listing import list_documents
 
     with open_index(resolve_index_dir(index), check_tokenizer=False) as opened:
         listing = list_documents(opened)

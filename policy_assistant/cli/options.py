@@ -142,7 +142,7 @@ __all__ = [
 
 def set_ocr(no_ocr: bool) -> None:
     """Apply --no-ocr for this process."""
-    from policy_assistant.parse.pdf_ocr import set_enabled
+    from policy_assistant.parse.pdf.ocr import set_enabled
 
     set_enabled(not no_ocr)
 

@@ -20,7 +20,7 @@ from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS, Chunk
 
 if TYPE_CHECKING:
-    from policy_assistant.index.passages import ContextPassage
+    from policy_assistant.index.context.passages import ContextPassage
 _WORD = re.compile(r"\S+")
 
 

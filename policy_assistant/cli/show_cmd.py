@@ -25,7 +25,7 @@ def show_command(
     from rich.markup import escape
 
     from policy_assistant.index import open_index, resolve_index_dir
-    from policy_assistant.index.listing import find_chunk
+    from policy_assistant.index.store.listing import find_chunk
 
     with open_index(resolve_index_dir(index), check_tokenizer=False) as opened:
         chunk = find_chunk(opened, chunk_id)

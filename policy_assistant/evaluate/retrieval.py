@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from policy_assistant.evaluate.questions import Question
-from policy_assistant.index.search import Index, memory_index
+from policy_assistant.index.chunks.search import Index, memory_index
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import Chunk
 

@@ -32,16 +32,16 @@ from policy_assistant.evaluate.score import (
     PassageOutcome,
     QuestionOutcome,
 )
-from policy_assistant.index.context import (
+from policy_assistant.index.context.assembler import (
     DEFAULT_CONTEXT,
     ContextSettings,
     assemble,
     order_hits,
 )
-from policy_assistant.index.feedback import Feedback
-from policy_assistant.index.passages import ContextPassage
-from policy_assistant.index.unit_search import UnitIndex
-from policy_assistant.index.units import build_units
+from policy_assistant.index.context.feedback import Feedback
+from policy_assistant.index.context.passages import ContextPassage
+from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.units import build_units
 from policy_assistant.records import Document
 
 NAMED_STRATEGIES: dict[str, ContextSettings] = {

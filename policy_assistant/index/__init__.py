@@ -46,16 +46,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from policy_assistant.index.build import BuildResult, IndexSettings, build_index, sort_chunks
-    from policy_assistant.index.folder import (
-        DEFAULT_INDEX_DIR,
-        INDEX_ENV,
-        ingest_hint,
-        resolve_index_dir,
-    )
-    from policy_assistant.index.manifest import FORMAT_VERSION, DocumentEntry, Manifest
-    from policy_assistant.index.reader import LoadedIndex, load_chunks, load_manifest, open_index
-    from policy_assistant.index.search import (
+    from policy_assistant.index.chunks.search import (
         Index,
         MemoryIndex,
         SearchHit,
@@ -63,7 +54,26 @@ if TYPE_CHECKING:
         memory_index,
     )
     from policy_assistant.index.settings import BM25_DEFAULTS, DEFAULT_ACCESS, DEFAULT_K
-    from policy_assistant.index.writer import (
+    from policy_assistant.index.store.build import (
+        BuildResult,
+        IndexSettings,
+        build_index,
+        sort_chunks,
+    )
+    from policy_assistant.index.store.folder import (
+        DEFAULT_INDEX_DIR,
+        INDEX_ENV,
+        ingest_hint,
+        resolve_index_dir,
+    )
+    from policy_assistant.index.store.manifest import FORMAT_VERSION, DocumentEntry, Manifest
+    from policy_assistant.index.store.reader import (
+        LoadedIndex,
+        load_chunks,
+        load_manifest,
+        open_index,
+    )
+    from policy_assistant.index.store.writer import (
         LOCK_TIMEOUT,
         IndexBusyError,
         Progress,
@@ -72,11 +82,11 @@ if TYPE_CHECKING:
     )
 
 _HOMES = {
-    "build": ("BuildResult", "IndexSettings", "build_index", "sort_chunks"),
-    "folder": ("DEFAULT_INDEX_DIR", "INDEX_ENV", "ingest_hint", "resolve_index_dir"),
-    "manifest": ("FORMAT_VERSION", "DocumentEntry", "Manifest"),
-    "reader": ("LoadedIndex", "load_chunks", "load_manifest", "open_index"),
-    "search": (
+    "store.build": ("BuildResult", "IndexSettings", "build_index", "sort_chunks"),
+    "store.folder": ("DEFAULT_INDEX_DIR", "INDEX_ENV", "ingest_hint", "resolve_index_dir"),
+    "store.manifest": ("FORMAT_VERSION", "DocumentEntry", "Manifest"),
+    "store.reader": ("LoadedIndex", "load_chunks", "load_manifest", "open_index"),
+    "chunks.search": (
         "Index",
         "MemoryIndex",
         "SearchHit",
@@ -84,7 +94,7 @@ _HOMES = {
         "memory_index",
     ),
     "settings": ("BM25_DEFAULTS", "DEFAULT_ACCESS", "DEFAULT_K"),
-    "writer": ("LOCK_TIMEOUT", "IndexBusyError", "Progress", "index_lock", "write_index"),
+    "store.writer": ("LOCK_TIMEOUT", "IndexBusyError", "Progress", "index_lock", "write_index"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from policy_assistant.ids import canonical_json
-from policy_assistant.parse.pdf_ocr import ocr_key, ocr_state
+from policy_assistant.parse.pdf.ocr import ocr_key, ocr_state
 from policy_assistant.records import Document
 
 PARSE_CACHE_VERSION = 1

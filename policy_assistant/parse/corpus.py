@@ -12,7 +12,6 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from policy_assistant.collector import fewer_collections
 from policy_assistant.errors import DocumentError, PolicyAssistantError
@@ -29,7 +28,8 @@ from policy_assistant.parse.file_table import FileTable
 from policy_assistant.parse.files import printable
 from policy_assistant.parse.globs import is_glob
 from policy_assistant.parse.language import use_model_folder
-from policy_assistant.parse.pdf_ocr import ocr_state
+from policy_assistant.parse.pdf.ocr import ocr_state
+from policy_assistant.parse.read_records import AfterParse
 from policy_assistant.parse.read_records import (  # re-exported: the reader's records
     CorpusFile as CorpusFile,
 )
@@ -56,9 +56,6 @@ from policy_assistant.parse.read_records import (
 )
 from policy_assistant.parse.reading import Reader
 
-if TYPE_CHECKING:
-    from policy_assistant.chunk import Chunker
-
 
 def read_corpus(
     path: Path,
@@ -68,19 +65,19 @@ def read_corpus(
     reuse: Reuse | None = None,
     strict: bool = False,
     root: Path | None = None,
-    chunker: Chunker | None = None,
+    after_parse: AfterParse | None = None,
 ) -> CorpusRead:
     """Read a file or a folder into documents; bad files are listed and do not stop the rest.
 
     With `strict`, the first failure is raised instead. A path that holds no document at all
     is a PolicyAssistantError (exit 1), not an empty success. `root` names the corpus root
     when `path` is a folder or file inside it (sources and the catalog are the root's). With
-    a `chunker`, each document parsed is chunked where it was parsed (see CorpusRead.chunks_of).
+    a `after_parse`, each document parsed is chunked where it was parsed (see CorpusRead.chunks_of).
     """
     options = options or CorpusOptions()
     options.check()
     found = discover(path, options.include, options.exclude, root)
-    read = _read_found(found, options, progress, reuse, strict, chunker, table=True)
+    read = _read_found(found, options, progress, reuse, strict, after_parse, table=True)
     if read.table is not None:
         read.table.save(whole=_whole_root(path, options, found))
     result = read.result
@@ -96,7 +93,7 @@ def read_sources(
     options: CorpusOptions | None = None,
     *,
     reuse: Reuse | None = None,
-    chunker: Chunker | None = None,
+    after_parse: AfterParse | None = None,
 ) -> CorpusRead:
     """Read only these corpus-relative sources of the corpus at root, as read_corpus would
     read them in the whole corpus; a source that is gone (or not a document) reads as nothing.
@@ -108,7 +105,7 @@ def read_sources(
     options = options or CorpusOptions()
     options.check()
     found = discover_sources(root, sources, options.include, options.exclude)
-    result = _read_found(found, options, None, reuse, False, chunker, table=False).result
+    result = _read_found(found, options, None, reuse, False, after_parse, table=False).result
     result.notices = list(found.warnings)
     return result
 
@@ -127,7 +124,7 @@ def _read_found(
     progress: Progress | None,
     reuse: Reuse | None,
     strict: bool,
-    chunker: Chunker | None,
+    after_parse: AfterParse | None,
     table: bool,
 ) -> _Read:
     """Read the files a discovery found (with the file table, if `table`), in source order."""
@@ -139,7 +136,7 @@ def _read_found(
     cache = ParseCache(options.cache_dir) if options.cache_dir is not None else None
     use_model_folder(options.cache_dir)
     files = _file_table(options, found.root) if table else None
-    reader = Reader(options, cache, reuse, result, chunker, parse_file, files)
+    reader = Reader(options, cache, reuse, result, after_parse, parse_file, files)
     arrived = _counter(progress, len(found.files))
     with ExitStack() as stack, fewer_collections():
         for step in reader.outcomes(found, stack, arrived):

@@ -6,23 +6,19 @@ import importlib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.ids import file_sha256
 from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.discover import SUFFIXES, suffix_of
-from policy_assistant.parse.read_records import Parsed
+from policy_assistant.parse.read_records import AfterParse, Parsed
 from policy_assistant.records import Document, DocumentMeta
-
-if TYPE_CHECKING:
-    from policy_assistant.chunk import Chunker
 
 MetaParser = Callable[[bytes, str, DocumentMeta, str], Document]
 """A parser taking (data, source, meta, sha256): every format but Markdown."""
 
 PARSERS = {
-    "pdf": ("policy_assistant.parse.pdf", "parse_pdf"),
+    "pdf": ("policy_assistant.parse.pdf.reader", "parse_pdf"),
     "text": ("policy_assistant.parse.text", "parse_text"),
     "html": ("policy_assistant.parse.html", "parse_html"),
     "docx": ("policy_assistant.parse.docx", "parse_docx"),
@@ -84,14 +80,16 @@ def parse_document(data: bytes, source: str, catalog: Catalog) -> Document:
         raise DocumentError(source, f"parser failed: {type(exc).__name__}: {exc}") from exc
 
 
-def parse_file(data: bytes, source: str, catalog: Catalog, chunker: Chunker | None) -> Parsed:
+def parse_file(
+    data: bytes, source: str, catalog: Catalog, after_parse: AfterParse | None
+) -> Parsed:
     """Parse one file's bytes (and chunk the document); a DocumentError becomes its problem."""
     try:
         document = parse_document(data, source, catalog)
     except DocumentError as exc:
         return Parsed(None, False, None, exc.problem)
     labelled = labelled_by(source, data, catalog.fields_for(source))
-    return Parsed(document, labelled, chunker.chunk(document) if chunker else None)
+    return Parsed(document, labelled, after_parse(document) if after_parse else None)
 
 
 def is_labelled(source: str, data: bytes, catalog: Catalog) -> bool:

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from policy_assistant.atomic import atomic_write_bytes
-from policy_assistant.parse.pdf_ocr import reads_with_ocr
+from policy_assistant.parse.pdf.ocr import reads_with_ocr
 from policy_assistant.records import Document
 
 TABLE_VERSION = 2

@@ -7,7 +7,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from policy_assistant.errors import DocumentError, UsageError
 from policy_assistant.parse.catalog import Catalog
@@ -15,8 +14,9 @@ from policy_assistant.parse.file_table import DocMeta
 from policy_assistant.parse.files import DEFAULT_MAX_FILE_SIZE
 from policy_assistant.records import ACCESS_LABELS, Chunk, Document
 
-if TYPE_CHECKING:
-    from policy_assistant.chunk import Chunker
+AfterParse = Callable[[Document], list[Chunk]]
+"""Work done on each document where it was parsed, in the worker that parsed it: ingest and
+`chunk` pass a chunker's `chunk`, so a document is chunked without crossing processes twice."""
 
 Progress = Callable[[int, int, str], None]
 """Called as progress(done, total, source) after each file."""
@@ -105,15 +105,15 @@ class CorpusRead:
     parsed: int = 0
     """How many files went through a parser (cache hits and reused files do not)."""
     chunked: dict[str, list[Chunk]] = field(default_factory=dict)
-    """Chunks of the documents parsed in this read, by source, when it was given a chunker."""
+    """Chunks of the documents parsed in this read, by source, when it had a hook."""
 
-    def chunks_of(self, document: Document, chunker: Chunker) -> list[Chunk]:
+    def chunks_of(self, document: Document, after_parse: AfterParse) -> list[Chunk]:
         """Return a document's chunks: those made where it was parsed, else chunked now.
 
-        `chunker` must be the one the read was given (chunking it again gives the same chunks).
+        `after_parse` must be the one the read was given (chunking it again gives the same chunks).
         """
         made = self.chunked.get(document.source)
-        return made if made is not None else chunker.chunk(document)
+        return made if made is not None else after_parse(document)
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class Parsed:
     labelled: bool
     """Whether the catalog or front matter gave it an access label."""
     chunks: list[Chunk] | None
-    """Its chunks, when the reader was given a chunker."""
+    """Its chunks, when the reader was given an after_parse hook."""
     problem: str | None = None
     """Why it could not be parsed (a DocumentError's problem)."""
 

@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING, cast
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.ids import file_sha256
-from policy_assistant.parse import pdf_ocr
 from policy_assistant.parse.cache import ParseCache
 from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.discover import Discovery
 from policy_assistant.parse.file_table import DocMeta, FileTable
 from policy_assistant.parse.files import read_regular
-from policy_assistant.parse.pdf_ocr import ocr_state
+from policy_assistant.parse.pdf import ocr as pdf_ocr
+from policy_assistant.parse.pdf.ocr import ocr_state
 from policy_assistant.parse.read_records import (
+    AfterParse,
     CorpusFile,
     CorpusOptions,
     CorpusRead,
@@ -41,10 +42,9 @@ from policy_assistant.parse.wire import Wire, from_wire, to_wire
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from policy_assistant.chunk import Chunker
-    from policy_assistant.parse.pool import Batches, ForkPool
+    from policy_assistant.procs.pool import Batches, ForkPool
 
-ParseFile = Callable[[bytes, str, Catalog, "Chunker | None"], Parsed]
+ParseFile = Callable[[bytes, str, Catalog, AfterParse | None], Parsed]
 """How one file's bytes are parsed (dispatch.parse_file)."""
 
 POOL_AFTER_FILES = 32
@@ -103,25 +103,29 @@ def step_source(step: Step) -> str:
     return step.source if isinstance(step, DocumentError) else step.file.source
 
 
-_worker_state: tuple[ParseFile, Catalog, Chunker | None, ParseCache | None] | None = None
-"""In a worker process: the parser, catalog, chunker and parse cache of the read it serves
+_worker_state: tuple[ParseFile, Catalog, AfterParse | None, ParseCache | None] | None = None
+"""In a worker process: the parser, catalog, after_parse and parse cache of the read it serves
 (set by _keep)."""
 
 
 def _keep(
-    parse: ParseFile, catalog: Catalog, chunker: Chunker | None, ocr: bool, cache: Path | None
+    parse: ParseFile,
+    catalog: Catalog,
+    after_parse: AfterParse | None,
+    ocr: bool,
+    cache: Path | None,
 ) -> None:
-    """In a new worker: keep the read's parser, catalog, chunker and cache, and the OCR switch."""
+    """In a new worker: keep the read's parser, catalog, hook and cache, and the OCR switch."""
     global _worker_state
-    _worker_state = (parse, catalog, chunker, ParseCache(cache) if cache is not None else None)
+    _worker_state = (parse, catalog, after_parse, ParseCache(cache) if cache is not None else None)
     pdf_ocr.set_enabled(ocr)  # inherited through fork already; set so no start method differs
 
 
 def _parse_in_worker(data: bytes, source: str) -> Parsed:
     """In a worker: parse one file with the state _keep kept."""
     assert _worker_state is not None, "a worker task ran before its pool's setup"
-    parse, catalog, chunker, _ = _worker_state
-    return parse(data, source, catalog, chunker)
+    parse, catalog, after_parse, _ = _worker_state
+    return parse(data, source, catalog, after_parse)
 
 
 def _parse_batch(files: list[tuple[bytes, str, str]]) -> list[Wire]:
@@ -150,14 +154,14 @@ class Reader:
         cache: ParseCache | None,
         reuse: Reuse | None,
         result: CorpusRead,
-        chunker: Chunker | None,
+        after_parse: AfterParse | None,
         parse: ParseFile,
         table: FileTable | None = None,
     ) -> None:
         """Read into `result` with these settings, parsing each file with `parse` (and
         knowing unchanged files by their stat, with a file table)."""
         self.options, self.cache, self.reuse, self.table = options, cache, reuse, table
-        self.result, self.chunker, self.parse = result, chunker, parse
+        self.result, self.after_parse, self.parse = result, after_parse, parse
         self.parsed_files, self.parsed_bytes = 0, 0
         self.ocr = ocr_state()  # once a read: it searches PATH for Tesseract
 
@@ -188,12 +192,12 @@ class Reader:
     ) -> Iterator[Step]:
         """Yield the outcomes of `files`, parsed in forked workers, in source order."""
         # multiprocessing costs start-up: imported only when a pool is used
-        from policy_assistant.parse import pool as workers
+        from policy_assistant.procs import pool as workers
 
         count = workers.check_workers(self.options.workers)
         fork = workers.can_fork(count)
         folder = self.cache.folder if self.cache is not None else None
-        state = (self.parse, self.result.catalog, self.chunker, pdf_ocr.ENABLED, folder)
+        state = (self.parse, self.result.catalog, self.after_parse, pdf_ocr.ENABLED, folder)
         pool = stack.enter_context(workers.ForkPool(count, _keep, *state)) if fork else None
         batches = workers.Batches(pool, _parse_batch, from_wire) if pool is not None else None
         started = (
@@ -253,7 +257,7 @@ class Reader:
         if batches is not None:
             future = batches.add((data, source, key), len(data))
             return Outcome(corpus_file, fresh=True, key=key, size=len(data), stored=True), future
-        parsed = self.parse(data, source, self.result.catalog, self.chunker)
+        parsed = self.parse(data, source, self.result.catalog, self.after_parse)
         return Outcome(corpus_file, parsed, fresh=True, key=key), None
 
     def _unkept(

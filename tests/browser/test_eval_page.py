@@ -10,7 +10,7 @@ import pytest
 from browser_support import Tab
 from inspect_helpers import eval_run
 
-from policy_assistant.inspect.eval_html import render_eval_html
+from policy_assistant.evaluate.page import render_eval_html
 from policy_assistant.parse import parse_path
 
 READ_FIGURES = """() => Object.fromEntries([...document.querySelectorAll('#figures tbody tr')]

@@ -1,0 +1,412 @@
+"""BM25 over an inverted index held in flat numpy arrays, saved as .npy files.
+
+Term t's postings are rows[ptr[t]:ptr[t + 1]] (chunk rows, ascending) and the same slice of
+weights (t's whole BM25 contribution to each row, computed at build time); terms are sorted
+by their UTF-8 bytes and found by bisection, so loading parses nothing. A query adds up its
+terms' postings (np.bincount, or a MaxScore pass that reads common terms' postings only for
+rows that can still make the top k) and picks the top k with a partition, never a full
+sort. Every path sums a row's weights in the same order, so scores are the same floats
+whichever path ran. Repeated query terms count once per repeat, as in rank-bm25 and
+Elasticsearch; ties break by row ascending. Weights are float64: float32 would round scores
+by ~1e-7, too coarse to reproduce rank-bm25 or to keep near-ties in order.
+
+Variants (params() goes into the manifest):
+
+- "lucene" (default), as Elasticsearch scores one text field: idf = ln(1 + (N - n + 0.5) /
+  (n + 0.5)); weight = idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)); N and avgdl
+  count only rows with at least one term (Lucene's docCount). Elasticsearch keeps the
+  (k1 + 1) factor (LegacyBM25Similarity); plain Lucene 8+ drops it, which scales every score
+  and changes no ranking. Lucene stores dl in one byte, so its scores differ slightly from
+  these exact-length ones.
+- "okapi": exactly rank_bm25.BM25Okapi: idf = ln(N - n + 0.5) - ln(n + 0.5), each negative
+  idf replaced by epsilon * the mean idf of all terms; N and avgdl count every row. A term in
+  exactly half the rows gets idf 0 and never scores.
+
+Building (counting rows, in forked workers for large builds) lives in bm25_build.py; this
+module validates the parameters, searches, saves and loads. Nothing on disk is pickled: the
+arrays are .npy files, loaded with allow_pickle=False. The only pickling is multiprocessing's
+own, passing batches to build workers and their counts back (bm25_build.py).
+"""
+
+from __future__ import annotations
+
+import bisect
+import mmap
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from policy_assistant.errors import IndexError_
+from policy_assistant.index.chunks.bm25_files import (
+    check_params,
+    check_shapes,
+    load_array,
+    read_terms,
+)
+from policy_assistant.index.chunks.bm25_types import Floats, Ints, Progress, Rows, WordTerms
+from policy_assistant.index.settings import BM25_DEFAULTS as BM25_DEFAULTS  # re-exported
+from policy_assistant.index.settings import VARIANTS as VARIANTS  # re-exported
+
+OKAPI_EPSILON = 0.25
+"""rank-bm25's floor for negative idf, as a fraction of the mean idf."""
+BM25_FORMAT = 1
+"""Version of the files save() writes; load() refuses any other."""
+PRUNE_MIN_POSTINGS = 50_000
+"""Below this many postings a query scores every row it touches; MaxScore costs more."""
+CHECK_RATIO = 4
+"""MaxScore tries to stop only while postings read * this <= postings left to read."""
+SPARSE_RATIO = 8
+"""Score only the touched rows, not a vector over all rows, when postings * this < rows."""
+
+Mask = npt.NDArray[np.bool_]
+Query = Iterable[str] | Mapping[str, float]
+"""Query tokens (a repeated token counts once per repeat), or each term with its weight."""
+Hits = tuple[npt.NDArray[Any], Floats]
+QueryTerms = list[tuple[int, float]]
+
+_FILES = ("term_offsets", "ptr", "rows", "weights", "term_max")
+TERMS_SAMPLE = 32
+"""TermTable keeps every this many terms in memory to narrow its bisections."""
+_SLACK = 1e-9
+
+
+class TermTable:
+    """The sorted term list as UTF-8 lines, searched by bisection without building a dict."""
+
+    def __init__(self, data: bytes | mmap.mmap, offsets: Ints) -> None:
+        self.data = data
+        # A memoryview gives Python ints without a numpy scalar per probe: 3x faster lookups.
+        flat = np.ascontiguousarray(offsets, dtype=np.int64)
+        self._offsets = flat.data.cast("B").cast("q")
+        self._count = len(offsets) - 1
+        self._sample: list[bytes] | None = None
+
+    def _term(self, i: int) -> bytes:
+        return self.data[self._offsets[i] : self._offsets[i + 1] - 1]
+
+    def find(self, term: str) -> int:
+        """Return the term's id, or -1 when the index does not hold it."""
+        key, data, offsets = term.encode("utf-8"), self.data, self._offsets
+        if self._sample is None:
+            # Every TERMS_SAMPLE-th term, read on the first look-up: a C bisection over it
+            # narrows each look-up to one block, so few probes run in Python.
+            self._sample = [self._term(i) for i in range(0, self._count, TERMS_SAMPLE)]
+        block = bisect.bisect_right(self._sample, key) - 1
+        if block < 0:
+            return -1
+        lo, hi = block * TERMS_SAMPLE, min(self._count, (block + 1) * TERMS_SAMPLE)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if data[offsets[mid] : offsets[mid + 1] - 1] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < self._count and self._term(lo) == key else -1
+
+
+def bm25_params(variant: str, k1: float, b: float, epsilon: float) -> dict[str, Any]:
+    """Return validated scoring parameters."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown BM25 variant {variant!r}; expected one of {VARIANTS}")
+    if k1 < 0 or not 0 <= b <= 1:
+        raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+    return {"variant": variant, "k1": float(k1), "b": float(b), "epsilon": float(epsilon)}
+
+
+class BM25Index:
+    """An immutable BM25 index: term list, postings rows and weights, per-term offsets."""
+
+    def __init__(self, params: dict[str, Any], data: bytes | mmap.mmap, arrays: dict[str, Any]):
+        self._params = params
+        self._terms = TermTable(data, arrays["term_offsets"])
+        self._arrays = arrays
+        self._ptr: Ints = arrays["ptr"]
+        self._rows: Rows = arrays["rows"]
+        self._weights: Floats = arrays["weights"]
+        self._term_max: Floats = arrays["term_max"]
+
+    @property
+    def num_docs(self) -> int:
+        """Rows (chunks) the index covers."""
+        return int(self._params["documents"])
+
+    def params(self) -> dict[str, Any]:
+        """Return the scoring variant and parameters, for the manifest."""
+        keys = ["variant", "k1", "b"] + (["epsilon"] if self._params["variant"] == "okapi" else [])
+        return {key: self._params[key] for key in keys}
+
+    @classmethod
+    def build(
+        cls,
+        rows: Iterable[Sequence[str]] | Iterable[str],
+        variant: str = "lucene",
+        k1: float = 1.2,
+        b: float = 0.75,
+        epsilon: float = OKAPI_EPSILON,
+        word_terms: WordTerms | None = None,
+        progress: Progress | None = None,
+        workers: int | None = None,
+    ) -> BM25Index:
+        """Index one row per item, in order: a token list, used as given, or with word_terms
+        a text, whose tokens are word_terms(word) for each word of text.split().
+
+        rows may be a generator (nothing needs them all in memory). The text form builds the
+        same index as token lists from an equivalent tokenizer, faster: each distinct word is
+        analyzed once per batch. After the first batch, `workers` forked processes count the
+        rows (bm25_build); the result does not depend on workers. progress gets the rows
+        counted so far, once per batch.
+        """
+        params = bm25_params(variant, k1, b, epsilon)
+        # The builder (multiprocessing and all) loads only when an index is built, not searched.
+        from policy_assistant.index.chunks.bm25_build import BUILD_WORKERS, build_postings
+
+        chosen = BUILD_WORKERS if workers is None else workers
+        counts, data, arrays = build_postings(rows, params, word_terms, progress, chosen)
+        return cls({**params, "format": BM25_FORMAT, **counts}, data, arrays)
+
+    def _query_terms(self, query_tokens: Query) -> QueryTerms:
+        """Return (term id, repeats) of the known query terms, highest upper bound first.
+
+        A mapping gives each term its weight (its repeats) directly, as feedback terms need."""
+        counts = query_tokens if isinstance(query_tokens, Mapping) else Counter(query_tokens)
+        found = [(self._terms.find(t), float(n)) for t, n in counts.items()]
+        known = [(term, n) for term, n in found if term >= 0]
+        return sorted(known, key=lambda tn: (-tn[1] * float(self._term_max[tn[0]]), tn[0]))
+
+    def _postings(self, term: int, repeats: float = 1.0) -> tuple[Rows, Floats]:
+        """Return a term's rows and weights, the weights times repeats."""
+        start, stop = int(self._ptr[term]), int(self._ptr[term + 1])
+        weights = self._weights[start:stop]
+        return self._rows[start:stop], weights * repeats if repeats != 1 else weights
+
+    def scores(self, query_tokens: Query) -> Floats:
+        """Return every row's score for the query, as a float64 vector."""
+        rows, weights = self._gather(self._query_terms(query_tokens))
+        return _floats(np.bincount(rows, weights=weights, minlength=self.num_docs))
+
+    def sparse_scores(self, query_tokens: Query) -> tuple[Rows, Floats]:
+        """Return the rows the query touches, ascending, and their scores: the same floats as
+        scores() gives them, with no vector over every row (for fields few rows match)."""
+        return _sparse(*self._gather(self._query_terms(query_tokens)))
+
+    def range_scores(self, query_tokens: Query, starts: Ints, stops: Ints) -> tuple[Rows, Floats]:
+        """Return the rows the query touches inside sorted, disjoint [starts[i], stops[i])
+        ranges, ascending, and per query term (in the order scores() sums them) its weight
+        at each row: summed over axis 0, the rows' scores, the same floats as scores()."""
+        terms = self._query_terms(query_tokens)
+        # In the postings' own dtype: another one would make searchsorted copy them whole.
+        bounds = np.column_stack([starts, stops]).ravel().astype(self._rows.dtype)
+        found = [
+            int(self._ptr[term]) + np.searchsorted(self._postings(term)[0], bounds)
+            for term, _ in terms
+        ]
+        if not found:
+            return np.empty(0, self._rows.dtype), np.zeros((0, 0))
+        # Every term's ranges as positions in the shared postings arrays, gathered at once.
+        lo, hi = np.concatenate(found).reshape(-1, 2).T
+        sizes = hi - lo
+        picks = np.repeat(lo - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+        per_term = sizes.reshape(len(terms), -1).sum(axis=1)
+        term_of = np.repeat(np.arange(len(terms)), per_term)
+        picked, weights = self._rows[picks], self._weights[picks]
+        repeats = np.array([n for _, n in terms])
+        if (repeats != 1).any():
+            weights = weights * repeats[term_of]
+        rows = _unique(picked)
+        matrix = np.zeros((len(terms), len(rows)))
+        matrix[term_of, np.searchsorted(rows, picked)] = weights
+        return rows, matrix
+
+    def _gather(self, terms: QueryTerms) -> tuple[Rows, Floats]:
+        """Concatenate the terms' postings in the given order (the order of the sums)."""
+        parts = [self._postings(term, n) for term, n in terms]
+        rows = np.concatenate([r for r, _ in parts]) if parts else np.empty(0, np.int32)
+        return rows, np.concatenate([w for _, w in parts]) if parts else np.empty(0)
+
+    def search(
+        self, query_tokens: Iterable[str], k: int, allowed: npt.NDArray[Any] | None = None
+    ) -> list[tuple[int, float]]:
+        """Return up to k (row, score) pairs with score > 0, best first, from allowed rows.
+
+        allowed is a boolean mask over rows or an array of row ids. Rows outside it are
+        dropped before the top k are chosen, so k rows come back whenever k allowed rows match.
+        Raises IndexError_ when the postings name rows the index does not hold (damage).
+        """
+        mask = _as_mask(allowed, self.num_docs)
+        try:
+            found = self._search(query_tokens, k, mask)
+        except (IndexError, ValueError) as exc:  # numpy on rows out of range or negative
+            raise IndexError_(f"damaged BM25 postings: {exc}") from exc
+        if any(not 0 <= row < self.num_docs for row, _ in found):
+            raise IndexError_("damaged BM25 postings: a posting names a row outside the index")
+        return found
+
+    def _search(
+        self, query_tokens: Iterable[str], k: int, mask: Mask | None
+    ) -> list[tuple[int, float]]:
+        """Return what search does, for a mask already checked."""
+        terms = self._query_terms(query_tokens)
+        if k <= 0 or not terms:
+            return []
+        sizes = [int(self._ptr[t + 1] - self._ptr[t]) for t, _ in terms]
+        if self._params["nonnegative"] and sum(sizes) >= PRUNE_MIN_POSTINGS:
+            return _top_k(*self._maxscore(terms, sizes, k, mask), k)
+        rows, weights = self._gather(terms)
+        if sum(sizes) * SPARSE_RATIO < self.num_docs:
+            return _top_k(*_keep(*_sparse(rows, weights), mask), k)
+        dense = _floats(np.bincount(rows, weights=weights, minlength=self.num_docs))
+        touched = np.flatnonzero(dense > 0)
+        return _top_k(*_keep(touched, dense[touched], mask), k)
+
+    def _maxscore(self, terms: QueryTerms, sizes: list[int], k: int, mask: Mask | None) -> Hits:
+        """Score the rows that can reach the top k, skipping rows only low-bound terms reach.
+
+        Terms go highest upper bound first into a dense accumulator. Once the k-th best
+        partial score among rows seen (theta) beats the sum of the bounds of the terms left,
+        no unseen row can reach the top k; the seen rows that still can get the remaining
+        terms' weights by binary search in those terms' postings, which are not read whole.
+        Sums run in the same order as in scores(), so every path gives the same floats.
+        """
+        bounds = [n * float(self._term_max[t]) for t, n in terms]
+        acc = np.zeros(self.num_docs)
+        seen: list[Rows] = []
+        done, left = 0, sum(sizes)
+        for j, (term, repeats) in enumerate(terms):
+            rows, weights = self._postings(term, repeats)
+            acc[rows] += weights
+            seen.append(rows)
+            done, left = done + sizes[j], left - sizes[j]
+            if left == 0 or done * CHECK_RATIO > left:
+                continue  # a check costs about what it could save
+            if done * SPARSE_RATIO < self.num_docs:
+                candidates = _unique(np.concatenate(seen))
+            else:  # cheaper than sorting that many rows
+                candidates = np.flatnonzero(acc).astype(np.int32)
+            if mask is not None:
+                candidates = candidates[mask[candidates]]
+            if len(candidates) < k:
+                continue
+            partial = acc[candidates]
+            theta = _kth(partial, k)
+            rest = _loose(sum(bounds[j + 1 :]))
+            if theta > rest:
+                keep = partial >= theta - rest
+                return self._finish(
+                    terms[j + 1 :], bounds[j + 1 :], candidates[keep], partial[keep], k
+                )
+        touched = np.flatnonzero(acc > 0)
+        return _keep(touched, acc[touched], mask)
+
+    def _finish(
+        self, terms: QueryTerms, bounds: list[float], rows: Rows, scores: Floats, k: int
+    ) -> Hits:
+        """Add the remaining terms' weights to the rows' partial scores by binary search,
+        dropping after each term the rows that can no longer reach the k-th best score."""
+        for i, (term, repeats) in enumerate(terms):
+            term_rows, weights = self._postings(term, repeats)
+            pos = np.minimum(np.searchsorted(term_rows, rows), len(term_rows) - 1)
+            hit = term_rows[pos] == rows
+            scores[hit] += weights[pos[hit]]
+            if len(scores) > k:
+                keep = scores >= _kth(scores, k) - _loose(sum(bounds[i + 1 :]))
+                rows, scores = rows[keep], scores[keep]
+        return _keep(rows, scores, None)
+
+    def save(self, folder: Path) -> None:
+        """Write the index into folder (created if needed) as .npy arrays and a term list."""
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "terms.txt").write_bytes(bytes(self._terms.data))
+        for name in _FILES:
+            np.save(folder / f"{name}.npy", np.ascontiguousarray(self._arrays[name]))
+        params = orjson.dumps(self._params, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)
+        (folder / "params.json").write_bytes(params + b"\n")
+
+    @classmethod
+    def load(cls, folder: Path, mmap: bool = True) -> BM25Index:
+        """Open an index save() wrote; arrays are memory-mapped unless mmap is False."""
+        try:
+            params = orjson.loads((folder / "params.json").read_bytes())
+            if not isinstance(params, dict) or params.get("format") != BM25_FORMAT:
+                raise IndexError_(f"{folder.name} is not a BM25 index in format {BM25_FORMAT}")
+            check_params(folder, params, VARIANTS)
+            mode: Literal["r"] | None = "r" if mmap else None
+            arrays = {name: load_array(folder / f"{name}.npy", mode) for name in _FILES}
+            data = read_terms(folder / "terms.txt", mmap)
+        except OSError as exc:
+            where = Path(exc.filename).name if exc.filename else folder.name
+            raise IndexError_(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
+        except ValueError as exc:  # orjson.JSONDecodeError is one too
+            raise IndexError_(f"{folder.name}: {exc}") from exc
+        check_shapes(folder, params, arrays, len(data))
+        return cls(params, data, arrays)
+
+
+def _kth(scores: Floats, k: int) -> float:
+    """Return the k-th largest score (len(scores) >= k)."""
+    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
+
+
+def _loose(bound: float) -> float:
+    """Return bound widened by far more than float rounding, so pruning never drops a tie."""
+    return bound * (1 + _SLACK) + _SLACK
+
+
+def _floats(values: npt.NDArray[Any]) -> Floats:
+    """Return values as float64 (np.bincount with weights already gives float64)."""
+    return values.astype(np.float64, copy=False)
+
+
+def _unique(rows: Rows) -> Rows:
+    """Return the distinct rows, ascending (np.unique is far slower on large int arrays)."""
+    ordered = np.sort(rows)
+    return ordered[np.diff(ordered, prepend=-1) != 0] if len(ordered) else ordered
+
+
+def _sparse(rows: Rows, weights: Floats) -> tuple[Rows, Floats]:
+    """Return the distinct rows, ascending, and each one's weights summed in the given order
+    (np.bincount adds in input order, so a row's sum is the dense vector's float)."""
+    distinct = _unique(rows)
+    inverse = np.searchsorted(distinct, rows)
+    return distinct, _floats(np.bincount(inverse, weights=weights, minlength=len(distinct)))
+
+
+def _keep(rows: npt.NDArray[Any], scores: Floats, mask: Mask | None) -> Hits:
+    """Return the rows (ascending) with a positive score that the mask allows."""
+    keep = scores > 0
+    if mask is not None:
+        keep &= mask[rows]
+    return rows[keep], scores[keep]
+
+
+def _top_k(rows: npt.NDArray[Any], scores: Floats, k: int) -> list[tuple[int, float]]:
+    """Return the k best (row, score) pairs: score descending, then row ascending.
+
+    rows must be ascending, so that among rows tied at the k-th score the first ones win.
+    """
+    if len(rows) > k:
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        above = np.flatnonzero(scores > kth)
+        tied = np.flatnonzero(scores == kth)[: k - len(above)]
+        chosen = np.concatenate([above, tied])
+        rows, scores = rows[chosen], scores[chosen]
+    order = np.lexsort((rows, -scores))
+    return [(int(rows[i]), float(scores[i])) for i in order]
+
+
+def _as_mask(allowed: npt.NDArray[Any] | None, n_docs: int) -> Mask | None:
+    """Return allowed as a boolean mask over rows (None: every row allowed)."""
+    if allowed is None:
+        return None
+    allowed = np.asarray(allowed)
+    if allowed.dtype == np.bool_:
+        if allowed.shape != (n_docs,):
+            raise ValueError(f"allowed mask has shape {allowed.shape}, index has {n_docs} rows")
+        return allowed
+    mask = np.zeros(n_docs, dtype=np.bool_)
+    mask[allowed.astype(np.int64)] = True
+    return mask

@@ -1,0 +1,161 @@
+"""Reading one segment segment_build.py wrote: arrays memory-mapped, records read by block.
+
+Opening a segment parses only its small segment.json; the arrays are memory-mapped, so a
+search touches the pages of the terms it scores and the record blocks it returns.
+"""
+
+from __future__ import annotations
+
+import mmap
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from policy_assistant.errors import IndexError_, StaleIndex
+from policy_assistant.index.chunks.bm25 import TermTable
+from policy_assistant.index.chunks.bm25_files import load_array, read_terms
+from policy_assistant.index.chunks.segment_build import (
+    ARRAYS,
+    RECORDS_PER_BLOCK,
+    SEGMENT_FORMAT,
+    SegmentInfo,
+    chunk_key,
+)
+from policy_assistant.records import Chunk
+
+Deleted = npt.NDArray[np.bool_]
+COUNT_SLICE = 1 << 18
+"""Postings whose deletion flags are gathered at once: bounds a count's temporary memory."""
+
+
+class Segment:
+    """An open segment: its term table, postings, lengths, access codes and records."""
+
+    def __init__(self, folder: Path, info: SegmentInfo, deleted: Deleted | None) -> None:
+        self.folder = folder
+        self.info = info
+        try:
+            meta = orjson.loads((folder / "segment.json").read_bytes())
+            if not isinstance(meta, dict) or meta.get("format") != SEGMENT_FORMAT:
+                raise StaleIndex(f"{folder.name} is not a segment in format {SEGMENT_FORMAT}")
+            self.files: dict[str, str] = dict(meta["files"])
+            arrays = {name: load_array(folder / f"{name}.npy", "r") for name in ARRAYS}
+            self._terms = TermTable(read_terms(folder / "terms.txt", True), arrays["term_offsets"])
+            self._records = read_terms(folder / "records.bin", True)
+        except OSError as exc:
+            where = Path(exc.filename).name if exc.filename else folder.name
+            raise IndexError_(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
+        except (ValueError, KeyError, TypeError) as exc:
+            raise IndexError_(f"{folder.name}: {exc}") from exc
+        self.ptr = arrays["ptr"]
+        self.rows = arrays["rows"]
+        self.tf = arrays["tf"]
+        self.dl = arrays["dl"]
+        self.access = arrays["access"]
+        self._blocks = arrays["blocks"]
+        self._ids = arrays["ids"]
+        self._id_rows = arrays["id_rows"]
+        self.deleted = deleted
+        self._check(meta)
+
+    def _check(self, meta: dict[str, Any]) -> None:
+        """Raise IndexError_ unless the arrays agree with each other and with the manifest."""
+        rows, postings, terms = meta.get("rows"), meta.get("postings"), meta.get("terms")
+        ok = rows == self.info.rows and len(self.dl) == rows == len(self.access)
+        ok &= len(self.rows) == postings == len(self.tf) == int(self.ptr[-1])
+        ok &= len(self.ptr) == (terms or 0) + 1 and len(self._ids) == rows == len(self._id_rows)
+        ok &= len(self._blocks) == -(-self.info.rows // RECORDS_PER_BLOCK) + 1
+        ok &= int(self._blocks[-1]) == len(self._records)
+        ok &= self.deleted is None or self.deleted.shape == (self.info.rows,)
+        if not ok:
+            raise IndexError_(f"{self.folder.name}: its files disagree")
+
+    def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
+        """Return the term's local rows (ascending) and their term frequencies."""
+        return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
+
+    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
+        """Return the postings a term's largest weight is among: all of them."""
+        return rows, tf
+
+    def live_count(self, rows: Any) -> int:
+        """Return how many of a term's postings (its rows) are live."""
+        if self.deleted is None:
+            return len(rows)
+        dead = sum(
+            int(np.count_nonzero(self.deleted[rows[at : at + COUNT_SLICE]]))
+            for at in range(0, len(rows), COUNT_SLICE)
+        )
+        return len(rows) - dead
+
+    def term_list(self) -> list[bytes]:
+        """Return every term of the segment as UTF-8 bytes, in order (for okapi's mean idf)."""
+        return bytes(self._terms.data).split(b"\n")[:-1]
+
+    def record(self, row: int) -> Chunk:
+        """Return the chunk at a local row, decompressing only its block."""
+        block = row // RECORDS_PER_BLOCK
+        start, end = int(self._blocks[block]), int(self._blocks[block + 1])
+        try:
+            lines = zlib.decompress(self._records[start:end]).split(b"\n")
+            return Chunk.from_dict(orjson.loads(lines[row % RECORDS_PER_BLOCK]))
+        except (zlib.error, IndexError, ValueError, KeyError, TypeError) as exc:
+            raise IndexError_(f"{self.folder.name}/records.bin row {row}: {exc}") from exc
+
+    def records(self) -> list[Chunk]:
+        """Return every chunk record of the segment, deleted ones included, in row order."""
+        chunks = []
+        for block in range(len(self._blocks) - 1):
+            start, end = int(self._blocks[block]), int(self._blocks[block + 1])
+            try:
+                lines = zlib.decompress(self._records[start:end]).split(b"\n")[:-1]
+                chunks += [Chunk.from_dict(orjson.loads(line)) for line in lines]
+            except (zlib.error, ValueError, KeyError, TypeError) as exc:
+                raise IndexError_(f"{self.folder.name}/records.bin: {exc}") from exc
+        if len(chunks) != self.info.rows:
+            raise IndexError_(f"{self.folder.name}/records.bin holds {len(chunks)} records")
+        return chunks
+
+    def find(self, chunk_id: str) -> int:
+        """Return the local row of the live chunk with this ID, or -1."""
+        key = np.uint64(chunk_key(chunk_id))
+        at = int(np.searchsorted(self._ids, key))
+        while at < len(self._ids) and self._ids[at] == key:
+            row = int(self._id_rows[at])
+            if not self.is_deleted(row) and self.record(row).id == chunk_id:
+                return row
+            at += 1
+        return -1
+
+    def is_deleted(self, row: int) -> bool:
+        """Whether the row's chunk was replaced or removed since the segment was written."""
+        return self.deleted is not None and bool(self.deleted[row])
+
+    def live_before(self, row: int) -> int:
+        """Return how many live rows come before a local row."""
+        if self.deleted is None:
+            return row
+        return row - int(np.count_nonzero(self.deleted[:row]))
+
+    def live_rows(self) -> int:
+        """Return the rows not deleted."""
+        return self.info.rows - (0 if self.deleted is None else int(self.deleted.sum()))
+
+    def close(self) -> None:
+        """Release the memory maps that can be closed (numpy's close with their arrays)."""
+        for data in (self._terms.data, self._records):
+            if isinstance(data, mmap.mmap):
+                data.close()
+
+
+def term_postings(terms: TermTable, ptr: Any, rows: Any, tf: Any, term: str) -> tuple[Any, Any]:
+    """Return a term's slice of raw postings (rows ascending, term frequencies), or empty ones."""
+    found = terms.find(term)
+    if found < 0:
+        return np.empty(0, np.int32), np.empty(0, tf.dtype)
+    start, stop = int(ptr[found]), int(ptr[found + 1])
+    return rows[start:stop], tf[start:stop]

@@ -1,0 +1,186 @@
+"""Writing one immutable segment: raw postings (tf, not weights), row lengths, records.
+
+A segment stores what does not depend on the rest of the index: per term its rows and term
+frequencies, per row its length, access code and chunk record. BM25 weights need N, avgdl and
+df over every live segment, so search computes them at query time (segment_search.py); that
+is what lets a segment outlive the ingest that wrote it, and scores equal a cold build's.
+
+Records are orjson lines compressed in blocks of RECORDS_PER_BLOCK rows (zlib, fixed level,
+so the bytes are deterministic); blocks.npy holds each block's byte offset. The segment's
+name is the hash of its segment.json, which records every other file's SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from policy_assistant.index.chunks.bm25_build import (
+    BUILD_WORKERS,
+    PostingsBuilder,
+    feed_rows,
+    sorted_terms,
+)
+from policy_assistant.index.tokenize import word_terms
+from policy_assistant.records import Chunk
+
+RECORDS_PER_BLOCK = 16
+"""Chunk records per compressed block: one record read decompresses one block."""
+ZLIB_LEVEL = 6
+"""Fixed, so the same records always compress to the same bytes."""
+SEGMENT_FORMAT = 2
+"""Version of a segment's files; a reader refuses any other (2: with its entries.json)."""
+ARRAYS = ("term_offsets", "ptr", "rows", "tf", "dl", "access", "blocks", "ids", "id_rows")
+"""The .npy files of a segment."""
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentInfo:
+    """What the manifest keeps about one segment: enough for global BM25 statistics."""
+
+    name: str
+    """Folder name, seg-<16 hex>: the hash of its segment.json."""
+    rows: int
+    """Rows (chunks) it holds, deleted ones included."""
+    nonempty: int
+    """Rows with at least one term."""
+    length: int
+    """Terms in all its rows."""
+    sha256: str
+    """Hex SHA-256 of its segment.json."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {
+            "name": self.name,
+            "rows": self.rows,
+            "nonempty": self.nonempty,
+            "length": self.length,
+            "sha256": self.sha256,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SegmentInfo:
+        """Rebuild from the JSON form."""
+        return cls(
+            str(data["name"]),
+            int(data["rows"]),
+            int(data["nonempty"]),
+            int(data["length"]),
+            str(data["sha256"]),
+        )
+
+
+def count_postings(texts: Iterable[str]) -> tuple[bytes, dict[str, Any]]:
+    """Return the sorted term list (UTF-8 lines) and the raw postings arrays of texts, one
+    row per text: term_offsets, ptr, rows, tf (uint16, uint32 when a count needs it), dl."""
+    builder = PostingsBuilder()
+    feed_rows(texts, word_terms, builder, BUILD_WORKERS, None)
+    terms, new_of_old, lengths, df = sorted_terms(builder)
+    ptr = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(df, out=ptr[1:])
+    wide = any(len(part[4]) and int(part[4].max()) > 0xFFFF for part in builder.parts)
+    rows = np.empty(int(ptr[-1]), np.int32)
+    tf = np.empty(int(ptr[-1]), np.uint32 if wide else np.uint16)
+    fill = ptr[:-1].copy()
+    for first, old, sizes, local, batch_tf in builder.parts:
+        new = new_of_old[old]
+        pos = np.repeat(fill[new] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(local))
+        fill[new] += sizes
+        rows[pos] = local.astype(np.int32) + first
+        tf[pos] = batch_tf
+    encoded = [t.encode("utf-8") + b"\n" for t in terms]
+    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    arrays = {"term_offsets": offsets, "ptr": ptr, "rows": rows, "tf": tf}
+    arrays["dl"] = lengths.astype(np.uint32)
+    return b"".join(encoded), arrays
+
+
+def _records(chunks: Sequence[Chunk]) -> tuple[bytes, np.ndarray[Any, Any]]:
+    """Return the compressed record blocks and each block's offset (then the size)."""
+    parts: list[bytes] = []
+    offsets = [0]
+    for start in range(0, len(chunks), RECORDS_PER_BLOCK):
+        block = b"".join(
+            orjson.dumps(c.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n"
+            for c in chunks[start : start + RECORDS_PER_BLOCK]
+        )
+        parts.append(zlib.compress(block, ZLIB_LEVEL))
+        offsets.append(offsets[-1] + len(parts[-1]))
+    return b"".join(parts), np.array(offsets, np.int64)
+
+
+def _id_arrays(chunks: Sequence[Chunk]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Return the chunk IDs as sorted uint64 keys and the row of each."""
+    keys = np.array([chunk_key(c.id) for c in chunks], np.uint64)
+    order = np.argsort(keys, kind="stable")
+    return keys[order], order.astype(np.int32)
+
+
+def chunk_key(chunk_id: str) -> int:
+    """Return the 64-bit key of a chunk ID (16 hex digits; any other string is hashed)."""
+    try:
+        if len(chunk_id) == 16:
+            return int(chunk_id, 16)
+    except ValueError:
+        pass
+    return int.from_bytes(hashlib.sha256(chunk_id.encode()).digest()[:8], "big")
+
+
+def write_segment(
+    parent: Path,
+    chunks: Sequence[Chunk],
+    access_labels: Sequence[str],
+    extra: Mapping[str, bytes] | None = None,
+) -> SegmentInfo:
+    """Write chunks (in row order) as a new segment folder under parent; return its info.
+
+    extra holds more files of the segment (its entries.json), checksummed with the others.
+    """
+    codes = {label: i for i, label in enumerate(access_labels)}
+    data, arrays = count_postings(c.text for c in chunks)
+    arrays["access"] = np.array([codes[c.access] for c in chunks], np.uint8)
+    records, arrays["blocks"] = _records(chunks)
+    arrays["ids"], arrays["id_rows"] = _id_arrays(chunks)
+    tmp = parent / f".seg-{os.getpid()}"
+    tmp.mkdir(parents=True)
+    files = {"terms.txt": data, "records.bin": records, **(extra or {})}
+    for name, content in files.items():
+        (tmp / name).write_bytes(content)
+    for name in ARRAYS:
+        np.save(tmp / f"{name}.npy", np.ascontiguousarray(arrays[name]))
+    checksums = {}
+    for path in sorted(tmp.iterdir()):
+        with path.open("rb") as handle:
+            checksums[path.name] = hashlib.file_digest(handle, "sha256").hexdigest()
+            os.fsync(handle.fileno())
+    dl = arrays["dl"]
+    meta = {
+        "format": SEGMENT_FORMAT,
+        "rows": len(chunks),
+        "terms": len(arrays["ptr"]) - 1,
+        "postings": int(arrays["ptr"][-1]),
+        "files": checksums,
+    }
+    meta_bytes = orjson.dumps(meta, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
+    (tmp / "segment.json").write_bytes(meta_bytes)
+    digest = hashlib.sha256(meta_bytes).hexdigest()
+    name = f"seg-{digest[:16]}"
+    target = parent / name
+    if target.exists():  # the same content, already written in this generation
+        for path in tmp.iterdir():
+            path.unlink()
+        tmp.rmdir()
+    else:
+        tmp.rename(target)
+    nonempty, length = int((dl > 0).sum()), int(dl.sum(dtype=np.int64))
+    return SegmentInfo(name, len(chunks), nonempty, length, digest)

@@ -1,0 +1,330 @@
+"""The context assembler: unit hits grown into whole passages that fit a word budget.
+
+Strategies (STRATEGIES):
+
+- "units": each hit unit alone, in rank order: small units rank well and hold little.
+- "window": each hit with up to `window` units either side, clipped to its section, in rank
+  order; a window that does not fit shrinks, a hit that does not fit even alone is skipped.
+  With `wide_hits`, only the first hits get the full window and the rest one unit either
+  side, so more hits fit; with `maxp`, hits are first re-ordered by what their window adds
+  (each query term counted at its best unit of the window, as MaxP passage re-scoring does).
+  DEFAULT_CONTEXT is what Index.context assembles.
+- "automerge": hits are grouped by section and the groups ranked by their hits' scores summed
+  with decay (the best hit counts whole, the next `decay` of its score, the next decay^2, ...),
+  so a dense cluster of hits in one section wins over a lone hit elsewhere. Each group grows
+  from its best hit towards, in turn, the span of its hits, its block and its whole section,
+  taking a whole level when it fits and otherwise growing unit by unit towards the
+  neighbour with the higher score (the following one on a tie) until the next unit would not
+  fit. One passage may take at most `share` of the budget still free (at least its best
+  hit), so later groups keep room.
+
+In every strategy a passage is a run of whole units (never a cut sentence or table row) behind
+its title and heading path, counted in the budget; passages of one document that overlap or
+touch are merged into one, with one prefix; a hit already inside a passage adds its score to
+that passage; and a hit that does not fit is skipped, not the end of the context, so the
+context is empty only when no hit fits at all. Passages are then ordered by score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from policy_assistant.errors import UsageError
+from policy_assistant.index.context.passages import (
+    ContextPassage,
+    Span,
+    prefix_words,
+    span_words,
+    to_passage,
+)
+from policy_assistant.index.context.unit_search import TermWeights, window_gains
+from policy_assistant.index.context.units import HEADING, UnitSet
+
+STRATEGIES = ("units", "window", "automerge")
+"""Context strategies over units; "chunks" (packing whole chunks) is the index's search."""
+DEFAULT_STRATEGY = "window"
+"""The strategy measured best on the external question sets (notes/ctx.md)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContextSettings:
+    """How a context is assembled."""
+
+    strategy: str = DEFAULT_STRATEGY
+    """One of STRATEGIES."""
+    window: int = 2
+    """Units either side of a hit ("window")."""
+    narrow_below: int = 150
+    """Below this budget a window holds one unit either side, not `window` (0: never)."""
+    candidates: int = 50
+    """Unit hits considered."""
+    share: float = 0.75
+    """Most of the free budget one passage may grow to ("automerge")."""
+    decay: float = 0.5
+    """Weight of each further hit of a group relative to the one before ("automerge")."""
+    headings: bool = False
+    """Whether a heading unit may be a hit; its words also score as the section's fields."""
+    header_rows: bool = True
+    """Whether a passage starting below a table's header row repeats the header row."""
+    clusters: bool = False
+    """"window": take windows by their hits' scores summed with decay, not by rank."""
+    wide_hits: int = 0
+    """"window": only the first this many hits get `window` units either side, the rest one
+    (0: every hit gets `window`)."""
+    maxp: float = 0.0
+    """"window": order hits by their score plus this times their window's gain (each query
+    term at its best unit of the window, unit_search.window_gains); 0: by their own score."""
+
+    def check(self) -> None:
+        """Raise UsageError when the settings cannot be run."""
+        if self.strategy not in STRATEGIES:
+            raise UsageError(f"unknown strategy {self.strategy!r}; choose from {STRATEGIES}")
+        if self.window < 0 or self.candidates < 1 or not 0 < self.share <= 1:
+            raise UsageError("context needs window >= 0, candidates >= 1 and 0 < share <= 1")
+
+
+def assemble(
+    units: UnitSet, hits: Sequence[tuple[int, float]], budget: int, settings: ContextSettings
+) -> list[ContextPassage]:
+    """Return the context for ranked unit hits, at most `budget` words, best passage first."""
+    settings.check()
+    if units.header_rows != settings.header_rows:
+        units = replace(units, header_rows=settings.header_rows)
+    if not settings.headings and hits:
+        kinds = units.col("unit_kind")[[row for row, _ in hits]].tolist()
+        # Headings only when nothing else matched: never an empty context while a hit fits.
+        hits = [hit for hit, kind in zip(hits, kinds, strict=True) if kind != HEADING] or list(hits)
+    builder = _Context(units, budget)
+    if settings.strategy == "automerge":
+        for group in _groups(units, hits, settings.decay):
+            builder.grow_group(group, settings.share)
+    elif hits:
+        window = window_for(settings, budget)
+        if settings.clusters and window:
+            hits = _by_cluster(units, hits, window, settings.decay)
+        narrow = min(window, 1) if settings.wide_hits else window
+        # Each hit's document, section and words read at once, as Python ints.
+        rows = [row for row, _ in hits]
+        docs, sections, words = (units.col(name)[rows].tolist() for name in _HIT_COLUMNS)
+        for i, (row, score) in enumerate(hits):
+            width = window if i < settings.wide_hits else narrow
+            builder.add_window(_Hit(row, score, docs[i], sections[i], words[i]), width)
+    spans = sorted(builder.spans, key=lambda s: (-s.score, s.doc, s.first))
+    return [to_passage(units, span, rank) for rank, span in enumerate(spans, 1)]
+
+
+DEFAULT_CONTEXT = ContextSettings(maxp=0.35, wide_hits=2)
+"""What Index.context and search --budget assemble: windows of +-2 units (+-1 below 150 words)
+for the first two hits and +-1 for the rest, hits ordered with MaxP at 0.35 (notes/ctx.md)."""
+
+
+def window_for(settings: ContextSettings, budget: int) -> int:
+    """Return the units either side of a hit a window takes at this budget."""
+    window = settings.window if settings.strategy == "window" else 0
+    return 1 if window and budget < settings.narrow_below else window
+
+
+def order_hits(
+    units: UnitSet, weights: TermWeights, hits: Sequence[tuple[int, float]], budget: int,
+    settings: ContextSettings,
+) -> list[tuple[int, float]]:  # fmt: skip
+    """Return the hits in the order a context takes them: with maxp, each re-scored by what
+    its window adds (ties keep the search's order); otherwise as searched."""
+    window = window_for(settings, budget)
+    if not settings.maxp or not window or not hits:
+        return list(hits)
+    gains = window_gains(units, weights, hits, window)
+    scored = [
+        (row, score + settings.maxp * float(g)) for (row, score), g in zip(hits, gains, strict=True)
+    ]
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
+    return [scored[i] for i in order]
+
+
+class RankedUnits(Protocol):
+    """Ranks units for a query: the in-memory UnitIndex or the segments on disk."""
+
+    def ranked(
+        self, query: str, n: int, access: str | None = None
+    ) -> tuple[UnitSet, list[tuple[int, float]], TermWeights]:
+        """Return units, up to n (row, score) hits in them, best first, and term weights."""
+
+
+def context_for(
+    index: RankedUnits, query: str, budget: int, access: str | None = None,
+    settings: ContextSettings | None = None,
+) -> list[ContextPassage]:  # fmt: skip
+    """Rank units for query as access may see them and assemble the context (index.context)."""
+    settings = settings or DEFAULT_CONTEXT
+    settings.check()
+    if budget < 1:
+        raise UsageError(f"the budget must be at least 1 word, got {budget}")
+    units, hits, weights = index.ranked(query, settings.candidates, access)
+    hits = order_hits(units, weights, hits, budget, settings)
+    return assemble(units, hits, budget, settings)
+
+
+_HIT_COLUMNS = ("unit_doc", "unit_section", "unit_words")
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    """A unit hit with what placing its window reads."""
+
+    row: int
+    score: float
+    doc: int
+    section: int
+    words: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """The hits of one section."""
+
+    section: int
+    score: float
+    hits: tuple[tuple[int, float], ...]
+    """(row, score), best first."""
+
+
+def _groups(units: UnitSet, hits: Sequence[tuple[int, float]], decay: float) -> list[_Group]:
+    """Return the hits grouped by section, the best group first (ties: the earlier hit)."""
+    by_section: dict[int, list[tuple[int, float]]] = {}
+    section_of = units.col("unit_section")
+    for row, score in hits:
+        by_section.setdefault(int(section_of[row]), []).append((row, score))
+    groups = [
+        _Group(s, sum(score * decay**i for i, (_, score) in enumerate(found)), tuple(found))
+        for s, found in by_section.items()
+    ]
+    return sorted(groups, key=lambda g: -g.score)  # stable: dict order is first-hit order
+
+
+def _by_cluster(
+    units: UnitSet, hits: Sequence[tuple[int, float]], window: int, decay: float
+) -> list[tuple[int, float]]:
+    """Return the hits ordered by the decayed sum of the hit scores in each one's window."""
+    section_of = units.col("unit_section")
+    scores = dict(hits)
+    keyed = []
+    for rank, (row, score) in enumerate(hits):
+        lo, hi = units.section_range(int(section_of[row]))
+        near = sorted(
+            (scores[r] for r in range(max(lo, row - window), min(hi, row + window) + 1)
+             if r in scores), reverse=True,
+        )  # fmt: skip
+        keyed.append((-sum(s * decay**i for i, s in enumerate(near)), rank, row, score))
+    return [(row, score) for _, _, row, score in sorted(keyed)]
+
+
+class _Context:
+    """The spans chosen so far and the budget left."""
+
+    def __init__(self, units: UnitSet, budget: int) -> None:
+        self.units = units
+        self.budget = budget
+        self.spans: list[Span] = []
+        self._used = 0
+        self._doc = units.col("unit_doc")
+
+    def free(self) -> int:
+        """Return the words still free."""
+        return self.budget - self._used
+
+    def _covering(self, row: int, doc: int) -> int | None:
+        for i, s in enumerate(self.spans):
+            if s.doc == doc and s.first <= row <= s.last:
+                return i
+        return None
+
+    def _credit(self, row: int, score: float, doc: int | None = None) -> bool:
+        """Add a hit already in a passage to that passage's score; return whether it was."""
+        i = self._covering(row, int(self._doc[row]) if doc is None else doc)
+        if i is None:
+            return False
+        s = self.spans[i]
+        self.spans[i] = Span(s.doc, s.first, s.last, s.score + score)
+        return True
+
+    def _fits(self, first: int, last: int, limit: int) -> bool:
+        return span_words(self.units, Span(0, first, last, 0.0)) <= limit
+
+    def add(self, first: int, last: int, score: float) -> None:
+        """Add a span and merge it with the spans of its document it overlaps or touches."""
+        doc = int(self._doc[first])
+        merged = Span(doc, first, last, score)
+        keep = []
+        for s in self.spans:
+            if s.doc == doc and s.first <= merged.last + 1 and merged.first <= s.last + 1:
+                first, last = min(s.first, merged.first), max(s.last, merged.last)
+                merged = Span(doc, first, last, s.score + merged.score)
+                self._used -= span_words(self.units, s)
+            else:
+                keep.append(s)
+        self.spans = [*keep, merged]
+        self._used += span_words(self.units, merged)
+
+    def add_window(self, hit: _Hit, window: int) -> None:
+        """Add a hit with up to `window` units either side in its section, shrunk to fit."""
+        row = hit.row
+        if self._credit(row, hit.score, hit.doc):
+            return
+        free = self.free()
+        # Every window holds the hit and its section's prefix: once that is too much, none
+        # fits (the hit's words alone tell, without reading the prefix, once the budget fills).
+        if hit.words > free or hit.words + prefix_words(self.units, hit.section) > free:
+            return
+        lo, hi = self.units.section_range(hit.section)
+        for w in range(window, -1, -1):
+            first, last = max(lo, row - w), min(hi, row + w)
+            if self._fits(first, last, free):
+                self.add(first, last, hit.score)
+                return
+
+    def grow_group(self, group: _Group, share: float) -> None:
+        """Grow a section's best hit towards its hits, its block and its section."""
+        if self._credit(group.hits[0][0], group.score):
+            return
+        free = self.free()
+        fitting = [row for row, _ in group.hits if self._fits(row, row, free)]
+        if not fitting:
+            return
+        best = fitting[0]  # the best hit that fits alone; a longer one is skipped
+        limit = max(int(share * free), span_words(self.units, Span(0, best, best, 0.0)))
+        scores = dict(group.hits)
+        rows = fitting
+        block = self.units.block_range(int(self.units.col("unit_block")[best]))
+        targets = [
+            (min(rows), max(rows)),
+            (min(block[0], min(rows)), max(block[1], max(rows))),
+            self.units.section_range(group.section),
+        ]
+        first = last = best
+        for lo, hi in targets:
+            if self._fits(lo, hi, limit):
+                first, last = lo, hi
+                continue
+            first, last = self._step(first, last, lo, hi, limit, scores)
+            break
+        self.add(first, last, group.score)
+
+    def _step(
+        self, first: int, last: int, lo: int, hi: int, limit: int, scores: dict[int, float]
+    ) -> tuple[int, int]:
+        """Grow [first, last] one unit at a time within [lo, hi] while it fits in limit."""
+        while True:
+            options = []
+            if last < hi:
+                options.append((scores.get(last + 1, 0.0), 1, first, last + 1))
+            if first > lo:
+                options.append((scores.get(first - 1, 0.0), 0, first - 1, last))
+            options.sort(reverse=True)
+            for _, _, a, b in options:
+                if self._fits(a, b, limit):
+                    first, last = a, b
+                    break
+            else:
+                return first, last

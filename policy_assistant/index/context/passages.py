@@ -1,0 +1,154 @@
+"""Passages of an assembled context: a run of whole units of one document, behind its prefix."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Any
+
+from policy_assistant.index.context.units import UnitSet
+from policy_assistant.text import count_words
+
+PATH_SEPARATOR = " > "
+"""Joins the heading path in a prefix, as the chunkers do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A run of consecutive units of one document, while the context is being assembled."""
+
+    doc: int
+    """Document row in the unit set."""
+    first: int
+    """First unit row."""
+    last: int
+    """Last unit row (inclusive)."""
+    score: float
+    """The passage's score: what it ranks by in the context."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPassage:
+    """One passage of an assembled context, citable like a chunk."""
+
+    rank: int
+    """Position in the context, from 1."""
+    score: float
+    """The passage's score (its hits' scores, summed with decay)."""
+    source: str
+    """The document's source path."""
+    title: str
+    """The document's title."""
+    version: str
+    """The document's version label."""
+    access: str
+    """The document's access label."""
+    start: int
+    """Offset of the body's first character in the document's text."""
+    end: int
+    """Offset one past the body's last character."""
+    pages: tuple[int, ...]
+    """PDF pages the body touches; empty for Markdown."""
+    sections: tuple[tuple[str, ...], ...]
+    """Every section path the body touches, in order."""
+    text: str
+    """The prefix (title, heading path), then the body: what the model reads."""
+    words: int
+    """Words of text, prefix included: what the budget counts."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {
+            "rank": self.rank,
+            "score": self.score,
+            "source": self.source,
+            "title": self.title,
+            "version": self.version,
+            "access": self.access,
+            "start": self.start,
+            "end": self.end,
+            "pages": list(self.pages),
+            "sections": [list(s) for s in self.sections],
+            "text": self.text,
+            "words": self.words,
+        }
+
+
+def prefix_of(units: UnitSet, doc: int, section: int) -> str:
+    """Return the prefix of a passage that starts in section: title, then heading path."""
+    title = units.docs[doc].title.strip()
+    path = units.paths[section]
+    if path and path[0].strip() == title:
+        path = path[1:]
+    lines = [line for line in (title, PATH_SEPARATOR.join(path)) if line]
+    return "\n".join(lines) + "\n\n" if lines else ""
+
+
+PREFIX_WORDS = "section_prefix_words"
+"""The column of each section's prefix words, where a unit set stores it (unit segments)."""
+
+
+def prefix_words(units: UnitSet, section: int) -> int:
+    """Return the words of the prefix of a passage starting in section."""
+    stored = units.columns.get(PREFIX_WORDS)
+    if stored is not None:
+        return int(stored[section])
+    words = units.cache.get(section)
+    if words is None:
+        doc = int(units.col("section_doc")[section])
+        words = units.cache[section] = count_words(prefix_of(units, doc, section))
+    return words
+
+
+def lead_header(units: UnitSet, first: int) -> int:
+    """Return the header row a passage starting at unit `first` repeats, or -1.
+
+    A passage that starts on a table row below the header row carries the header row in its
+    prefix, so its cells keep their column names.
+    """
+    header = int(units.col("unit_header")[first])
+    return header if header >= 0 and units.header_rows else -1
+
+
+def span_words(units: UnitSet, span: Span) -> int:
+    """Return the words a span takes in the context, its prefix included."""
+    section = int(units.col("unit_section")[span.first])
+    header = lead_header(units, span.first)
+    extra = int(units.col("unit_words")[header]) if header >= 0 else 0
+    return prefix_words(units, section) + extra + units.words(span.first, span.last)
+
+
+def to_passage(units: UnitSet, span: Span, rank: int) -> ContextPassage:
+    """Return the citable passage of a span."""
+    cols = units.columns
+    info = units.docs[span.doc]
+    start, end = int(cols["unit_start"][span.first]), int(cols["unit_end"][span.last])
+    first_section = int(cols["unit_section"][span.first])
+    prefix = prefix_of(units, span.doc, first_section)
+    header = lead_header(units, span.first)
+    if header >= 0:
+        prefix += units.unit_text(header) + "\n"
+    sections = sorted({int(s) for s in cols["unit_section"][span.first : span.last + 1]})
+    return ContextPassage(
+        rank=rank,
+        score=span.score,
+        source=info.source,
+        title=info.title,
+        version=info.version,
+        access=info.access,
+        start=start,
+        end=end,
+        pages=pages_of(info.pages, start, end),
+        sections=tuple(units.paths[s] for s in sections),
+        text=prefix + units.texts[span.doc][start:end],
+        words=count_words(prefix) + units.words(span.first, span.last),
+    )
+
+
+def pages_of(page_starts: tuple[int, ...], start: int, end: int) -> tuple[int, ...]:
+    """Return the 1-based pages a span [start, end) touches, from each page's start offset."""
+    if not page_starts:
+        return ()
+    first = max(1, bisect.bisect_right(page_starts, start))
+    last = max(first, bisect.bisect_right(page_starts, max(start, end - 1)))
+    return tuple(range(first, last + 1))

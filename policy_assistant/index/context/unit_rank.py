@@ -1,0 +1,326 @@
+"""Unit search over live unit segments: the ranking UnitIndex gives a cold build, to the bit.
+
+Every field's N, average length and per-term document frequency are summed over the live
+segments (unit_terms.plan_field), weights are computed from raw counts as BM25Index computes
+them at build time, and every sum runs in BM25Index's term order, so each section and unit
+gets the cold build's float. What a cold build orders by row, this orders by (source, row
+within the document): a cold build's rows are in that order. The steps are
+UnitIndex._ranked's: the passage, heading-path and identity fields per section, the best
+SECTIONS sections by them (MaxScore over the passage field: unit_terms.top_rows), then the
+unit text of those sections' units. The hits come back in their segment's own UnitSet when
+they all lie in one (unit_open.segment_units), else in a UnitSet of their documents alone
+(unit_open.doc_units): that is all the context assembler reads, each document being whole in
+one segment.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from policy_assistant.index.chunks.bm25_types import Floats, Ints
+from policy_assistant.index.chunks.segment_search import Statistics
+from policy_assistant.index.context.unit_open import UnitSegment, doc_units, segment_units
+from policy_assistant.index.context.unit_search import (
+    SECTIONS,
+    SECTIONS_PER_HIT,
+    TermWeights,
+    best_rows,
+)
+from policy_assistant.index.context.unit_terms import (
+    Scratch,
+    field_scores,
+    plan_field,
+    range_postings,
+    top_rows,
+)
+from policy_assistant.index.context.units import UnitSet
+from policy_assistant.index.tokenize import tokenize
+from policy_assistant.records import ACCESS_LABELS
+
+Hits = list[tuple[int, float]]
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    """The sections whose units are scored, in a cold build's row order."""
+
+    seg: Ints
+    """Each one's segment."""
+    local: Ints
+    """Each one's section row in its segment."""
+    part: Floats
+    """Each one's weighted fields (passage, heading path, identity)."""
+
+
+class SegmentedUnits:
+    """The live unit segments of a generation, ranked as one cold UnitIndex ranks."""
+
+    def __init__(
+        self, segments: Sequence[UnitSegment], stats: dict[str, Statistics],
+        weights: dict[str, float],
+    ) -> None:  # fmt: skip
+        self.segments, self.stats, self.weights = list(segments), stats, dict(weights)
+        self._views = {f: [s.fields[f] for s in self.segments] for f in stats}
+        self._scratch = Scratch()
+        self._allowed_at: dict[int, npt.NDArray[np.bool_]] = {}
+        self._bases = {
+            "sections": _bases([s.sections for s in self.segments]),
+            "documents": _bases([s.info.rows for s in self.segments]),
+        }
+
+    def ranked(self, query: str, n: int, access: str | None = None) -> tuple[UnitSet, Hits, Any]:
+        """Return the hits' documents as units, up to n (row, score) hits there, best first,
+        and each query term's unit-text weight at their scored units (UnitIndex.ranked)."""
+        level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
+        terms = tokenize(query)
+        if n <= 0 or not terms or not self.segments:
+            return doc_units(self.segments, []), [], _no_weights()
+        counts = Counter(terms)
+        chosen = self._sections(counts, max(SECTIONS, SECTIONS_PER_HIT * n), level)
+        units, matrix, part = self._unit_scores(counts, chosen)
+        total = matrix.sum(axis=0) + part
+        keep = best_rows(np.arange(len(units)), total, n)
+        order = keep[np.lexsort((keep, -total[keep]))]
+        return self._answer(units, matrix, [(int(i), float(total[i])) for i in order])
+
+    def _field(self, name: str, counts: Mapping[str, int]) -> Floats:
+        """Return one field's score of every row (sections or documents, segment by segment)."""
+        views, stats = self._views[name], self.stats[name]
+        bases = self._bases["documents" if name == "documents" else "sections"]
+        return field_scores(views, stats, plan_field(views, stats, counts), bases)
+
+    def _sections(self, terms: Mapping[str, int], count: int, level: int) -> _Chosen:
+        """Return the count best sections access may see, by their fields (UnitIndex._ranked)."""
+        weight = self.weights.get("passage", 0.0)
+        views, stats, bases = (
+            self._views["passages"],
+            self.stats["passages"],
+            self._bases["sections"],
+        )
+        plan = plan_field(views, stats, terms, bounds=True)  # MaxScore reads the bounds
+        context = self._context_fields(terms)
+        allowed = self._allowed(level)
+        size, scratch = int(bases[-1]), self._scratch
+        others = scratch.zeros("others", size) if not context else context[0]
+        if len(context) > 1:
+            others = np.add(context[0], context[1], out=scratch.array("others", size))
+        rank = (weight, others, scratch.array("lower", size))
+        found = top_rows(views, stats, plan, bases, rank, allowed, count)
+        if found is None:
+            passage = field_scores(views, stats, plan, bases, scratch.zeros("passage", size))
+            rows = np.flatnonzero(allowed & (passage > 0))
+            found = rows, passage[rows]
+        rows, passage = found
+        part = weight * passage
+        for scores in context:  # in UnitIndex.section_scores' order: the same floats
+            part += scores[rows]
+        key = part if weight else part + passage
+        picked = self._in_order(self._best_sections(rows, key, count))
+        seg = np.searchsorted(bases, picked, side="right") - 1
+        return _Chosen(seg, picked - bases[seg], part[np.searchsorted(rows, picked)])
+
+    def _context_fields(self, terms: Mapping[str, int]) -> list[Floats]:
+        """Return the weighted heading-path and identity fields of every section (those
+        weighted above 0), in the order they are added."""
+        out = []
+        size = int(self._bases["sections"][-1])
+        weight = self.weights.get("section", 0.0)
+        if weight:
+            views, stats = self._views["sections"], self.stats["sections"]
+            plan = plan_field(views, stats, terms)
+            sections = self._scratch.zeros("sections", size)
+            field_scores(views, stats, plan, self._bases["sections"], sections)
+            sections *= weight
+            out.append(sections)
+        weight = self.weights.get("document", 0.0)
+        if weight:
+            documents = self._field("documents", terms)
+            documents *= weight
+            spread = self._scratch.array("documents", size)  # every section written below
+            for i, segment in enumerate(self.segments):
+                at, doc_at = self._bases["sections"][i], self._bases["documents"][i]
+                np.take(documents[doc_at : doc_at + segment.info.rows],
+                        np.asarray(segment.columns["section_doc"]),
+                        out=spread[at : at + segment.sections])  # fmt: skip
+            out.append(spread)
+        return out
+
+    def _allowed(self, level: int) -> npt.NDArray[np.bool_]:
+        """Return whether each section is live and access at this level may see it (kept
+        per level: it depends on the generation alone)."""
+        found = self._allowed_at.get(level)
+        if found is None:
+            found = self._allowed_at[level] = self._live_sections & (self._section_access <= level)
+        return found
+
+    @cached_property
+    def _section_access(self) -> npt.NDArray[np.uint8]:
+        """Each section's access code, segment after segment."""
+        return np.concatenate([s.section_access for s in self.segments])
+
+    @cached_property
+    def _live_sections(self) -> npt.NDArray[np.bool_]:
+        """Whether each section is live (its document not deleted), segment after segment."""
+        masks = [s.fields["passages"].deleted for s in self.segments]
+        return np.concatenate([
+            ~m if m is not None else np.ones(s.sections, np.bool_)
+            for m, s in zip(masks, self.segments, strict=True)
+        ])  # fmt: skip
+
+    def _best_sections(self, rows: Ints, scores: Floats, count: int) -> Ints:
+        """Return the rows of the count best scores; of rows tied at the count-th, the first
+        in a cold build's order."""
+        if len(rows) <= count:
+            return rows
+        kth = np.partition(scores, len(scores) - count)[len(scores) - count]
+        above, tied = rows[scores > kth], rows[scores == kth]
+        room = count - len(above)
+        # Within a segment rows are in cold order: each one's first few tied can win a place.
+        seg_of = np.searchsorted(self._bases["sections"], tied, side="right") - 1
+        firsts = np.concatenate([tied[seg_of == s][:room] for s in np.unique(seg_of)])
+        return np.concatenate([above, self._in_order(firsts)[:room]])
+
+    def _in_order(self, rows: Ints) -> Ints:
+        """Return section rows sorted as a cold build holds them: (source, row in segment)."""
+        bases = self._bases["sections"]
+        seg = np.searchsorted(bases, rows, side="right") - 1
+        local = rows - bases[seg]
+        if len(np.unique(seg)) <= 1:  # a segment's documents are in source order
+            return np.sort(rows)
+        docs = np.zeros(len(rows), np.int64)
+        for i in np.unique(seg).tolist():
+            mine = seg == i
+            docs[mine] = self.segments[i].columns["section_doc"][local[mine]]
+        pairs = sorted({(int(s), int(d)) for s, d in zip(seg, docs, strict=True)},
+                       key=lambda p: self.segments[p[0]].doc(p[1]).source)  # fmt: skip
+        width = int(docs.max()) + 1
+        rank = np.zeros(len(self.segments) * width, np.int64)
+        rank[[s * width + d for s, d in pairs]] = np.arange(len(pairs))
+        return rows[np.lexsort((local, rank[seg * width + docs]))]
+
+    def _unit_scores(self, terms: Mapping[str, int], chosen: _Chosen) -> tuple[Any, Floats, Floats]:
+        """Return the chosen sections' units that a term touches (segment, local row: in cold
+        order), per body term its weight at each, and each unit's section fields."""
+        views, stats = self._views["body"], self.stats["body"]
+        plan = plan_field(views, stats, terms)
+        firsts, stops = self._section_units(chosen)
+        base = np.concatenate([[0], np.cumsum(stops - firsts)])
+        codes_of, terms_of, weights_of = [], [], []
+        for i in np.unique(chosen.seg).tolist():
+            mine = np.flatnonzero(chosen.seg == i)
+            found = range_postings(views[i], stats, plan, i, firsts[mine], stops[mine])
+            codes_of.append(found.rows - firsts[mine][found.runs] + base[mine][found.runs])
+            terms_of.append(found.terms)
+            weights_of.append(found.weights)
+        codes = np.concatenate(codes_of) if codes_of else np.zeros(0, np.int64)
+        unique = np.unique(codes)
+        matrix = np.zeros((len(plan), len(unique)))
+        if len(codes):
+            matrix[np.concatenate(terms_of), np.searchsorted(unique, codes)] = np.concatenate(
+                weights_of
+            )
+        section = np.searchsorted(base, unique, side="right") - 1
+        units = np.column_stack([chosen.seg[section], unique - base[section] + firsts[section]])
+        return units.astype(np.int64), matrix, chosen.part[section]
+
+    def _section_units(self, chosen: _Chosen) -> tuple[Ints, Ints]:
+        """Return each chosen section's first unit row and the end of its rows (local)."""
+        firsts = np.zeros(len(chosen.seg), np.int64)
+        stops = np.zeros(len(chosen.seg), np.int64)
+        for i in np.unique(chosen.seg).tolist():
+            mine = chosen.seg == i
+            first = self.segments[i].columns["section_first"]
+            firsts[mine] = first[chosen.local[mine]]
+            stops[mine] = first[chosen.local[mine] + 1]
+        return firsts, stops
+
+    def _answer(self, units: Any, matrix: Floats, hits: Hits) -> tuple[UnitSet, Hits, Any]:
+        """Return the hits' documents' UnitSet, the hits and term weights renumbered in it."""
+        segs, rows = np.asarray(units[:, 0], np.int64), np.asarray(units[:, 1], np.int64)
+        hit_segs = {int(segs[i]) for i, _ in hits}
+        if len(hit_segs) == 1:  # the whole segment stands for the hits' documents: no copy
+            mine = segs == min(hit_segs)
+            found = segment_units(self.segments[min(hit_segs)])
+            return (
+                found,
+                [(int(rows[i]), s) for i, s in hits],
+                TermWeights(rows[mine], matrix[:, mine]),
+            )
+        docs, starts = self._docs_of(segs, rows)
+        doc_of: dict[tuple[int, int], str] = {}
+        for i, _ in hits:
+            key = (int(segs[i]), int(docs[i]))
+            if key not in doc_of:
+                doc_of[key] = self.segments[key[0]].doc(key[1]).source
+        picks = sorted(doc_of, key=doc_of.__getitem__)
+        unit_set = doc_units(self.segments, picks)
+        compact = _renumbered(segs, docs, rows - starts, picks, unit_set.col("doc_first"))
+        kept = compact >= 0
+        weights = TermWeights(compact[kept], matrix[:, kept])
+        return unit_set, [(int(compact[i]), score) for i, score in hits], weights
+
+    def _docs_of(self, segs: Ints, rows: Ints) -> tuple[Ints, Ints]:
+        """Return each (segment, row) unit's document and that document's first unit row."""
+        docs, starts = np.zeros(len(rows), np.int64), np.zeros(len(rows), np.int64)
+        for i, segment in enumerate(self.segments):
+            mine = np.flatnonzero(segs == i)
+            if len(mine):
+                found = np.asarray(segment.columns["unit_doc"][rows[mine]], np.int64)
+                docs[mine] = found
+                starts[mine] = np.asarray(segment.columns["doc_first"][found], np.int64)
+        return docs, starts
+
+    def close(self) -> None:
+        """Release every segment's files."""
+        for segment in self.segments:
+            segment.close()
+
+
+def _renumbered(
+    segs: Ints, docs: Ints, offsets: Ints, picks: Sequence[tuple[int, int]], firsts: Ints
+) -> Ints:
+    """Return each unit's row in the UnitSet of picks (-1 for a unit of another document),
+    from its (segment, document) and its offset in that document."""
+    if not picks:
+        return np.full(len(docs), -1, np.int64)
+    width = int(docs.max(initial=0)) + 1 + max(d for _, d in picks)
+    keys = segs * width + docs
+    picked = np.array([s * width + d for s, d in picks], np.int64)
+    order = np.argsort(picked)
+    at = np.minimum(np.searchsorted(picked[order], keys), len(picks) - 1)
+    found = picked[order][at] == keys
+    first = np.asarray(firsts[: len(picks)], np.int64)[order][at]
+    return np.where(found, first + offsets, -1)
+
+
+def _bases(sizes: Sequence[int]) -> Ints:
+    """Return each segment's first row in the concatenation, then the total."""
+    return np.concatenate([[0], np.cumsum(np.asarray(sizes, np.int64))]).astype(np.int64)
+
+
+def _no_weights() -> TermWeights:
+    return TermWeights(np.empty(0, np.int64), np.zeros((0, 0)))
+
+
+def field_statistics(
+    counts: Mapping[str, tuple[int, int, int]],
+    bm25: Mapping[str, Any],
+    mean_idf: Mapping[str, float],
+) -> dict[str, Statistics]:
+    """Return each field's Statistics from its live (rows, nonempty, length) and settings."""
+    out = {}
+    for name, (rows, nonempty, length) in counts.items():
+        counted = nonempty if bm25["variant"] == "lucene" else rows
+        avgdl = float(length) / counted if counted else 0.0
+        out[name] = Statistics(
+            bm25["variant"], bm25["k1"], bm25["b"], counted, avgdl,
+            float(mean_idf.get(name, 0.0)), float(bm25.get("epsilon", 0.25)),
+        )  # fmt: skip
+    return out

@@ -1,0 +1,352 @@
+"""A query's terms in one unit field of every live segment: planned, weighted and summed.
+
+The unit fields' counterpart of segment_search.plan_terms and accumulate (what chunk
+segments use), shaped for the fields a context ranks by. plan_field looks every query term up
+once per segment and reads its bound off the frontier postings in one pass per segment, not a
+dozen numpy calls per term. field_scores sums a field for every row, a term slice at a time;
+top_rows (MaxScore) sums only the rarer terms for every section and weighs the common ones at
+the few sections that can still rank; scores_at and range_postings weigh terms at given rows
+or inside given runs of rows, by bisection. The floats are the ones a cold build gives: each
+weight is segment_search.saturation (from the rows' length norms) times the term's idf and
+repeats, terms are ordered as plan_terms orders them (highest upper bound first, then term
+bytes), and every row's weights are added term after term in that order.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from policy_assistant.index.chunks.bm25_types import Floats, Ints
+from policy_assistant.index.chunks.segment_search import (
+    Statistics,
+    idf,
+    live_slices,
+    row_norms,
+    saturation,
+)
+from policy_assistant.index.context.unit_open import FieldView, runs
+
+
+@dataclass(frozen=True, slots=True)
+class FieldTerms:
+    """The query terms with a live posting in one field, in the order their weights sum."""
+
+    idf: Floats
+    """Each term's idf over every live segment."""
+    repeats: Floats
+    """Each term's weight in the query (how often it occurs, or a feedback weight)."""
+    ids: list[Ints]
+    """Per segment, each term's id in its term list (-1: no live posting there)."""
+    bounds: Floats
+    """Each term's largest live weight, its repeats apart (what orders the sums)."""
+
+    def __len__(self) -> int:
+        return len(self.idf)
+
+    def subset(self, mask: npt.NDArray[np.bool_]) -> FieldTerms:
+        """Return the plan of the masked terms only, in the same order."""
+        return FieldTerms(self.idf[mask], self.repeats[mask], [i[mask] for i in self.ids],
+                          self.bounds[mask])  # fmt: skip
+
+    def postings(self, views: Sequence[FieldView]) -> Ints:
+        """Return each term's postings over every segment, deleted ones included."""
+        sizes = np.zeros(len(self), np.int64)
+        for view, ids in zip(views, self.ids, strict=True):
+            present = ids >= 0
+            sizes[present] += view.ptr[ids[present] + 1] - view.ptr[ids[present]]
+        return sizes
+
+    def weights(
+        self, stats: Statistics, terms: Ints, norms: Floats, tf: Ints, repeated: bool = True
+    ) -> Floats:
+        """Return the weights of postings of the given terms (positions in this plan) from
+        their rows' length norms, times the terms' repeats unless not repeated (a bound is
+        ordered by repeats apart)."""
+        found: Floats = self.idf[terms] * saturation(stats, norms, tf)
+        if repeated and (self.repeats != 1).any():
+            found = found * self.repeats[terms]
+        return found
+
+
+NORM_ROWS = 1 << 18
+"""norms_at keeps the length norms of a field of at most this many rows (the section and
+document fields, summed whole; the unit text is read by range, a few rows a query)."""
+
+
+def norms_at(view: FieldView, stats: Statistics, rows: Ints) -> Floats:
+    """Return the BM25 length norms of some rows of a field under stats: gathered from the
+    norms of every row, computed once per open field when it is small, else from the rows'
+    lengths (the same floats either way: the same operations per row)."""
+    if len(view.dl) > NORM_ROWS:
+        return row_norms(stats, view.dl[rows])
+    key = (stats.k1, stats.b, stats.avgdl)
+    norms = view.kept.get(key)
+    if norms is None:
+        norms = view.kept[key] = row_norms(stats, np.asarray(view.dl))
+    found: Floats = norms[rows]
+    return found
+
+
+def plan_field(
+    views: Sequence[FieldView], stats: Statistics, counts: Mapping[str, float],
+    bounds: bool = False,
+) -> FieldTerms:  # fmt: skip
+    """Return the terms of counts that have a live posting, ordered as plan_terms orders them,
+    with each one's bound (read for one term too when bounds is asked for, else 0 there)."""
+    terms = list(counts)
+    ids = [np.array([view.find(t) for t in terms], np.int64) for view in views]
+    live = [_live_counts(view, found) for view, found in zip(views, ids, strict=True)]
+    df = np.sum(live, axis=0) if live else np.zeros(len(terms), np.int64)
+    kept = np.flatnonzero(df > 0)
+    term_idf = idf(stats, df[kept].astype(np.float64))
+    repeats = np.array([float(counts[terms[k]]) for k in kept], np.float64)
+    ids = [np.where(n[kept] > 0, found[kept], -1) for found, n in zip(ids, live, strict=True)]
+    plan = FieldTerms(term_idf, repeats, ids, np.zeros(len(kept)))
+    if len(kept) <= 1 and not bounds:  # one term: nothing to order
+        return plan
+    bound = np.max([_bounds(v, stats, plan, i) for i, v in enumerate(views)], axis=0)
+    keys = [(-float(repeats[j]) * float(bound[j]), terms[k].encode("utf-8"))
+            for j, k in enumerate(kept.tolist())]  # fmt: skip
+    order = np.array(sorted(range(len(kept)), key=keys.__getitem__), np.int64)
+    return FieldTerms(term_idf[order], repeats[order], [found[order] for found in ids],
+                      np.asarray(bound, np.float64)[order])  # fmt: skip
+
+
+def _live_counts(view: FieldView, ids: Ints) -> Ints:
+    """Return each term's live postings in one segment (0 for a term it lacks)."""
+    present = ids >= 0
+    sizes = np.zeros(len(ids), np.int64)
+    if view.deleted is None:
+        sizes[present] = view.ptr[ids[present] + 1] - view.ptr[ids[present]]
+        return sizes
+    for j in np.flatnonzero(present).tolist():
+        sizes[j] = view.live_count(view.term_rows(int(ids[j]))[0])
+    return sizes
+
+
+def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> Floats:
+    """Return each planned term's largest live weight in segment seg (-inf: none there),
+    from its frontier postings; a term whose frontier lost a posting reads all of its own."""
+    ids = plan.ids[seg]
+    present = np.flatnonzero(ids >= 0)
+    out = np.full(len(ids), -np.inf)
+    if not len(present):
+        return out
+    lo, hi = view.front_ptr[ids[present]], view.front_ptr[ids[present] + 1]
+    at = np.asarray(view.front[runs(lo, hi)])
+    rows, tf = np.asarray(view.rows[at]), np.asarray(view.tf[at])
+    terms = np.repeat(present, hi - lo)
+    found = plan.weights(stats, terms, norms_at(view, stats, rows), tf, repeated=False)
+    out[present] = np.maximum.reduceat(found, np.concatenate([[0], np.cumsum(hi - lo)[:-1]]))
+    if view.deleted is not None:
+        for j in np.unique(terms[view.deleted[rows]]).tolist():
+            out[j] = _live_bound(view, stats, plan, j, int(ids[j]))
+    return out
+
+
+def _live_bound(view: FieldView, stats: Statistics, plan: FieldTerms, term: int, tid: int) -> float:
+    """Return a term's largest weight over its live postings in one segment."""
+    rows, tf = view.term_rows(tid)
+    keep = ~view.deleted[rows] if view.deleted is not None else slice(None)
+    rows, tf = np.asarray(rows[keep]), np.asarray(tf[keep])
+    terms = np.full(len(rows), term, np.int64)
+    return float(plan.weights(stats, terms, norms_at(view, stats, rows), tf, repeated=False).max())
+
+
+class Scratch(threading.local):
+    """Dense arrays of one search (a float per section), kept per thread for the next one:
+    allocated anew, each query's would be mapped and faulted in again (about 1 ms a query at
+    68,000 sections, measured in bench_context.py against MALLOC_TRIM_THRESHOLD_ raised)."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, Floats] = {}
+
+    def zeros(self, name: str, size: int) -> Floats:
+        """Return the thread's array of this name, size zeros (valid until asked again)."""
+        found = self.array(name, size)
+        found.fill(0.0)
+        return found
+
+    def array(self, name: str, size: int) -> Floats:
+        """Return the thread's array of this name, of size floats left as they were (for a
+        caller that writes every one)."""
+        found = self.arrays.get(name)
+        if found is None or len(found) != size:
+            found = self.arrays[name] = np.zeros(size)
+        return found
+
+
+def field_scores(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
+    out: Floats | None = None,
+) -> Floats:  # fmt: skip
+    """Return every row's score in one field (segment i's rows from bases[i]; into out, of
+    zeros, when given), its live postings summed in plan order, a slice of one term at a
+    time: a big temporary costs more in page faults than its arithmetic (5x at 400k)."""
+    scores = np.zeros(int(bases[-1])) if out is None else out
+    for j in range(len(plan)):
+        for rows, weights in _weighted(views, stats, plan, bases, j):
+            scores[rows] += weights
+    return scores
+
+
+def _weighted(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints, term: int
+) -> Iterator[tuple[Ints, Floats]]:
+    """Yield one planned term's live postings a slice at a time: rows (segment i's from
+    bases[i]) and weights."""
+    for seg, view in enumerate(views):
+        tid = int(plan.ids[seg][term])
+        if tid < 0:
+            continue
+        for rows, tf in live_slices(view, *view.term_rows(tid)):
+            terms = np.full(len(rows), term, np.int64)
+            weights = plan.weights(stats, terms, norms_at(view, stats, rows), tf)
+            yield rows.astype(np.int64) + int(bases[seg]), weights
+
+
+def scores_at(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, seg: Ints, local: Ints
+) -> Floats:
+    """Return the field's score at some rows (segment, local row; live ones), as
+    field_scores gives it there: each term's weight found by bisection, summed in plan order
+    (a row lies in one segment, so each row's sum runs term after term)."""
+    scores = np.zeros(len(local))
+    for i, view in enumerate(views):
+        mine = np.flatnonzero(seg == i)
+        if not len(mine):
+            continue
+        needles = local[mine].astype(view.rows.dtype)
+        norms = norms_at(view, stats, needles)
+        for j in range(len(plan)):
+            tid = int(plan.ids[i][j])
+            if tid < 0:
+                continue
+            rows, tf = view.term_rows(tid)
+            at = np.minimum(np.searchsorted(rows, needles), len(rows) - 1)
+            found = np.flatnonzero(rows[at] == needles)
+            terms = np.full(len(found), j, np.int64)
+            scores[mine[found]] += plan.weights(stats, terms, norms[found], tf[at[found]])
+    return scores
+
+
+@dataclass(frozen=True, slots=True)
+class RangePostings:
+    """One segment's postings of the planned terms inside some runs of its rows."""
+
+    rows: Ints
+    """Each posting's row, local to the segment."""
+    terms: Ints
+    """Each posting's term (position in the plan)."""
+    runs: Ints
+    """Each posting's run (index into the runs asked for)."""
+    weights: Floats
+    """Each posting's weight."""
+
+
+def range_postings(
+    view: FieldView, stats: Statistics, plan: FieldTerms, seg: int, firsts: Ints, stops: Ints
+) -> RangePostings:
+    """Return the planned terms' postings in rows firsts[r]..stops[r] of segment seg (runs
+    ascending and apart, as chosen sections are; a bisection per term over its postings,
+    never a pass over them)."""
+    starts, ends, terms, which = [], [], [], []
+    # first, stop, first, stop...: ascending, so each bisection starts where the last ended.
+    bounds = np.column_stack([firsts, stops]).ravel().astype(view.rows.dtype)
+    every = np.arange(len(firsts), dtype=np.int64)
+    for j, tid in enumerate(plan.ids[seg].tolist()):
+        if tid < 0:
+            continue
+        begin = int(view.ptr[tid])
+        at = np.searchsorted(view.rows[begin : int(view.ptr[tid + 1])], bounds) + begin
+        starts.append(at[0::2])
+        ends.append(at[1::2])
+        terms.append(np.full(len(firsts), j, np.int64))
+        which.append(every)
+    if not starts:
+        empty = np.zeros(0, np.int64)
+        return RangePostings(empty, empty, empty, np.zeros(0))
+    lo, hi = np.concatenate(starts), np.concatenate(ends)
+    at = runs(lo, hi)
+    rows, tf = np.asarray(view.rows[at], np.int64), np.asarray(view.tf[at])
+    term_of = np.repeat(np.concatenate(terms), hi - lo)
+    weights = plan.weights(stats, term_of, norms_at(view, stats, rows), tf)
+    return RangePostings(rows, term_of, np.repeat(np.concatenate(which), hi - lo), weights)
+
+
+MAX_CANDIDATES = 1024
+"""top_rows stops adding terms once this few rows can still reach the count best."""
+
+
+def top_rows(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
+    rank: tuple[float, Floats, Floats], allowed: npt.NDArray[np.bool_], count: int,
+) -> tuple[Ints, Floats] | None:  # fmt: skip
+    """Return the allowed rows with a positive field score that can be among the count best by
+    weight * field + others (rank is weight, others, and an array to sum into),
+    ties included, with their field scores; None when no term could be left out.
+
+    MaxScore: terms are scored for every row rarest first, until the largest weights of the
+    terms left (the most common) could lift at most MAX_CANDIDATES rows to the count-th best
+    sum so far; the terms left cost a bisection per candidate, not a weight per posting. The
+    scores returned are field_scores' floats at those rows (scores_at)."""
+    weight, others, lower = rank
+    if weight <= 0 or len(plan) < 2:
+        return None
+    order = np.argsort(plan.postings(views), kind="stable")
+    np.copyto(lower, others)
+    matched = np.zeros(len(others), np.bool_)
+    scored = np.zeros(len(plan), np.bool_)
+    for j in order[:-1].tolist():
+        scored[j] = True
+        matched[_add_term(views, stats, plan, bases, j, weight, lower)] = True
+        known = np.flatnonzero(matched & allowed)
+        candidates = _contenders(plan, weight, scored, lower, known, allowed, count)
+        if candidates is not None:
+            seg = np.searchsorted(bases, candidates, side="right") - 1
+            scores = scores_at(views, stats, plan, seg, candidates - bases[seg])
+            positive = scores > 0
+            return candidates[positive], scores[positive]
+    return None
+
+
+def _add_term(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints, term: int,
+    weight: float, lower: Floats,
+) -> Ints:  # fmt: skip
+    """Add weight times one term's live weights to lower, in place; return their rows."""
+    touched = []
+    for rows, weights in _weighted(views, stats, plan, bases, term):
+        lower[rows] += weight * weights
+        touched.append(rows)
+    return np.concatenate(touched) if touched else np.zeros(0, np.int64)
+
+
+def _contenders(
+    plan: FieldTerms, weight: float, scored: npt.NDArray[np.bool_], lower: Floats,
+    known: Ints, allowed: npt.NDArray[np.bool_], count: int,
+) -> Ints | None:  # fmt: skip
+    """Return the allowed rows whose sum so far (lower) plus the largest weights of the terms
+    not yet scored reaches the count-th best sum of the known rows (allowed, matching a
+    scored term), or None when too many do or too few are known."""
+    sums = lower[known]
+    if len(sums) < count:
+        return None
+    floor = float(np.partition(sums, len(sums) - count)[len(sums) - count])
+    left = ~scored
+    lift = weight * float((plan.bounds[left] * plan.repeats[left]).sum())
+    # Sums in another order differ by rounding: a margin far above it keeps every contender.
+    margin = 1e-9 * max(abs(floor), 1.0)
+    reach = floor - lift - margin
+    if reach <= 0:  # every row can still reach it: no term can be left out yet
+        return None
+    above = lower >= reach
+    above &= allowed
+    if np.count_nonzero(above) > MAX_CANDIDATES:
+        return None
+    return np.flatnonzero(above)

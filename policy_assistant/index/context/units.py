@@ -1,0 +1,265 @@
+"""Retrieval units below the chunk: sentences, list items, table rows, code lines, headings.
+
+A unit is a half-open span of its document's text that is never cut: a sentence of a
+paragraph, a whole list item (its sentences when it is longer than MAX_ITEM_WORDS), a table
+row, a code line, or a heading. Every non-blank character of every block lies in exactly one
+unit, so a run of consecutive units of one document is a passage that cuts nothing.
+
+Units are held as columns (numpy arrays) in a UnitSet, with their parents: each unit knows
+its block, each block its section (a run of blocks under one heading path) and each section
+its document. Rows are in document order, documents sorted by source, so the units of a
+block, a section or a document are one contiguous range of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from policy_assistant.records import ACCESS_LABELS, Block, Document
+from policy_assistant.sentences import line_spans, sentence_spans
+from policy_assistant.text import count_words
+
+UNIT_KINDS = ("heading", "sentence", "item", "row", "line")
+"""What a unit is: index of the name is the stored kind code."""
+MAX_ITEM_WORDS = 60
+"""A list item longer than this is split into its sentences."""
+ROW, HEADING = UNIT_KINDS.index("row"), UNIT_KINDS.index("heading")
+
+Ints = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, slots=True)
+class DocInfo:
+    """What a passage cites about its document."""
+
+    source: str
+    """The document's source path."""
+    title: str
+    """The document's title."""
+    version: str
+    """The document's version label."""
+    access: str
+    """The document's access label."""
+    language: str
+    """The document's language."""
+    pages: tuple[int, ...]
+    """Character offset where each PDF page starts; empty for Markdown."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return {
+            "source": self.source,
+            "title": self.title,
+            "version": self.version,
+            "access": self.access,
+            "language": self.language,
+            "pages": list(self.pages),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DocInfo:
+        """Rebuild the record from its JSON form."""
+        return cls(
+            source=data["source"],
+            title=data["title"],
+            version=data["version"],
+            access=data["access"],
+            language=data["language"],
+            pages=tuple(data.get("pages", ())),
+        )
+
+    @classmethod
+    def of(cls, doc: Document) -> DocInfo:
+        """Return a document's citation fields."""
+        return cls(doc.source, doc.title, doc.version, doc.access, doc.language, doc.pages)
+
+
+class Text(Protocol):
+    """A document's text as a context reads it: sliced by a start and a stop."""
+
+    def __getitem__(self, span: slice, /) -> str:
+        """Return text[start:stop]."""
+
+
+@dataclass(frozen=True)
+class UnitSet:
+    """Every unit of a set of documents, as columns, with their blocks, sections, documents."""
+
+    docs: Sequence[DocInfo]
+    """The documents, sorted by source (a lazy sequence when read from disk)."""
+    texts: Sequence[Text]
+    """Each document's normalized text (read a frame at a time when from disk)."""
+    paths: Sequence[tuple[str, ...]]
+    """Each section's heading path (a lazy sequence when read from disk)."""
+    columns: dict[str, Ints]
+    """unit_start, unit_end, unit_words, unit_kind, unit_block, unit_section, unit_doc,
+    unit_header (the header row's unit of a table row, else -1), block_first, section_first,
+    section_doc, doc_first (first unit row; the *_first arrays end with the unit count)."""
+    header_rows: bool = True
+    """Whether a passage starting below a table's header row repeats it in its prefix."""
+    cache: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
+    """Prefix words per section, filled as passages are sized."""
+
+    def __len__(self) -> int:
+        return len(self.columns["unit_start"])
+
+    def col(self, name: str) -> Ints:
+        """Return one column."""
+        return self.columns[name]
+
+    def words(self, first: int, last: int) -> int:
+        """Return the words of units first..last inclusive."""
+        cum = self.columns["cum_words"]
+        return int(cum[last + 1] - cum[first])
+
+    def section_range(self, section: int) -> tuple[int, int]:
+        """Return the first and last unit rows of a section."""
+        first = self.columns["section_first"]
+        return int(first[section]), int(first[section + 1]) - 1
+
+    def block_range(self, block: int) -> tuple[int, int]:
+        """Return the first and last unit rows of a block."""
+        first = self.columns["block_first"]
+        return int(first[block]), int(first[block + 1]) - 1
+
+    def unit_text(self, row: int) -> str:
+        """Return one unit's text."""
+        doc = int(self.columns["unit_doc"][row])
+        start, end = self.columns["unit_start"][row], self.columns["unit_end"][row]
+        return self.texts[doc][int(start) : int(end)]
+
+    def access_codes(self) -> npt.NDArray[np.uint8]:
+        """Return each unit's access label as its index in ACCESS_LABELS."""
+        codes = np.array([ACCESS_LABELS.index(d.access) for d in self.docs], np.uint8)
+        return codes[self.columns["unit_doc"]] if len(self) else np.zeros(0, np.uint8)
+
+
+def block_units(text: str, block: Block) -> list[tuple[int, int, int]]:
+    """Return (start, end, kind code) of each unit of one block."""
+    kind = block.kind
+    if kind == "heading":
+        spans, code = _whole(text, block), HEADING
+    elif kind == "table":
+        spans, code = line_spans(text, block.start, block.end), ROW
+    elif kind == "code":
+        spans, code = line_spans(text, block.start, block.end), UNIT_KINDS.index("line")
+    elif kind == "list_item" and count_words(block.text) <= MAX_ITEM_WORDS:
+        spans, code = _whole(text, block), UNIT_KINDS.index("item")
+    else:
+        spans, code = sentence_spans(text, block.start, block.end), UNIT_KINDS.index("sentence")
+    return [(start, end, code) for start, end in spans]
+
+
+def _whole(text: str, block: Block) -> list[tuple[int, int]]:
+    """Return the block's span trimmed of whitespace, or none when it is blank."""
+    lines = line_spans(text, block.start, block.end)
+    return [(lines[0][0], lines[-1][1])] if lines else []
+
+
+_COLUMNS = ("start", "end", "words", "kind", "block", "section", "doc")
+
+
+class _Builder:
+    """Collects columns document by document."""
+
+    def __init__(self) -> None:
+        self.units: dict[str, list[int]] = {
+            n: [] for n in ("start", "end", "words", "kind", "block", "section", "doc", "header")
+        }
+        self.block_first: list[int] = []
+        self.section_first: list[int] = []
+        self.section_doc: list[int] = []
+        self.doc_first: list[int] = []
+        self.paths: list[tuple[str, ...]] = []
+
+    def add(self, doc_row: int, doc: Document) -> None:
+        """Add one document's blocks and units."""
+        self.doc_first.append(len(self.units["start"]))
+        path: tuple[str, ...] | None = None
+        for block in doc.blocks:
+            # A heading's own path ends with itself: it opens the run of the section it names.
+            block_path = block.section
+            if block_path != path:
+                path = block_path
+                self.section_first.append(len(self.units["start"]))
+                self.section_doc.append(doc_row)
+                self.paths.append(path)
+            self._block(doc_row, doc.text, block)
+
+    def _block(self, doc_row: int, text: str, block: Block) -> None:
+        self.block_first.append(len(self.units["start"]))
+        block_row, section_row = len(self.block_first) - 1, len(self.paths) - 1
+        header = -1
+        for start, end, code in block_units(text, block):
+            row = len(self.units["start"])
+            words = count_words(text[start:end])
+            values = (start, end, words, code, block_row, section_row, doc_row)
+            for name, value in zip(_COLUMNS, values, strict=True):
+                self.units[name].append(value)
+            self.units["header"].append(header if code == ROW else -1)
+            if code == ROW and header < 0:
+                header = row
+
+    def finish(self, docs: Sequence[Document]) -> UnitSet:
+        """Return the UnitSet."""
+        total = len(self.units["start"])
+        cols = {f"unit_{name}": np.array(v, np.int64) for name, v in self.units.items()}
+        for name, values in (
+            ("block_first", self.block_first),
+            ("section_first", self.section_first),
+            ("doc_first", self.doc_first),
+        ):
+            cols[name] = np.array([*values, total], np.int64)
+        cols["section_doc"] = np.array(self.section_doc, np.int64)
+        cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
+        infos = tuple(DocInfo.of(d) for d in docs)
+        return UnitSet(infos, [d.text for d in docs], tuple(self.paths), cols)
+
+
+def build_units(documents: Iterable[Document]) -> UnitSet:
+    """Return the units of the documents, sorted by source."""
+    docs = sorted(documents, key=lambda d: d.source)
+    builder = _Builder()
+    for row, doc in enumerate(docs):
+        builder.add(row, doc)
+    return builder.finish(docs)
+
+
+def unit_index_text(units: UnitSet, row: int) -> str:
+    """Return what BM25 indexes for a unit: its text, a table row behind its header row."""
+    header = int(units.col("unit_header")[row])
+    text = units.unit_text(row)
+    return f"{units.unit_text(header)}\n{text}" if header >= 0 else text
+
+
+def section_context(units: UnitSet, section: int) -> str:
+    """Return a section's context field: its heading path."""
+    return " \n".join(units.paths[section])
+
+
+def section_text(units: UnitSet, section: int) -> str:
+    """Return a section's passage field: its heading path and its units' text."""
+    first, last = units.section_range(section)
+    doc = int(units.col("section_doc")[section])
+    if last < first:
+        return section_context(units, section)
+    start, end = int(units.col("unit_start")[first]), int(units.col("unit_end")[last])
+    return section_context(units, section) + "\n" + units.texts[doc][start:end]
+
+
+def document_identity(units: UnitSet, doc: int, lead_words: int = 50) -> str:
+    """Return a document's identity field: title, version, source and its first words."""
+    info = units.docs[doc]
+    first, last = int(units.col("doc_first")[doc]), int(units.col("doc_first")[doc + 1])
+    lead: list[str] = []
+    for row in range(first, last):
+        lead.extend(units.unit_text(row).split())
+        if len(lead) >= lead_words:
+            break
+    name = info.source.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("-", " ")
+    return "\n".join([info.title, info.version, name, " ".join(lead[:lead_words])])

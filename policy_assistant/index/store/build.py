@@ -1,0 +1,302 @@
+"""build_index: make an index folder hold exactly a set of documents, writing only on change.
+
+Both `index CHUNKS.jsonl` and `ingest` end here, so the two write the same bytes for the same
+chunks. A generation is written when a document was added, changed or removed (a new segment
+for those, the old chunks marked deleted: plan.py), when the units asked for change (the
+segments are kept), and from scratch (one segment) when the chunker, tokenizer or BM25
+settings differ from the live generation's or there is no usable live generation; otherwise
+nothing is touched. What changed is decided from the per-document entries, never the chunks.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import compress, groupby
+from pathlib import Path
+from typing import Any
+
+from policy_assistant.errors import IndexError_, PolicyAssistantError
+from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, OKAPI_EPSILON
+from policy_assistant.index.chunks.bm25 import bm25_params as bm25_params
+from policy_assistant.index.store.folder import ingest_hint
+from policy_assistant.index.store.manifest import DocumentEntry, Manifest
+from policy_assistant.index.store.plan import Change, cold_generation, incremental_generation
+from policy_assistant.index.store.reader import load_entries, load_manifest
+from policy_assistant.index.store.writer import (
+    Progress,
+    UnitsJob,
+    cold_units,
+    index_lock,
+    write_generation,
+)
+from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
+from policy_assistant.records import Chunk, Document
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    """What an index is built with besides its chunks."""
+
+    chunker: dict[str, Any] | None = None
+    """The chunker's spec; None takes the one every chunk record names."""
+    bm25: dict[str, Any] = field(default_factory=lambda: dict(BM25_DEFAULTS))
+    """BM25 variant, k1 and b (missing keys take BM25_DEFAULTS)."""
+
+
+@dataclass
+class BuildResult:
+    """What build_index did."""
+
+    index_dir: Path
+    """The index folder."""
+    added: list[str] = field(default_factory=list)
+    """Sources new to the index."""
+    changed: list[str] = field(default_factory=list)
+    """Sources whose chunks or metadata changed."""
+    removed: list[str] = field(default_factory=list)
+    """Sources the index held and no longer does."""
+    unchanged: list[str] = field(default_factory=list)
+    """Sources exactly as they were."""
+    chunks: int = 0
+    """Chunks in the index after the build."""
+    words: int = 0
+    """Words in those chunks, prefixes included."""
+    rebuilt: str | None = None
+    """Why every document was indexed again, when the settings or the old index called for it."""
+    written: bool = False
+    """Whether a new generation was written."""
+    damaged: bool = False
+    """Whether the old index could not be read (worth a warning, not only a rebuild)."""
+
+
+def sort_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
+    """Return chunks in index row order: by source, then position."""
+    return sorted(chunks, key=lambda c: (c.source, c.position))
+
+
+def chunker_spec(chunks: Sequence[Chunk]) -> dict[str, Any]:
+    """Return the one chunker spec the chunks were made with; an error if none or mixed."""
+    specs = {_spec_key(c.chunker): c.chunker for c in chunks}
+    if not specs:
+        raise PolicyAssistantError("no chunks to index")
+    if len(specs) > 1:
+        names = ", ".join(sorted(specs)[:3])
+        raise PolicyAssistantError(
+            f"the chunks were made by more than one chunker ({names}); index one"
+        )
+    return dict(next(iter(specs.values())))
+
+
+def _spec_key(spec: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(spec.items()))
+
+
+def entries_of(chunks: Sequence[Chunk]) -> list[DocumentEntry]:
+    """Return one manifest entry per document of sorted chunks; an error on a bad stream."""
+    entries = []
+    for _, group in groupby(chunks, key=lambda c: c.source):
+        doc_chunks = list(group)
+        positions = [c.position for c in doc_chunks]
+        if positions != sorted(set(positions)):
+            raise PolicyAssistantError(f"{doc_chunks[0].source}: two chunks share a position")
+        try:
+            entries.append(DocumentEntry.from_chunks(doc_chunks))
+        except ValueError as exc:
+            raise PolicyAssistantError(str(exc)) from None
+    return entries
+
+
+def build_index(
+    chunks: Sequence[Chunk],
+    index_dir: Path,
+    settings: IndexSettings | None = None,
+    *,
+    entries: Sequence[DocumentEntry] | None = None,
+    damage: str | None = None,
+    progress: Progress | None = None,
+    documents: Sequence[Document] | None = None,
+    live: Manifest | None = None,
+    workers: int | None = None,
+    live_entries: dict[str, DocumentEntry] | None = None,
+) -> BuildResult:
+    """Make the index at index_dir hold exactly these documents; see the module docstring.
+
+    entries are every document's entry (by default read off the chunks); they may name
+    documents that have no chunks (an empty document), so that a later run knows them. The
+    chunks of a document whose entry equals the live one may be left out: its rows stay in
+    their segment. damage says what the caller found damaged in the live generation: a new
+    one is written from the chunks given, whatever else. With documents (ingest without
+    --no-units), the generation also holds their retrieval units, and one without units is
+    written again. live is the live manifest when the caller (holding the lock) has read it
+    already, so it is not read twice, and live_entries its entries by source when the caller
+    holds them too (ingest --watch, between rounds). workers 1 keeps the write in this process
+    (the units are otherwise built in a forked child beside the segment).
+    """
+    settings = settings or IndexSettings()
+    rows = sort_chunks(chunks)
+    ids = [c.id for c in rows]
+    if len(set(ids)) != len(ids):
+        raise PolicyAssistantError(
+            "two chunks share an ID; the chunk stream holds a document twice"
+        )
+    spec = settings.chunker or chunker_spec(rows)
+    params = {**BM25_DEFAULTS, **settings.bm25}
+    new = {e.source: e for e in (entries if entries is not None else entries_of(rows))}
+    result = BuildResult(index_dir)
+    with index_lock(index_dir):
+        old, why, result.damaged = _previous(index_dir, spec, params, live, live_entries)
+        if damage and not why:
+            why, result.damaged = damage, True
+        units = _units_change(index_dir, documents) if old is not None else ""
+        result.rebuilt = why or units or None
+        _compare(None if old is None else old[1], new, result)
+        manifest = Manifest.create(spec, _recorded(params), [])
+        job = None if documents is None else cold_units(documents, manifest.bm25)
+        if old is None or why:
+            make = cold_generation(rows, manifest, list(new.values()))
+        elif units or result.added or result.changed or result.removed:
+            fresh_sources = set(result.added) | set(result.changed)
+            fresh = [c for c in rows if c.source in fresh_sources]
+            replaced = result.changed + result.removed
+            written = result.added + result.changed
+            change = Change(old[0], old[1], new, written, replaced)
+            make = incremental_generation(change, fresh, manifest)
+            if documents is not None and not units:
+                job = _units_update(old[0], documents, fresh_sources, replaced, manifest.bm25)
+        else:
+            make = None
+        if make is not None:
+            write_generation(
+                index_dir, make, progress=progress, workers=workers, units=job
+            )  # fmt: skip
+            result.written = True
+    given: dict[str, int] = {}
+    for chunk in rows:
+        given[chunk.source] = given.get(chunk.source, 0) + chunk.words
+    result.chunks = sum(map(_CHUNKS, new.values()))
+    # Every entry's words, but a document's given chunks count over what its entry says.
+    extra = sum(w - new[s].words for s, w in given.items() if s in new)
+    result.words = sum(map(_WORDS, new.values())) + extra
+    return result
+
+
+_CHUNKS = operator.attrgetter("chunks")
+_WORDS = operator.attrgetter("words")
+
+
+def _recorded(params: dict[str, Any]) -> dict[str, Any]:
+    """Return the BM25 parameters as the manifest records them (okapi's epsilon too)."""
+    checked = bm25_params(params["variant"], params["k1"], params["b"], OKAPI_EPSILON)
+    keys = ["variant", "k1", "b"] + (["epsilon"] if checked["variant"] == "okapi" else [])
+    return {key: checked[key] for key in keys}
+
+
+def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> str:
+    """Return why the live generation's units (held or not) must be written whole or dropped,
+    or an empty string when they can be updated as they are."""
+    from policy_assistant.index.store.folder import live_generation
+    from policy_assistant.index.store.units import UNITS_DIR, has_units
+
+    folder = live_generation(index_dir) / UNITS_DIR
+    if documents is None:
+        return "units dropped" if folder.is_dir() else ""
+    if not folder.is_dir():
+        return "retrieval units asked for"
+    return "" if has_units(folder) else "retrieval units in an older layout, written again"
+
+
+def _units_update(
+    old: Manifest, documents: Sequence[Document], fresh: set[str], replaced: Sequence[str],
+    bm25: dict[str, Any],
+) -> UnitsJob:  # fmt: skip
+    """Return the job writing the old generation's units with the replaced sources deleted
+    and the fresh ones' documents (only those are gathered) in a new unit segment."""
+    from policy_assistant.index.store.units import UNITS_DIR, update_units
+
+    assert old.folder is not None  # a manifest read from disk knows its generation
+    units = old.folder / UNITS_DIR
+    pick = getattr(documents, "subset", None)
+
+    def job(folder: Path) -> None:
+        chosen = pick(fresh) if pick else [d for d in documents if d.source in fresh]
+        update_units(units, folder, replaced, chosen, bm25)
+
+    return job
+
+
+Previous = tuple[Manifest, dict[str, DocumentEntry]]
+
+
+def _previous(
+    index_dir: Path,
+    spec: dict[str, Any],
+    params: dict[str, Any],
+    live: Manifest | None,
+    live_entries: dict[str, DocumentEntry] | None = None,
+) -> tuple[Previous | None, str | None, bool]:
+    """Return the live manifest and entries (None if none), why to rebuild if so, and
+    whether it is damaged."""
+    try:
+        manifest = live or load_manifest(index_dir)
+        given = live_entries if live is not None else None
+        entries = given if given is not None else _by_source(load_entries(index_dir, manifest))
+    except IndexError_ as exc:
+        if not (index_dir / "CURRENT").exists():
+            return None, None, False
+        return None, unusable(index_dir, exc), True
+    return (manifest, entries), settings_change(manifest, spec, params) or None, False
+
+
+def _by_source(entries: Iterable[DocumentEntry]) -> dict[str, DocumentEntry]:
+    return {e.source: e for e in entries}
+
+
+def unusable(index_dir: Path, exc: IndexError_) -> str:
+    """Say why the old index cannot be read, without its advice to run ingest."""
+    problem = str(exc).removesuffix(f": {ingest_hint(index_dir)}")
+    return f"the old index is unusable ({problem}); rebuilt from the corpus"
+
+
+def settings_change(manifest: Manifest, spec: dict[str, Any], params: dict[str, Any]) -> str:
+    """Return why the old index's settings rule out reuse, or an empty string."""
+    if manifest.chunker != spec:
+        return f"chunker settings changed ({_spec(manifest.chunker)} -> {_spec(spec)})"
+    if manifest.tokenizer != TOKENIZER_SETTINGS:
+        return "tokenizer settings changed"
+    # The index records derived parameters too (okapi's epsilon); compare what can be asked for.
+    if {key: manifest.bm25.get(key) for key in params} != params:
+        return f"BM25 settings changed ({manifest.bm25} -> {params})"
+    return ""
+
+
+def _spec(spec: dict[str, Any]) -> str:
+    settings = " ".join(f"{k}={v}" for k, v in sorted(spec.items()) if k != "name")
+    return f"{spec.get('name')} {settings}".strip()
+
+
+def _compare(
+    old: dict[str, DocumentEntry] | None, new: dict[str, DocumentEntry], result: BuildResult
+) -> None:
+    """Sort sources into added, changed, unchanged and removed.
+
+    An entry handed back as the very object read (ingest's kept documents) is unchanged
+    without a look at its fields: that test runs in C over every source, and only the rest
+    are compared field by field in Python.
+    """
+    before = old or {}
+    sources = sorted(new)
+    same = list(map(operator.is_, map(before.get, sources), map(new.__getitem__, sources)))
+    result.unchanged = list(compress(sources, same))
+    equal = []
+    for source in compress(sources, map(operator.not_, same)):
+        if source not in before:
+            result.added.append(source)
+        elif before[source] != new[source]:
+            result.changed.append(source)
+        else:
+            equal.append(source)
+    if equal:
+        result.unchanged = sorted([*result.unchanged, *equal])
+    result.removed = sorted(before.keys() - new.keys())

@@ -1,0 +1,115 @@
+"""The index manifest: settings, the live segments and the statistics search scores with.
+
+writer.py writes it last into each generation as manifest.json; it is small whatever the
+corpus (one entry per live segment), so opening an index for search parses little. The
+per-document entries live with the segments (entries.py), read only by whoever needs them
+(ingest deciding what changed, `ls`, eval's stale check): `Manifest.documents` reads them
+on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from policy_assistant import __version__
+from policy_assistant.index.store.documents import DocumentEntry as DocumentEntry
+from policy_assistant.index.store.documents import LiveSegment as LiveSegment
+from policy_assistant.index.store.documents import ids_digest as ids_digest
+from policy_assistant.index.store.entries import SegmentEntries, read_entries
+from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
+from policy_assistant.records import ACCESS_LABELS
+
+FORMAT_VERSION = 4
+"""Version of the index folder layout; an index in any other is stale.
+
+2: entries read off the chunk records (title, no catalog entry), and file checksums.
+3: immutable segments with deletion masks; entries in documents.jsonl, without chunk IDs.
+4: entries stored per segment (entries.json) and empty.json, no documents.jsonl."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """Everything needed to tell whether an index is current, and to score its segments."""
+
+    format_version: int
+    """FORMAT_VERSION of the writer."""
+    tool_version: str
+    """policy_assistant.__version__ of the writer."""
+    chunker: dict[str, Any]
+    """The chunker's name and settings."""
+    tokenizer: dict[str, Any]
+    """TOKENIZER_SETTINGS the chunks were indexed with."""
+    bm25: dict[str, Any]
+    """BM25 variant and parameters."""
+    segments: tuple[LiveSegment, ...] = ()
+    """The live segments, in row order."""
+    mean_idf: float = 0.0
+    """okapi only: the mean idf over every live term (0 for lucene)."""
+    document_count: int = 0
+    """Documents indexed (their entries), those without chunks included."""
+    access_labels: tuple[str, ...] = ACCESS_LABELS
+    """Access labels, least restricted first; a segment's access.npy holds indexes into it."""
+    files: dict[str, str] = field(default_factory=dict)
+    """Hex SHA-256 of each generation-level file (empty.json, deletion masks, units), by
+    POSIX path; each segment's own files are checked through its segment.json's SHA-256."""
+    folder: Path | None = field(default=None, compare=False, repr=False)
+    """The generation it was read from (where its entries are), None for a new one."""
+    given: tuple[DocumentEntry, ...] | None = field(default=None, compare=False, repr=False)
+    """Entries of a manifest made in memory (create), not yet written."""
+
+    @classmethod
+    def create(
+        cls, chunker: dict[str, Any], bm25: dict[str, Any], documents: Sequence[DocumentEntry]
+    ) -> Manifest:
+        """Return a manifest for this tool version and tokenizer, documents sorted by source."""
+        ordered = tuple(sorted(documents, key=lambda d: d.source))
+        tokenizer = dict(TOKENIZER_SETTINGS)
+        return cls(FORMAT_VERSION, __version__, dict(chunker), tokenizer, dict(bm25), given=ordered)
+
+    @cached_property
+    def documents(self) -> tuple[DocumentEntry, ...]:
+        """One entry per document, by source (read from the segments' entries on first use)."""
+        if self.given is not None or self.folder is None:
+            return self.given or ()
+        return read_entries(self.folder, self.segments)
+
+    def documents_through(self, known: SegmentEntries) -> tuple[DocumentEntry, ...]:
+        """Return documents, reading the entries of only the segments `known` (a long-lived
+        caller's cache: entries.SegmentEntries) does not hold."""
+        if "documents" not in self.__dict__ and self.given is None and self.folder is not None:
+            self.__dict__["documents"] = read_entries(self.folder, self.segments, known)
+        return self.documents
+
+    @property
+    def rows(self) -> int:
+        """Live rows (chunks) in the index."""
+        return sum(s.live for s in self.segments)
+
+    def with_files(self, files: dict[str, str]) -> Manifest:
+        """Return this manifest recording the checksums of the generation's files."""
+        return replace(self, files=dict(sorted(files.items())))
+
+    def with_segments(
+        self, segments: Sequence[LiveSegment], mean_idf: float, count: int
+    ) -> Manifest:
+        """Return this manifest holding these live segments and statistics."""
+        return replace(self, segments=tuple(segments), mean_idf=mean_idf, document_count=count)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        del data["folder"], data["given"]
+        data["segments"] = [s.to_dict() for s in self.segments]
+        data["access_labels"] = list(self.access_labels)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], folder: Path | None = None) -> Manifest:
+        """Rebuild a manifest from its JSON form."""
+        segments = tuple(LiveSegment.from_dict(s) for s in data["segments"])
+        labels = tuple(data["access_labels"])
+        return cls(**{**data, "segments": segments, "access_labels": labels}, folder=folder)

@@ -1,0 +1,353 @@
+"""Reading an index folder: the live generation's manifest, its segments and chunks.
+
+Readers take no lock: they follow CURRENT once and keep their files open, and retry if a
+writer retired the generation before they opened it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from policy_assistant.errors import IndexError_, StaleIndex
+from policy_assistant.index.chunks.bm25 import OKAPI_EPSILON
+from policy_assistant.index.chunks.bm25_files import load_array
+from policy_assistant.index.chunks.search import Index, SearchHit
+from policy_assistant.index.chunks.segment import Segment
+from policy_assistant.index.chunks.segment_search import Statistics, search_segments
+from policy_assistant.index.settings import DEFAULT_K
+from policy_assistant.index.store.entries import DELETED_DIR, SEGMENTS_DIR, SegmentEntries
+from policy_assistant.index.store.folder import (
+    DEFAULT_INDEX_DIR,
+    checksum,
+    damaged,
+    ingest_hint,
+    live_generation,
+    read_current,
+)
+from policy_assistant.index.store.manifest import (
+    FORMAT_VERSION,
+    DocumentEntry,
+    LiveSegment,
+    Manifest,
+)
+from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
+from policy_assistant.records import Chunk
+
+
+def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
+    """Parse a generation's manifest; raise IndexError_ if stale or damaged."""
+    try:
+        data = orjson.loads((generation / "manifest.json").read_bytes())
+        found = data.get("format_version")
+        if found != FORMAT_VERSION:
+            raise StaleIndex(
+                f"index at {index_dir} is in format {found}, this version reads format "
+                f"{FORMAT_VERSION}: {ingest_hint(index_dir)}"
+            )
+        return Manifest.from_dict(data, generation)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        # orjson.JSONDecodeError (bad JSON or bytes) is a ValueError
+        raise damaged(index_dir, f"manifest.json: {exc}") from exc
+
+
+def load_manifest(index_dir: Path) -> Manifest:
+    """Return the live generation's manifest (for a pipeline deciding what to reuse)."""
+    return _read_manifest(index_dir, live_generation(index_dir))
+
+
+def load_chunks(index_dir: Path) -> list[Chunk]:
+    """Return every chunk of the live generation, in row order, whatever its tokenizer."""
+    with open_index(index_dir, check_tokenizer=False) as index:
+        return index.chunks()
+
+
+def load_entries(
+    index_dir: Path, manifest: Manifest, known: SegmentEntries | None = None
+) -> tuple[DocumentEntry, ...]:
+    """Return the per-document entries of a manifest's generation; IndexError_ if damaged.
+
+    known: a long-lived caller's entries of segments already read (Manifest.documents_through).
+    """
+    try:
+        return manifest.documents if known is None else manifest.documents_through(known)
+    except OSError as exc:
+        where = Path(exc.filename).name if exc.filename else "entries"
+        raise damaged(index_dir, f"{where}: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise damaged(index_dir, f"entries: {exc}") from exc
+
+
+class LoadedIndex(Index):
+    """An open generation: manifest, segments (memory-mapped), chunks read on demand."""
+
+    def __init__(self, index_dir: Path, generation: Path, manifest: Manifest) -> None:
+        self.index_dir = index_dir
+        self.manifest = manifest
+        self.generation = generation
+        self.access_labels = tuple(manifest.access_labels)
+        self._masks = {}
+        self._units: Any = None
+        self.segments: list[Segment] = []
+        try:
+            for live in manifest.segments:
+                self.segments.append(
+                    Segment(
+                        generation / SEGMENTS_DIR / live.info.name,
+                        live.info,
+                        _mask(generation, live),
+                    )
+                )
+        except (IndexError_, OSError, ValueError) as exc:
+            self.close()
+            raise damaged(index_dir, exc) from exc
+        self._live = np.cumsum([0] + [s.live for s in manifest.segments])
+        self._stats = _statistics(manifest)
+
+    def __len__(self) -> int:
+        return self.manifest.rows
+
+    def close(self) -> None:
+        """Close the segments' files and the units."""
+        for segment in self.segments:
+            segment.close()
+        self.segments = []
+        if self._units is not None:
+            from policy_assistant.index.store.units import close_units
+
+            close_units(self._units)
+            self._units = None
+
+    def search_terms(
+        self, terms: Sequence[str], k: int = DEFAULT_K, access: str | None = None
+    ) -> list[SearchHit]:
+        """Return the top k chunks for already tokenized query terms (see Index.search)."""
+        level = self.level(access)
+        read: dict[tuple[int, int], Chunk] = {}
+
+        def record(seg: int, row: int) -> Chunk:
+            if (seg, row) not in read:
+                read[seg, row] = self._record(seg, row)
+            return read[seg, row]
+
+        try:
+            found = search_segments(self.segments, self._stats, terms, k, level, record)
+        except (IndexError, ValueError) as exc:  # numpy on rows out of range: damage
+            raise self.damage(f"damaged postings: {exc}") from exc
+        hits = [
+            SearchHit(rank, score, read[seg, row], self._live_row(seg, row))
+            for rank, (seg, row, score) in enumerate(found, 1)
+        ]
+        if any(self._rank(hit.chunk.access) > level for hit in hits):
+            raise self.damage("access.npy disagrees with the chunk records")
+        return hits
+
+    def _record(self, seg: int, row: int) -> Chunk:
+        """Return a segment's chunk; IndexError_ naming the index when it is damaged."""
+        try:
+            return self.segments[seg].record(row)
+        except IndexError_ as exc:
+            raise self.damage(str(exc)) from exc
+
+    def _live_row(self, seg: int, row: int) -> int:
+        """Return the row number of a live chunk in chunks() order."""
+        return int(self._live[seg]) + self.segments[seg].live_before(row)
+
+    def chunk(self, row: int) -> Chunk:
+        """Return the chunk at a row of chunks() order, reading only its block."""
+        if not 0 <= row < len(self):
+            raise IndexError(f"row {row} out of range")
+        seg = int(np.searchsorted(self._live, row, side="right") - 1)
+        local = row - int(self._live[seg])
+        deleted = self.segments[seg].deleted
+        if deleted is not None:
+            local = int(np.flatnonzero(~np.asarray(deleted))[local])
+        return self._record(seg, local)
+
+    def chunks(self) -> list[Chunk]:
+        """Return every live chunk: segment by segment, each in (source, position) order."""
+        chunks: list[Chunk] = []
+        for segment in self.segments:
+            try:
+                records = segment.records()
+            except IndexError_ as exc:
+                raise self.damage(str(exc)) from exc
+            dead = segment.deleted
+            if dead is None:
+                chunks += records
+            else:
+                chunks += [c for c, gone in zip(records, dead.tolist(), strict=True) if not gone]
+        return chunks
+
+    def find(self, chunk_id: str) -> Chunk | None:
+        """Return the live chunk with this ID, or None."""
+        for seg, segment in enumerate(self.segments):
+            row = segment.find(chunk_id)
+            if row >= 0:
+                return self._record(seg, row)
+        return None
+
+    def damage(self, problem: str) -> IndexError_:
+        """Return the error for this index's damaged files."""
+        return damaged(self.index_dir, problem)
+
+    def context(
+        self, query: str, budget: int, access: str | None = None, settings: Any = None
+    ) -> list[Any]:
+        """Return the context for query: whole passages within budget words, best first.
+
+        Access as in search (None is public); each passage's label is checked again. The
+        units are read on first use (index/unit_store.py); settings is a ContextSettings.
+        """
+        from policy_assistant.index.context.assembler import context_for
+        from policy_assistant.index.store.units import UNITS_DIR, has_units, load_units
+
+        level = self.level(access)
+        if self._units is None:
+            folder = self.generation / UNITS_DIR
+            if not has_units(folder):
+                extra = "" if self.index_dir == DEFAULT_INDEX_DIR else f" --index {self.index_dir}"
+                why = (
+                    "retrieval units in an older layout"
+                    if folder.is_dir()
+                    else "no retrieval units (an `index` of chunk records or `ingest "
+                    "--no-units` stores none)"
+                )
+                raise IndexError_(
+                    f"index at {self.index_dir} holds {why}: run `policy-assistant ingest "
+                    f"CORPUS{extra}` with the folder you indexed as CORPUS"
+                )
+            try:
+                self._units = load_units(folder)
+            except IndexError_ as exc:
+                raise damaged(self.index_dir, exc) from exc
+        passages = context_for(self._units, query, budget, self.access_labels[level], settings)
+        if any(self._rank(p.access) > level for p in passages):
+            raise self.damage("units disagree with their documents' labels")
+        return passages
+
+
+def verify_files(
+    index_dir: Path,
+    generation: Path,
+    manifest: Manifest,
+    skip: tuple[str, ...] = (),
+    checksums: bool = True,
+) -> None:
+    """Raise IndexError_ unless every file of the generation (but those under the folders
+    skip names) has its recorded SHA-256 (or, without checksums, is there)."""
+    if not manifest.files:
+        raise damaged(index_dir, "manifest.json records no file checksums")
+    expected = dict(manifest.files)
+    for live in manifest.segments:
+        folder = f"{SEGMENTS_DIR}/{live.info.name}"
+        _check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
+        try:
+            files = orjson.loads((generation / folder / "segment.json").read_bytes())["files"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise damaged(index_dir, f"{folder}/segment.json: {exc}") from exc
+        expected.update({f"{folder}/{name}": digest for name, digest in files.items()})
+    expected.update(_unit_files(index_dir, generation, manifest))
+    for name, digest in expected.items():
+        if name.startswith(skip):
+            continue
+        if checksums:
+            _check_file(index_dir, generation, name, digest)
+        elif not os.path.isfile(generation / name):
+            raise damaged(index_dir, f"{name}: missing")
+    _verify_name(index_dir, generation)
+
+
+def _unit_files(index_dir: Path, generation: Path, manifest: Manifest) -> dict[str, str]:
+    """Return the checksums of the unit segments' files, their units.json checked first."""
+    from policy_assistant.index.store.units import UNITS_DIR, UNITS_FILE, unit_checksums
+
+    name = f"{UNITS_DIR}/{UNITS_FILE}"
+    if name in manifest.files:
+        _check_file(index_dir, generation, name, manifest.files[name])
+    try:
+        return unit_checksums(generation, manifest.files)
+    except IndexError_ as exc:
+        raise damaged(index_dir, exc) from exc
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise damaged(index_dir, f"{UNITS_DIR}: {exc}") from exc
+
+
+def _check_file(index_dir: Path, generation: Path, name: str, expected: str) -> None:
+    """Raise IndexError_ unless the file has this SHA-256."""
+    try:
+        with (generation / name).open("rb") as handle:
+            found = checksum(handle)
+    except OSError as exc:
+        raise damaged(index_dir, f"{name}: {exc.strerror or exc}") from exc
+    if found != expected:
+        raise damaged(index_dir, f"{name} does not match its checksum")
+
+
+def _verify_name(index_dir: Path, generation: Path) -> None:
+    """Raise IndexError_ unless the generation's name is the hash of its manifest.
+
+    The writer names a generation after that hash, so this checks the manifest itself, which
+    holds the other files' checksums and so cannot hold its own.
+    """
+    try:
+        digest = hashlib.sha256((generation / "manifest.json").read_bytes())
+    except OSError as exc:
+        raise damaged(index_dir, f"{exc.filename}: {exc.strerror or exc}") from exc
+    if generation.name.removesuffix("-b") != f"gen-{digest.hexdigest()[:16]}":
+        raise damaged(index_dir, "manifest.json does not match the generation's name")
+
+
+def _mask(generation: Path, live: LiveSegment) -> Any:
+    """Return a segment's deletion mask in this generation, memory-mapped (None: no deletion)."""
+    if not live.deleted:
+        return None
+    mask = load_array(generation / DELETED_DIR / f"{live.info.name}.npy", "r")
+    if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
+        raise ValueError(f"{DELETED_DIR}/{live.info.name}.npy does not fit its segment")
+    return mask
+
+
+def _statistics(manifest: Manifest) -> Statistics:
+    """Return the global BM25 statistics of the live segments."""
+    params = manifest.bm25
+    segments = manifest.segments
+    rows = sum(s.live for s in segments)
+    nonempty = sum(s.info.nonempty - s.deleted_nonempty for s in segments)
+    length = sum(s.info.length - s.deleted_length for s in segments)
+    counted = nonempty if params["variant"] == "lucene" else rows
+    avgdl = float(length) / counted if counted else 0.0
+    epsilon = float(params.get("epsilon", OKAPI_EPSILON))
+    return Statistics(
+        params["variant"], params["k1"], params["b"], counted, avgdl, manifest.mean_idf, epsilon
+    )
+
+
+def open_index(
+    index_dir: Path | str, check_tokenizer: bool = True, verify: bool = False
+) -> LoadedIndex:
+    """Open the live generation for search; raise IndexError_ if missing, stale or damaged.
+
+    An index built with other tokenizer settings is stale for search (check_tokenizer);
+    its chunks can still be read. verify reads every file and checks its checksum.
+    """
+    index_dir = Path(index_dir)  # a library caller may pass a str
+    while True:
+        generation = live_generation(index_dir)
+        try:
+            manifest = _read_manifest(index_dir, generation)
+            if check_tokenizer and manifest.tokenizer != TOKENIZER_SETTINGS:
+                hint = ingest_hint(index_dir)
+                raise IndexError_(f"index at {index_dir} was built with another tokenizer: {hint}")
+            if verify:
+                verify_files(index_dir, generation, manifest)
+            return LoadedIndex(index_dir, generation, manifest)
+        except IndexError_:
+            if read_current(index_dir) == generation.name:
+                raise  # not a writer swapping generations under us

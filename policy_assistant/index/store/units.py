@@ -1,0 +1,347 @@
+"""The units of a generation on disk: `gen-*/units/`, unit segments as the chunks have segments.
+
+    units/
+      units.json              format, field weights, BM25 settings, okapi's mean idf per
+                              field, and the live unit segments with what of each is deleted
+      useg-<16 hex>/          immutable unit segments (unit_segment.py); hard links to an
+                              older generation's files when unchanged
+      deleted/useg-*.npy      bool per document of that segment: replaced or removed
+
+A re-ingest writes one unit segment holding the documents added or changed, marks the ones
+it replaces or removes deleted (their units, sections and document row with them), and links
+the rest; merges follow plan.py's policy, counted in documents. units.json's checksum is in
+the manifest, each segment's segment.json's in units.json, so every file is checked (reader.
+verify_files). A units folder without units.json is the older, unsegmented layout: the
+next ingest writes the units again (build._units_change), search says to run it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from policy_assistant.errors import IndexError_, StaleIndex
+from policy_assistant.index.chunks.bm25_files import load_array
+from policy_assistant.index.chunks.segment_search import okapi_mean_idf
+from policy_assistant.index.context.unit_open import Mask, SegmentSources, UnitSegment
+from policy_assistant.index.context.unit_rank import SegmentedUnits, field_statistics
+from policy_assistant.index.context.unit_search import FIELD_WEIGHTS
+from policy_assistant.index.context.unit_segment import (
+    FIELDS,
+    FieldCounts,
+    UnitSegmentInfo,
+    field_counts,
+    write_unit_segment,
+)
+from policy_assistant.index.store.plan import choose_merges
+from policy_assistant.records import Document
+
+UNITS_DIR = "units"
+"""The units folder's name inside a generation."""
+UNITS_FILE = "units.json"
+"""The units' own manifest inside the units folder."""
+UNITS_FORMAT = 2
+"""Version of units.json; another one (or none: the older layout) is written again (1: unit
+segments in format 1, one text stream per document)."""
+DELETED = "deleted"
+"""The units folder's deletion masks."""
+_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
+
+
+@dataclass(frozen=True, slots=True)
+class LiveUnits:
+    """A unit segment of a generation and what of it is deleted there."""
+
+    info: UnitSegmentInfo
+    """The segment as it was written."""
+    deleted: int = 0
+    """Documents deleted; their mask is deleted/<name>.npy."""
+    removed: dict[str, FieldCounts] = field(default_factory=dict)
+    """Per field, the counts of the deleted documents' rows."""
+
+    @property
+    def live(self) -> int:
+        """Documents not deleted."""
+        return self.info.rows - self.deleted
+
+    def counts(self, name: str) -> tuple[int, int, int]:
+        """Return a field's live (rows, nonempty, length)."""
+        total, gone = self.info.fields[name], self.removed.get(name, FieldCounts())
+        return total.rows - gone.rows, total.nonempty - gone.nonempty, total.length - gone.length
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        removed = {n: c.to_list() for n, c in sorted(self.removed.items())}
+        return {**self.info.to_dict(), "deleted": self.deleted, "removed": removed}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LiveUnits:
+        """Rebuild from the JSON form."""
+        removed = {str(k): FieldCounts(*(int(x) for x in v)) for k, v in data["removed"].items()}
+        return cls(UnitSegmentInfo.from_dict(data), int(data["deleted"]), removed)
+
+
+@dataclass(frozen=True)
+class UnitsState:
+    """What units.json holds."""
+
+    segments: tuple[LiveUnits, ...]
+    """The live unit segments, in the order they were added."""
+    bm25: dict[str, Any]
+    """The BM25 settings of the four fields (the chunks')."""
+    weights: dict[str, float]
+    """The field weights the context search uses."""
+    mean_idf: dict[str, float]
+    """okapi only: each field's mean idf over its live terms."""
+
+    def to_bytes(self) -> bytes:
+        """Return units.json's bytes."""
+        data = {
+            "format": UNITS_FORMAT,
+            "segments": [s.to_dict() for s in self.segments],
+            "bm25": self.bm25,
+            "weights": self.weights,
+            "mean_idf": self.mean_idf,
+        }
+        return orjson.dumps(data, option=_JSON) + b"\n"
+
+
+def has_units(folder: Path) -> bool:
+    """Whether folder holds units in this layout (not missing, not the older one)."""
+    return (folder / UNITS_FILE).is_file()
+
+
+def read_state(folder: Path) -> UnitsState:
+    """Return what a units folder's units.json says; IndexError_ when it is missing or damaged."""
+    if not folder.is_dir():
+        raise StaleIndex(f"{folder.parent.name} holds no units (built by an older version)")
+    if not has_units(folder):
+        raise StaleIndex(f"{folder.parent.name} holds units in an older layout")
+    try:
+        data = orjson.loads((folder / UNITS_FILE).read_bytes())
+        if data.get("format") != UNITS_FORMAT:
+            raise StaleIndex(
+                f"{UNITS_FILE} is in format {data.get('format')}, this version reads format "
+                f"{UNITS_FORMAT}"
+            )
+        segments = tuple(LiveUnits.from_dict(s) for s in data["segments"])
+        return UnitsState(segments, dict(data["bm25"]), dict(data["weights"]), data["mean_idf"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise IndexError_(f"units of {folder.parent.name}: {UNITS_FILE}: {exc}") from exc
+
+
+def _open(folder: Path, live: LiveUnits) -> UnitSegment:
+    """Open a unit segment of a units folder with its deletion mask."""
+    return UnitSegment(folder / live.info.name, live.info, _mask(folder, live))
+
+
+def load_units(folder: Path) -> SegmentedUnits:
+    """Open the live unit segments for search; raise IndexError_ when missing or damaged."""
+    state = read_state(folder)
+    segments: list[UnitSegment] = []
+    try:
+        for live in state.segments:
+            segments.append(_open(folder, live))
+    except (IndexError_, OSError, ValueError) as exc:
+        for segment in segments:
+            segment.close()
+        raise IndexError_(f"units of {folder.parent.name}: {exc}") from exc
+    return SegmentedUnits(segments, _statistics(state), state.weights)
+
+
+def _statistics(state: UnitsState) -> dict[str, Any]:
+    """Return each field's global BM25 statistics over the live unit segments."""
+    counts = {}
+    for name in FIELDS:
+        per = [s.counts(name) for s in state.segments]
+        counts[name] = (sum(p[0] for p in per), sum(p[1] for p in per), sum(p[2] for p in per))
+    return field_statistics(counts, state.bm25, state.mean_idf)
+
+
+def close_units(index: SegmentedUnits) -> None:
+    """Close the files a loaded unit index holds open."""
+    index.close()
+
+
+def write_units(documents: Sequence[Document], folder: Path, bm25: dict[str, Any]) -> None:
+    """Write the units of documents into folder as one unit segment (a cold build)."""
+    folder.mkdir(parents=True)
+    live = [LiveUnits(write_unit_segment(folder, documents))] if documents else []
+    _finish(folder, live, {}, bm25_params(bm25))
+
+
+def update_units(
+    old: Path, folder: Path, replaced: Sequence[str], fresh: Sequence[Document],
+    bm25: dict[str, Any],
+) -> None:  # fmt: skip
+    """Write into folder the units of old with the replaced sources' documents deleted and
+    the fresh documents (added or changed) added as a new unit segment.
+
+    A segment is opened whole only when a document of it is deleted or it is merged: a
+    one-file change reads a few document lines of each other segment and links it."""
+    state = read_state(old)
+    folder.mkdir(parents=True)
+    counts = {s.info.name: s for s in state.segments}
+    dead = {s.info.name: _mask(old, s, writable=True) for s in state.segments}
+    opened: dict[str, UnitSegment] = {}
+
+    def segment(name: str) -> UnitSegment:
+        if name not in opened:
+            opened[name] = UnitSegment(old / name, counts[name].info, dead[name])
+        return opened[name]
+
+    try:
+        for name, row in _replaced_rows(old, state.segments, dead, replaced):
+            counts[name] = _delete(segment(name), counts[name], row)
+            dead[name] = opened[name].dead_docs
+        kept, merged = choose_merges([s for s in counts.values() if s.live], bool(fresh))
+        moved = [d for name in merged for d in segment(name).live_documents()]
+        docs = [*fresh, *moved]
+        live = [counts[name] for name in kept]
+        if docs:
+            live.append(LiveUnits(write_unit_segment(folder, docs)))
+        _link(old, folder, kept)
+        masks = {n: m for n in kept if (m := dead[n]) is not None and counts[n].deleted}
+        _finish(folder, live, masks, bm25_params(bm25))
+    finally:
+        for opened_segment in opened.values():
+            opened_segment.close()
+
+
+def _mask(folder: Path, live: LiveUnits, writable: bool = False) -> Mask | None:
+    """Return a unit segment's deletion mask in a units folder (a copy when writable), or
+    None when it has no deleted document."""
+    if not live.deleted:
+        return None
+    mask: Mask = load_array(folder / DELETED / f"{live.info.name}.npy", None if writable else "r")
+    if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
+        raise IndexError_(f"{DELETED}/{live.info.name}.npy does not fit its segment")
+    return mask
+
+
+def _replaced_rows(
+    old: Path, segments: Sequence[LiveUnits], dead: dict[str, Mask | None], replaced: Sequence[str]
+) -> list[tuple[str, int]]:
+    """Return (segment, row) of each live document of the replaced sources."""
+    found = []
+    for live in segments:
+        name = live.info.name
+        listed = SegmentSources(old / name, live.info.rows)
+        try:
+            for source in sorted(replaced):
+                row = _row_of(listed.sources, dead[name], source)
+                if row >= 0:
+                    found.append((name, row))
+        finally:
+            listed.close()
+    return found
+
+
+def bm25_params(bm25: dict[str, Any]) -> dict[str, Any]:
+    """Return the BM25 settings the fields are scored with."""
+    return {k: v for k, v in bm25.items() if k in ("variant", "k1", "b", "epsilon")}
+
+
+def _row_of(sources: Sequence[str], dead: Mask | None, source: str) -> int:
+    """Return the row of a live document of a unit segment (sources: its own, sorted; dead:
+    its deletion mask), or -1."""
+    at = bisect.bisect_left(sources, source)
+    if at == len(sources) or sources[at] != source:
+        return -1
+    return -1 if dead is not None and bool(dead[at]) else at
+
+
+def _delete(segment: UnitSegment, live: LiveUnits, doc: int) -> LiveUnits:
+    """Mark a document deleted in its unit segment; return the segment's new counts."""
+    if segment.dead_docs is None:
+        segment.dead_docs = np.zeros(segment.info.rows, np.bool_)
+    segment.dead_docs[doc] = True
+    removed = dict(live.removed)
+    rows = {
+        "body": segment.doc_range("doc_first", doc),
+        "sections": segment.doc_range("doc_sections", doc),
+        "passages": segment.doc_range("doc_sections", doc),
+        "documents": slice(doc, doc + 1),
+    }
+    for name, where in rows.items():
+        gone = field_counts(segment.fields[name].dl[where])
+        removed[name] = removed.get(name, FieldCounts()).plus(gone)
+    return replace(live, deleted=live.deleted + 1, removed=removed)
+
+
+def _link(old: Path, folder: Path, names: Sequence[str]) -> None:
+    """Hard-link the kept unit segments of the old units folder into the new one."""
+    from policy_assistant.index.store.generation import link_tree
+
+    for name in names:
+        link_tree(old / name, folder / name)
+
+
+def _finish(
+    folder: Path, live: list[LiveUnits], masks: dict[str, npt.NDArray[np.bool_]],
+    bm25: dict[str, Any],
+) -> None:  # fmt: skip
+    """Write the deletion masks and units.json (okapi's mean idf computed over live rows)."""
+    if masks:
+        (folder / DELETED).mkdir()
+        for name, mask in sorted(masks.items()):
+            np.save(folder / DELETED / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
+    state = UnitsState(tuple(live), bm25, dict(FIELD_WEIGHTS), {})
+    if bm25.get("variant") == "okapi":
+        state = replace(state, mean_idf=_mean_idf(folder, state))
+    (folder / UNITS_FILE).write_bytes(state.to_bytes())
+
+
+def _mean_idf(folder: Path, state: UnitsState) -> dict[str, float]:
+    """Return each field's okapi mean idf over the live segments, as a cold build has it."""
+    segments = [_open(folder, s) for s in state.segments]
+    try:
+        stats = _statistics(state)
+        return {
+            name: okapi_mean_idf([s.fields[name] for s in segments], stats[name].counted)
+            for name in FIELDS
+        }
+    finally:
+        for segment in segments:
+            segment.close()
+
+
+def unit_checksums(generation: Path, files: dict[str, str]) -> dict[str, str]:
+    """Return the SHA-256 of every unit segment file by generation path, read from units.json
+    and the segments' segment.json (their own hashes from units.json); {} without units."""
+    name = f"{UNITS_DIR}/{UNITS_FILE}"
+    if name not in files:
+        return {}
+    state = read_state(generation / UNITS_DIR)
+    out: dict[str, str] = {}
+    for live in state.segments:
+        where = f"{UNITS_DIR}/{live.info.name}/segment.json"
+        data = (generation / where).read_bytes()
+        if hashlib.sha256(data).hexdigest() != live.info.sha256:
+            raise IndexError_(f"{where} does not match its checksum")
+        listed = orjson.loads(data)["files"].items()
+        out |= {f"{UNITS_DIR}/{live.info.name}/{file}": digest for file, digest in listed}
+    return out
+
+
+def stored_documents(folder: Path) -> dict[str, Document]:
+    """Return the live documents a units folder stores, by source ({} when none)."""
+    if not has_units(folder):
+        return {}
+    state = read_state(folder)
+    out: dict[str, Document] = {}
+    for live in state.segments:
+        segment = _open(folder, live)
+        try:
+            out |= {d.source: d for d in segment.live_documents()}
+        finally:
+            segment.close()
+    return out

@@ -1,0 +1,395 @@
+"""Writing an index folder: the one writer's lock, then a new generation made live.
+
+A writer fills `.tmp-<pid>/`, fsyncs it, renames it to its generation name and only then
+replaces CURRENT; the other generations are renamed to `.trash-*` and deleted after that
+(index/__init__.py says why). The manifest, written last, records every other file's SHA-256.
+
+The lock dies with its writer: the kernel drops a flock when the last descriptor of its open
+file closes, so forked children close theirs (_forget_locks_in_child) and BM25 workers die
+with their parent (children.py). Whoever takes the lock first removes what killed writers
+left. A disk that refuses a write (full, out of inodes, read-only) is an IndexError_ of one
+line, after the partial generation is removed; CURRENT still names the old one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from policy_assistant.errors import IndexError_
+from policy_assistant.index.chunks.bm25 import BM25Index
+from policy_assistant.index.store.entries import (
+    DELETED_DIR,
+    EMPTY_FILE,
+    SEGMENTS_DIR,
+    entries_bytes,
+)
+from policy_assistant.index.store.folder import GENERATION, checksum, read_current
+from policy_assistant.index.store.generation import Generation, MakeGeneration, link_tree
+from policy_assistant.index.store.manifest import Manifest, ids_digest
+from policy_assistant.procs.side_job import SideJob, spare_core
+from policy_assistant.records import Chunk, Document
+
+LOCK_TIMEOUT = 10.0
+"""Seconds a second writer waits for the lock before giving up."""
+
+Progress = Callable[[int], None]
+
+_OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-.+|\.CURRENT\.tmp")
+_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
+_HELD: dict[Path, list[int]] = {}
+"""Per index folder this process locks: the lock descriptor and how deeply it is held."""
+
+
+class IndexBusyError(IndexError_):
+    """Another process kept the index's write lock for longer than the timeout."""
+
+
+@contextmanager
+def index_lock(index_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the index's write lock, waiting up to timeout seconds for another writer.
+
+    Re-entrant within a process, so a pipeline can hold it from reading the old index to
+    writing the new one and still call write_index. Taking it removes what killed writers
+    left behind (remove_leftovers), so every writer cleans up, also one with nothing to do.
+    """
+    key, owner = index_dir.resolve(), os.getpid()
+    if key in _HELD:
+        _HELD[key][1] += 1
+        try:
+            yield
+        finally:
+            _HELD[key][1] -= 1
+        return
+    fd = _open_lock(index_dir)
+    try:  # closing the descriptor releases the lock, also when the process dies
+        _acquire(fd, index_dir, timeout)
+        _HELD[key] = [fd, 1]
+        try:
+            remove_leftovers(index_dir)
+            yield
+        finally:
+            if os.getpid() == owner:  # a forked child unwinding this frame holds nothing
+                del _HELD[key]
+    finally:
+        if os.getpid() == owner:
+            os.close(fd)
+
+
+def _forget_locks_in_child() -> None:
+    """In a forked child, close the lock descriptors: the lock must die with its writer.
+
+    flock belongs to the open file, which a fork shares: a child that kept the descriptor
+    would hold the lock after its parent died.
+    """
+    for fd, _ in _HELD.values():
+        with suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_forget_locks_in_child)
+
+
+def _open_lock(index_dir: Path) -> int:
+    """Open the lock file, creating the folder and file; read-only if they cannot be written.
+
+    flock works on a read-only descriptor, so an ingest with nothing to write can run on a
+    read-only index folder.
+    """
+    try:
+        index_dir.mkdir(parents=True, exist_ok=True)
+        return os.open(index_dir / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        try:
+            return os.open(index_dir / ".lock", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            raise cannot_write(index_dir, exc) from exc
+
+
+def _acquire(fd: int, index_dir: Path, timeout: float) -> None:
+    """flock fd, polling until timeout; then record our pid for the next waiter's message."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                who = f" (process {holder})" if holder.isdigit() else ""
+                raise IndexBusyError(
+                    f"{index_dir} is being written by another ingest{who}; waited "
+                    f"{timeout:g} s: try again when it finishes"
+                ) from None
+            time.sleep(0.05)
+    with suppress(OSError):  # a courtesy only: a read-only lock file cannot say who we are
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+
+
+def cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> IndexError_:
+    """Return the one-line error for an index folder that cannot be written (full, read-only)."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    kept = "; the old index is unchanged" if unchanged else ""
+    return IndexError_(f"cannot write the index at {index_dir}: {exc.strerror or exc}{where}{kept}")
+
+
+def remove_leftovers(index_dir: Path) -> None:
+    """Delete temporary, trash and stale generation folders that killed writers left.
+
+    Call with the lock held. When CURRENT cannot be read, which generation is live is
+    unknown, so generations stay until the next write replaces them all.
+    """
+    try:
+        live, keep_generations = read_current(index_dir), False
+    except IndexError_:
+        live, keep_generations = None, True
+    try:
+        for entry in sorted(index_dir.iterdir()):
+            if entry.name == live or not _OURS.fullmatch(entry.name):
+                continue
+            if not GENERATION.fullmatch(entry.name):
+                _remove(entry)
+            elif not keep_generations:
+                _retire(entry)
+    except OSError as exc:
+        raise cannot_write(index_dir, exc) from exc
+
+
+def write_index(
+    index_dir: Path,
+    chunks: Sequence[Chunk],
+    manifest: Manifest,
+    bm25: BM25Index,
+    lock_timeout: float = LOCK_TIMEOUT,
+    progress: Progress | None = None,
+    documents: Sequence[Document] | None = None,
+) -> Path:
+    """Write chunks as a new generation of one segment, make it current; return its folder.
+
+    chunks must be in row order (sort_chunks) and agree with manifest.documents and bm25
+    (whose settings are recorded), row for row. Takes the lock, waiting up to lock_timeout.
+    With documents, their retrieval units go into the same generation (index/unit_store.py).
+    """
+    from policy_assistant.index.store.plan import cold_generation
+
+    _check_consistent(chunks, manifest, bm25)
+    make = cold_generation(chunks, manifest, manifest.documents)
+    return write_generation(index_dir, make, lock_timeout, progress, documents, manifest.bm25)
+
+
+def write_generation(
+    index_dir: Path,
+    make: MakeGeneration,
+    lock_timeout: float = LOCK_TIMEOUT,
+    progress: Progress | None = None,
+    documents: Sequence[Document] | None = None,
+    bm25: dict[str, Any] | None = None,
+    workers: int | None = None,
+    units: UnitsJob | None = None,
+) -> Path:
+    """Write a new generation (make fills its segments), make it current, delete the others.
+
+    The units job (or with documents, their units built whole with the BM25 settings bm25,
+    the manifest's) writes the generation's units, in a forked child while make runs
+    (side_job.py), unless workers is 1.
+    """
+    if units is None and documents is not None:
+        units = cold_units(documents, bm25)
+    with index_lock(index_dir, lock_timeout):
+        tmp = index_dir / f".tmp-{os.getpid()}"
+        child: SideJob | None = None
+        try:
+            _remove(tmp)
+            (tmp / SEGMENTS_DIR).mkdir(parents=True)
+            child = _start_units(tmp, units, spare_core(workers))
+            generation = make(tmp / SEGMENTS_DIR)
+            if progress is not None:
+                progress(generation.manifest.rows)
+            if child is not None:
+                child.join()
+            name = _write_generation(tmp, generation)
+            if _live_name(index_dir) == name:
+                # The same content is live, but its files may have been damaged since: write
+                # anyway, into the other slot, since the live folder cannot be replaced in place.
+                name += "-b"
+            _publish(index_dir, tmp, name)
+        except OSError as exc:
+            _stop(child)
+            _discard(tmp)
+            raise cannot_write(index_dir, exc) from exc
+        except BaseException:
+            _stop(child)
+            _discard(tmp)
+            raise
+        try:
+            _clean(index_dir, keep=name)
+        except OSError as exc:
+            raise cannot_write(index_dir, exc, unchanged=False) from exc
+        return index_dir / name
+
+
+def _live_name(index_dir: Path) -> str | None:
+    """Return the live generation's name; None when CURRENT is missing or unreadable."""
+    try:
+        name = read_current(index_dir)
+    except IndexError_:
+        return None
+    return name if name is not None and GENERATION.fullmatch(name) else None
+
+
+def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Index) -> None:
+    """Raise ValueError unless chunks, manifest and BM25 rows agree."""
+    if any(a >= b for a, b in pairwise((c.source, c.position) for c in chunks)):
+        raise ValueError("chunks must be sorted by source then position (see sort_chunks)")
+    by_source: dict[str, list[str]] = {}
+    for chunk in chunks:
+        by_source.setdefault(chunk.source, []).append(chunk.id)
+    for entry in manifest.documents:
+        if ids_digest(by_source.pop(entry.source, [])) != entry.digest:
+            raise ValueError(f"manifest entry of {entry.source} does not match its chunks")
+    if by_source:
+        raise ValueError(f"chunks of {sorted(by_source)[0]} have no manifest entry")
+    if bm25.num_docs != len(chunks):
+        raise ValueError(f"BM25 index has {bm25.num_docs} rows for {len(chunks)} chunks")
+    if bm25.params() != manifest.bm25:
+        raise ValueError(f"manifest BM25 settings {manifest.bm25} != index {bm25.params()}")
+    if unknown := {c.access for c in chunks} - set(manifest.access_labels):
+        raise ValueError(f"unknown access labels {sorted(unknown)}")
+
+
+UnitsJob = Callable[[Path], object]
+"""Writes a generation's units into the folder it is given (unit_store.py)."""
+
+
+def cold_units(documents: Sequence[Document], bm25: dict[str, Any] | None) -> UnitsJob:
+    """Return the job writing the units of documents whole, with these BM25 settings."""
+    from policy_assistant.index.store.units import write_units
+
+    params = dict(bm25 or {})
+    return lambda folder: write_units(documents, folder, params)
+
+
+def _start_units(tmp: Path, job: UnitsJob | None, fork: bool) -> SideJob | None:
+    """Start writing the units into tmp (beside the segments when a core is spare)."""
+    if job is None:
+        return None
+    from policy_assistant.index.store.units import UNITS_DIR
+
+    # The units' files are checksummed into the manifest, and so into the name, after join.
+    return SideJob(lambda: job(tmp / UNITS_DIR), fork=fork)
+
+
+def _stop(units: SideJob | None) -> None:
+    """Stop a units' child of a write that is failing."""
+    if units is not None:
+        units.cancel()
+
+
+def _write_generation(tmp: Path, generation: Generation) -> str:
+    """Fill tmp with the rest of a generation, manifest last, flushed to disk; return its name.
+
+    Reused segments are hard links (a segment is never written twice, its entries with it),
+    so this costs what changed plus the deletion masks and the empty documents' entries, not
+    the size of the index.
+    """
+    for name, source in generation.reuse.items():
+        link_tree(source, tmp / SEGMENTS_DIR / name)
+    if generation.deleted:
+        (tmp / DELETED_DIR).mkdir()
+        for name, mask in sorted(generation.deleted.items()):
+            np.save(tmp / DELETED_DIR / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
+    (tmp / EMPTY_FILE).write_bytes(entries_bytes(generation.empty))
+    checksums = _flush_files(tmp, skip=SEGMENTS_DIR)
+    manifest = generation.manifest.with_files(checksums)
+    manifest_json = orjson.dumps(manifest.to_dict(), option=_JSON) + b"\n"
+    (tmp / "manifest.json").write_bytes(manifest_json)
+    _fsync(tmp / "manifest.json")
+    for root, _, _ in os.walk(tmp):
+        _fsync(Path(root))
+    return f"gen-{hashlib.sha256(manifest_json).hexdigest()[:16]}"
+
+
+def _flush_files(folder: Path, skip: str) -> dict[str, str]:
+    """fsync every file under folder but skip/ and the unit segments (each one's files were
+    hashed and flushed when written); return each one's SHA-256 by POSIX path."""
+    checksums = {}
+    paths = (p for p in folder.rglob("*") if p.is_file() and not _in_segment(folder, p, skip))
+    for path in sorted(paths):
+        with path.open("rb") as handle:
+            checksums[path.relative_to(folder).as_posix()] = checksum(handle)
+            os.fsync(handle.fileno())
+    return checksums
+
+
+def _in_segment(folder: Path, path: Path, skip: str) -> bool:
+    """Whether path lies in skip/ or in a unit segment (units/useg-*/) of folder."""
+    parts = path.parts[len(folder.parts) :]
+    in_units = len(parts) > 2 and parts[0] == "units" and parts[1].startswith("useg-")
+    return parts[0] == skip or in_units
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _publish(index_dir: Path, tmp: Path, name: str) -> None:
+    """Rename tmp to name (not the live generation) and point CURRENT at it."""
+    target, pointer = index_dir / name, index_dir / ".CURRENT.tmp"
+    if target.exists():  # left behind by a killed writer; replace it whole
+        _retire(target)
+    tmp.rename(target)
+    try:
+        pointer.write_text(name + "\n", encoding="utf-8")
+        _fsync(pointer)
+        os.replace(pointer, index_dir / "CURRENT")
+    except BaseException:
+        _discard(pointer)
+        _discard(target)  # never published: CURRENT still names the old generation
+        raise
+    _fsync(index_dir)
+
+
+def _clean(index_dir: Path, keep: str) -> None:
+    """Delete our other generations and every leftover; foreign files stay."""
+    for entry in sorted(index_dir.iterdir()):
+        if entry.name != keep and _OURS.fullmatch(entry.name):
+            _retire(entry) if GENERATION.fullmatch(entry.name) else _remove(entry)
+
+
+def _retire(generation: Path) -> None:
+    """Delete a generation, renaming it first, so a gen-* folder is always whole."""
+    trash = generation.with_name(f".trash-{generation.name}")
+    _remove(trash)
+    generation.rename(trash)
+    _remove(trash)
+
+
+def _discard(path: Path) -> None:
+    """Remove path if possible: cleaning up after a failed write must not hide its error."""
+    with suppress(OSError):
+        _remove(path)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
