@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from bench_eval import write_large_corpus
+from results import recording, write_section
 
 from policy_assistant.evaluate import EvalSettings, run_eval
 from policy_assistant.evaluate.budget_units import forget_token_counts
@@ -138,4 +139,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording() as printed:
+        try:
+            main()
+        finally:
+            write_section("bench_sweep", "```\n" + printed.getvalue() + "```")

@@ -14,6 +14,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from results import recording, write_section
+
 from policy_assistant.errors import QuestionsError
 from policy_assistant.evaluate.bootstrap import Bootstrap
 from policy_assistant.evaluate.questions import (
@@ -261,4 +263,6 @@ def paired(report: EvalReport, metric: str, a: str, b: str) -> tuple[float, floa
 
 
 if __name__ == "__main__":
-    main()
+    with recording() as printed:
+        main()
+    write_section("eval_context", "```\n" + printed.getvalue() + "```")

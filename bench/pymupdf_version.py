@@ -2,7 +2,7 @@
 
 Run it from the repository root under environments holding different PyMuPDF versions (for
 example one made with `pip install 'pymupdf<2'` and one with `pip install pymupdf`) to compare
-them on the same pages; the README's "Why PyMuPDF 1.x" table came from this script.
+them on the same pages; the table in bench/RESULTS.md came from this script.
 """
 
 from __future__ import annotations

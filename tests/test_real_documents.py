@@ -3,7 +3,8 @@
 The committed subset (tests/fixtures/real/docs/, provenance in tests/fixtures/real/README.md) is
 parsed and measured by scripts/parse_report.py against a second reader (PyMuPDF's own words
 and outline, markdown-it's tokens). The floors are what the parser did on 2026-12-01
-(notes/realdocs.md); tighten them as the parser improves, never loosen one without a reason.
+(bench/RESULTS.md, scripts/parse_report.py); tighten them as the parser improves, never loosen one
+without a reason.
 A committed file that is missing fails the test: nothing here skips.
 """
 

@@ -1,44 +1,8 @@
 """The index folder: the only writer, and the reader search uses.
 
-An index folder (default build/index) holds:
-
-    CURRENT                  one line naming the live generation, e.g. gen-3f9a0c1d2b4e5f60
-    .lock                    fcntl.flock'ed by the one writer
-    gen-<hash>/              a complete, immutable generation:
-        segments/seg-<hash>/ immutable segments (segment_build.py): terms.txt, postings
-                             (rows.npy int32, tf.npy uint16), dl.npy, access.npy, records.bin
-                             (zlib blocks of chunk records) with blocks.npy, ids.npy and
-                             id_rows.npy (chunk ID -> row), entries.json (the entries of its
-                             documents: source, sha256, metadata, chunk count and digest,
-                             first row, words; entries.py), segment.json (its files' SHA-256);
-                             hard links to an older generation's files when unchanged
-        deleted/seg-<hash>.npy  bool per row of that segment: chunks replaced or removed (an
-                             entry is live while its first row is)
-        empty.json           the entries of documents without chunks
-        units/               retrieval units, written by `ingest`: units.json, unit segments
-                             useg-<hash>/ and their deletion masks (unit_store.py)
-        manifest.json        written last: settings, the live segments with their counts (the
-                             global BM25 statistics), SHA-256 of every file outside segments/
-
-Why a CURRENT file: renaming a directory over a non-empty one is not atomic on POSIX, but
-os.replace of a file is. A writer fills `.tmp-<pid>/`, fsyncs it, renames it to
-`gen-<hash of its manifest>` (with "-b" when that very name is live: rewriting
-the same content repairs a damaged folder without touching the live one) and only then
-replaces CURRENT; older generations are renamed to `.trash-*` and deleted after that. A
-process killed at any moment leaves CURRENT naming a complete generation, old or new; the
-next writer removes the leftovers.
-The index folder stays a real directory (not a symlink), so the lock file can live in it.
-Readers take no lock: they follow CURRENT once and keep their files open, and retry if a
-writer retired the generation before they opened it.
-
-This module is the public API, imported lazily; the work is done in build.py (build_index:
-what changed, and the one call that writes), plan.py (which segments a generation keeps,
-deletes from and merges), segment_build.py, segment.py and segment_search.py (writing,
-reading and scoring segments), search.py (Index.search: the one place access is enforced),
-manifest.py, entries.py (the per-document entries), folder.py (locating the folder and its
-live generation), writer.py (the lock and the writer) and reader.py (opening an index,
-verifying it).
-"""
+The folder's format (generations, segments, entries, units, the lock, kills and damage) is
+described in one place, docs/index-format.md. This module is the public API, imported lazily;
+the work is done in the modules it names below."""
 
 from __future__ import annotations
 

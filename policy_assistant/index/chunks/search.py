@@ -106,7 +106,7 @@ class Index:
         ]
         for hit in hits:
             if self._rank(hit.chunk.access) > level:
-                raise self.damage("chunk_access.npy disagrees with the chunk records")
+                raise self.damage("the segments' access.npy disagrees with the chunk records")
         return hits
 
     def damage(self, problem: str) -> IndexError_:

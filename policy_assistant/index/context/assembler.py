@@ -45,7 +45,7 @@ from policy_assistant.index.context.units import HEADING, UnitSet
 STRATEGIES = ("units", "window", "automerge")
 """Context strategies over units; "chunks" (packing whole chunks) is the index's search."""
 DEFAULT_STRATEGY = "window"
-"""The strategy measured best on the external question sets (notes/ctx.md)."""
+"""The strategy measured best on the external question sets (bench/RESULTS.md, eval_context)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +117,7 @@ def assemble(
 
 DEFAULT_CONTEXT = ContextSettings(maxp=0.35, wide_hits=2)
 """What Index.context and search --budget assemble: windows of +-2 units (+-1 below 150 words)
-for the first two hits and +-1 for the rest, hits ordered with MaxP at 0.35 (notes/ctx.md)."""
+for the first two hits and +-1 for the rest, hits ordered with MaxP at 0.35 (bench/RESULTS.md)."""
 
 
 def window_for(settings: ContextSettings, budget: int) -> int:
