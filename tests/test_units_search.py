@@ -33,7 +33,8 @@ class Dense:
             name: BM25Index.build(texts(self.units), word_terms=word_terms, workers=0)
             for name, texts in FIELD_TEXTS.items()
         }
-        self.access = self.units.access_codes()
+        codes = np.array([ACCESS_LABELS.index(d.access) for d in self.units.docs])
+        self.access = codes[self.units.col("unit_doc")]
 
     def section_fields(self, terms: list[str]) -> np.ndarray:
         """Every section's weighted passage, heading-path and identity fields."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -172,7 +173,10 @@ def units_of(documents: Sequence[Document], bm25: dict[str, Any] | None = None) 
     """Return the documents' units as a one-segment store, ranked as an index folder's are:
     written by write_units into a temporary folder and opened (BM25 settings over the
     defaults). The folder is removed at once: its files stay open, memory-mapped."""
-    with tempfile.TemporaryDirectory(prefix="units-") as tmp:
+    # In RAM where there is a tmpfs: the writer's fsyncs cost nothing there (39 documents:
+    # 37 ms against 186 ms on disk; UnitIndex built them in memory in 33 ms).
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="units-", dir=shm) as tmp:
         folder = Path(tmp) / UNITS_DIR
         write_units(documents, folder, {**BM25_DEFAULTS, **(bm25 or {})})
         return load_units(folder)
