@@ -5,29 +5,28 @@
 Generates documents of Zipf-distributed made-up words (bench_index.py's vocabulary) with
 headings, paragraphs of sentences, list items and a table per section, then reports:
 
-- build: seconds to cut units and build their four BM25 indexes, beside the structure
-  chunker and the chunks' BM25, on the same documents; and the size on disk of each
-  (units/ as the index writes it, against chunks.jsonl + bm25/);
+- build: seconds to cut units and write their one unit segment (write_units, as ingest and
+  eval write them), beside the structure chunker and the chunks' BM25, on the same
+  documents; and the size on disk of each (units/, against chunks.jsonl + bm25/);
 - per query (100 queries of 3-8 words taken from random units), in process, each row run
   PASSES times (the median of the passes' median CPU ms, and the p90 of all): plain chunk
-  search (BM25Index.search, k=10), unit search (UnitIndex.search, 50 candidates, four
-  fields), and assembly alone (assemble, budget 400) on the units held
-  in memory and on the units loaded from disk (memory-mapped columns, texts read on demand),
-  and of the whole context (Index.context's path: unit search, hit order, assembly), in
-  memory and from disk (units written at once, one segment; and written in SEGMENTS parts as
-  successive ingests leave them, so hits fall in several segments), and with RM3 feedback (a
-  second unit search, feedback.py), with what each adds over chunk search.
+  search (BM25Index.search, k=10), unit search (SegmentedUnits.ranked, 50 candidates, four
+  fields), assembly alone (assemble, budget 400; memory-mapped columns, texts read on
+  demand), and the whole context (context_for, the path of Index.context and eval: unit
+  search, hit order, assembly) over units written at once (one segment) and written in
+  SEGMENTS parts as successive ingests leave them (hits fall in several segments), and with
+  RM3 feedback (a second unit search, feedback.py), with what each adds over chunk search.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +43,7 @@ from policy_assistant.index.context.assembler import (
 )
 from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.unit_rank import SegmentedUnits
-from policy_assistant.index.context.unit_search import UnitIndex
-from policy_assistant.index.context.units import build_units
+from policy_assistant.index.context.units import UnitSet
 from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.store.units import (
     close_units,
@@ -150,15 +148,15 @@ def per_query(
     return statistics.median(medians), float(np.percentile(times, 90))
 
 
-def pick_queries(index: UnitIndex, seed: int = SEED) -> list[str]:
+def pick_queries(units: UnitSet, seed: int = SEED) -> list[str]:
     """Return QUERIES queries of 3-8 words from random prose units."""
     rng = np.random.default_rng([seed, 1])
     out: list[str] = []
-    kinds = index.units.col("unit_kind")
+    kinds = units.col("unit_kind")
     while len(out) < QUERIES:
-        row = int(rng.integers(len(index.units)))
+        row = int(rng.integers(len(units)))
         if kinds[row] == 1:  # a sentence
-            words = index.units.unit_text(row).rstrip(".").lower().split()
+            words = units.unit_text(row).rstrip(".").lower().split()
             count = min(len(words), int(rng.integers(3, 9)))
             out.append(" ".join(rng.choice(words, count, replace=False).tolist()))
     return out
@@ -170,17 +168,17 @@ def main() -> None:
     parser.add_argument("--units", type=int, default=1_000_000)
     args = parser.parse_args()
     docs = make_documents(args.units)
-    # Workers would hide build CPU in other processes: build in this one, for both.
-    unit_s, index = timed(lambda: UnitIndex.build(build_units(docs), workers=0))
-    assert isinstance(index, UnitIndex)
     chunker = make_chunker("structure")
     chunk_s, pair = timed(lambda: _chunks(chunker, docs))
     chunks, bm25 = pair  # type: ignore[misc]
-    print(f"{len(docs)} documents, {len(index.units)} units, {len(chunks)} chunks")
-    print(f"build CPU s: units {unit_s:.1f} (cut + 4 BM25), chunks {chunk_s:.1f} (chunker + BM25)")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        write_units(docs, root / "units", dict(BM25_DEFAULTS))
+        unit_s, _ = timed(lambda: write_units(docs, root / "units", dict(BM25_DEFAULTS)))
+        loaded = load_units(root / "units")
+        units = _segment_units(loaded)
+        print(f"{len(docs)} documents, {len(units)} units, {len(chunks)} chunks")
+        print(f"build CPU s: units {unit_s:.1f} (cut + 4 fields written), "
+              f"chunks {chunk_s:.1f} (chunker + BM25)")  # fmt: skip
         bm25.save(root / "bm25")
         with (root / "chunks.jsonl").open("wb") as out:
             for c in chunks:
@@ -189,12 +187,19 @@ def main() -> None:
         chunks_mb = folder_mb(root / "bm25") + (root / "chunks.jsonl").stat().st_size / 1e6
         print(f"size MB: units/ {units_mb:.0f}, chunks.jsonl + bm25/ {chunks_mb:.0f}")
         write_in_parts(docs, root / "parts", SEGMENTS)
-        loaded, parts = load_units(root / "units"), load_units(root / "parts")
+        parts = load_units(root / "parts")
         print(f"unit segments: {len(loaded.segments)} (one write), {len(parts.segments)} (parts)")
-        report(index, (loaded, parts), bm25, pick_queries(index))
+        report((loaded, parts), bm25, pick_queries(units))
         close_units(loaded)
         close_units(parts)
     shutil.rmtree(root, ignore_errors=True)
+
+
+def _segment_units(index: SegmentedUnits) -> UnitSet:
+    """Return the units of a one-segment store."""
+    from policy_assistant.index.context.unit_open import segment_units
+
+    return segment_units(index.segments[0])
 
 
 def _chunks(chunker, docs):  # type: ignore[no-untyped-def]
@@ -219,56 +224,45 @@ def write_in_parts(docs: list[Document], folder: Path, parts: int) -> None:
 
 
 def report(
-    memory: UnitIndex, disks: tuple[SegmentedUnits, SegmentedUnits], bm25: BM25Index,
-    queries: list[str],
-) -> None:  # fmt: skip
-    """Print per-query times (from disk: the unit segments an index folder holds, written at
-    once and in SEGMENTS parts)."""
+    disks: tuple[SegmentedUnits, SegmentedUnits], bm25: BM25Index, queries: list[str]
+) -> None:
+    """Print per-query times (the unit segments an index folder holds, written at once and in
+    SEGMENTS parts)."""
     disk, parts = disks
     settings = DEFAULT_CONTEXT
-    hits = {q: memory.search(q, settings.candidates) for q in queries}
     rows: list[tuple[str, Callable[[Any], object]]] = [
         ("chunk search (k=10)", lambda q: bm25.search(tokenize(q), 10)),
-        ("unit search (50, 4 fields)", lambda q: memory.search(q, settings.candidates)),
-        ("unit search, from disk", lambda q: disk.ranked(q, settings.candidates)),
-        ("assembly, in memory", lambda q: assemble(memory.units, hits[q], BUDGET, settings)),
+        ("unit search (50, 4 fields)", lambda q: disk.ranked(q, settings.candidates)),
     ]
-    fed = replace(memory, feedback=Feedback())
+    fed = disk.with_options(feedback=Feedback())
     rows += [
-        ("context (search + assembly)", lambda q: context_for(memory, q, BUDGET, None, settings)),
-        ("context, from disk", lambda q: context_for(disk, q, BUDGET, None, settings)),
+        ("context (search + assembly)", lambda q: context_for(disk, q, BUDGET, None, settings)),
         (f"context, {SEGMENTS} segments", lambda q: context_for(parts, q, BUDGET, None, settings)),
         ("context with RM3 (2 searches)", lambda q: context_for(fed, q, BUDGET, None, settings)),
     ]
-    for strategy in ("automerge", "units"):
-        other = ContextSettings(strategy)
-
-        def run(q: str, o: ContextSettings = other) -> object:
-            return assemble(memory.units, hits[q], BUDGET, o)
-
-        rows.append((f"assembly, {strategy}", run))
     print(f"{'per query (CPU)':<28} {'median ms':>10} {'p90 ms':>8}")
     medians = {}
     for name, action in rows:
         median, p90 = per_query(action, queries)
         medians[name] = median
         print(f"{name:<28} {median:10.2f} {p90:8.2f}")
-        if name == "assembly, in memory":
-            # Each call is handed a fresh search result: its texts and paths not yet read.
-            median, p90 = per_query(
-                lambda found: assemble(*found, BUDGET, settings),
-                queries,
-                lambda q: disk.ranked(q, settings.candidates)[:2],
-            )
-            print(f"{'assembly, from disk':<28} {median:10.2f} {p90:8.2f}")
+    for strategy in ("window", "automerge", "units"):
+        other = settings if strategy == "window" else ContextSettings(strategy)
+        # Each call is handed a fresh search result: its texts and paths not yet read.
+        median, p90 = per_query(
+            lambda found, o=other: assemble(*found, BUDGET, o),
+            queries,
+            lambda q: disk.ranked(q, settings.candidates)[:2],
+        )
+        print(f"{'assembly, ' + strategy:<28} {median:10.2f} {p90:8.2f}")
     for name in (
         "context (search + assembly)",
-        "context, from disk",
         f"context, {SEGMENTS} segments",
         "context with RM3 (2 searches)",
     ):
         extra = medians[name] - medians["chunk search (k=10)"]
         print(f"{name} adds {extra:.2f} ms median over chunk search")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -31,8 +31,8 @@ from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, Strategy, wit
 from policy_assistant.ids import file_sha256
 from policy_assistant.index.context.assembler import ContextSettings, context_for
 from policy_assistant.index.context.feedback import Feedback
-from policy_assistant.index.context.unit_search import UnitIndex
-from policy_assistant.index.context.units import build_units
+from policy_assistant.index.context.unit_rank import SegmentedUnits
+from policy_assistant.index.store.units import units_of
 from policy_assistant.parse import parse_path
 from policy_assistant.records import Document
 
@@ -145,19 +145,18 @@ def usable_questions(path: Path, docs: list[Document]) -> QuestionSet:
     return QuestionSet(path, file_sha256(path.read_bytes()), tuple(kept))
 
 
-def right_document(index: UnitIndex, qset: QuestionSet, chosen: list[Strategy]) -> None:
+def right_document(index: SegmentedUnits, qset: QuestionSet, chosen: list[Strategy]) -> None:
     """Print, per strategy, how often the first unit hit and the first passage at each budget
     come from a document the question's evidence is in (the look-alike readout)."""
     print(f"{'right document':22s}  first hit" + "".join(f"  @{b:<5}" for b in BUDGETS))
     for strategy in chosen:
-        ranked = index if strategy.weights is None else index.with_weights(strategy.weights)
-        ranked = replace(ranked, top_documents=strategy.top_documents, feedback=strategy.feedback)
+        ranked = index.with_options(strategy.weights, strategy.top_documents, strategy.feedback)
         firsts, by_budget = 0, [0] * len(BUDGETS)
         for q in qset.questions:
             sources = {p.source for p in q.relevant}
-            hits = ranked.search(q.question, strategy.context.candidates, q.audience)
-            doc_of = ranked.units.col("unit_doc")
-            firsts += bool(hits) and ranked.units.docs[int(doc_of[hits[0][0]])].source in sources
+            units, hits, _ = ranked.ranked(q.question, strategy.context.candidates, q.audience)
+            doc_of = units.col("unit_doc")
+            firsts += bool(hits) and units.docs[int(doc_of[hits[0][0]])].source in sources
             for i, budget in enumerate(BUDGETS):
                 context = context_for(ranked, q.question, budget, q.audience, strategy.context)
                 by_budget[i] += bool(context) and context[0].source in sources
@@ -176,7 +175,7 @@ def set_runs(corpus: Path, questions: Path, sizes: list[int], chosen: list[Strat
     base = EvalReport({"budgets": list(BUDGETS), "k": 5}, qset.questions, tuple(runs), (), ())
     report = with_strategies(base, docs, qset, chosen, boot)
     if DOCUMENT_READOUT:
-        right_document(UnitIndex.build(build_units(docs)), qset, chosen)
+        right_document(units_of(docs), qset, chosen)
     print(f"{corpus.name}: {len(qset.questions)} questions, {time.perf_counter() - started:.1f} s")
     return report
 

@@ -29,8 +29,10 @@ import numpy as np
 from eval_context import usable_questions
 
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, Strategy, strategy_runs
-from policy_assistant.index.context.unit_search import UnitIndex
-from policy_assistant.index.context.units import UnitSet, build_units
+from policy_assistant.index.context.unit_open import segment_units
+from policy_assistant.index.context.unit_rank import SegmentedUnits
+from policy_assistant.index.context.units import UnitSet
+from policy_assistant.index.store.units import units_of
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.parse import parse_path
 
@@ -66,31 +68,33 @@ def unit_texts(units: UnitSet) -> list[str]:
 
 
 class Fused:
-    """UnitIndex._ranked replaced by the fusion, for one set's units and one query at a time."""
+    """SegmentedUnits._ranked replaced by the fusion, for one set's units (one segment) and one
+    query at a time."""
 
     def __init__(self, model: Any) -> None:
         self.model, self.lam = model, 0.0
         self.units = np.zeros((0, 0), np.float32)
         self.query = np.zeros(0, np.float32)
-        self.plain = UnitIndex._ranked
+        self.plain = SegmentedUnits._ranked
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Return unit-length embeddings of texts."""
         return np.asarray(self.model.embed(texts, norm=True, batch_size=512), np.float32)
 
-    def ranked(self, index: UnitIndex, terms: Any, n: int, level: int) -> Any:
+    def ranked(self, index: SegmentedUnits, terms: Any, n: int, level: int) -> Any:
         """Return BM25's hits fused with cosine similarity, and BM25's term weights."""
-        hits, weights = self.plain(index, terms, max(n, POOL), level)
+        units, hits, weights = self.plain(index, terms, max(n, POOL), level)
         if not self.lam:
-            return hits[:n], weights
+            return units, hits[:n], weights
+        segment = index.segments[0]
+        units = segment_units(segment)  # every unit, rows of the one segment
         fused = self.lam * (self.units @ self.query)
         top = max((score for _, score in hits), default=1.0)
         for row, score in hits:
             fused[row] += score / top
-        if level < index.top_access:
-            fused[index.section_access[index.units.col("unit_section")] > level] = -np.inf
+        fused[segment.section_access[units.col("unit_section")] > level] = -np.inf
         order = np.lexsort((np.arange(len(fused)), -fused))[:n]
-        return [(int(r), float(fused[r] * top)) for r in order], weights
+        return units, [(int(r), float(fused[r] * top)) for r in order], weights
 
 
 def main() -> None:
@@ -102,7 +106,7 @@ def main() -> None:
     lambdas = [float(x) for x in args.lambdas.split(",")]
     with tempfile.TemporaryDirectory() as cache:
         fused = Fused(load_model(Path(cache)))
-        UnitIndex._ranked = lambda self, t, n, lv: fused.ranked(self, t, n, lv)  # type: ignore
+        SegmentedUnits._ranked = lambda self, t, n, lv: fused.ranked(self, t, n, lv)  # type: ignore
         measure(fused, args.set, lambdas)
 
 
@@ -116,9 +120,8 @@ def measure(fused: Fused, sets: list[str], lambdas: list[float]) -> None:
         corpus, _, questions = item.partition(":")
         docs = parse_path(Path(corpus)).documents
         qset = usable_questions(Path(questions), docs)
-        units = build_units(docs)
-        index = UnitIndex.build(units)
-        fused.units = fused.embed(unit_texts(units))
+        index = units_of(docs)
+        fused.units = fused.embed(unit_texts(segment_units(index.segments[0])))
         total += len(qset.questions)
         for q in qset.questions:
             quote = set(tokenize(" ".join(p.evidence for p in q.relevant)))

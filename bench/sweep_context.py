@@ -25,9 +25,10 @@ from policy_assistant.evaluate.questions import Question
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, score_strategy
 from policy_assistant.index.context.assembler import ContextSettings
 from policy_assistant.index.context.feedback import Feedback
-from policy_assistant.index.context.unit_search import UnitIndex
-from policy_assistant.index.context.units import UnitSet, build_units
+from policy_assistant.index.context.unit_rank import SegmentedUnits
+from policy_assistant.index.store.units import units_of
 from policy_assistant.parse import parse_path
+from policy_assistant.records import Document
 
 SETS = ("debian-reference", "fhs", "developers-reference", "gpl-3", "ansible-lint-rules")
 BUDGETS = (50, 100, 200, 400)
@@ -80,20 +81,17 @@ VARIANTS = [
 ]
 
 Row = list[tuple[bool, bool, str | None]]
-Cache = dict[tuple[int, tuple[tuple[str, float], ...]], UnitIndex]
+Cache = dict[tuple[int, tuple[tuple[str, float], ...]], SegmentedUnits]
 
 
 def outcomes(
-    units: UnitSet, questions: Sequence[Question], variant: Variant, cache: Cache
+    docs: Sequence[Document], questions: Sequence[Question], variant: Variant, cache: Cache
 ) -> list[Row]:
     """Return (complete, hit, miss) per budget of each question under one variant."""
-    key = (id(units), tuple(sorted(variant.bm25.items())))
+    key = (id(docs), tuple(sorted(variant.bm25.items())))
     if key not in cache:
-        cache[key] = UnitIndex.build(units, None, **variant.bm25)
-    index = cache[key]
-    if variant.weights is not None:
-        index = index.with_weights(variant.weights)
-    index = replace(index, feedback=variant.feedback)
+        cache[key] = units_of(docs, variant.bm25)
+    index = cache[key].with_options(variant.weights, feedback=variant.feedback)
     rows = []
     for q in questions:
         found = score_strategy(index, q, variant.context, 5, BUDGETS).budgets
@@ -121,7 +119,7 @@ def main() -> None:
         docs = parse_path(args.external / name).documents
         with contextlib.redirect_stdout(io.StringIO()):  # its "left out" line, once per set
             qset = usable_questions(args.questions / f"{name}.jsonl", docs)
-        data[name] = (build_units(docs), qset.questions)
+        data[name] = (docs, qset.questions)
     tuning = [s for s in SETS if s != args.held_out]
     count = {n: len(data[n][1]) for n in SETS}
     print(f"complete@B / hit@B at B = {', '.join(map(str, BUDGETS))}; "

@@ -25,8 +25,9 @@ from policy_assistant.index.context.assembler import (
     context_for,
 )
 from policy_assistant.index.context.passages import ContextPassage, pages_of
-from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UnitSet, build_units
+from policy_assistant.index.store.units import units_of
 from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import dispatch, parse_path
 from policy_assistant.parse.builder import DocumentBuilder
@@ -43,9 +44,9 @@ QUERIES = (
 
 
 @pytest.fixture(scope="module")
-def corpus(corpus_dir: Path) -> tuple[dict[str, Document], UnitIndex]:
+def corpus(corpus_dir: Path) -> tuple[dict[str, Document], SegmentedUnits]:
     docs = parse_path(corpus_dir).documents
-    return {d.source: d for d in docs}, UnitIndex.build(build_units(docs))
+    return {d.source: d for d in docs}, units_of(docs)
 
 
 def long_doc() -> Document:
@@ -67,18 +68,18 @@ def unit_bounds(units: UnitSet, source: str) -> tuple[set[int], set[int]]:
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("budget", [20, 50, 100, 200, 400])
 def test_contexts_fit_the_budget_and_cut_no_unit(
-    corpus: tuple[dict[str, Document], UnitIndex], strategy: str, budget: int
+    corpus: tuple[dict[str, Document], SegmentedUnits], strategy: str, budget: int
 ) -> None:
     docs, index = corpus
     settings = ContextSettings(strategy)
     for query in QUERIES:
-        hits = index.search(query, 50, "staff")
-        context = assemble(index.units, hits, budget, settings)
+        units, hits, _ = index.ranked(query, 50, "staff")
+        context = assemble(units, hits, budget, settings)
         assert sum(p.words for p in context) <= budget
         assert context, f"empty context for {query!r} at {budget}"
         for p in context:
             doc = docs[p.source]
-            starts, ends = unit_bounds(index.units, p.source)
+            starts, ends = unit_bounds(units, p.source)
             assert p.start in starts and p.end in ends  # whole sentences, rows, lines
             assert p.text.endswith(doc.text[p.start : p.end])
             assert p.words == count_words(p.text)
@@ -133,26 +134,28 @@ def test_window_strategy_stays_in_its_section_and_merges_touching_windows() -> N
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_sprinkler_context_holds_the_warranty_row(
-    corpus: tuple[dict[str, Document], UnitIndex], strategy: str
+    corpus: tuple[dict[str, Document], SegmentedUnits], strategy: str
 ) -> None:
     _, index = corpus
-    hits = index.search(QUERIES[0], 50)
+    units, hits, _ = index.ranked(QUERIES[0], 50)
     row = "Sprinklers and irrigation | Oscillating sprinklers, DI-100 drip kits, timers | 18 months"
     # At 50 words only automerge gets there: the DI-100 sentence ranks first, and its window
     # leaves no room for the row behind its header row.
     for budget in (50, 100, 200) if strategy == "automerge" else (100, 200):
-        context = assemble(index.units, hits, budget, ContextSettings(strategy))
+        context = assemble(units, hits, budget, ContextSettings(strategy))
         holding = [p for p in context if row in p.text]
         assert len(holding) == 1
         assert holding[0].sections == (("Warranty Policy", "2. Warranty periods by category"),)
 
 
-def test_same_input_gives_the_same_context(corpus: tuple[dict[str, Document], UnitIndex]) -> None:
+def test_same_input_gives_the_same_context(
+    corpus: tuple[dict[str, Document], SegmentedUnits],
+) -> None:
     docs, index = corpus
-    again = UnitIndex.build(build_units(list(docs.values())[::-1]))
+    again = units_of(list(docs.values())[::-1])
 
-    def contexts(ix: UnitIndex) -> list[list[ContextPassage]]:
-        return [assemble(ix.units, ix.search(q, 50), 200, ContextSettings()) for q in QUERIES]
+    def contexts(ix: SegmentedUnits) -> list[list[ContextPassage]]:
+        return [context_for(ix, q, 200, None, ContextSettings()) for q in QUERIES]
 
     assert contexts(index) == contexts(again)
 
@@ -169,11 +172,10 @@ def test_bad_settings_are_usage_errors() -> None:
             assemble(units, [(0, 1.0)], 100, settings)
 
 
-def test_ingest_stores_units_whose_context_matches_the_in_memory_one(tmp_path: Path) -> None:
+def test_ingest_stores_units_whose_context_matches_the_one_eval_builds(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
-    docs = parse_path(corpus).documents
-    memory = UnitIndex.build(build_units(docs))
+    memory = units_of(parse_path(corpus).documents)
     with open_index(tmp_path / "i") as index:
         for query in ("sprinkler warranty", "refund code"):
             for access in ("public", "staff"):

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import pytest
 
-from policy_assistant.index.context.assembler import ContextSettings, assemble, order_hits
-from policy_assistant.index.context.unit_search import UnitIndex, window_gains
+from policy_assistant.index.context.assembler import (
+    ContextSettings,
+    assemble,
+    order_hits,
+    window_gains,
+)
 from policy_assistant.index.context.units import build_units
-from policy_assistant.index.tokenize import tokenize
+from policy_assistant.index.store.units import units_of
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
 
@@ -34,34 +37,29 @@ def care_guide() -> Document:
 
 
 def test_a_window_gains_the_best_weight_of_each_term_its_hit_lacks() -> None:
-    units = build_units([care_guide()])
-    index = UnitIndex.build(units)
+    index = units_of([care_guide()])
+    units, _, weights = index.ranked("sprinkler frost", 10)
     texts = [units.unit_text(r) for r in range(len(units))]
     winter, frost = (
         texts.index("Drain the sprinkler in autumn."),
         texts.index("Frost cracks the valve body."),
     )
     summer = texts.index("The sprinkler sprinkler runs at dawn.")
-    _, weights = index.search_terms("sprinkler frost", 10)
     gains = window_gains(units, weights, [(winter, 1.0), (summer, 2.0)], 1)
-    frost_rows, frost_weight = index.body.range_scores(
-        tokenize("frost"), np.array([frost]), np.array([frost + 1])
-    )
-    assert frost_rows.tolist() == [frost]
-    frost_weight = frost_weight[0]
-    assert gains[0] == pytest.approx(frost_weight[0], rel=1e-12) and gains[1] == 0.0
+    alone = index.ranked("frost", 10)[2]  # the term's own weight at each unit
+    assert alone.rows.tolist() == [frost]
+    assert gains[0] == pytest.approx(alone.matrix[0, 0], rel=1e-12) and gains[1] == 0.0
     # The window stays in its section: the next section's units add nothing.
     assert window_gains(units, weights, [(summer, 2.0)], 5).tolist() == [0.0]
 
 
 def test_maxp_puts_the_hit_with_a_frost_neighbour_first() -> None:
-    units = build_units([care_guide()])
-    index = UnitIndex.build(units)
+    index = units_of([care_guide()])
     plain = ContextSettings("window", window=1)
-    hits, weights = index.search_terms("sprinkler", 10)
+    units, hits, weights = index.ranked("sprinkler", 10)
     assert units.unit_text(hits[0][0]) == "The sprinkler sprinkler runs at dawn."
     assert order_hits(units, weights, hits, 400, replace(plain, maxp=10.0)) == hits  # one term
-    hits, weights = index.search_terms("sprinkler frost", 10)
+    units, hits, weights = index.ranked("sprinkler frost", 10)
     assert order_hits(units, weights, hits, 400, plain) == hits
     lifted = order_hits(units, weights, hits, 400, replace(plain, maxp=10.0))
     assert units.unit_text(lifted[0][0]) == "Drain the sprinkler in autumn."

@@ -1,7 +1,8 @@
 """The unit search from disk: MaxScore over the passage field, framed texts, segment views.
 
-Each shortcut must give the floats and contexts of the plain computation and of a cold
-in-memory build; each test checks the shortcut was taken, so it cannot pass by falling back.
+Each shortcut must give the floats and contexts of the plain computation and of a cold build
+(one segment of the same documents); each test checks the shortcut was taken, so it cannot
+pass by falling back.
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ from policy_assistant.errors import IndexError_
 from policy_assistant.index.context import (
     unit_open,
     unit_rank,
-    unit_search,
     unit_segment,
     unit_terms,
 )
 from policy_assistant.index.context.assembler import DEFAULT_CONTEXT, ContextSettings, context_for
-from policy_assistant.index.context.unit_search import UnitIndex
-from policy_assistant.index.context.units import build_units
 from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.store import units as unit_store
 from policy_assistant.parse.builder import DocumentBuilder
@@ -79,7 +77,6 @@ def test_maxscore_sections_rank_as_scoring_every_posting(
 ) -> None:
     docs, folder = stored
     monkeypatch.setattr(unit_rank, "SECTIONS", 20)  # fewer sections than match: pruning pays
-    monkeypatch.setattr(unit_search, "SECTIONS", 20)
     taken = []
     real = unit_terms.top_rows
 
@@ -100,7 +97,7 @@ def test_maxscore_sections_rank_as_scoring_every_posting(
     assert sum(taken[: len(pruned)]) > len(pruned) // 2, "pruning was seldom taken"
     assert not any(taken[len(pruned) :])
     assert [hits for _, hits in pruned] == [hits for _, hits in dense]
-    memory = UnitIndex.build(build_units(docs))
+    memory = unit_store.units_of(docs)
     cold = [named(memory.ranked(q, 10, a)) for q in queries(2) for a in ("public", "staff")]
     assert [cited for cited, _ in pruned] == cold
 
@@ -122,7 +119,7 @@ def test_contexts_from_disk_equal_a_cold_build(
     views = []
     real = unit_open.segment_units
     monkeypatch.setattr(unit_rank, "segment_units", lambda s: views.append(1) or real(s))
-    memory = UnitIndex.build(build_units(docs))
+    memory = unit_store.units_of(docs)
     settings = [DEFAULT_CONTEXT, ContextSettings("automerge"), ContextSettings("units")]
     for where in (folder, small):
         index = unit_store.load_units(where)
@@ -194,7 +191,7 @@ def test_other_field_weights_rank_from_disk_as_in_memory(
     loaded = unit_store.load_units(folder)
     try:
         index = unit_rank.SegmentedUnits(loaded.segments, loaded.stats, weights)
-        memory = UnitIndex.build(build_units(docs)).with_weights(weights)
+        memory = unit_store.units_of(docs).with_options(weights)
         for query in queries(4, 25):
             assert named(index.ranked(query, 10, "staff")) == named(
                 memory.ranked(query, 10, "staff")

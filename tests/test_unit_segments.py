@@ -1,7 +1,7 @@
 """Unit segments: after any sequence of ingests, contexts equal a cold build's, to the bit.
 
-The reference is UnitIndex over the final corpus's documents in memory (BM25 weights computed
-at build time, what eval's strategies rank with) and a cold ingest of the final corpus into
+The reference is the store eval's strategies rank (units_of: the final corpus's documents
+written as one segment) and a cold ingest of the final corpus into
 a fresh folder; every context, its passages' texts, citations and scores, must be the same.
 """
 
@@ -23,8 +23,6 @@ from policy_assistant.index import (
 from policy_assistant.index.chunks import segment_search
 from policy_assistant.index.context import unit_rank, unit_segment
 from policy_assistant.index.context.assembler import ContextSettings, context_for
-from policy_assistant.index.context.unit_search import UnitIndex
-from policy_assistant.index.context.units import build_units
 from policy_assistant.index.store import plan
 from policy_assistant.index.store import units as unit_store
 from policy_assistant.index.store.folder import live_generation
@@ -111,7 +109,7 @@ def contexts(index_dir: Path) -> list[object]:
 
 
 def reference(corpus: Path, variant: str = "lucene") -> list[object]:
-    memory = UnitIndex.build(build_units(parse_path(corpus).documents), variant=variant)
+    memory = unit_store.units_of(parse_path(corpus).documents, {"variant": variant})
     return [
         context_for(memory, query, budget, access, settings)
         for query in QUERIES

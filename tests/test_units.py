@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
-from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UNIT_KINDS, UnitSet, build_units, unit_index_text
+from policy_assistant.index.store.units import units_of
 from policy_assistant.parse import parse_path
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
@@ -107,16 +107,24 @@ def test_parents_are_contiguous_ranges_and_words_add_up(
     assert all(sections[:-1] <= sections[1:])
 
 
+def search(
+    index: SegmentedUnits, query: str, n: int, access: str | None = None
+) -> tuple[UnitSet, list[tuple[int, float]]]:
+    """Return the units and hits of one ranking."""
+    units, hits, _ = index.ranked(query, n, access)
+    return units, hits
+
+
 def test_unit_search_finds_the_warranty_row_and_fails_closed(
     corpus_units: tuple[list[Document], UnitSet],
 ) -> None:
-    _, units = corpus_units
-    index = UnitIndex.build(units)
-    hits = index.search("is my sprinkler still under warranty after 14 months", 10)
+    docs, _ = corpus_units
+    index = units_of(docs)
+    units, hits = search(index, "is my sprinkler still under warranty after 14 months", 10)
     assert any("Sprinklers and irrigation |" in units.unit_text(r) for r, _ in hits[:3])
     staff_query = "refund above the till limit"
-    public = index.search(staff_query, 200)
-    staff = index.search(staff_query, 200, "staff")
+    _, public = search(index, staff_query, 200)
+    _, staff = search(index, staff_query, 200, "staff")
     access = {d.source: d.access for d in units.docs}
     source_of = [units.docs[int(d)].source for d in units.col("unit_doc")]
     assert all(access[source_of[r]] == "public" for r, _ in public)
@@ -128,19 +136,18 @@ def test_field_weights_lift_the_document_the_query_names() -> None:
         make_doc("guides/a.md", title="Teak deck"),
         make_doc("guides/b.md", title="Pine deck"),
     ]
-    units = build_units(docs)
-    plain = UnitIndex.build(units, weights={"section": 0.0, "document": 0.0, "passage": 0.0})
-    fields = UnitIndex.build(units)
+    fields = units_of(docs)
+    plain = fields.with_options({"section": 0.0, "document": 0.0, "passage": 0.0})
     query = "pine deck oil twice a year"
-    tied = plain.search(query, 2)
+    _, tied = search(plain, query, 2)
     assert tied[0][1] == tied[1][1]  # the two bodies are the same words
-    best = fields.search(query, 1)[0][0]
-    assert units.docs[int(units.col("unit_doc")[best])].source == "guides/b.md"
+    units, found = search(fields, query, 1)
+    assert units.docs[int(units.col("unit_doc")[found[0][0]])].source == "guides/b.md"
 
 
 def test_documents_first_keeps_units_of_the_best_documents_only() -> None:
     docs = [make_doc("guides/a.md", title="Teak deck"), make_doc("guides/b.md", title="Pine deck")]
-    index = replace(UnitIndex.build(build_units(docs)), top_documents=1)
-    hits = index.search("pine deck oil twice a year", 20)
-    sources = {index.units.docs[int(index.units.col("unit_doc")[r])].source for r, _ in hits}
+    index = units_of(docs).with_options(top_documents=1)
+    units, hits = search(index, "pine deck oil twice a year", 20)
+    sources = {units.docs[int(units.col("unit_doc")[r])].source for r, _ in hits}
     assert sources == {"guides/b.md"} and len(hits) > 1

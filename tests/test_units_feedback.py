@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from policy_assistant.index.context.feedback import Feedback
-from policy_assistant.index.context.unit_search import UnitIndex
-from policy_assistant.index.context.units import build_units
+from policy_assistant.index.context.unit_rank import SegmentedUnits
+from policy_assistant.index.store.units import units_of
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
@@ -27,16 +25,16 @@ def guide() -> Document:
 
 
 @pytest.fixture(scope="module")
-def index() -> UnitIndex:
-    return UnitIndex.build(build_units([guide()]))
+def index() -> SegmentedUnits:
+    return units_of([guide()])
 
 
 def test_feedback_keeps_the_query_terms_at_their_counts_and_adds_the_best_units_terms(
-    index: UnitIndex,
+    index: SegmentedUnits,
 ) -> None:
     terms = tokenize("garden hose hose")
-    hits = index.search("garden hose hose", 5)
-    expanded = Feedback(units=1, terms=10, window=1).expand(index.units, terms, hits)
+    units, hits, _ = index.ranked("garden hose hose", 5)
+    expanded = Feedback(units=1, terms=10, window=1).expand(units, terms, hits)
     assert expanded[tokenize("hose")[0]] >= 2.0 and expanded[tokenize("garden")[0]] >= 1.0
     added = set(expanded) - set(terms)
     assert added and tokenize("reel")[0] in added  # the hit's neighbour sentence
@@ -44,12 +42,12 @@ def test_feedback_keeps_the_query_terms_at_their_counts_and_adds_the_best_units_
 
 
 def test_feedback_weight_one_changes_nothing_and_below_one_finds_the_neighbour_section(
-    index: UnitIndex,
+    index: SegmentedUnits,
 ) -> None:
     query = "coil the garden hose"
-    plain = index.search(query, 10)
-    assert index.units.col("unit_section")[[r for r, _ in plain]].max() == 0  # Hose only
-    assert replace(index, feedback=Feedback(weight=1.0)).search(query, 10) == plain
-    fed = replace(index, feedback=Feedback(units=2, terms=10, weight=0.5)).search(query, 10)
-    sections = {int(index.units.col("unit_section")[r]) for r, _ in fed}
+    units, plain, _ = index.ranked(query, 10)
+    assert units.col("unit_section")[[r for r, _ in plain]].max() == 0  # Hose only
+    assert index.with_options(feedback=Feedback(weight=1.0)).ranked(query, 10)[1] == plain
+    fed = index.with_options(feedback=Feedback(units=2, terms=10, weight=0.5)).ranked(query, 10)[1]
+    sections = {int(units.col("unit_section")[r]) for r, _ in fed}
     assert 1 in sections  # the Storage section, reached through "reel"

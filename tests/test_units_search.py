@@ -1,4 +1,7 @@
-"""Unit search scores the best sections' units only: it must rank as scoring every unit does."""
+"""Unit search scores the best sections' units only: it must rank as scoring every unit does.
+
+The reference scores every field of every row densely with BM25Index over the texts the
+unit segments index (unit_segment.FIELD_TEXTS)."""
 
 from __future__ import annotations
 
@@ -9,37 +12,52 @@ import orjson
 import pytest
 
 from policy_assistant.index.chunks.bm25 import BM25Index
-from policy_assistant.index.context import unit_search
-from policy_assistant.index.context.unit_search import UnitIndex
-from policy_assistant.index.context.units import build_units
+from policy_assistant.index.context import unit_rank
+from policy_assistant.index.context.unit_rank import SegmentedUnits
+from policy_assistant.index.context.unit_segment import FIELD_TEXTS, FIELD_WEIGHTS
+from policy_assistant.index.context.units import UnitSet, build_units
+from policy_assistant.index.store.units import units_of
 from policy_assistant.index.tokenize import tokenize, word_terms
 from policy_assistant.parse import parse_path
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import ACCESS_LABELS, Document, DocumentMeta
 
 
+class Dense:
+    """The four fields of some documents' units as dense BM25 indexes, and their weights."""
+
+    def __init__(self, docs: list[Document], weights: dict[str, float] | None = None) -> None:
+        self.units: UnitSet = build_units(sorted(docs, key=lambda d: d.source))
+        self.weights = weights or FIELD_WEIGHTS
+        self.fields = {
+            name: BM25Index.build(texts(self.units), word_terms=word_terms, workers=0)
+            for name, texts in FIELD_TEXTS.items()
+        }
+        codes = np.array([ACCESS_LABELS.index(d.access) for d in self.units.docs])
+        self.access = codes[self.units.col("unit_doc")]
+
+    def section_fields(self, terms: list[str]) -> np.ndarray:
+        """Every section's weighted passage, heading-path and identity fields."""
+        part = self.weights.get("passage", 0.0) * self.fields["passages"].scores(terms)
+        part += self.weights.get("section", 0.0) * self.fields["sections"].scores(terms)
+        docs = self.fields["documents"].scores(terms)
+        part += self.weights.get("document", 0.0) * docs[self.units.col("section_doc")]
+        return part
+
+
 @pytest.fixture(scope="module")
-def corpus_index(corpus_dir: Path) -> UnitIndex:
-    return UnitIndex.build(build_units(parse_path(corpus_dir).documents))
+def corpus_docs(corpus_dir: Path) -> tuple[Dense, SegmentedUnits]:
+    docs = parse_path(corpus_dir).documents
+    return Dense(docs), units_of(docs)
 
 
-def dense_fields(index: UnitIndex, terms: list[str]) -> np.ndarray:
-    """The reference of section_scores: every field a dense vector over every section."""
-    weights = index.weights
-    part = weights.get("passage", 0.0) * index.passages.scores(terms)
-    part += weights.get("section", 0.0) * index.sections.scores(terms)
-    docs = index.documents.scores(terms)
-    part += weights.get("document", 0.0) * docs[index.units.col("section_doc")]
-    return part
-
-
-def every_unit_scored(index: UnitIndex, query: str, n: int, access: str) -> list[tuple[int, float]]:
+def every_unit_scored(dense: Dense, query: str, n: int, access: str) -> list[tuple[int, float]]:
     """The reference: every unit's own BM25 plus its section's fields, the best n."""
     terms = tokenize(query)
-    part = dense_fields(index, terms)
-    body = index.body.scores(terms)
-    total = body + part[index.units.col("unit_section")]
-    allowed = index.units.access_codes() <= ACCESS_LABELS.index(access)
+    part = dense.section_fields(terms)
+    body = dense.fields["body"].scores(terms)
+    total = body + part[dense.units.col("unit_section")]
+    allowed = dense.access <= ACCESS_LABELS.index(access)
     rows = np.flatnonzero((body > 0) & allowed)
     order = np.lexsort((rows, -total[rows]))[:n]
     return [(int(rows[i]), float(total[rows[i]])) for i in order]
@@ -52,28 +70,32 @@ def questions(corpus_dir: Path) -> list[tuple[str, str]]:
 
 
 def test_unit_search_ranks_as_scoring_every_unit_on_the_bundled_questions(
-    corpus_index: UnitIndex, corpus_dir: Path
+    corpus_docs: tuple[Dense, SegmentedUnits], corpus_dir: Path
 ) -> None:
+    dense, index = corpus_docs
     asked = questions(corpus_dir)
     assert len(asked) >= 100
     for query, audience in asked:
-        found = corpus_index.search(query, 50, audience)
-        expected = every_unit_scored(corpus_index, query, 50, audience)
+        found = index.ranked(query, 50, audience)[1]
+        expected = every_unit_scored(dense, query, 50, audience)
         assert [r for r, _ in found] == [r for r, _ in expected], query
         assert np.allclose([s for _, s in found], [s for _, s in expected], rtol=1e-12)
 
 
 def test_with_few_sections_chosen_only_their_units_are_ranked(
-    corpus_index: UnitIndex, monkeypatch: pytest.MonkeyPatch
+    corpus_docs: tuple[Dense, SegmentedUnits], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def sections(hits: list[tuple[int, float]]) -> set[int]:
-        return {int(corpus_index.units.col("unit_section")[r]) for r, _ in hits}
+    _, index = corpus_docs
+
+    def sections(query: str) -> set[int]:
+        units, hits, _ = index.ranked(query, 20, "staff")
+        return {int(units.col("unit_section")[r]) for r, _ in hits}
 
     query = "sprinkler warranty months"
-    assert len(sections(corpus_index.search(query, 20, "staff"))) > 1
-    monkeypatch.setattr(unit_search, "SECTIONS", 1)
-    monkeypatch.setattr(unit_search, "SECTIONS_PER_HIT", 0)
-    assert len(sections(corpus_index.search(query, 20, "staff"))) == 1
+    assert len(sections(query)) > 1
+    monkeypatch.setattr(unit_rank, "SECTIONS", 1)
+    monkeypatch.setattr(unit_rank, "SECTIONS_PER_HIT", 0)
+    assert len(sections(query)) == 1
 
 
 def test_range_scores_equal_the_dense_scores_of_those_rows() -> None:
@@ -133,41 +155,41 @@ def generated_documents(count: int, seed: int) -> list[Document]:
 def test_unit_search_equals_a_dense_reference_on_generated_documents(
     weights: dict[str, float] | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    index = UnitIndex.build(build_units(generated_documents(60, 12)), weights)
-    # Few sections searched, so the choice of sections is what is tested, not all of them;
-    # with n = 5 and a sample of every 4th section, the sampled floor picks the contenders.
-    monkeypatch.setattr(unit_search, "SECTIONS", 8)
-    monkeypatch.setattr(unit_search, "SAMPLE_STRIDE", 4)
-    assert len(index.units.paths) > 4 * 2 * 5 * 2
+    docs = generated_documents(60, 12)
+    dense, index = Dense(docs, weights), units_of(docs)
+    if weights is not None:
+        index = index.with_options(weights)
+    # Few sections searched, so the choice of sections is what is tested, not all of them.
+    monkeypatch.setattr(unit_rank, "SECTIONS", 8)
+    assert len(dense.units.paths) > 4 * 2 * 5 * 2
     rng = np.random.default_rng(7)
     for _ in range(60):
         query = " ".join(f"w{int(i)}x" for i in rng.zipf(1.3, int(rng.integers(1, 7))) if i < 400)
-        terms = tokenize(query)
-        fields = index.section_scores(terms, index.passages.scores(terms))
-        assert fields.tolist() == dense_fields(index, terms).tolist(), query  # the same floats
         for access in ACCESS_LABELS:
             for n in (5, 30):
-                found = index.search(query, n, access)
-                expected = restricted_reference(index, query, n, access, unit_search.SECTIONS)
+                found = index.ranked(query, n, access)[1]
+                expected = restricted_reference(dense, query, n, access, unit_rank.SECTIONS)
                 assert found == expected, query
 
 
 def restricted_reference(
-    index: UnitIndex, query: str, n: int, access: str, sections: int
+    dense: Dense, query: str, n: int, access: str, sections: int
 ) -> list[tuple[int, float]]:
     """Dense everywhere: the best `sections` sections by their fields (ties: the first), then
     the best n units of those whose own text matches (ties: the first)."""
     terms = tokenize(query)
-    passage = index.passages.scores(terms)
-    part = dense_fields(index, terms)
-    key = part if index.weights.get("passage", 0.0) else part + passage
+    passage = dense.fields["passages"].scores(terms)
+    part = dense.section_fields(terms)
+    key = part if dense.weights.get("passage", 0.0) else part + passage
     level = ACCESS_LABELS.index(access)
-    eligible = np.flatnonzero((passage > 0) & (index.section_access <= level))
+    codes = np.array([ACCESS_LABELS.index(d.access) for d in dense.units.docs])
+    section_access = codes[dense.units.col("section_doc")]
+    eligible = np.flatnonzero((passage > 0) & (section_access <= level))
     order = eligible[np.lexsort((eligible, -key[eligible]))]
-    chosen = order[: max(sections, unit_search.SECTIONS_PER_HIT * n)]
-    body = index.body.scores(terms)
-    in_chosen = np.isin(index.units.col("unit_section"), chosen)
-    total = body + part[index.units.col("unit_section")]
+    chosen = order[: max(sections, unit_rank.SECTIONS_PER_HIT * n)]
+    body = dense.fields["body"].scores(terms)
+    in_chosen = np.isin(dense.units.col("unit_section"), chosen)
+    total = body + part[dense.units.col("unit_section")]
     rows = np.flatnonzero((body > 0) & in_chosen)
     ranked = rows[np.lexsort((rows, -total[rows]))][:n]
     return [(int(r), float(total[r])) for r in ranked]

@@ -1,8 +1,11 @@
 """Context strategies as an eval dimension beside the chunkers, scored with the same figures.
 
-A strategy run ranks units (index/unit_search.py) and assembles each question's context at
-every budget (index/context.py); its outcomes are the chunker runs' records, so summaries,
-paired comparisons and the report treat a strategy like a chunker:
+A strategy run ranks units and assembles each question's context at every budget exactly as
+`search --budget` does (Index.context): the documents' units are written by the index's own
+writer as a one-segment store (store/units.units_of), ranked by its one ranker
+(context/unit_rank.py) and assembled by context/assembler.py's ranked_units and
+assemble_ranked, the two halves of context_for; its outcomes are the chunker runs' records,
+so summaries, paired comparisons and the report treat a strategy like a chunker:
 
 - hit@k: a relevant unit among the first k unit hits; words@k: their words.
 - hit, recall, complete, evidence at B: over the context's passages, as for chunks
@@ -35,13 +38,14 @@ from policy_assistant.evaluate.score import (
 from policy_assistant.index.context.assembler import (
     DEFAULT_CONTEXT,
     ContextSettings,
-    assemble,
-    order_hits,
+    assemble_ranked,
+    ranked_units,
 )
 from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.passages import ContextPassage
-from policy_assistant.index.context.unit_search import UnitIndex
+from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import build_units
+from policy_assistant.index.store.units import close_units, units_of
 from policy_assistant.records import Document
 
 NAMED_STRATEGIES: dict[str, ContextSettings] = {
@@ -108,20 +112,22 @@ def unit_strategy_runs(
 ) -> list[ChunkerRun]:  # fmt: skip
     """Return the named strategies' runs over the documents' units (EvalSettings: k, budgets)."""
     chosen = named_strategies(names)
-    index = UnitIndex.build(build_units(documents))
-    return strategy_runs(index, questions, chosen, settings.k, settings.budgets)
+    index = units_of(documents)
+    try:
+        return strategy_runs(index, questions, chosen, settings.k, settings.budgets)
+    finally:
+        close_units(index)
 
 
 def strategy_runs(
-    index: UnitIndex, questions: Sequence[Question], strategies: Sequence[Strategy], k: int,
-    budgets: Sequence[int],
+    index: SegmentedUnits, questions: Sequence[Question], strategies: Sequence[Strategy],
+    k: int, budgets: Sequence[int],
 ) -> list[ChunkerRun]:  # fmt: skip
     """Return one run per strategy, each question's context assembled at every budget."""
     runs = []
     for strategy in strategies:
         strategy.context.check()
-        ranked = index if strategy.weights is None else index.with_weights(strategy.weights)
-        ranked = replace(ranked, top_documents=strategy.top_documents, feedback=strategy.feedback)
+        ranked = index.with_options(strategy.weights, strategy.top_documents, strategy.feedback)
         outcomes = tuple(score_strategy(ranked, q, strategy.context, k, budgets) for q in questions)
         spec = {"name": strategy.name, "strategy": strategy.context.strategy}
         runs.append(ChunkerRun(strategy.name, spec, (), outcomes))
@@ -129,14 +135,12 @@ def strategy_runs(
 
 
 def score_strategy(
-    index: UnitIndex, question: Question, settings: ContextSettings, k: int,
+    index: SegmentedUnits, question: Question, settings: ContextSettings, k: int,
     budgets: Sequence[int],
 ) -> QuestionOutcome:  # fmt: skip
     """Rank units for one question and score its context at each budget."""
-    pairs, weights = index.search_terms(
-        question.question, max(k, settings.candidates), question.audience
-    )
-    units = index.units
+    ranked = ranked_units(index, question.question, question.audience, settings, k)
+    units, pairs, _ = ranked
     cols = units.columns
     hits = [
         _Hit(
@@ -150,10 +154,7 @@ def score_strategy(
     ]
     passages = question.relevant
     leaks = sum(h.access != "public" for h in hits) if question.audience == "public" else 0
-    top = pairs[: settings.candidates]
-    contexts = [
-        assemble(units, order_hits(units, weights, top, b, settings), b, settings) for b in budgets
-    ]
+    contexts = [assemble_ranked(ranked, b, settings) for b in budgets]
     scored = (score_context(passages, c, hits, b) for c, b in zip(contexts, budgets, strict=True))
     return QuestionOutcome(
         question=question,
@@ -218,20 +219,24 @@ def with_strategies(
 ) -> EvalReport:
     """Return the report with the strategies' runs beside its chunkers', compared pairwise."""
     budgets = tuple(report.settings["budgets"])
-    units = build_units(documents)
-    indexes: dict[tuple[tuple[str, float], ...], UnitIndex] = {}
+    indexes: dict[tuple[tuple[str, float], ...], SegmentedUnits] = {}
     found = []
-    for strategy in strategies:
-        params = tuple(sorted((strategy.bm25 or {}).items()))
-        if params not in indexes:  # one index per BM25 setting, shared by its strategies
-            indexes[params] = UnitIndex.build(units, None, **dict(params))
-        found += strategy_runs(indexes[params], question_set.questions, [strategy],
-                               report.settings["k"], budgets)  # fmt: skip
+    try:
+        for strategy in strategies:
+            params = tuple(sorted((strategy.bm25 or {}).items()))
+            if params not in indexes:  # one store per BM25 setting, shared by its strategies
+                indexes[params] = units_of(documents, dict(params))
+            found += strategy_runs(indexes[params], question_set.questions, [strategy],
+                                   report.settings["k"], budgets)  # fmt: skip
+        size = len(next(iter(indexes.values()))) if indexes else len(build_units(documents))
+    finally:
+        for index in indexes.values():
+            close_units(index)
     runs = (*report.runs, *found)
     settings = {
         **report.settings,
         "strategies": [{"name": s.name, **_settings_dict(s)} for s in strategies],
-        "units": len(units),
+        "units": size,
     }
     return replace(
         report,

@@ -29,9 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Any
+
+import numpy as np
 
 from policy_assistant.errors import UsageError
+from policy_assistant.index.chunks.bm25_types import Floats
 from policy_assistant.index.context.passages import (
     ContextPassage,
     Span,
@@ -39,7 +42,7 @@ from policy_assistant.index.context.passages import (
     span_words,
     to_passage,
 )
-from policy_assistant.index.context.unit_search import TermWeights, window_gains
+from policy_assistant.index.context.unit_rank import SegmentedUnits, TermWeights
 from policy_assistant.index.context.units import HEADING, UnitSet
 
 STRATEGIES = ("units", "window", "automerge")
@@ -75,7 +78,7 @@ class ContextSettings:
     (0: every hit gets `window`)."""
     maxp: float = 0.0
     """"window": order hits by their score plus this times their window's gain (each query
-    term at its best unit of the window, unit_search.window_gains); 0: by their own score."""
+    term at its best unit of the window, window_gains); 0: by their own score."""
 
     def check(self) -> None:
         """Raise UsageError when the settings cannot be run."""
@@ -143,17 +146,30 @@ def order_hits(
     return [scored[i] for i in order]
 
 
-class RankedUnits(Protocol):
-    """Ranks units for a query: the in-memory UnitIndex or the segments on disk."""
+Ranked = tuple[UnitSet, list[tuple[int, float]], TermWeights]
+"""A unit ranking: units, up to n (row, score) hits in them, best first, and term weights."""
 
-    def ranked(
-        self, query: str, n: int, access: str | None = None
-    ) -> tuple[UnitSet, list[tuple[int, float]], TermWeights]:
-        """Return units, up to n (row, score) hits in them, best first, and term weights."""
+
+def ranked_units(
+    index: SegmentedUnits, query: str, access: str | None, settings: ContextSettings,
+    at_least: int = 0,
+) -> Ranked:  # fmt: skip
+    """Return the unit ranking a context is assembled from: settings.candidates hits (or
+    at_least, when more) for query as access may see them. Index.context and eval both rank
+    here."""
+    return index.ranked(query, max(settings.candidates, at_least), access)
+
+
+def assemble_ranked(ranked: Ranked, budget: int, settings: ContextSettings) -> list[ContextPassage]:
+    """Return the context of a unit ranking at one budget: its first settings.candidates
+    hits in the order a context takes them, assembled."""
+    units, hits, weights = ranked
+    ordered = order_hits(units, weights, hits[: settings.candidates], budget, settings)
+    return assemble(units, ordered, budget, settings)
 
 
 def context_for(
-    index: RankedUnits, query: str, budget: int, access: str | None = None,
+    index: SegmentedUnits, query: str, budget: int, access: str | None = None,
     settings: ContextSettings | None = None,
 ) -> list[ContextPassage]:  # fmt: skip
     """Rank units for query as access may see them and assemble the context (index.context)."""
@@ -161,9 +177,30 @@ def context_for(
     settings.check()
     if budget < 1:
         raise UsageError(f"the budget must be at least 1 word, got {budget}")
-    units, hits, weights = index.ranked(query, settings.candidates, access)
-    hits = order_hits(units, weights, hits, budget, settings)
-    return assemble(units, hits, budget, settings)
+    return assemble_ranked(ranked_units(index, query, access, settings), budget, settings)
+
+
+def window_gains(
+    units: UnitSet, weights: TermWeights, hits: Sequence[tuple[int, float]], window: int
+) -> Floats:
+    """Return, per hit, what its window adds: each query term counted at its best unit within
+    `window` units of the hit in its section, less what it counts at the hit (MaxP, >= 0)."""
+    cols = units.columns
+    rows = np.array([row for row, _ in hits], np.int64)
+    section = cols["unit_section"][rows]
+    near = rows[:, None] + np.arange(-window, window + 1)[None, :]
+    inside = (near >= cols["section_first"][section][:, None]) & (
+        near < cols["section_first"][section + 1][:, None]
+    )
+    if not len(weights.rows):
+        return np.zeros(len(rows))
+    # Units the search scored hold the terms; any other unit of the window holds none.
+    at = np.minimum(np.searchsorted(weights.rows, near), len(weights.rows) - 1)
+    scored = inside & (weights.rows[at] == near)
+    taken: Any = weights.matrix[:, at] * scored  # weights are >= 0
+    own = weights.matrix[:, at[:, window]] * scored[:, window]
+    gains: Floats = taken.max(axis=2).sum(axis=0) - own.sum(axis=0)
+    return gains
 
 
 _HIT_COLUMNS = ("unit_doc", "unit_section", "unit_words")

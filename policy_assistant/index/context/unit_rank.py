@@ -1,23 +1,34 @@
-"""Unit search over live unit segments: the ranking UnitIndex gives a cold build, to the bit.
+"""Unit search: the one ranker of retrieval units, over the live unit segments of a store.
+
+A unit's score is a weighted sum of four BM25 scores, each from its own field with its own
+length normalization (unit_segment.FIELD_TEXTS): the unit's text, its section's heading path,
+its document's identity and its section's whole text (a passage-level BM25, so terms spread
+over a section lift each of its matching units). Only units whose own text matches score: the
+context fields rank a matching unit of the right section or document above a look-alike, they
+never bring in a unit that shares no term with the query. This is a sum of per-field BM25s,
+not Lucene's BM25F (which sums term frequencies before saturation): the fields are stored once
+per section and once per document instead of once per unit.
 
 Every field's N, average length and per-term document frequency are summed over the live
-segments (unit_terms.plan_field), weights are computed from raw counts as BM25Index computes
-them at build time, and every sum runs in BM25Index's term order, so each section and unit
-gets the cold build's float. What a cold build orders by row, this orders by (source, row
-within the document): a cold build's rows are in that order. The steps are
-UnitIndex._ranked's: the passage, heading-path and identity fields per section, the best
-SECTIONS sections by them (MaxScore over the passage field: unit_terms.top_rows), then the
-unit text of those sections' units. The hits come back in their segment's own UnitSet when
-they all lie in one (unit_open.segment_units), else in a UnitSet of their documents alone
+segments (unit_terms.plan_field), so a store of several segments ranks as one segment of the
+same documents (a cold ingest) does: what one segment orders by row, several order by
+(source, row within the document). A search scores the passage, heading-path and identity
+fields per section, keeps the best SECTIONS sections by them (MaxScore over the passage
+field: unit_terms.top_rows), then scores the unit text of those sections' units only, read
+from the postings by range. The hits come back in their segment's own UnitSet when they all
+lie in one (unit_open.segment_units), else in a UnitSet of their documents alone
 (unit_open.doc_units): that is all the context assembler reads, each document being whole in
-one segment.
+one segment. The index folder's units (store/units.py) and eval's (the same writer, in a
+temporary folder) are both ranked here. Optional, measured and off by default: ranking
+documents first (top_documents) and pseudo-relevance feedback (feedback.py).
 """
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -26,13 +37,8 @@ import numpy.typing as npt
 
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.segment_search import Statistics
+from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.unit_open import UnitSegment, doc_units, segment_units
-from policy_assistant.index.context.unit_search import (
-    SECTIONS,
-    SECTIONS_PER_HIT,
-    TermWeights,
-    best_rows,
-)
 from policy_assistant.index.context.unit_terms import (
     Scratch,
     field_scores,
@@ -45,6 +51,34 @@ from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS
 
 Hits = list[tuple[int, float]]
+SECTIONS = 100
+"""Sections, the best by their fields, whose units are scored, at least."""
+SECTIONS_PER_HIT = 2
+"""... and at least this many per hit asked for."""
+
+
+@dataclass(frozen=True, slots=True)
+class TermWeights:
+    """Each query term's unit-text BM25 weight at the units a search scored."""
+
+    rows: Ints
+    """The unit rows, ascending."""
+    matrix: Floats
+    """One row per query term, one column per unit row: the term's weight there (0: absent)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """How a search ranks beside the BM25 settings: field weights and the measured extras."""
+
+    weights: dict[str, float]
+    """Weights of the section, document and passage fields."""
+    top_documents: int = 0
+    """Rank documents first and keep units of the best this many only (0: every document).
+    A document scores its identity field (weighted) plus its best section's passage field."""
+    feedback: Feedback | None = None
+    """Pseudo-relevance feedback: search again with terms of the first search's best units
+    (None: one search)."""
 
 
 @dataclass(frozen=True)
@@ -60,13 +94,14 @@ class _Chosen:
 
 
 class SegmentedUnits:
-    """The live unit segments of a generation, ranked as one cold UnitIndex ranks."""
+    """The live unit segments of a store, ranked as one segment of their documents ranks."""
 
     def __init__(
         self, segments: Sequence[UnitSegment], stats: dict[str, Statistics],
         weights: dict[str, float],
     ) -> None:  # fmt: skip
-        self.segments, self.stats, self.weights = list(segments), stats, dict(weights)
+        self.segments, self.stats = list(segments), stats
+        self.options = Options(dict(weights))
         self._views = {f: [s.fields[f] for s in self.segments] for f in stats}
         self._scratch = Scratch()
         self._allowed_at: dict[int, npt.NDArray[np.bool_]] = {}
@@ -75,14 +110,46 @@ class SegmentedUnits:
             "documents": _bases([s.info.rows for s in self.segments]),
         }
 
+    @property
+    def weights(self) -> dict[str, float]:
+        """Weights of the section, document and passage fields."""
+        return self.options.weights
+
+    def with_options(
+        self, weights: dict[str, float] | None = None, top_documents: int = 0,
+        feedback: Feedback | None = None,
+    ) -> SegmentedUnits:  # fmt: skip
+        """Return a ranker over the same open segments with other options (weights None:
+        these); closing either closes both."""
+        other = copy.copy(self)
+        other.options = replace(self.options, top_documents=top_documents, feedback=feedback)
+        if weights is not None:
+            other.options = replace(other.options, weights=dict(weights))
+        other._scratch = Scratch()
+        return other
+
+    def __len__(self) -> int:
+        """Live units."""
+        dead = [v.deleted for v in self._views["body"]]
+        return sum(len(v.dl) - int(d.sum() if d is not None else 0)
+                   for v, d in zip(self._views["body"], dead, strict=True))  # fmt: skip
+
     def ranked(self, query: str, n: int, access: str | None = None) -> tuple[UnitSet, Hits, Any]:
-        """Return the hits' documents as units, up to n (row, score) hits there, best first,
-        and each query term's unit-text weight at their scored units (UnitIndex.ranked)."""
+        """Return the hits' documents as units, up to n (row, score) hits there that access may
+        see (None: public, fail closed), best first (ties: by row), and each query term's
+        unit-text weight at every unit of the sections searched (what window_gains reads)."""
         level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
         terms = tokenize(query)
         if n <= 0 or not terms or not self.segments:
             return doc_units(self.segments, []), [], _no_weights()
-        counts = Counter(terms)
+        found = self._ranked(Counter(terms), n, level)
+        feedback = self.options.feedback
+        if feedback is not None and found[1]:
+            found = self._ranked(feedback.expand(found[0], terms, found[1]), n, level)
+        return found
+
+    def _ranked(self, counts: Mapping[str, float], n: int, level: int) -> tuple[UnitSet, Hits, Any]:
+        """Return what ranked does for weighted query terms."""
         chosen = self._sections(counts, max(SECTIONS, SECTIONS_PER_HIT * n), level)
         units, matrix, part = self._unit_scores(counts, chosen)
         total = matrix.sum(axis=0) + part
@@ -90,14 +157,14 @@ class SegmentedUnits:
         order = keep[np.lexsort((keep, -total[keep]))]
         return self._answer(units, matrix, [(int(i), float(total[i])) for i in order])
 
-    def _field(self, name: str, counts: Mapping[str, int]) -> Floats:
+    def _field(self, name: str, counts: Mapping[str, float]) -> Floats:
         """Return one field's score of every row (sections or documents, segment by segment)."""
         views, stats = self._views[name], self.stats[name]
         bases = self._bases["documents" if name == "documents" else "sections"]
         return field_scores(views, stats, plan_field(views, stats, counts), bases)
 
-    def _sections(self, terms: Mapping[str, int], count: int, level: int) -> _Chosen:
-        """Return the count best sections access may see, by their fields (UnitIndex._ranked)."""
+    def _sections(self, terms: Mapping[str, float], count: int, level: int) -> _Chosen:
+        """Return the count best sections access may see, by their fields."""
         weight = self.weights.get("passage", 0.0)
         views, stats, bases = (
             self._views["passages"],
@@ -111,22 +178,48 @@ class SegmentedUnits:
         others = scratch.zeros("others", size) if not context else context[0]
         if len(context) > 1:
             others = np.add(context[0], context[1], out=scratch.array("others", size))
-        rank = (weight, others, scratch.array("lower", size))
-        found = top_rows(views, stats, plan, bases, rank, allowed, count)
+        found = None
+        if not self.options.top_documents:  # its documents rank by every section's field
+            rank = (weight, others, scratch.array("lower", size))
+            found = top_rows(views, stats, plan, bases, rank, allowed, count)
         if found is None:
             passage = field_scores(views, stats, plan, bases, scratch.zeros("passage", size))
             rows = np.flatnonzero(allowed & (passage > 0))
+            if self.options.top_documents:
+                rows = self._in_top_documents(terms, passage, rows)
             found = rows, passage[rows]
         rows, passage = found
         part = weight * passage
-        for scores in context:  # in UnitIndex.section_scores' order: the same floats
+        for scores in context:  # heading path, then identity: the order they are added in
             part += scores[rows]
         key = part if weight else part + passage
         picked = self._in_order(self._best_sections(rows, key, count))
         seg = np.searchsorted(bases, picked, side="right") - 1
         return _Chosen(seg, picked - bases[seg], part[np.searchsorted(rows, picked)])
 
-    def _context_fields(self, terms: Mapping[str, int]) -> list[Floats]:
+    def _in_top_documents(self, terms: Mapping[str, float], passage: Floats, rows: Ints) -> Ints:
+        """Return the rows (sections) of the top_documents best documents among those rows
+        hold, each scored by its identity field (weighted) plus its best section's passage
+        field (ties: the first by segment and row)."""
+        doc_of = self._section_docs
+        best = np.full(int(self._bases["documents"][-1]), -np.inf)
+        np.maximum.at(best, doc_of, passage)
+        best += self.weights.get("document", 0.0) * self._field("documents", terms)
+        eligible = np.zeros(len(best), np.bool_)
+        eligible[doc_of[rows]] = True
+        best[~eligible] = -np.inf
+        top = np.lexsort((np.arange(len(best)), -best))[: self.options.top_documents]
+        return rows[np.isin(doc_of[rows], top)]
+
+    @cached_property
+    def _section_docs(self) -> Ints:
+        """Each section's document, numbered across segments (bases["documents"])."""
+        return np.concatenate([
+            np.asarray(s.columns["section_doc"], np.int64) + self._bases["documents"][i]
+            for i, s in enumerate(self.segments)
+        ])  # fmt: skip
+
+    def _context_fields(self, terms: Mapping[str, float]) -> list[Floats]:
         """Return the weighted heading-path and identity fields of every section (those
         weighted above 0), in the order they are added."""
         out = []
@@ -205,7 +298,9 @@ class SegmentedUnits:
         rank[[s * width + d for s, d in pairs]] = np.arange(len(pairs))
         return rows[np.lexsort((local, rank[seg * width + docs]))]
 
-    def _unit_scores(self, terms: Mapping[str, int], chosen: _Chosen) -> tuple[Any, Floats, Floats]:
+    def _unit_scores(
+        self, terms: Mapping[str, float], chosen: _Chosen
+    ) -> tuple[Any, Floats, Floats]:
         """Return the chosen sections' units that a term touches (segment, local row: in cold
         order), per body term its weight at each, and each unit's section fields."""
         views, stats = self._views["body"], self.stats["body"]
@@ -303,6 +398,16 @@ def _renumbered(
 def _bases(sizes: Sequence[int]) -> Ints:
     """Return each segment's first row in the concatenation, then the total."""
     return np.concatenate([[0], np.cumsum(np.asarray(sizes, np.int64))]).astype(np.int64)
+
+
+def best_rows(rows: Ints, scores: Floats, n: int) -> Ints:
+    """Return the rows (ascending) of the n best scores; among rows tied at the n-th, the first."""
+    if len(rows) <= n:
+        return rows
+    kth = np.partition(scores, len(scores) - n)[len(scores) - n]
+    above, tied = np.flatnonzero(scores > kth), np.flatnonzero(scores == kth)
+    picked: Ints = rows[np.sort(np.concatenate([above, tied[: n - len(above)]]))]
+    return picked
 
 
 def _no_weights() -> TermWeights:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import os
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,8 +42,15 @@ import orjson
 
 from policy_assistant.index.chunks.segment_build import ZLIB_LEVEL, count_postings
 from policy_assistant.index.context.passages import PREFIX_WORDS, prefix_words
-from policy_assistant.index.context.unit_search import FIELD_TEXTS
-from policy_assistant.index.context.units import DocInfo, UnitSet, build_units
+from policy_assistant.index.context.units import (
+    DocInfo,
+    UnitSet,
+    build_units,
+    document_identity,
+    section_context,
+    section_text,
+    unit_index_text,
+)
 from policy_assistant.records import ACCESS_LABELS, Document
 
 UNIT_SEGMENT_FORMAT = 2
@@ -51,8 +58,20 @@ UNIT_SEGMENT_FORMAT = 2
 document)."""
 FRAME_CHARS = 2048
 """Characters of a document's text per compressed frame."""
-FIELDS = ("body", "sections", "documents", "passages")
-"""The four BM25 fields, as unit_search.UnitIndex names them."""
+FIELD_TEXTS: dict[str, Callable[[UnitSet], Iterator[str]]] = {
+    "body": lambda u: (unit_index_text(u, row) for row in range(len(u))),
+    "sections": lambda u: (section_context(u, s) for s in range(len(u.paths))),
+    "documents": lambda u: (document_identity(u, d) for d in range(len(u.docs))),
+    "passages": lambda u: (section_text(u, s) for s in range(len(u.paths))),
+}
+"""What each BM25 field indexes, one text per row, in row order: a unit's text (a table row
+behind its header row), its section's heading path, its document's identity (title, version,
+file name and first words) and its section's whole text."""
+FIELDS = tuple(FIELD_TEXTS)
+"""The four BM25 fields."""
+FIELD_WEIGHTS: dict[str, float] = {"section": 0.3, "document": 0.3, "passage": 1.0}
+"""Weight of the section (heading path), document (identity) and passage (the whole section's
+text) fields beside the unit's own."""
 FIELD_ARRAYS = ("term_offsets", "ptr", "rows", "tf", "dl", "front", "front_ptr")
 """The .npy files of one field."""
 LINES = {"doc": "docs.jsonl", "path": "paths.jsonl"}

@@ -107,7 +107,9 @@ def plan_field(
     repeats = np.array([float(counts[terms[k]]) for k in kept], np.float64)
     ids = [np.where(n[kept] > 0, found[kept], -1) for found, n in zip(ids, live, strict=True)]
     plan = FieldTerms(term_idf, repeats, ids, np.zeros(len(kept)))
-    if len(kept) <= 1 and not bounds:  # one term: nothing to order
+    # Two weights add to the same float in either order (IEEE addition commutes), so only
+    # three terms or more need the order; most queries touch a heading or a title in two.
+    if len(kept) <= 2 and not bounds:
         return plan
     bound = np.max([_bounds(v, stats, plan, i) for i, v in enumerate(views)], axis=0)
     keys = [(-float(repeats[j]) * float(bound[j]), terms[k].encode("utf-8"))

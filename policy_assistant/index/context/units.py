@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.records import ACCESS_LABELS, Block, Document
+from policy_assistant.records import Block, Document
 from policy_assistant.sentences import line_spans, sentence_spans
 from policy_assistant.text import count_words
 
@@ -132,11 +132,6 @@ class UnitSet:
         doc = int(self.columns["unit_doc"][row])
         start, end = self.columns["unit_start"][row], self.columns["unit_end"][row]
         return self.texts[doc][int(start) : int(end)]
-
-    def access_codes(self) -> npt.NDArray[np.uint8]:
-        """Return each unit's access label as its index in ACCESS_LABELS."""
-        codes = np.array([ACCESS_LABELS.index(d.access) for d in self.docs], np.uint8)
-        return codes[self.columns["unit_doc"]] if len(self) else np.zeros(0, np.uint8)
 
 
 def block_units(text: str, block: Block) -> list[tuple[int, int, int]]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import os
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,14 +35,15 @@ from policy_assistant.index.chunks.bm25_files import load_array
 from policy_assistant.index.chunks.segment_search import okapi_mean_idf
 from policy_assistant.index.context.unit_open import Mask, SegmentSources, UnitSegment
 from policy_assistant.index.context.unit_rank import SegmentedUnits, field_statistics
-from policy_assistant.index.context.unit_search import FIELD_WEIGHTS
 from policy_assistant.index.context.unit_segment import (
+    FIELD_WEIGHTS,
     FIELDS,
     FieldCounts,
     UnitSegmentInfo,
     field_counts,
     write_unit_segment,
 )
+from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.store.plan import choose_merges
 from policy_assistant.records import Document
 
@@ -164,6 +167,19 @@ def _statistics(state: UnitsState) -> dict[str, Any]:
         per = [s.counts(name) for s in state.segments]
         counts[name] = (sum(p[0] for p in per), sum(p[1] for p in per), sum(p[2] for p in per))
     return field_statistics(counts, state.bm25, state.mean_idf)
+
+
+def units_of(documents: Sequence[Document], bm25: dict[str, Any] | None = None) -> SegmentedUnits:
+    """Return the documents' units as a one-segment store, ranked as an index folder's are:
+    written by write_units into a temporary folder and opened (BM25 settings over the
+    defaults). The folder is removed at once: its files stay open, memory-mapped."""
+    # In RAM where there is a tmpfs: the writer's fsyncs cost nothing there (39 documents:
+    # 37 ms against 186 ms on disk; UnitIndex built them in memory in 33 ms).
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="units-", dir=shm) as tmp:
+        folder = Path(tmp) / UNITS_DIR
+        write_units(documents, folder, {**BM25_DEFAULTS, **(bm25 or {})})
+        return load_units(folder)
 
 
 def close_units(index: SegmentedUnits) -> None:
