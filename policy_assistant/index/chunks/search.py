@@ -14,7 +14,7 @@ from typing import Any, Self
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.errors import IndexError_, UsageError
+from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K
 from policy_assistant.index.tokenize import tokenize, word_terms
@@ -109,9 +109,9 @@ class Index:
                 raise self.damage("chunk_access.npy disagrees with the chunk records")
         return hits
 
-    def damage(self, problem: str) -> IndexError_:
+    def damage(self, problem: str) -> BadIndex:
         """Return the error for an index whose files disagree."""
-        return IndexError_(f"index is damaged: {problem}")
+        return BadIndex(f"index is damaged: {problem}")
 
     def _rank(self, label: str) -> int:
         labels = self.access_labels

@@ -7,7 +7,7 @@ replaces CURRENT; the other generations are renamed to `.trash-*` and deleted af
 The lock dies with its writer: the kernel drops a flock when the last descriptor of its open
 file closes, so forked children close theirs (_forget_locks_in_child) and BM25 workers die
 with their parent (children.py). Whoever takes the lock first removes what killed writers
-left. A disk that refuses a write (full, out of inodes, read-only) is an IndexError_ of one
+left. A disk that refuses a write (full, out of inodes, read-only) is a BadIndex of one
 line, after the partial generation is removed; CURRENT still names the old one.
 """
 
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25 import BM25Index
 from policy_assistant.index.store.entries import (
     DELETED_DIR,
@@ -53,7 +53,7 @@ _HELD: dict[Path, list[int]] = {}
 """Per index folder this process locks: the lock descriptor and how deeply it is held."""
 
 
-class IndexBusyError(IndexError_):
+class IndexBusyError(BadIndex):
     """Another process kept the index's write lock for longer than the timeout."""
 
 
@@ -140,11 +140,11 @@ def _acquire(fd: int, index_dir: Path, timeout: float) -> None:
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
 
 
-def cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> IndexError_:
+def cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> BadIndex:
     """Return the one-line error for an index folder that cannot be written (full, read-only)."""
     where = f" ({exc.filename})" if exc.filename else ""
     kept = "; the old index is unchanged" if unchanged else ""
-    return IndexError_(f"cannot write the index at {index_dir}: {exc.strerror or exc}{where}{kept}")
+    return BadIndex(f"cannot write the index at {index_dir}: {exc.strerror or exc}{where}{kept}")
 
 
 def remove_leftovers(index_dir: Path) -> None:
@@ -155,7 +155,7 @@ def remove_leftovers(index_dir: Path) -> None:
     """
     try:
         live, keep_generations = read_current(index_dir), False
-    except IndexError_:
+    except BadIndex:
         live, keep_generations = None, True
     try:
         for entry in sorted(index_dir.iterdir()):
@@ -246,7 +246,7 @@ def _live_name(index_dir: Path) -> str | None:
     """Return the live generation's name; None when CURRENT is missing or unreadable."""
     try:
         name = read_current(index_dir)
-    except IndexError_:
+    except BadIndex:
         return None
     return name if name is not None and GENERATION.fullmatch(name) else None
 
