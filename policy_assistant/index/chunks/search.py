@@ -14,6 +14,7 @@ from typing import Any, Self
 import numpy as np
 import numpy.typing as npt
 
+from policy_assistant.codec import to_json_dict
 from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K
@@ -36,7 +37,9 @@ class SearchHit:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {"rank": self.rank, "score": self.score, "chunk": self.chunk.to_dict()}
+        out = to_json_dict(self)
+        del out["row"]  # where the chunk sits in this index: not part of a hit's JSON
+        return out
 
 
 class Index:

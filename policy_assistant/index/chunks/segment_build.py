@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from policy_assistant.codec import from_json_dict, to_json_dict
 from policy_assistant.index.chunks.bm25_build import (
     BUILD_WORKERS,
     PostingsBuilder,
@@ -59,24 +60,12 @@ class SegmentInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {
-            "name": self.name,
-            "rows": self.rows,
-            "nonempty": self.nonempty,
-            "length": self.length,
-            "sha256": self.sha256,
-        }
+        return to_json_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SegmentInfo:
         """Rebuild from the JSON form."""
-        return cls(
-            str(data["name"]),
-            int(data["rows"]),
-            int(data["nonempty"]),
-            int(data["length"]),
-            str(data["sha256"]),
-        )
+        return from_json_dict(cls, data)
 
 
 def count_postings(texts: Iterable[str]) -> tuple[bytes, dict[str, Any]]:
