@@ -30,6 +30,15 @@ class CodecError(ValueError):
     """A JSON form that does not fit its record; the message names the record and the field."""
 
 
+class MissingField(CodecError):
+    """A JSON form without a field its record requires."""
+
+    def __init__(self, record: str, name: str) -> None:
+        super().__init__(f"{record}.{name}: missing")
+        self.record = record
+        self.name = name
+
+
 _ENCODERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
 _DECODERS: dict[type, Callable[[Any], Any]] = {}
 
@@ -194,5 +203,5 @@ def _failure(cls: type, data: Any, exc: Exception) -> CodecError:
     if not isinstance(data, dict):
         return CodecError(f"{cls.__name__}: expected a JSON object, got {type(data).__name__}")
     if isinstance(exc, KeyError):
-        return CodecError(f"{cls.__name__}.{exc.args[0]}: missing")
+        return MissingField(cls.__name__, str(exc.args[0]))
     return CodecError(f"{cls.__name__}: a field of the wrong type ({exc})")

@@ -39,7 +39,6 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
 from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25_files import (
@@ -51,6 +50,7 @@ from policy_assistant.index.chunks.bm25_files import (
 from policy_assistant.index.chunks.bm25_types import Floats, Ints, Progress, Rows, WordTerms
 from policy_assistant.index.settings import BM25_DEFAULTS as BM25_DEFAULTS  # re-exported
 from policy_assistant.index.settings import VARIANTS as VARIANTS  # re-exported
+from policy_assistant.jsonio import loads, pretty_json
 
 OKAPI_EPSILON = 0.25
 """rank-bm25's floor for negative idf, as a fraction of the mean idf."""
@@ -323,14 +323,13 @@ class BM25Index:
         (folder / "terms.txt").write_bytes(bytes(self._terms.data))
         for name in _FILES:
             np.save(folder / f"{name}.npy", np.ascontiguousarray(self._arrays[name]))
-        params = orjson.dumps(self._params, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)
-        (folder / "params.json").write_bytes(params + b"\n")
+        (folder / "params.json").write_bytes(pretty_json(self._params))
 
     @classmethod
     def load(cls, folder: Path, mmap: bool = True) -> BM25Index:
         """Open an index save() wrote; arrays are memory-mapped unless mmap is False."""
         try:
-            params = orjson.loads((folder / "params.json").read_bytes())
+            params = loads((folder / "params.json").read_bytes())
             if not isinstance(params, dict) or params.get("format") != BM25_FORMAT:
                 raise BadIndex(f"{folder.name} is not a BM25 index in format {BM25_FORMAT}")
             check_params(folder, params, VARIANTS)
@@ -340,7 +339,7 @@ class BM25Index:
         except OSError as exc:
             where = Path(exc.filename).name if exc.filename else folder.name
             raise BadIndex(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
-        except ValueError as exc:  # orjson.JSONDecodeError is one too
+        except ValueError as exc:  # JSONDecodeError is one too
             raise BadIndex(f"{folder.name}: {exc}") from exc
         check_shapes(folder, params, arrays, len(data))
         return cls(params, data, arrays)

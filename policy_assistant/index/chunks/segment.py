@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
 from policy_assistant.errors import BadIndex, StaleIndex
 from policy_assistant.index.chunks.bm25 import TermTable
@@ -25,6 +24,7 @@ from policy_assistant.index.chunks.segment_build import (
     SegmentInfo,
     chunk_key,
 )
+from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
 
 Deleted = npt.NDArray[np.bool_]
@@ -39,7 +39,7 @@ class Segment:
         self.folder = folder
         self.info = info
         try:
-            meta = orjson.loads((folder / "segment.json").read_bytes())
+            meta = loads((folder / "segment.json").read_bytes())
             if not isinstance(meta, dict) or meta.get("format") != SEGMENT_FORMAT:
                 raise StaleIndex(f"{folder.name} is not a segment in format {SEGMENT_FORMAT}")
             self.files: dict[str, str] = dict(meta["files"])
@@ -102,7 +102,7 @@ class Segment:
         start, end = int(self._blocks[block]), int(self._blocks[block + 1])
         try:
             lines = zlib.decompress(self._records[start:end]).split(b"\n")
-            return Chunk.from_dict(orjson.loads(lines[row % RECORDS_PER_BLOCK]))
+            return Chunk.from_dict(loads(lines[row % RECORDS_PER_BLOCK]))
         except (zlib.error, IndexError, ValueError, KeyError, TypeError) as exc:
             raise BadIndex(f"{self.folder.name}/records.bin row {row}: {exc}") from exc
 
@@ -113,7 +113,7 @@ class Segment:
             start, end = int(self._blocks[block]), int(self._blocks[block + 1])
             try:
                 lines = zlib.decompress(self._records[start:end]).split(b"\n")[:-1]
-                chunks += [Chunk.from_dict(orjson.loads(line)) for line in lines]
+                chunks += [Chunk.from_dict(loads(line)) for line in lines]
             except (zlib.error, ValueError, KeyError, TypeError) as exc:
                 raise BadIndex(f"{self.folder.name}/records.bin: {exc}") from exc
         if len(chunks) != self.info.rows:

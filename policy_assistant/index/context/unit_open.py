@@ -16,7 +16,6 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
 from policy_assistant.errors import BadIndex, StaleIndex
 from policy_assistant.index.chunks.bm25 import TermTable
@@ -31,6 +30,7 @@ from policy_assistant.index.context.unit_segment import (
     UnitSegmentInfo,
 )
 from policy_assistant.index.context.units import DocInfo, UnitSet
+from policy_assistant.jsonio import loads
 from policy_assistant.records import Block, Document
 
 Mask = npt.NDArray[np.bool_]
@@ -108,7 +108,7 @@ class UnitSegment:
     def __init__(self, folder: Path, info: UnitSegmentInfo, dead_docs: Mask | None) -> None:
         self.folder, self.info, self.dead_docs = folder, info, dead_docs
         try:
-            meta = orjson.loads((folder / "segment.json").read_bytes())
+            meta = loads((folder / "segment.json").read_bytes())
             if not isinstance(meta, dict) or meta.get("format") != UNIT_SEGMENT_FORMAT:
                 raise StaleIndex(
                     f"{folder.name} is not a unit segment in format {UNIT_SEGMENT_FORMAT}"
@@ -202,7 +202,7 @@ class UnitSegment:
         out = []
         for row, (info, line) in enumerate(zip(self.docs, lines, strict=True)):
             if self.dead_docs is None or not self.dead_docs[row]:
-                out.append(_document(info, orjson.loads(line), self.text(row)))
+                out.append(_document(info, loads(line), self.text(row)))
         return out
 
     def close(self) -> None:
@@ -228,7 +228,7 @@ class _Lines:
         if end <= start:
             return []
         chunk = bytes(self.data[name][int(offsets[start]) : int(offsets[end])])
-        parsed: list[Any] = orjson.loads(b"[" + b",".join(chunk.splitlines()) + b"]")
+        parsed: list[Any] = loads(b"[" + b",".join(chunk.splitlines()) + b"]")
         return parsed
 
     def close(self) -> None:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
 from policy_assistant.errors import BadIndex, StaleIndex
 from policy_assistant.index.chunks.bm25 import OKAPI_EPSILON
@@ -38,13 +37,14 @@ from policy_assistant.index.store.manifest import (
     Manifest,
 )
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
+from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
 
 
 def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
     """Parse a generation's manifest; raise BadIndex if stale or damaged."""
     try:
-        data = orjson.loads((generation / "manifest.json").read_bytes())
+        data = loads((generation / "manifest.json").read_bytes())
         found = data.get("format_version")
         if found != FORMAT_VERSION:
             raise StaleIndex(
@@ -53,7 +53,7 @@ def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
             )
         return Manifest.from_dict(data, generation)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        # orjson.JSONDecodeError (bad JSON or bytes) is a ValueError
+        # JSONDecodeError (bad JSON or bytes) is a ValueError
         raise damaged(index_dir, f"manifest.json: {exc}") from exc
 
 
@@ -249,7 +249,7 @@ def verify_files(
         folder = f"{SEGMENTS_DIR}/{live.info.name}"
         _check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
         try:
-            files = orjson.loads((generation / folder / "segment.json").read_bytes())["files"]
+            files = loads((generation / folder / "segment.json").read_bytes())["files"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise damaged(index_dir, f"{folder}/segment.json: {exc}") from exc
         expected.update({f"{folder}/{name}": digest for name, digest in files.items()})

@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
 from policy_assistant.errors import BadIndex, StaleIndex
 from policy_assistant.index.chunks.bm25_files import load_array
@@ -42,6 +41,7 @@ from policy_assistant.index.context.unit_segment import (
     write_unit_segment,
 )
 from policy_assistant.index.store.plan import choose_merges
+from policy_assistant.jsonio import loads, pretty_json
 from policy_assistant.records import Document
 
 UNITS_DIR = "units"
@@ -53,7 +53,6 @@ UNITS_FORMAT = 2
 segments in format 1, one text stream per document)."""
 DELETED = "deleted"
 """The units folder's deletion masks."""
-_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +110,7 @@ class UnitsState:
             "weights": self.weights,
             "mean_idf": self.mean_idf,
         }
-        return orjson.dumps(data, option=_JSON) + b"\n"
+        return pretty_json(data)
 
 
 def has_units(folder: Path) -> bool:
@@ -126,7 +125,7 @@ def read_state(folder: Path) -> UnitsState:
     if not has_units(folder):
         raise StaleIndex(f"{folder.parent.name} holds units in an older layout")
     try:
-        data = orjson.loads((folder / UNITS_FILE).read_bytes())
+        data = loads((folder / UNITS_FILE).read_bytes())
         if data.get("format") != UNITS_FORMAT:
             raise StaleIndex(
                 f"{UNITS_FILE} is in format {data.get('format')}, this version reads format "
@@ -327,7 +326,7 @@ def unit_checksums(generation: Path, files: dict[str, str]) -> dict[str, str]:
         data = (generation / where).read_bytes()
         if hashlib.sha256(data).hexdigest() != live.info.sha256:
             raise BadIndex(f"{where} does not match its checksum")
-        listed = orjson.loads(data)["files"].items()
+        listed = loads(data)["files"].items()
         out |= {f"{UNITS_DIR}/{live.info.name}/{file}": digest for file, digest in listed}
     return out
 

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
 from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25 import BM25Index
@@ -39,6 +38,7 @@ from policy_assistant.index.store.entries import (
 from policy_assistant.index.store.folder import GENERATION, checksum, read_current
 from policy_assistant.index.store.generation import Generation, MakeGeneration, link_tree
 from policy_assistant.index.store.manifest import Manifest, ids_digest
+from policy_assistant.jsonio import pretty_json
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk, Document
 
@@ -48,7 +48,6 @@ LOCK_TIMEOUT = 10.0
 Progress = Callable[[int], None]
 
 _OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-.+|\.CURRENT\.tmp")
-_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
 _HELD: dict[Path, list[int]] = {}
 """Per index folder this process locks: the lock descriptor and how deeply it is held."""
 
@@ -315,7 +314,7 @@ def _write_generation(tmp: Path, generation: Generation) -> str:
     (tmp / EMPTY_FILE).write_bytes(entries_bytes(generation.empty))
     checksums = _flush_files(tmp, skip=SEGMENTS_DIR)
     manifest = generation.manifest.with_files(checksums)
-    manifest_json = orjson.dumps(manifest.to_dict(), option=_JSON) + b"\n"
+    manifest_json = pretty_json(manifest.to_dict())
     (tmp / "manifest.json").write_bytes(manifest_json)
     _fsync(tmp / "manifest.json")
     for root, _, _ in os.walk(tmp):
