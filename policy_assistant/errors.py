@@ -39,11 +39,11 @@ class DocumentError(PolicyAssistantError):
         self.problem = problem
 
 
-class IndexError_(PolicyAssistantError):
+class BadIndex(PolicyAssistantError):
     """An index on disk is missing, stale or damaged; the message says what to run."""
 
 
-class StaleIndex(IndexError_):
+class StaleIndex(BadIndex):
     """An index, or a part of one, written by another version: rebuilt, not damaged."""
 
 

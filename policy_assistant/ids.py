@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-import orjson
+from policy_assistant.jsonio import compact_json
 
 
 def canonical_json(value: Any) -> bytes:
     """Return JSON with sorted keys and no spaces, the form identities hash."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    return compact_json(value)
 
 
 def content_id(value: Any, length: int = 16) -> str:

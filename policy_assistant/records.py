@@ -3,18 +3,44 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Self, TypeGuard, get_args
 
-BLOCK_KINDS = ("heading", "paragraph", "list_item", "table", "code")
-ACCESS_LABELS = ("public", "staff")
+from policy_assistant.codec import OMIT_NONE, from_json_dict, to_json_dict
+
+BlockKind = Literal["heading", "paragraph", "list_item", "table", "code"]
+"""What a block is; checked when a block is read from JSON."""
+Access = Literal["public", "staff"]
+"""Access labels, least restricted first; checked when a record is read from JSON."""
+BLOCK_KINDS: tuple[BlockKind, ...] = get_args(BlockKind)
+ACCESS_LABELS: tuple[Access, ...] = get_args(Access)
+
+
+def is_access(value: object) -> TypeGuard[Access]:
+    """Return whether value is one of ACCESS_LABELS (and tell the type checker so)."""
+    return value in ACCESS_LABELS
+
+
+class JsonRecord:
+    """The JSON form of a dataclass record, through the one codec (codec.py)."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return to_json_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        """Rebuild a record from its JSON form; CodecError (a ValueError) names a bad field."""
+        return from_json_dict(cls, data)
 
 
 @dataclass(frozen=True, slots=True)
-class Block:
+class Block(JsonRecord):
     """One structural unit of a document's text."""
 
-    kind: str
-    """One of BLOCK_KINDS."""
+    kind: BlockKind
+    """What the block is."""
     text: str
     """The block's normalized text; a table is rows on lines, cells joined by ' | '."""
     start: int
@@ -25,35 +51,8 @@ class Block:
     """1-based PDF pages the block spans; empty for Markdown."""
     section: tuple[str, ...] = ()
     """Heading path above the block, outermost first; a heading's path ends with itself."""
-    level: int | None = None
+    level: int | None = field(default=None, metadata=OMIT_NONE)
     """Heading level (1 is the top); None for other kinds."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        out: dict[str, Any] = {
-            "kind": self.kind,
-            "text": self.text,
-            "start": self.start,
-            "end": self.end,
-            "pages": list(self.pages),
-            "section": list(self.section),
-        }
-        if self.level is not None:
-            out["level"] = self.level
-        return out
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Block:
-        """Rebuild a block from its JSON form."""
-        return cls(
-            kind=data["kind"],
-            text=data["text"],
-            start=data["start"],
-            end=data["end"],
-            pages=tuple(data.get("pages", ())),
-            section=tuple(data.get("section", ())),
-            level=data.get("level"),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +63,7 @@ class DocumentMeta:
     """Title to use instead of the one found in the document."""
     version: str = "unversioned"
     """Version label, as written by the document's owner."""
-    access: str = "staff"
+    access: Access = "staff"
     """Access label; an unlabelled document is staff (fail closed)."""
     language: str = "en"
     """ISO 639-1 language code."""
@@ -73,7 +72,7 @@ class DocumentMeta:
 
 
 @dataclass(frozen=True, slots=True)
-class Dropped:
+class Dropped(JsonRecord):
     """Text the parser left out of the blocks on purpose, and why: nothing is lost silently."""
 
     text: str
@@ -83,18 +82,9 @@ class Dropped:
     page: int | None = None
     """1-based page it stood on; None where the format has no pages."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        return {"text": self.text, "reason": self.reason, "page": self.page}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Dropped:
-        """Rebuild a record from its JSON form."""
-        return cls(text=data["text"], reason=data["reason"], page=data.get("page"))
-
 
 @dataclass(frozen=True, slots=True)
-class Document:
+class Document(JsonRecord):
     """A parsed document: its identity, metadata, normalized text and blocks."""
 
     source: str
@@ -103,8 +93,8 @@ class Document:
     """Title from the catalog, front matter, first heading or file name."""
     version: str
     """Version label."""
-    access: str
-    """Access label, one of ACCESS_LABELS."""
+    access: Access
+    """Access label."""
     language: str
     """ISO 639-1 language code."""
     sha256: str
@@ -122,44 +112,9 @@ class Document:
     notes: tuple[str, ...] = ()
     """Parse-summary remarks about this document (e.g. "slide 4: mostly image")."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        return {
-            "source": self.source,
-            "title": self.title,
-            "version": self.version,
-            "access": self.access,
-            "language": self.language,
-            "sha256": self.sha256,
-            "text": self.text,
-            "pages": list(self.pages),
-            "blocks": [b.to_dict() for b in self.blocks],
-            "dropped": [d.to_dict() for d in self.dropped],
-            "ocr_pages": list(self.ocr_pages),
-            "notes": list(self.notes),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Document:
-        """Rebuild a document from its JSON form."""
-        return cls(
-            source=data["source"],
-            title=data["title"],
-            version=data["version"],
-            access=data["access"],
-            language=data["language"],
-            sha256=data["sha256"],
-            text=data["text"],
-            pages=tuple(data.get("pages", ())),
-            blocks=tuple(Block.from_dict(b) for b in data.get("blocks", ())),
-            dropped=tuple(Dropped.from_dict(d) for d in data.get("dropped", ())),
-            ocr_pages=tuple(data.get("ocr_pages", ())),
-            notes=tuple(data.get("notes", ())),
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(JsonRecord):
     """A piece of one document as the index stores it and the model reads it."""
 
     id: str
@@ -170,7 +125,7 @@ class Chunk:
     """The document's title."""
     version: str
     """The document's version label."""
-    access: str
+    access: Access
     """The document's access label."""
     language: str
     """The document's language."""
@@ -197,44 +152,3 @@ class Chunk:
     def prefix_length(self) -> int:
         """Characters of text before the body."""
         return len(self.text) - (self.end - self.start)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        return {
-            "id": self.id,
-            "source": self.source,
-            "title": self.title,
-            "version": self.version,
-            "access": self.access,
-            "language": self.language,
-            "chunker": self.chunker,
-            "position": self.position,
-            "start": self.start,
-            "end": self.end,
-            "pages": list(self.pages),
-            "sections": [list(s) for s in self.sections],
-            "text": self.text,
-            "words": self.words,
-            "sha256": self.sha256,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Chunk:
-        """Rebuild a chunk from its JSON form."""
-        return cls(
-            id=data["id"],
-            source=data["source"],
-            title=data["title"],
-            version=data["version"],
-            access=data["access"],
-            language=data["language"],
-            chunker=dict(data["chunker"]),
-            position=data["position"],
-            start=data["start"],
-            end=data["end"],
-            pages=tuple(data.get("pages", ())),
-            sections=tuple(tuple(s) for s in data.get("sections", ())),
-            text=data["text"],
-            words=data["words"],
-            sha256=data.get("sha256", ""),
-        )

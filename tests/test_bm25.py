@@ -14,7 +14,7 @@ import orjson
 import pytest
 from rank_bm25 import BM25Okapi
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks import bm25 as bm25_module
 from policy_assistant.index.chunks import bm25_build
 from policy_assistant.index.chunks.bm25 import BM25Index
@@ -323,12 +323,12 @@ def test_damaged_files_raise_index_error(tmp_path: Path, lucene: BM25Index):
     lucene.save(tmp_path / "d")
     rows = tmp_path / "d" / "rows.npy"
     rows.write_bytes(rows.read_bytes()[:-8])
-    with pytest.raises(IndexError_):
+    with pytest.raises(BadIndex):
         BM25Index.load(tmp_path / "d")
     (tmp_path / "d" / "params.json").write_text('{"format": 0}')
-    with pytest.raises(IndexError_, match="format"):
+    with pytest.raises(BadIndex, match="format"):
         BM25Index.load(tmp_path / "d")
-    with pytest.raises(IndexError_):
+    with pytest.raises(BadIndex):
         BM25Index.load(tmp_path / "missing")
 
 
@@ -343,7 +343,7 @@ def test_postings_naming_rows_outside_the_index_raise_index_error(tmp_path: Path
         np.save(tmp_path / "d" / "rows.npy", damaged)
         index = BM25Index.load(tmp_path / "d")  # shapes agree: only search can tell
         for k in (1, 2500):
-            with pytest.raises(IndexError_, match="damaged BM25 postings"):
+            with pytest.raises(BadIndex, match="damaged BM25 postings"):
                 index.search(["w1"], k)
 
 
@@ -360,7 +360,7 @@ def test_params_missing_a_setting_search_reads_raise_index_error(tmp_path, lucen
     lucene.save(tmp_path / "d")
     path = tmp_path / "d" / "params.json"
     path.write_bytes(orjson.dumps(orjson.loads(path.read_bytes()) | damage))
-    with pytest.raises(IndexError_, match=r"params\.json is damaged"):
+    with pytest.raises(BadIndex, match=r"params\.json is damaged"):
         BM25Index.load(tmp_path / "d")
 
 
@@ -370,7 +370,7 @@ def test_a_damaged_npy_header_raises_index_error(tmp_path: Path, lucene: BM25Ind
     data = bytearray(path.read_bytes())
     data[20:24] = b"(((("  # inside the header's Python literal: numpy's parser trips over it
     path.write_bytes(bytes(data))
-    with pytest.raises(IndexError_, match=r"weights\.npy"):
+    with pytest.raises(BadIndex, match=r"weights\.npy"):
         BM25Index.load(tmp_path / "d")
 
 

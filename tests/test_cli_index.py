@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from policy_assistant.chunk import chunk_documents, make_chunker
 from policy_assistant.cli import app
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index import memory_index, open_index
 from policy_assistant.parse import parse_path
 
@@ -108,7 +108,7 @@ def test_a_damaged_label_array_raises_instead_of_leaking() -> None:
     chunks = chunk_documents(documents, make_chunker("structure"))
     index = memory_index(chunks)
     index._access = np.zeros(len(chunks), np.uint8)  # every row claims to be public
-    with pytest.raises(IndexError_, match=r"segments' access\.npy disagrees"):
+    with pytest.raises(BadIndex, match=r"segments' access\.npy disagrees"):
         index.search("till refund procedure staff discount authorization", k=50)
 
 

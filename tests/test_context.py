@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.cli.app import app
-from policy_assistant.errors import IndexError_, UsageError
+from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.evaluate.bootstrap import Bootstrap
 from policy_assistant.evaluate.questions import load_questions
 from policy_assistant.evaluate.run import EvalSettings, evaluate
@@ -204,7 +204,7 @@ def test_incremental_ingest_assembles_the_contexts_of_a_cold_one(tmp_path: Path)
 def test_an_index_without_units_says_what_to_run_and_ingest_rebuilds_it(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", make_chunker("structure"), units=False)
-    with open_index(tmp_path / "i") as index, pytest.raises(IndexError_, match="run `policy"):
+    with open_index(tmp_path / "i") as index, pytest.raises(BadIndex, match="run `policy"):
         index.context("sprinkler", 100)
     summary = ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
     assert summary.rebuilt == "retrieval units asked for" and summary.written

@@ -16,7 +16,7 @@ from test_pipeline import STRUCTURE, tree_digest, write_corpus
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index import FORMAT_VERSION, index_lock, open_index
 from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import CorpusOptions
@@ -106,7 +106,7 @@ def test_a_bad_record_block_is_reported_by_row_when_that_row_is_returned(built) 
         row = next(r for r in range(len(index)) if index.chunk(r).source == "b.md")
     _bad_record_block(live(index_dir))
     assert_one_line_error(search_cli(index_dir, "mowers"), f"records.bin row {row}")
-    with pytest.raises(IndexError_, match="checksum"):
+    with pytest.raises(BadIndex, match="checksum"):
         open_index(index_dir, verify=True)  # what ingest checks before it reuses anything
     assert_ingest_repairs(corpus, index_dir)
 
@@ -115,10 +115,10 @@ def test_a_zeroed_access_array_never_lets_public_search_see_staff(built) -> None
     _, index_dir = built
     access = segment_file(live(index_dir), "access.npy")
     np.save(access, np.zeros_like(np.load(access)))
-    with open_index(index_dir) as index, pytest.raises(IndexError_, match=r"access\.npy disagrees"):
+    with open_index(index_dir) as index, pytest.raises(BadIndex, match=r"access\.npy disagrees"):
         index.search("refund code 4471", k=3)  # only staff/c.md holds these terms
     assert_one_line_error(search_cli(index_dir, "refund code 4471"), "damaged index")
-    with pytest.raises(IndexError_, match=r"access\.npy does not match its checksum"):
+    with pytest.raises(BadIndex, match=r"access\.npy does not match its checksum"):
         open_index(index_dir, verify=True)
 
 
@@ -142,7 +142,7 @@ def test_verify_finds_one_flipped_byte_in_any_file(built) -> None:
         data = bytearray(path.read_bytes())
         data[len(data) // 2] ^= 0x01
         path.write_bytes(bytes(data))
-        with pytest.raises(IndexError_, match=rf"{name} does not match its checksum"):
+        with pytest.raises(BadIndex, match=rf"{name} does not match its checksum"):
             open_index(index_dir, verify=True)
         data[len(data) // 2] ^= 0x01
         path.write_bytes(bytes(data))
@@ -152,7 +152,7 @@ def test_verify_refuses_a_manifest_without_checksums(built) -> None:
     _, index_dir = built
     path = live(index_dir) / "manifest.json"
     path.write_bytes(orjson.dumps(orjson.loads(path.read_bytes()) | {"files": {}}))
-    with pytest.raises(IndexError_, match="no file checksums"):
+    with pytest.raises(BadIndex, match="no file checksums"):
         open_index(index_dir, verify=True)
 
 
@@ -274,7 +274,7 @@ def test_an_immutable_index_folder_ingests_unchanged_and_refuses_changes(built, 
 
 
 def test_random_bytes_in_any_file_give_index_errors_never_a_traceback(built) -> None:
-    """Seeded: a few random bytes in one file; search either works or raises IndexError_,
+    """Seeded: a few random bytes in one file; search either works or raises BadIndex,
     and verify=True always notices."""
     _, index_dir = built
     generation = live(index_dir)
@@ -286,12 +286,12 @@ def test_random_bytes_in_any_file_give_index_errors_never_a_traceback(built) -> 
             for _ in range(rng.randint(1, 4)):
                 data[rng.randrange(len(data))] = rng.randrange(256)
             path.write_bytes(bytes(data))
-            with suppress(IndexError_), open_index(index_dir) as index:
+            with suppress(BadIndex), open_index(index_dir) as index:
                 for query in ("sprinkler warranty", "mowers", "refund code 4471"):
                     index.search(query, 5, "staff")
                     index.search(query, 5)
             if bytes(data) != original:
-                with pytest.raises(IndexError_):
+                with pytest.raises(BadIndex):
                     open_index(index_dir, verify=True)
         path.write_bytes(original)
 
@@ -340,5 +340,5 @@ def test_open_index_takes_a_str_as_a_library_caller_passes_it(built) -> None:
     _, index_dir = built
     with open_index(str(index_dir)) as index:
         assert [h.chunk.source for h in index.search("mowers", 1)] == ["b.md"]
-    with pytest.raises(IndexError_, match="no index"):
+    with pytest.raises(BadIndex, match="no index"):
         open_index(str(index_dir.parent / "none"))

@@ -17,7 +17,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "policy_assistant"
 
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset(
-        {"<root>", "records", "errors", "ids", "text", "sentences", "atomic", "collector", "jsonio"}
+        {
+            "<root>",
+            "records",
+            "errors",
+            "ids",
+            "text",
+            "sentences",
+            "atomic",
+            "collector",
+            "jsonio",
+            "codec",
+        }
     ),
     frozenset({"procs"}),
     frozenset({"parse"}),

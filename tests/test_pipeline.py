@@ -7,7 +7,7 @@ import pytest
 from spies import SourceSpy
 
 from policy_assistant.chunk import make_chunker
-from policy_assistant.errors import DocumentError, IndexError_
+from policy_assistant.errors import BadIndex, DocumentError
 from policy_assistant.index import load_manifest, open_index
 from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import dispatch
@@ -156,7 +156,7 @@ def test_a_damaged_index_is_rebuilt_by_ingest(tmp_path: Path) -> None:
     ingest(corpus, tmp_path / "i", STRUCTURE)
     generation = (tmp_path / "i" / "CURRENT").read_text().strip()
     (tmp_path / "i" / generation / "manifest.json").write_text("{not json")
-    with pytest.raises(IndexError_, match="run `policy-assistant ingest"):
+    with pytest.raises(BadIndex, match="run `policy-assistant ingest"):
         open_index(tmp_path / "i")
     summary = ingest(corpus, tmp_path / "i", STRUCTURE)
     assert summary.rebuilt is not None and "unusable" in summary.rebuilt

@@ -9,7 +9,7 @@ import pytest
 from test_pipeline import tree_digest, write_corpus
 
 from policy_assistant.chunk import make_chunker
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index.store import units as unit_store
 from policy_assistant.index.store import writer
 from policy_assistant.ingest.pipeline import ingest
@@ -50,7 +50,7 @@ def test_a_child_that_fails_fails_the_write_and_keeps_the_old_index(
 
     monkeypatch.setattr(unit_store, "update_units", full_disk)
     (corpus / "b.md").write_text("# Mowers\n\nRide-on mowers carry a three year warranty.\n")
-    with pytest.raises(IndexError_, match=r"No space left on device.*old index is unchanged"):
+    with pytest.raises(BadIndex, match=r"No space left on device.*old index is unchanged"):
         ingest(corpus, index, STRUCTURE, options=CorpusOptions(cache_dir=tmp_path / "cache"))
     assert tree_digest(index) == before
     assert not [p for p in index.iterdir() if p.name.startswith(".tmp-")]

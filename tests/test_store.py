@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from policy_assistant import index as store
 from policy_assistant.chunk import make_chunker
-from policy_assistant.errors import IndexError_, UsageError
+from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index import (
     DocumentEntry,
     IndexBusyError,
@@ -195,12 +195,12 @@ def test_public_never_sees_staff_and_still_gets_k(tmp_path: Path, chunks: list[C
 
 
 def test_missing_index_says_what_to_run(tmp_path: Path):
-    with pytest.raises(IndexError_) as err:
+    with pytest.raises(BadIndex) as err:
         open_index(tmp_path / "nowhere")
     message = str(err.value)
     assert "no index at" in message and "policy-assistant ingest" in message
     assert "\n" not in message
-    with pytest.raises(IndexError_, match="no index"):
+    with pytest.raises(BadIndex, match="no index"):
         load_manifest(tmp_path / "nowhere")
 
 
@@ -218,14 +218,14 @@ def rewrite_manifest(index_dir: Path, **changes) -> None:
 def test_stale_format_says_what_to_run(tmp_path: Path, chunks: list[Chunk]):
     write(tmp_path / "index", chunks)
     rewrite_manifest(tmp_path / "index", format_version=0)
-    with pytest.raises(IndexError_, match=r"format 0.*policy-assistant ingest"):
+    with pytest.raises(BadIndex, match=r"format 0.*policy-assistant ingest"):
         open_index(tmp_path / "index")
 
 
 def test_other_tokenizer_is_stale(tmp_path: Path, chunks: list[Chunk]):
     write(tmp_path / "index", chunks)
     rewrite_manifest(tmp_path / "index", tokenizer={"name": "other"})
-    with pytest.raises(IndexError_, match="tokenizer"):
+    with pytest.raises(BadIndex, match="tokenizer"):
         open_index(tmp_path / "index")
     assert load_chunks(tmp_path / "index") == chunks  # a pipeline may still reuse chunks
 
@@ -249,7 +249,7 @@ def test_damaged_index_gives_one_line_error(tmp_path: Path, chunks: list[Chunk],
     else:
         path = next(generation.glob("segments/seg-*/access.npy"))
         np.save(path, np.zeros(len(chunks) - 1, np.uint8))
-    with pytest.raises(IndexError_) as err:
+    with pytest.raises(BadIndex) as err:
         open_index(index_dir)
     assert "damaged" in str(err.value) and "\n" not in str(err.value)
     assert "policy-assistant ingest" in str(err.value)

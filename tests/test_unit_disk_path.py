@@ -14,7 +14,7 @@ import numpy as np
 import orjson
 import pytest
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index.context import (
     unit_open,
     unit_rank,
@@ -163,7 +163,7 @@ def test_units_of_the_previous_format_are_refused_with_what_to_do(tmp_path: Path
     data = orjson.loads(path.read_bytes())
     path.write_bytes(orjson.dumps({**data, "format": 1}))
     expected = r"units\.json is in format 1, this version reads format 2"
-    with pytest.raises(IndexError_, match=expected):
+    with pytest.raises(BadIndex, match=expected):
         unit_store.load_units(tmp_path / "u")
 
 
@@ -171,7 +171,7 @@ def test_a_segment_without_text_frames_is_refused(tmp_path: Path) -> None:
     unit_store.write_units(documents(2, 1), tmp_path / "u", dict(BM25_DEFAULTS))
     (segment,) = (p for p in (tmp_path / "u").iterdir() if p.name.startswith("useg-"))
     np.save(segment / "text_frames.npy", np.zeros(1, np.int64))
-    with pytest.raises(IndexError_, match="disagree"):
+    with pytest.raises(BadIndex, match="disagree"):
         unit_store.load_units(tmp_path / "u")
 
 

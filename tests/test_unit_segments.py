@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from policy_assistant.chunk import make_chunker
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index import (
     open_index,
 )
@@ -197,7 +197,7 @@ def test_search_verify_checks_the_unit_segments(tmp_path: Path) -> None:
     data = bytearray(target.read_bytes())
     data[-1] ^= 0xFF
     target.write_bytes(bytes(data))
-    with pytest.raises(IndexError_, match=r"passages/tf\.npy does not match its checksum"):
+    with pytest.raises(BadIndex, match=r"passages/tf\.npy does not match its checksum"):
         open_index(tmp_path / "i", verify=True)
     summary = ingest(corpus, tmp_path / "i", CHUNKER, options=CorpusOptions(workers=1))
     assert summary.damaged and summary.written
@@ -229,7 +229,7 @@ def test_units_in_the_older_layout_are_named_and_written_again(tmp_path: Path) -
     step(rng, corpus, serial)
     run(corpus, tmp_path / "i")
     as_older_layout(tmp_path / "i")
-    with open_index(tmp_path / "i") as index, pytest.raises(IndexError_, match="older layout"):
+    with open_index(tmp_path / "i") as index, pytest.raises(BadIndex, match="older layout"):
         index.context("warranty", 40)
     options = CorpusOptions(cache_dir=tmp_path / "i-cache", workers=1)
     summary = ingest(corpus, tmp_path / "i", CHUNKER, options=options)

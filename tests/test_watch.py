@@ -17,7 +17,7 @@ import pytest
 from spies import SourceSpy
 from test_pipeline import STRUCTURE, parser_spy, tree_digest, write_corpus
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index import open_index
 from policy_assistant.index.store.build import build_index
 from policy_assistant.index.store.manifest import DocumentEntry
@@ -310,7 +310,7 @@ def test_a_failed_read_back_is_read_again_by_the_next_round(
 
     monkeypatch.setattr(watch_module, "segments_entries", unreadable)
     (corpus / "a.md").write_text("# Sprinklers\n\nA new text.\n")
-    with pytest.raises(IndexError_, match="damaged index"):
+    with pytest.raises(BadIndex, match="damaged index"):
         watch.round({"a.md"})  # written, but its entries could not be read back
     monkeypatch.setattr(watch_module, "segments_entries", real)
     (corpus / "b.md").write_text("# Mowers\n\nAnother new text.\n")

@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-import orjson
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -19,6 +18,7 @@ from rich.table import Table
 
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import DocumentError, ExitCode, PolicyAssistantError
+from policy_assistant.jsonio import json_line
 from policy_assistant.text import printable
 
 PIPED_WIDTH = 160
@@ -186,7 +186,7 @@ def report_failures(failures: Iterable[DocumentError]) -> int:
 
 def json_lines(records: Iterable[dict[str, Any]]) -> bytes:
     """Return records as JSON lines, keys sorted so the bytes are stable."""
-    return b"".join(orjson.dumps(r, option=orjson.OPT_SORT_KEYS) + b"\n" for r in records)
+    return b"".join(map(json_line, records))
 
 
 def emit_json_lines(records: Iterable[dict[str, Any]], out_file: Path | None) -> None:

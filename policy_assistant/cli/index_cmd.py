@@ -31,11 +31,10 @@ def index_command(
     as_json: AsJson = False,
 ) -> None:
     """Index chunk records: the same generations, manifest and incremental rules as ingest."""
-    import orjson
-
     from policy_assistant.cli.summary import summary_table
     from policy_assistant.index import IndexSettings, build_index, resolve_index_dir
     from policy_assistant.index.store.chunk_file import read_chunk_lines
+    from policy_assistant.jsonio import json_text
 
     check_bm25_variant(bm25_variant)
     index_dir = resolve_index_dir(index)
@@ -47,6 +46,6 @@ def index_command(
     result = build_index(chunks, index_dir, IndexSettings(bm25={"variant": bm25_variant}))
     if as_json:
         data = {**vars(result), "index_dir": result.index_dir.as_posix()}
-        typer.echo(orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode())
+        typer.echo(json_text(data))
     else:
         out.print(summary_table(result, index_dir.as_posix()))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 import typer
 from rich.markup import escape
 
@@ -47,6 +46,7 @@ from policy_assistant.errors import UsageError
 from policy_assistant.index import resolve_index_dir
 from policy_assistant.index.settings import VARIANTS
 from policy_assistant.ingest.pipeline import ingest, sticky_settings
+from policy_assistant.jsonio import json_text
 from policy_assistant.parse.files import printable
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def ingest_command(
     print_notices(summary.notices)
     print_warnings(summary.warnings)
     if as_json:
-        typer.echo(orjson.dumps(summary.to_dict(), option=orjson.OPT_SORT_KEYS).decode())
+        typer.echo(json_text(summary.to_dict()))
     else:
         failed = [f.source for f in summary.failures]
         out.print(summary_table(summary, summary.index_dir.as_posix(), failed))

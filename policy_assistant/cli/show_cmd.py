@@ -21,16 +21,16 @@ def show_command(
     as_json: AsJson = False,
 ) -> None:
     """Print one chunk's record: where it comes from, and its text."""
-    import orjson
     from rich.markup import escape
 
     from policy_assistant.index import open_index, resolve_index_dir
     from policy_assistant.index.store.listing import find_chunk
+    from policy_assistant.jsonio import json_text
 
     with open_index(resolve_index_dir(index), check_tokenizer=False) as opened:
         chunk = find_chunk(opened, chunk_id)
     if as_json:
-        typer.echo(orjson.dumps(chunk.to_dict(), option=orjson.OPT_SORT_KEYS).decode())
+        typer.echo(json_text(chunk.to_dict()))
         return
     sections = "; ".join(" > ".join(s) for s in chunk.sections) or "-"
     pages = ",".join(map(str, chunk.pages)) or "-"

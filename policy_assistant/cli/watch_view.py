@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
 import typer
 from rich.markup import escape
 
@@ -13,6 +12,7 @@ from policy_assistant.cli.common import err, error, out, print_notices, print_wa
 from policy_assistant.cli.summary import sample
 from policy_assistant.ingest.pipeline import IngestSummary
 from policy_assistant.ingest.watch import Watch
+from policy_assistant.jsonio import json_text
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class WatchPrinter:
         if not (summary.written or summary.failures):
             return
         if self.as_json:
-            typer.echo(orjson.dumps(summary.to_dict(), option=orjson.OPT_SORT_KEYS).decode())
+            typer.echo(json_text(summary.to_dict()))
         else:
             out.print(escape(round_line(summary)), highlight=False)
         if not self.quiet:

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import PolicyAssistantError, UsageError
 from policy_assistant.evaluate.locate import sections_of, show_path
 from policy_assistant.evaluate.questions import QuestionSet, load_questions
+from policy_assistant.jsonio import JSONDecodeError, loads
 from policy_assistant.parse import CorpusOptions, parse_path
 from policy_assistant.records import Document
 from policy_assistant.text import count_words
@@ -78,8 +77,8 @@ def require_lines_file(source: Path) -> None:
 def question_id(line: str) -> object:
     """Return the `id` of a questions-file line, or None when the line is not a JSON object."""
     try:
-        value = orjson.loads(line)
-    except orjson.JSONDecodeError:
+        value = loads(line)
+    except JSONDecodeError:
         return None
     return value.get("id") if isinstance(value, dict) else None
 

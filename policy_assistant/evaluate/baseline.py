@@ -6,11 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from policy_assistant.errors import PolicyAssistantError
 from policy_assistant.evaluate.budget_units import unit_of
 from policy_assistant.evaluate.report import BUDGET_METRICS, metric_name
+from policy_assistant.jsonio import JSONDecodeError, loads
 
 EPSILON = 1e-9
 """Float slack, so a drop of exactly the tolerance passes."""
@@ -75,10 +74,10 @@ def default_tolerance(questions: int) -> float:
 def load_baseline(path: Path) -> dict[str, Any]:
     """Read a baseline report, or raise naming the file and the problem."""
     try:
-        data = orjson.loads(path.read_bytes())
+        data = loads(path.read_bytes())
     except OSError as exc:
         raise PolicyAssistantError(f"{path}: cannot read baseline: {exc.strerror or exc}") from exc
-    except orjson.JSONDecodeError as exc:
+    except JSONDecodeError as exc:
         raise PolicyAssistantError(f"{path}: baseline is not valid JSON: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("chunkers"), dict):
         raise PolicyAssistantError(f"{path}: not an eval report (no chunkers)")

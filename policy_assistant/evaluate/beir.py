@@ -19,9 +19,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from policy_assistant.errors import QuestionsError
+from policy_assistant.jsonio import JSONDecodeError, compact_json, loads
 from policy_assistant.parse.text import parse_text
 from policy_assistant.records import Document, DocumentMeta
 
@@ -145,8 +144,8 @@ def json_rows(data: bytes, name: str, bad: list[BadRow]) -> list[tuple[int, dict
     rows = []
     for number, line in lines_of(data):
         try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
+            value = loads(line)
+        except JSONDecodeError as exc:
             bad.append(BadRow(name, number, f"not valid JSON: {exc}"))
             continue
         if not isinstance(value, dict):
@@ -188,7 +187,7 @@ def read_corpus_lines(data: bytes, bad: list[BadRow]) -> list[Document]:
 def beir_document(doc_id: str, title: str, text: str) -> Document:
     """Return one corpus entry as a public Document: title as title, text as body."""
     body = text.encode("utf-8")
-    sha256 = hashlib.sha256(orjson.dumps([doc_id, title, text])).hexdigest()
+    sha256 = hashlib.sha256(compact_json([doc_id, title, text])).hexdigest()
     meta = DocumentMeta(
         title=title.strip() or None, version=BEIR_VERSION, access="public", labelled=True
     )

@@ -19,9 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
-import orjson
-
 from policy_assistant.evaluate.locate import CollapsedText, collapse_whitespace
+from policy_assistant.jsonio import JSONDecodeError, loads
 from policy_assistant.records import Document
 
 COLUMNS = ("question", "references", "corpus_id")
@@ -76,8 +75,8 @@ class FileOffsets:
         if not question:
             raise RowError("question is empty")
         try:
-            references = orjson.loads(record.get("references") or "")
-        except orjson.JSONDecodeError as exc:
+            references = loads(record.get("references") or "")
+        except JSONDecodeError as exc:
             raise RowError(f"references is not JSON ({exc})") from None
         if not isinstance(references, list) or not references:
             raise RowError("references must be a non-empty JSON list")

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from policy_assistant.errors import PolicyAssistantError
 from policy_assistant.evaluate.locate import CollapsedText, collapse_whitespace
 from policy_assistant.ids import content_id
+from policy_assistant.jsonio import JSONDecodeError, loads
 from policy_assistant.records import Chunk, Document
 from policy_assistant.text import count_words
 
@@ -125,8 +124,8 @@ def load_chunk_file(path: Path, documents: Sequence[Document]) -> ChunkFile:
 def record(line: bytes, where: str) -> dict[str, Any]:
     """Return one record's fields, checked for type."""
     try:
-        raw = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
+        raw = loads(line)
+    except JSONDecodeError as exc:
         raise ChunkRecordsError(f"{where}: not valid JSON ({exc})") from None
     if not isinstance(raw, dict):
         raise ChunkRecordsError(f"{where}: expected a JSON object")

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
-import orjson
-
 from policy_assistant.errors import QuestionsError
 from policy_assistant.evaluate.beir import is_beir_folder
 from policy_assistant.evaluate.chroma_csv import FileOffsets, RowError, read_chroma_rows
@@ -32,6 +30,7 @@ from policy_assistant.evaluate.locate import (
     show_path,
 )
 from policy_assistant.ids import file_sha256
+from policy_assistant.jsonio import JSONDecodeError, loads
 from policy_assistant.records import ACCESS_LABELS, Document
 
 QUESTION_KEYS = frozenset({"id", "question", "audience", "relevant", "tags"})
@@ -214,8 +213,8 @@ def read_lines(data: bytes, problems: list[InvalidQuestion]) -> list[tuple[int, 
         if not line.strip():
             continue
         try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
+            value = loads(line)
+        except JSONDecodeError as exc:
             problems.append(InvalidQuestion(number, None, f"not valid JSON: {exc}"))
             continue
         if not isinstance(value, dict):

@@ -19,7 +19,7 @@ from typing import Any
 
 from policy_assistant.chunk import DEFAULT_CHUNKER, Chunker
 from policy_assistant.collector import fewer_collections
-from policy_assistant.errors import DocumentError, IndexError_
+from policy_assistant.errors import BadIndex, DocumentError
 from policy_assistant.index import (
     BM25_DEFAULTS,
     DocumentEntry,
@@ -185,7 +185,7 @@ def sticky_settings(
         old = dict(manifest.chunker)
         old_variant = str(manifest.bm25.get("variant", BM25_DEFAULTS["variant"]))
         fresh = False
-    except IndexError_:  # no index yet: nothing is changed from it
+    except BadIndex:  # no index yet: nothing is changed from it
         old, old_variant = {"name": DEFAULT_CHUNKER}, str(BM25_DEFAULTS["variant"])
         fresh = True
     old_name = str(old.pop("name"))
@@ -265,7 +265,7 @@ def _verify_beside(
 
     try:
         return SideJob(verify, fork=spare_core(workers))
-    except IndexError_ as exc:  # checked here, at once
+    except BadIndex as exc:  # checked here, at once
         return unusable(index_dir, exc)
 
 
@@ -276,7 +276,7 @@ def _damage(index_dir: Path, checking: SideJob | str | None) -> str | None:
     try:
         checking.join()
     except OSError as exc:
-        return unusable(index_dir, IndexError_(str(exc)))
+        return unusable(index_dir, BadIndex(str(exc)))
     return None
 
 
@@ -295,11 +295,11 @@ def _load_previous(
             if settings_change(manifest, spec, params):
                 return _Previous(manifest=manifest)
             entries = load_entries(index_dir, manifest)
-    except IndexError_ as exc:
+    except BadIndex as exc:
         # A readable manifest beside damaged files: rebuild, and say so; an unreadable or
         # missing manifest: build_index finds that itself and says why.
         try:
             return _Previous(damage=unusable(index_dir, exc), manifest=load_manifest(index_dir))
-        except IndexError_:
+        except BadIndex:
             return _Previous()
     return _Previous({e.source: e for e in entries}, manifest=manifest)

@@ -25,7 +25,7 @@ from typing import Any
 
 from policy_assistant.chunk import Chunker
 from policy_assistant.collector import fewer_collections
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index import BM25_DEFAULTS, DocumentEntry, Manifest, index_lock
 from policy_assistant.index.store.build import IndexSettings, build_index, settings_change
 from policy_assistant.index.store.entries import (
@@ -121,7 +121,7 @@ class Watch:
         try:
             if self.manifest is None or self.manifest.folder != live_generation(self.index_dir):
                 self._refresh()
-        except IndexError_:
+        except BadIndex:
             return False  # gone or damaged: a whole ingest rebuilds it
         assert self.manifest is not None
         return not settings_change(self.manifest, self.chunker.spec(), self.params)

@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from policy_assistant.inspect.layout import Layout, Line, build_layout
 from policy_assistant.inspect.summary import describe, readout_rows, spec_label
 from policy_assistant.inspect.variants import Variant
 from policy_assistant.inspect.view import View, build_view
+from policy_assistant.jsonio import json_text
 from policy_assistant.records import Document
 
 ASSETS = Path(__file__).parent / "assets"
@@ -39,7 +38,7 @@ def fill(template: str, values: dict[str, str]) -> str:
 
 def script_json(value: Any) -> str:
     """Return JSON safe inside a <script> element: no '<' can close it."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode().replace("<", "\\u003c")
+    return json_text(value).replace("<", "\\u003c")
 
 
 def layout_data(layout: Layout) -> list[dict[str, Any]]:

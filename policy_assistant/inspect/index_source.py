@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index import ingest_hint, load_chunks, load_manifest
 from policy_assistant.inspect.variants import Variant
 from policy_assistant.records import Chunk, Document
@@ -30,11 +30,11 @@ class IndexSource:
     """The index's chunks, by source, in position order."""
 
     def variant(self, doc: Document) -> Variant:
-        """Return the index's chunks of `doc`; IndexError_ when the index does not match it."""
+        """Return the index's chunks of `doc`; BadIndex when the index does not match it."""
         if doc.source not in self.sha256:
-            raise IndexError_(f"the index at {self.folder} holds no document {doc.source}")
+            raise BadIndex(f"the index at {self.folder} holds no document {doc.source}")
         if self.sha256[doc.source] != doc.sha256:
-            raise IndexError_(
+            raise BadIndex(
                 f"{doc.source} changed since the index at {self.folder} was built: "
                 f"{ingest_hint(self.folder)}"
             )
@@ -44,7 +44,7 @@ class IndexSource:
 
 
 def open_index_source(folder: Path) -> IndexSource:
-    """Read an index's manifest and chunks; IndexError_ says what to run when it is missing."""
+    """Read an index's manifest and chunks; BadIndex says what to run when it is missing."""
     manifest = load_manifest(folder)
     by_source: dict[str, list[Chunk]] = {}
     for chunk in load_chunks(folder):

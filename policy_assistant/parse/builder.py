@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policy_assistant.records import Block, Document, DocumentMeta
+from policy_assistant.records import Block, BlockKind, Document, DocumentMeta
 
 BLOCK_SEPARATOR = "\n\n"
 """Blocks are joined by one blank line in Document.text."""
@@ -46,14 +46,16 @@ class DocumentBuilder:
         self._headings.append((level, text))
         return self._append("heading", text, pages, level)
 
-    def add(self, kind: str, text: str, pages: tuple[int, ...] = ()) -> Block | None:
+    def add(self, kind: BlockKind, text: str, pages: tuple[int, ...] = ()) -> Block | None:
         """Add a non-heading block under the current section; empty text is dropped."""
         text = text.strip("\n").rstrip()
         if not text.strip():
             return None
         return self._append(kind, text, pages, None)
 
-    def _append(self, kind: str, text: str, pages: tuple[int, ...], level: int | None) -> Block:
+    def _append(
+        self, kind: BlockKind, text: str, pages: tuple[int, ...], level: int | None
+    ) -> Block:
         start = self.offset
         if self._parts:
             self._parts.append(BLOCK_SEPARATOR)

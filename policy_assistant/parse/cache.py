@@ -21,9 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from policy_assistant.ids import canonical_json
+from policy_assistant.jsonio import JSONDecodeError, compact_json, loads
 from policy_assistant.parse.pdf.ocr import ocr_key, ocr_state
 from policy_assistant.records import Document
 
@@ -109,11 +108,11 @@ class ParseCache:
     def get(self, key: str) -> tuple[Document, bool] | None:
         """Return the document stored under `key` and whether it was labelled, or None."""
         try:
-            data = orjson.loads(self._path(key).read_bytes())
+            data = loads(self._path(key).read_bytes())
             if data["key"] != key:
                 return None
             return Document.from_dict(data["document"]), bool(data["labelled"])
-        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        except (OSError, JSONDecodeError, KeyError, TypeError, ValueError):
             return None  # missing or damaged: parse again
 
     def put(self, key: str, document: Document, labelled: bool) -> None:
@@ -124,7 +123,7 @@ class ParseCache:
             if folder not in self._made:
                 os.makedirs(folder, exist_ok=True)
                 self._made.add(folder)
-            _replace(folder, f"{key}.json", orjson.dumps(record, option=orjson.OPT_SORT_KEYS))
+            _replace(folder, f"{key}.json", compact_json(record))
         except OSError:
             return
 

@@ -24,7 +24,7 @@ from typing import Any
 from policy_assistant.errors import DocumentError, PolicyAssistantError
 from policy_assistant.parse.files import read_regular
 from policy_assistant.parse.globs import Glob, is_glob
-from policy_assistant.records import ACCESS_LABELS, DocumentMeta
+from policy_assistant.records import ACCESS_LABELS, Access, DocumentMeta, is_access
 
 CATALOG_NAME = "catalog.toml"
 """File name of the catalog at a corpus root."""
@@ -38,7 +38,7 @@ META_KEYS = ("title", "version", "access", "language")
 DEFAULT_KEYS = ("version", "access", "language")
 """Fields `[defaults]` may set (a title for every document would be no title)."""
 
-RESTRICTIVENESS = {"public": 0, "staff": 1}
+RESTRICTIVENESS: dict[Access, int] = {"public": 0, "staff": 1}
 """Order of access labels, least restrictive first: where two labels meet, the higher wins."""
 
 
@@ -114,13 +114,15 @@ def meta_from_fields(
 ) -> DocumentMeta:
     """Combine catalog fields and front matter into a DocumentMeta; unlabelled means staff."""
     front = front or {}
-    labels = [v for v in (catalog.get("access"), front.get("access")) if v is not None]
-    for label in labels:
-        _check_access(source, label)
+    given = (catalog.get("access"), front.get("access"))
+    labels = [_checked_access(source, v) for v in given if v is not None]
+    default = catalog.get("default_access")
+    access: Access | None = None
     if labels:
-        access: str | None = max(labels, key=RESTRICTIVENESS.__getitem__)
-    else:
-        access = catalog.get("default_access")
+        most: Access = max(labels, key=RESTRICTIVENESS.__getitem__)
+        access = most
+    elif default is not None:
+        access = _checked_access(source, default)
 
     def pick(name: str) -> str | None:
         """Return a field: the catalog's, else the front matter's, else the default."""
@@ -135,9 +137,10 @@ def meta_from_fields(
     )
 
 
-def _check_access(source: str, label: str) -> None:
-    if label not in ACCESS_LABELS:
+def _checked_access(source: str, label: str) -> Access:
+    if not is_access(label):
         raise DocumentError(source, f"access label {label!r} is not one of public, staff")
+    return label
 
 
 def load_catalog(root: Path, default_access: str | None = None) -> Catalog:

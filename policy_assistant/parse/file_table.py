@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from policy_assistant.atomic import atomic_write_bytes
+from policy_assistant.jsonio import JSONDecodeError, compact_json, loads
 from policy_assistant.parse.pdf.ocr import reads_with_ocr
 from policy_assistant.records import Document
 
@@ -177,17 +176,17 @@ class _Encoder:
             "sources": sources,
             "stats": self.stats,
             "sha256": "".join(self.sha),
-            "fields": [orjson.loads(k) for k in self.codes[0]],
+            "fields": [loads(k) for k in self.codes[0]],
             "field_of": self.field_of,
             "titles": self.titles,
-            "rests": [orjson.loads(k) for k in self.codes[1]],
+            "rests": [loads(k) for k in self.codes[1]],
             "rest_of": self.rest_of,
         }
 
 
 def _code(codes: dict[bytes, int], value: Any) -> int:
     """Return the number of a distinct value, numbering a new one."""
-    return codes.setdefault(orjson.dumps(value, option=orjson.OPT_SORT_KEYS), len(codes))
+    return codes.setdefault(compact_json(value), len(codes))
 
 
 class FileTable:
@@ -208,12 +207,12 @@ class FileTable:
 
     def _load(self) -> tuple[_Columns, bool]:
         try:
-            data = orjson.loads(self.path.read_bytes())
+            data = loads(self.path.read_bytes())
             if data["version"] != TABLE_VERSION:
                 return _Columns.empty(), False
             self.recorded_ocr = data.get("ocr")
             return _Columns(data), data["parser"] == self.parser
-        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        except (OSError, JSONDecodeError, KeyError, TypeError, ValueError):
             return _Columns.empty(), False
 
     def __contains__(self, source: str) -> bool:
@@ -320,7 +319,7 @@ class FileTable:
         data |= encoder.columns(sources)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(self.path, orjson.dumps(data))
+            atomic_write_bytes(self.path, compact_json(data))
         except OSError:
             return  # a table that cannot be written only costs the next read its hashing
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import orjson
-
 from policy_assistant.errors import DocumentError, UsageError
+from policy_assistant.jsonio import JSONDecodeError, loads
 from policy_assistant.parse.corpus import read_corpus
 from policy_assistant.parse.read_records import AfterParse, CorpusOptions, CorpusRead, Progress
 from policy_assistant.records import Document
@@ -50,8 +49,8 @@ def parse_output_documents(data: bytes, name: str) -> list[Document]:
         if not line.strip():
             continue
         try:
-            documents.append(Document.from_dict(orjson.loads(line)))
-        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            documents.append(Document.from_dict(loads(line)))
+        except (JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             problem = f"line {number} is not a parsed document ({type(exc).__name__}: {exc})"
             raise DocumentError(name, problem) from exc
     return documents

@@ -25,7 +25,7 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.text import file_stem, finish, office_problem
-from policy_assistant.records import Document, DocumentMeta
+from policy_assistant.records import BlockKind, Document, DocumentMeta
 
 MOSTLY_IMAGE_WORDS = 30
 """A slide with a picture and fewer words than this is noted as mostly image."""
@@ -112,7 +112,7 @@ def _is_picture(shape: Any) -> bool:
     return shape.is_placeholder and hasattr(shape, "image")
 
 
-def _shape_blocks(shape: Any) -> list[tuple[str, str]]:
+def _shape_blocks(shape: Any) -> list[tuple[BlockKind, str]]:
     """Return (kind, text) for the blocks of one shape."""
     if shape.has_table:
         rows = []
@@ -122,7 +122,7 @@ def _shape_blocks(shape: Any) -> list[tuple[str, str]]:
         return [("table", "\n".join(r for r in rows if r.strip(" |")))]
     if not shape.has_text_frame:
         return []
-    kind = "list_item" if _placeholder_type(shape) in _BULLETED else "paragraph"
+    kind: BlockKind = "list_item" if _placeholder_type(shape) in _BULLETED else "paragraph"
     texts = (clean(_paragraph_text(p)) for p in shape.text_frame.paragraphs)
     return [(kind, text) for text in texts if text]
 

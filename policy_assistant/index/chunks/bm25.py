@@ -39,9 +39,8 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25_files import (
     check_params,
     check_shapes,
@@ -51,6 +50,7 @@ from policy_assistant.index.chunks.bm25_files import (
 from policy_assistant.index.chunks.bm25_types import Floats, Ints, Progress, Rows, WordTerms
 from policy_assistant.index.settings import BM25_DEFAULTS as BM25_DEFAULTS  # re-exported
 from policy_assistant.index.settings import VARIANTS as VARIANTS  # re-exported
+from policy_assistant.jsonio import loads, pretty_json
 
 OKAPI_EPSILON = 0.25
 """rank-bm25's floor for negative idf, as a fraction of the mean idf."""
@@ -235,15 +235,15 @@ class BM25Index:
 
         allowed is a boolean mask over rows or an array of row ids. Rows outside it are
         dropped before the top k are chosen, so k rows come back whenever k allowed rows match.
-        Raises IndexError_ when the postings name rows the index does not hold (damage).
+        Raises BadIndex when the postings name rows the index does not hold (damage).
         """
         mask = _as_mask(allowed, self.num_docs)
         try:
             found = self._search(query_tokens, k, mask)
         except (IndexError, ValueError) as exc:  # numpy on rows out of range or negative
-            raise IndexError_(f"damaged BM25 postings: {exc}") from exc
+            raise BadIndex(f"damaged BM25 postings: {exc}") from exc
         if any(not 0 <= row < self.num_docs for row, _ in found):
-            raise IndexError_("damaged BM25 postings: a posting names a row outside the index")
+            raise BadIndex("damaged BM25 postings: a posting names a row outside the index")
         return found
 
     def _search(
@@ -323,25 +323,24 @@ class BM25Index:
         (folder / "terms.txt").write_bytes(bytes(self._terms.data))
         for name in _FILES:
             np.save(folder / f"{name}.npy", np.ascontiguousarray(self._arrays[name]))
-        params = orjson.dumps(self._params, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)
-        (folder / "params.json").write_bytes(params + b"\n")
+        (folder / "params.json").write_bytes(pretty_json(self._params))
 
     @classmethod
     def load(cls, folder: Path, mmap: bool = True) -> BM25Index:
         """Open an index save() wrote; arrays are memory-mapped unless mmap is False."""
         try:
-            params = orjson.loads((folder / "params.json").read_bytes())
+            params = loads((folder / "params.json").read_bytes())
             if not isinstance(params, dict) or params.get("format") != BM25_FORMAT:
-                raise IndexError_(f"{folder.name} is not a BM25 index in format {BM25_FORMAT}")
+                raise BadIndex(f"{folder.name} is not a BM25 index in format {BM25_FORMAT}")
             check_params(folder, params, VARIANTS)
             mode: Literal["r"] | None = "r" if mmap else None
             arrays = {name: load_array(folder / f"{name}.npy", mode) for name in _FILES}
             data = read_terms(folder / "terms.txt", mmap)
         except OSError as exc:
             where = Path(exc.filename).name if exc.filename else folder.name
-            raise IndexError_(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
-        except ValueError as exc:  # orjson.JSONDecodeError is one too
-            raise IndexError_(f"{folder.name}: {exc}") from exc
+            raise BadIndex(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
+        except ValueError as exc:  # JSONDecodeError is one too
+            raise BadIndex(f"{folder.name}: {exc}") from exc
         check_shapes(folder, params, arrays, len(data))
         return cls(params, data, arrays)
 

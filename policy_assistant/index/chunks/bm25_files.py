@@ -1,4 +1,4 @@
-"""Reading the files BM25Index.save wrote, checked, so damage is an IndexError_ (bm25.py)."""
+"""Reading the files BM25Index.save wrote, checked, so damage is a BadIndex (bm25.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 
 
 def load_array(path: Path, mode: Literal["r"] | None) -> Any:
@@ -33,10 +33,10 @@ _PARAM_TYPES: dict[str, type | tuple[type, ...]] = {
 
 
 def check_params(folder: Path, params: dict[str, Any], variants: Sequence[str]) -> None:
-    """Raise IndexError_ unless params.json holds every setting search reads."""
+    """Raise BadIndex unless params.json holds every setting search reads."""
     bad = [key for key, kind in _PARAM_TYPES.items() if not isinstance(params.get(key), kind)]
     if bad or params.get("variant") not in variants:
-        raise IndexError_(f"{folder.name}/params.json is damaged ({', '.join(bad) or 'variant'})")
+        raise BadIndex(f"{folder.name}/params.json is damaged ({', '.join(bad) or 'variant'})")
 
 
 def read_terms(path: Path, use_mmap: bool) -> bytes | mmap.mmap:
@@ -48,10 +48,10 @@ def read_terms(path: Path, use_mmap: bool) -> bytes | mmap.mmap:
 
 
 def check_shapes(folder: Path, params: dict[str, Any], arrays: dict[str, Any], size: int) -> None:
-    """Raise IndexError_ unless the arrays agree with each other and with params."""
+    """Raise BadIndex unless the arrays agree with each other and with params."""
     n_terms, n_postings = params.get("terms"), params.get("postings")
     if not isinstance(n_terms, int) or not isinstance(n_postings, int):
-        raise IndexError_(f"{folder.name}/params.json lacks the term and posting counts")
+        raise BadIndex(f"{folder.name}/params.json lacks the term and posting counts")
     expected = {
         "term_offsets": (n_terms + 1, np.int64),
         "ptr": (n_terms + 1, np.int64),
@@ -62,6 +62,6 @@ def check_shapes(folder: Path, params: dict[str, Any], arrays: dict[str, Any], s
     for name, (length, dtype) in expected.items():
         found = arrays[name]
         if found.ndim != 1 or found.shape[0] != length or found.dtype != dtype:
-            raise IndexError_(f"{folder.name}/{name}.npy does not fit the other arrays")
+            raise BadIndex(f"{folder.name}/{name}.npy does not fit the other arrays")
     if int(arrays["ptr"][-1]) != n_postings or int(arrays["term_offsets"][-1]) != size:
-        raise IndexError_(f"{folder.name}: offsets do not reach the end of the data")
+        raise BadIndex(f"{folder.name}: offsets do not reach the end of the data")

@@ -14,7 +14,8 @@ from typing import Any, Self
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.errors import IndexError_, UsageError
+from policy_assistant.codec import to_json_dict
+from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K
 from policy_assistant.index.tokenize import tokenize, word_terms
@@ -36,7 +37,9 @@ class SearchHit:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {"rank": self.rank, "score": self.score, "chunk": self.chunk.to_dict()}
+        out = to_json_dict(self)
+        del out["row"]  # where the chunk sits in this index: not part of a hit's JSON
+        return out
 
 
 class Index:
@@ -109,9 +112,9 @@ class Index:
                 raise self.damage("the segments' access.npy disagrees with the chunk records")
         return hits
 
-    def damage(self, problem: str) -> IndexError_:
+    def damage(self, problem: str) -> BadIndex:
         """Return the error for an index whose files disagree."""
-        return IndexError_(f"index is damaged: {problem}")
+        return BadIndex(f"index is damaged: {problem}")
 
     def _rank(self, label: str) -> int:
         labels = self.access_labels

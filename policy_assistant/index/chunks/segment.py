@@ -13,9 +13,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
-from policy_assistant.errors import IndexError_, StaleIndex
+from policy_assistant.errors import BadIndex, StaleIndex
 from policy_assistant.index.chunks.bm25 import TermTable
 from policy_assistant.index.chunks.bm25_files import load_array, read_terms
 from policy_assistant.index.chunks.segment_build import (
@@ -25,6 +24,7 @@ from policy_assistant.index.chunks.segment_build import (
     SegmentInfo,
     chunk_key,
 )
+from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
 
 Deleted = npt.NDArray[np.bool_]
@@ -39,7 +39,7 @@ class Segment:
         self.folder = folder
         self.info = info
         try:
-            meta = orjson.loads((folder / "segment.json").read_bytes())
+            meta = loads((folder / "segment.json").read_bytes())
             if not isinstance(meta, dict) or meta.get("format") != SEGMENT_FORMAT:
                 raise StaleIndex(f"{folder.name} is not a segment in format {SEGMENT_FORMAT}")
             self.files: dict[str, str] = dict(meta["files"])
@@ -48,9 +48,9 @@ class Segment:
             self._records = read_terms(folder / "records.bin", True)
         except OSError as exc:
             where = Path(exc.filename).name if exc.filename else folder.name
-            raise IndexError_(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
+            raise BadIndex(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
         except (ValueError, KeyError, TypeError) as exc:
-            raise IndexError_(f"{folder.name}: {exc}") from exc
+            raise BadIndex(f"{folder.name}: {exc}") from exc
         self.ptr = arrays["ptr"]
         self.rows = arrays["rows"]
         self.tf = arrays["tf"]
@@ -63,7 +63,7 @@ class Segment:
         self._check(meta)
 
     def _check(self, meta: dict[str, Any]) -> None:
-        """Raise IndexError_ unless the arrays agree with each other and with the manifest."""
+        """Raise BadIndex unless the arrays agree with each other and with the manifest."""
         rows, postings, terms = meta.get("rows"), meta.get("postings"), meta.get("terms")
         ok = rows == self.info.rows and len(self.dl) == rows == len(self.access)
         ok &= len(self.rows) == postings == len(self.tf) == int(self.ptr[-1])
@@ -72,7 +72,7 @@ class Segment:
         ok &= int(self._blocks[-1]) == len(self._records)
         ok &= self.deleted is None or self.deleted.shape == (self.info.rows,)
         if not ok:
-            raise IndexError_(f"{self.folder.name}: its files disagree")
+            raise BadIndex(f"{self.folder.name}: its files disagree")
 
     def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         """Return the term's local rows (ascending) and their term frequencies."""
@@ -102,9 +102,9 @@ class Segment:
         start, end = int(self._blocks[block]), int(self._blocks[block + 1])
         try:
             lines = zlib.decompress(self._records[start:end]).split(b"\n")
-            return Chunk.from_dict(orjson.loads(lines[row % RECORDS_PER_BLOCK]))
+            return Chunk.from_dict(loads(lines[row % RECORDS_PER_BLOCK]))
         except (zlib.error, IndexError, ValueError, KeyError, TypeError) as exc:
-            raise IndexError_(f"{self.folder.name}/records.bin row {row}: {exc}") from exc
+            raise BadIndex(f"{self.folder.name}/records.bin row {row}: {exc}") from exc
 
     def records(self) -> list[Chunk]:
         """Return every chunk record of the segment, deleted ones included, in row order."""
@@ -113,11 +113,11 @@ class Segment:
             start, end = int(self._blocks[block]), int(self._blocks[block + 1])
             try:
                 lines = zlib.decompress(self._records[start:end]).split(b"\n")[:-1]
-                chunks += [Chunk.from_dict(orjson.loads(line)) for line in lines]
+                chunks += [Chunk.from_dict(loads(line)) for line in lines]
             except (zlib.error, ValueError, KeyError, TypeError) as exc:
-                raise IndexError_(f"{self.folder.name}/records.bin: {exc}") from exc
+                raise BadIndex(f"{self.folder.name}/records.bin: {exc}") from exc
         if len(chunks) != self.info.rows:
-            raise IndexError_(f"{self.folder.name}/records.bin holds {len(chunks)} records")
+            raise BadIndex(f"{self.folder.name}/records.bin holds {len(chunks)} records")
         return chunks
 
     def find(self, chunk_id: str) -> int:

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
+from policy_assistant.codec import from_json_dict, to_json_dict
 from policy_assistant.index.chunks.bm25_build import (
     BUILD_WORKERS,
     PostingsBuilder,
@@ -30,6 +30,7 @@ from policy_assistant.index.chunks.bm25_build import (
     sorted_terms,
 )
 from policy_assistant.index.tokenize import word_terms
+from policy_assistant.jsonio import json_line, pretty_json
 from policy_assistant.records import Chunk
 
 RECORDS_PER_BLOCK = 16
@@ -59,24 +60,12 @@ class SegmentInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {
-            "name": self.name,
-            "rows": self.rows,
-            "nonempty": self.nonempty,
-            "length": self.length,
-            "sha256": self.sha256,
-        }
+        return to_json_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SegmentInfo:
         """Rebuild from the JSON form."""
-        return cls(
-            str(data["name"]),
-            int(data["rows"]),
-            int(data["nonempty"]),
-            int(data["length"]),
-            str(data["sha256"]),
-        )
+        return from_json_dict(cls, data)
 
 
 def count_postings(texts: Iterable[str]) -> tuple[bytes, dict[str, Any]]:
@@ -110,10 +99,7 @@ def _records(chunks: Sequence[Chunk]) -> tuple[bytes, np.ndarray[Any, Any]]:
     parts: list[bytes] = []
     offsets = [0]
     for start in range(0, len(chunks), RECORDS_PER_BLOCK):
-        block = b"".join(
-            orjson.dumps(c.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n"
-            for c in chunks[start : start + RECORDS_PER_BLOCK]
-        )
+        block = b"".join(json_line(c.to_dict()) for c in chunks[start : start + RECORDS_PER_BLOCK])
         parts.append(zlib.compress(block, ZLIB_LEVEL))
         offsets.append(offsets[-1] + len(parts[-1]))
     return b"".join(parts), np.array(offsets, np.int64)
@@ -171,7 +157,7 @@ def write_segment(
         "postings": int(arrays["ptr"][-1]),
         "files": checksums,
     }
-    meta_bytes = orjson.dumps(meta, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
+    meta_bytes = pretty_json(meta)
     (tmp / "segment.json").write_bytes(meta_bytes)
     digest = hashlib.sha256(meta_bytes).hexdigest()
     name = f"seg-{digest[:16]}"

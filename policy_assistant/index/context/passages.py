@@ -6,6 +6,7 @@ import bisect
 from dataclasses import dataclass
 from typing import Any
 
+from policy_assistant.codec import to_json_dict
 from policy_assistant.index.context.units import UnitSet
 from policy_assistant.text import count_words
 
@@ -58,20 +59,7 @@ class ContextPassage:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {
-            "rank": self.rank,
-            "score": self.score,
-            "source": self.source,
-            "title": self.title,
-            "version": self.version,
-            "access": self.access,
-            "start": self.start,
-            "end": self.end,
-            "pages": list(self.pages),
-            "sections": [list(s) for s in self.sections],
-            "text": self.text,
-            "words": self.words,
-        }
+        return to_json_dict(self)
 
 
 def prefix_of(units: UnitSet, doc: int, section: int) -> str:

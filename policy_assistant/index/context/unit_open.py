@@ -16,9 +16,8 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
-from policy_assistant.errors import IndexError_, StaleIndex
+from policy_assistant.errors import BadIndex, StaleIndex
 from policy_assistant.index.chunks.bm25 import TermTable
 from policy_assistant.index.chunks.bm25_files import load_array, read_terms
 from policy_assistant.index.chunks.bm25_types import Ints
@@ -31,6 +30,7 @@ from policy_assistant.index.context.unit_segment import (
     UnitSegmentInfo,
 )
 from policy_assistant.index.context.units import DocInfo, UnitSet
+from policy_assistant.jsonio import loads
 from policy_assistant.records import Block, Document
 
 Mask = npt.NDArray[np.bool_]
@@ -51,7 +51,7 @@ class FieldView:
         self.ptr, self.rows, self.tf, self.dl = (arrays[n] for n in ("ptr", "rows", "tf", "dl"))
         self.front, self.front_ptr = arrays["front"], arrays["front_ptr"]
         if int(self.ptr[-1]) != len(self.rows) or len(self.rows) != len(self.tf):
-            raise IndexError_(f"{folder.parent.name}/{folder.name}: its files disagree")
+            raise BadIndex(f"{folder.parent.name}/{folder.name}: its files disagree")
         self._rows_of_doc, self._dead_docs = rows_of_doc, dead_docs
         # What a search derives from the field's arrays alone, kept while it is open (the
         # rows' length norms under the generation's statistics: unit_terms.norms_at).
@@ -108,7 +108,7 @@ class UnitSegment:
     def __init__(self, folder: Path, info: UnitSegmentInfo, dead_docs: Mask | None) -> None:
         self.folder, self.info, self.dead_docs = folder, info, dead_docs
         try:
-            meta = orjson.loads((folder / "segment.json").read_bytes())
+            meta = loads((folder / "segment.json").read_bytes())
             if not isinstance(meta, dict) or meta.get("format") != UNIT_SEGMENT_FORMAT:
                 raise StaleIndex(
                     f"{folder.name} is not a unit segment in format {UNIT_SEGMENT_FORMAT}"
@@ -129,13 +129,13 @@ class UnitSegment:
             self.fields = {n: FieldView(folder / n, by_doc[n], dead_docs) for n in FIELDS}
         except OSError as exc:
             where = Path(exc.filename).name if exc.filename else folder.name
-            raise IndexError_(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
+            raise BadIndex(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
         except (ValueError, KeyError, TypeError) as exc:
-            raise IndexError_(f"{folder.name}: {exc}") from exc
+            raise BadIndex(f"{folder.name}: {exc}") from exc
         self._check()
 
     def _check(self) -> None:
-        """Raise IndexError_ unless the columns agree with the counts."""
+        """Raise BadIndex unless the columns agree with the counts."""
         docs, cols = self.info.rows, self.columns
         ok = len(cols["doc_first"]) == docs + 1 == len(cols["doc_sections"]) == len(self._frames)
         ok &= len(self._offsets) == int(self._frames[-1]) + 1
@@ -143,7 +143,7 @@ class UnitSegment:
         ok &= len(cols["section_doc"]) == self.info.fields["passages"].rows
         ok &= self.dead_docs is None or self.dead_docs.shape == (docs,)
         if not ok:
-            raise IndexError_(f"{self.folder.name}: its files disagree")
+            raise BadIndex(f"{self.folder.name}: its files disagree")
 
     def doc_range(self, column: str, doc: int) -> slice:
         """Return a document's rows of units (doc_first), blocks or sections."""
@@ -194,7 +194,7 @@ class UnitSegment:
         try:
             return zlib.decompress(self._texts[start:end]).decode("utf-8")
         except (zlib.error, UnicodeDecodeError) as exc:
-            raise IndexError_(f"{self.folder.name}/texts.bin document {doc}: {exc}") from exc
+            raise BadIndex(f"{self.folder.name}/texts.bin document {doc}: {exc}") from exc
 
     def live_documents(self) -> list[Document]:
         """Return its documents not deleted, rebuilt from their blocks and texts, by source."""
@@ -202,7 +202,7 @@ class UnitSegment:
         out = []
         for row, (info, line) in enumerate(zip(self.docs, lines, strict=True)):
             if self.dead_docs is None or not self.dead_docs[row]:
-                out.append(_document(info, orjson.loads(line), self.text(row)))
+                out.append(_document(info, loads(line), self.text(row)))
         return out
 
     def close(self) -> None:
@@ -228,7 +228,7 @@ class _Lines:
         if end <= start:
             return []
         chunk = bytes(self.data[name][int(offsets[start]) : int(offsets[end])])
-        parsed: list[Any] = orjson.loads(b"[" + b",".join(chunk.splitlines()) + b"]")
+        parsed: list[Any] = loads(b"[" + b",".join(chunk.splitlines()) + b"]")
         return parsed
 
     def close(self) -> None:
@@ -247,7 +247,7 @@ class SegmentSources:
         try:
             self._lines = _Lines(folder)
         except OSError as exc:
-            raise IndexError_(f"{folder.name}: {exc.strerror or exc}") from exc
+            raise BadIndex(f"{folder.name}: {exc.strerror or exc}") from exc
         self.sources = Lazy(rows, lambda i: str(self._lines.read("doc", i)[0]["source"]))
 
     def close(self) -> None:

@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
 from policy_assistant.index.chunks.segment_build import ZLIB_LEVEL, count_postings
 from policy_assistant.index.context.passages import PREFIX_WORDS, prefix_words
@@ -51,6 +50,7 @@ from policy_assistant.index.context.units import (
     section_text,
     unit_index_text,
 )
+from policy_assistant.jsonio import json_line, pretty_json
 from policy_assistant.records import ACCESS_LABELS, Document
 
 UNIT_SEGMENT_FORMAT = 2
@@ -76,7 +76,6 @@ FIELD_ARRAYS = ("term_offsets", "ptr", "rows", "tf", "dl", "front", "front_ptr")
 """The .npy files of one field."""
 LINES = {"doc": "docs.jsonl", "path": "paths.jsonl"}
 """The JSON lines files read by line offset (<name>_offsets.npy), by name."""
-_JSON = orjson.OPT_SORT_KEYS
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +202,7 @@ def _texts(docs: Sequence[Document]) -> tuple[bytes, Any, Any]:
 
 def _blocks_line(doc: Document) -> bytes:
     blocks = [[b.kind, b.start, b.end, list(b.pages), list(b.section), b.level] for b in doc.blocks]
-    return orjson.dumps({"blocks": blocks, "sha256": doc.sha256}, option=_JSON) + b"\n"
+    return json_line({"blocks": blocks, "sha256": doc.sha256})
 
 
 def write_unit_segment(parent: Path, documents: Sequence[Document]) -> UnitSegmentInfo:
@@ -235,7 +234,7 @@ def write_unit_segment(parent: Path, documents: Sequence[Document]) -> UnitSegme
 def _write_lines(folder: Path, name: str, records: Sequence[Any]) -> None:
     """Write records as JSON lines (docs.jsonl, paths.jsonl) and each line's byte offset,
     so a search reads the lines it needs, not the file."""
-    lines = [orjson.dumps(r, option=_JSON) + b"\n" for r in records]
+    lines = [json_line(r) for r in records]
     (folder / LINES[name]).write_bytes(b"".join(lines))
     offsets = np.concatenate([[0], np.cumsum([len(line) for line in lines])]).astype(np.int64)
     np.save(folder / f"{name}_offsets.npy", offsets)
@@ -253,7 +252,7 @@ def _seal(parent: Path, tmp: Path, docs: int, counts: dict[str, FieldCounts]) ->
     fields = {name: c.to_list() for name, c in counts.items()}
     meta = {"format": UNIT_SEGMENT_FORMAT, "docs": docs, "fields": fields, "files": checksums,
             "frame_chars": FRAME_CHARS}  # fmt: skip
-    meta_bytes = orjson.dumps(meta, option=_JSON | orjson.OPT_INDENT_2) + b"\n"
+    meta_bytes = pretty_json(meta)
     (tmp / "segment.json").write_bytes(meta_bytes)
     digest = hashlib.sha256(meta_bytes).hexdigest()
     target = parent / f"useg-{digest[:16]}"

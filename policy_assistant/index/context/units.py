@@ -20,7 +20,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.records import Block, Document
+from policy_assistant.codec import from_json_dict, to_json_dict
+from policy_assistant.records import Access, Block, Document
 from policy_assistant.sentences import line_spans, sentence_spans
 from policy_assistant.text import count_words
 
@@ -43,7 +44,7 @@ class DocInfo:
     """The document's title."""
     version: str
     """The document's version label."""
-    access: str
+    access: Access
     """The document's access label."""
     language: str
     """The document's language."""
@@ -52,26 +53,12 @@ class DocInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {
-            "source": self.source,
-            "title": self.title,
-            "version": self.version,
-            "access": self.access,
-            "language": self.language,
-            "pages": list(self.pages),
-        }
+        return to_json_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DocInfo:
         """Rebuild the record from its JSON form."""
-        return cls(
-            source=data["source"],
-            title=data["title"],
-            version=data["version"],
-            access=data["access"],
-            language=data["language"],
-            pages=tuple(data.get("pages", ())),
-        )
+        return from_json_dict(cls, data)
 
     @classmethod
     def of(cls, doc: Document) -> DocInfo:

@@ -17,7 +17,7 @@ from itertools import compress, groupby
 from pathlib import Path
 from typing import Any
 
-from policy_assistant.errors import IndexError_, PolicyAssistantError
+from policy_assistant.errors import BadIndex, PolicyAssistantError
 from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, OKAPI_EPSILON
 from policy_assistant.index.chunks.bm25 import bm25_params as bm25_params
 from policy_assistant.index.store.folder import ingest_hint
@@ -242,7 +242,7 @@ def _previous(
         manifest = live or load_manifest(index_dir)
         given = live_entries if live is not None else None
         entries = given if given is not None else _by_source(load_entries(index_dir, manifest))
-    except IndexError_ as exc:
+    except BadIndex as exc:
         if not (index_dir / "CURRENT").exists():
             return None, None, False
         return None, unusable(index_dir, exc), True
@@ -253,7 +253,7 @@ def _by_source(entries: Iterable[DocumentEntry]) -> dict[str, DocumentEntry]:
     return {e.source: e for e in entries}
 
 
-def unusable(index_dir: Path, exc: IndexError_) -> str:
+def unusable(index_dir: Path, exc: BadIndex) -> str:
     """Say why the old index cannot be read, without its advice to run ingest."""
     problem = str(exc).removesuffix(f": {ingest_hint(index_dir)}")
     return f"the old index is unusable ({problem}); rebuilt from the corpus"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import orjson
-
+from policy_assistant.codec import MissingField
 from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.jsonio import JSONDecodeError, loads
 from policy_assistant.records import Chunk
 
 
@@ -21,16 +21,16 @@ def read_chunk_lines(lines: Iterable[bytes], name: str) -> list[Chunk]:
         if not line.strip():
             continue
         try:
-            data = orjson.loads(line)
+            data = loads(line)
             if not isinstance(data, dict):
                 raise TypeError("not a JSON object")
             chunk = Chunk.from_dict(data)
             _check(chunk)
             chunks.append(chunk)
-        except orjson.JSONDecodeError as exc:
+        except JSONDecodeError as exc:
             raise ChunkFileError(f"{name}:{number}: not valid JSON ({exc})") from None
-        except KeyError as exc:
-            raise ChunkFileError(f"{name}:{number}: a chunk record needs {exc}") from None
+        except MissingField as exc:
+            raise ChunkFileError(f"{name}:{number}: a chunk record needs {exc.name!r}") from None
         except (TypeError, ValueError, AttributeError) as exc:
             raise ChunkFileError(f"{name}:{number}: not a chunk record ({exc})") from None
     return chunks

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
 from policy_assistant.errors import PolicyAssistantError
 from policy_assistant.index.store.documents import DocumentEntry, LiveSegment
+from policy_assistant.jsonio import json_line, loads
 from policy_assistant.records import Chunk
 
 ENTRIES_FILE = "entries.json"
@@ -42,7 +42,7 @@ _BY_SOURCE = attrgetter("source")
 def entries_bytes(entries: Sequence[DocumentEntry]) -> bytes:
     """Return the columnar JSON of entries, in the order given (by source)."""
     columns = {name: [getattr(e, name) for e in entries] for name in _STORED}
-    return orjson.dumps(columns, option=orjson.OPT_SORT_KEYS) + b"\n"
+    return json_line(columns)
 
 
 def parse_entries(data: bytes, segment: str, live: Any = None) -> list[DocumentEntry]:
@@ -54,7 +54,7 @@ def parse_entries(data: bytes, segment: str, live: Any = None) -> list[DocumentE
 
 def _parsed(data: bytes, segment: str) -> tuple[list[DocumentEntry], Any]:
     """Return every entry of an entries file placed in segment, and their first rows."""
-    columns = orjson.loads(data)
+    columns = loads(data)
     if not isinstance(columns, dict) or sorted(columns) != sorted(_STORED):
         raise ValueError("not an entries file")
     values = [columns[name] for name in _STORED]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from io import BufferedReader
 from pathlib import Path
 
-from policy_assistant.errors import IndexError_, StaleIndex
+from policy_assistant.errors import BadIndex, StaleIndex
 
 DEFAULT_INDEX_DIR = Path("build/index")
 INDEX_ENV = "POLICY_ASSISTANT_INDEX"
@@ -33,9 +33,9 @@ def resolve_index_dir(option: Path | None = None, environ: Mapping[str, str] | N
 
 
 def check_folder(index_dir: Path) -> Path:
-    """Return index_dir, or raise IndexError_ when it exists and is not a folder."""
+    """Return index_dir, or raise BadIndex when it exists and is not a folder."""
     if index_dir.exists() and not index_dir.is_dir():
-        raise IndexError_(f"{index_dir}: is a file, not an index folder")
+        raise BadIndex(f"{index_dir}: is a file, not an index folder")
     return index_dir
 
 
@@ -45,13 +45,13 @@ def ingest_hint(index_dir: Path) -> str:
     return f"run `policy-assistant ingest CORPUS{extra}` with the folder you indexed as CORPUS"
 
 
-def damaged(index_dir: Path, problem: object) -> IndexError_:
+def damaged(index_dir: Path, problem: object) -> BadIndex:
     """Return the error for an index whose files are unreadable or disagree."""
     one_line = " ".join(str(problem).split())  # an OS or JSON message may hold a newline
     if isinstance(problem, StaleIndex):
         where = f"index at {index_dir} was written by another version"
-        return IndexError_(f"{where} ({one_line}): {ingest_hint(index_dir)}")
-    return IndexError_(f"damaged index at {index_dir}: {one_line}: {ingest_hint(index_dir)}")
+        return BadIndex(f"{where} ({one_line}): {ingest_hint(index_dir)}")
+    return BadIndex(f"damaged index at {index_dir}: {one_line}: {ingest_hint(index_dir)}")
 
 
 def checksum(handle: BufferedReader) -> str:
@@ -70,10 +70,10 @@ def read_current(index_dir: Path) -> str | None:
 
 
 def live_generation(index_dir: Path) -> Path:
-    """Return the live generation's folder, or raise IndexError_ saying what to run."""
+    """Return the live generation's folder, or raise BadIndex saying what to run."""
     name = read_current(check_folder(index_dir))
     if name is None:
-        raise IndexError_(f"no index at {index_dir}: {ingest_hint(index_dir)}")
+        raise BadIndex(f"no index at {index_dir}: {ingest_hint(index_dir)}")
     if not GENERATION.fullmatch(name) or not (index_dir / name).is_dir():
         raise damaged(index_dir, f"CURRENT names {name!r}")
     return index_dir / name

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
-from policy_assistant.errors import IndexError_, StaleIndex
+from policy_assistant.errors import BadIndex, StaleIndex
 from policy_assistant.index.chunks.bm25 import OKAPI_EPSILON
 from policy_assistant.index.chunks.bm25_files import load_array
 from policy_assistant.index.chunks.search import Index, SearchHit
@@ -38,13 +37,14 @@ from policy_assistant.index.store.manifest import (
     Manifest,
 )
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
+from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
 
 
 def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
-    """Parse a generation's manifest; raise IndexError_ if stale or damaged."""
+    """Parse a generation's manifest; raise BadIndex if stale or damaged."""
     try:
-        data = orjson.loads((generation / "manifest.json").read_bytes())
+        data = loads((generation / "manifest.json").read_bytes())
         found = data.get("format_version")
         if found != FORMAT_VERSION:
             raise StaleIndex(
@@ -53,7 +53,7 @@ def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
             )
         return Manifest.from_dict(data, generation)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        # orjson.JSONDecodeError (bad JSON or bytes) is a ValueError
+        # JSONDecodeError (bad JSON or bytes) is a ValueError
         raise damaged(index_dir, f"manifest.json: {exc}") from exc
 
 
@@ -71,7 +71,7 @@ def load_chunks(index_dir: Path) -> list[Chunk]:
 def load_entries(
     index_dir: Path, manifest: Manifest, known: SegmentEntries | None = None
 ) -> tuple[DocumentEntry, ...]:
-    """Return the per-document entries of a manifest's generation; IndexError_ if damaged.
+    """Return the per-document entries of a manifest's generation; BadIndex if damaged.
 
     known: a long-lived caller's entries of segments already read (Manifest.documents_through).
     """
@@ -104,7 +104,7 @@ class LoadedIndex(Index):
                         _mask(generation, live),
                     )
                 )
-        except (IndexError_, OSError, ValueError) as exc:
+        except (BadIndex, OSError, ValueError) as exc:
             self.close()
             raise damaged(index_dir, exc) from exc
         self._live = np.cumsum([0] + [s.live for s in manifest.segments])
@@ -149,10 +149,10 @@ class LoadedIndex(Index):
         return hits
 
     def _record(self, seg: int, row: int) -> Chunk:
-        """Return a segment's chunk; IndexError_ naming the index when it is damaged."""
+        """Return a segment's chunk; BadIndex naming the index when it is damaged."""
         try:
             return self.segments[seg].record(row)
-        except IndexError_ as exc:
+        except BadIndex as exc:
             raise self.damage(str(exc)) from exc
 
     def _live_row(self, seg: int, row: int) -> int:
@@ -176,7 +176,7 @@ class LoadedIndex(Index):
         for segment in self.segments:
             try:
                 records = segment.records()
-            except IndexError_ as exc:
+            except BadIndex as exc:
                 raise self.damage(str(exc)) from exc
             dead = segment.deleted
             if dead is None:
@@ -193,7 +193,7 @@ class LoadedIndex(Index):
                 return self._record(seg, row)
         return None
 
-    def damage(self, problem: str) -> IndexError_:
+    def damage(self, problem: str) -> BadIndex:
         """Return the error for this index's damaged files."""
         return damaged(self.index_dir, problem)
 
@@ -219,13 +219,13 @@ class LoadedIndex(Index):
                     else "no retrieval units (an `index` of chunk records or `ingest "
                     "--no-units` stores none)"
                 )
-                raise IndexError_(
+                raise BadIndex(
                     f"index at {self.index_dir} holds {why}: run `policy-assistant ingest "
                     f"CORPUS{extra}` with the folder you indexed as CORPUS"
                 )
             try:
                 self._units = load_units(folder)
-            except IndexError_ as exc:
+            except BadIndex as exc:
                 raise damaged(self.index_dir, exc) from exc
         passages = context_for(self._units, query, budget, self.access_labels[level], settings)
         if any(self._rank(p.access) > level for p in passages):
@@ -240,7 +240,7 @@ def verify_files(
     skip: tuple[str, ...] = (),
     checksums: bool = True,
 ) -> None:
-    """Raise IndexError_ unless every file of the generation (but those under the folders
+    """Raise BadIndex unless every file of the generation (but those under the folders
     skip names) has its recorded SHA-256 (or, without checksums, is there)."""
     if not manifest.files:
         raise damaged(index_dir, "manifest.json records no file checksums")
@@ -249,7 +249,7 @@ def verify_files(
         folder = f"{SEGMENTS_DIR}/{live.info.name}"
         _check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
         try:
-            files = orjson.loads((generation / folder / "segment.json").read_bytes())["files"]
+            files = loads((generation / folder / "segment.json").read_bytes())["files"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise damaged(index_dir, f"{folder}/segment.json: {exc}") from exc
         expected.update({f"{folder}/{name}": digest for name, digest in files.items()})
@@ -273,14 +273,14 @@ def _unit_files(index_dir: Path, generation: Path, manifest: Manifest) -> dict[s
         _check_file(index_dir, generation, name, manifest.files[name])
     try:
         return unit_checksums(generation, manifest.files)
-    except IndexError_ as exc:
+    except BadIndex as exc:
         raise damaged(index_dir, exc) from exc
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise damaged(index_dir, f"{UNITS_DIR}: {exc}") from exc
 
 
 def _check_file(index_dir: Path, generation: Path, name: str, expected: str) -> None:
-    """Raise IndexError_ unless the file has this SHA-256."""
+    """Raise BadIndex unless the file has this SHA-256."""
     try:
         with (generation / name).open("rb") as handle:
             found = checksum(handle)
@@ -291,7 +291,7 @@ def _check_file(index_dir: Path, generation: Path, name: str, expected: str) -> 
 
 
 def _verify_name(index_dir: Path, generation: Path) -> None:
-    """Raise IndexError_ unless the generation's name is the hash of its manifest.
+    """Raise BadIndex unless the generation's name is the hash of its manifest.
 
     The writer names a generation after that hash, so this checks the manifest itself, which
     holds the other files' checksums and so cannot hold its own.
@@ -332,7 +332,7 @@ def _statistics(manifest: Manifest) -> Statistics:
 def open_index(
     index_dir: Path | str, check_tokenizer: bool = True, verify: bool = False
 ) -> LoadedIndex:
-    """Open the live generation for search; raise IndexError_ if missing, stale or damaged.
+    """Open the live generation for search; raise BadIndex if missing, stale or damaged.
 
     An index built with other tokenizer settings is stale for search (check_tokenizer);
     its chunks can still be read. verify reads every file and checks its checksum.
@@ -344,10 +344,10 @@ def open_index(
             manifest = _read_manifest(index_dir, generation)
             if check_tokenizer and manifest.tokenizer != TOKENIZER_SETTINGS:
                 hint = ingest_hint(index_dir)
-                raise IndexError_(f"index at {index_dir} was built with another tokenizer: {hint}")
+                raise BadIndex(f"index at {index_dir} was built with another tokenizer: {hint}")
             if verify:
                 verify_files(index_dir, generation, manifest)
             return LoadedIndex(index_dir, generation, manifest)
-        except IndexError_:
+        except BadIndex:
             if read_current(index_dir) == generation.name:
                 raise  # not a writer swapping generations under us

@@ -28,9 +28,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import orjson
 
-from policy_assistant.errors import IndexError_, StaleIndex
+from policy_assistant.errors import BadIndex, StaleIndex
 from policy_assistant.index.chunks.bm25_files import load_array
 from policy_assistant.index.chunks.segment_search import okapi_mean_idf
 from policy_assistant.index.context.unit_open import Mask, SegmentSources, UnitSegment
@@ -45,6 +44,7 @@ from policy_assistant.index.context.unit_segment import (
 )
 from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.store.plan import choose_merges
+from policy_assistant.jsonio import loads, pretty_json
 from policy_assistant.records import Document
 
 UNITS_DIR = "units"
@@ -56,7 +56,6 @@ UNITS_FORMAT = 2
 segments in format 1, one text stream per document)."""
 DELETED = "deleted"
 """The units folder's deletion masks."""
-_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +113,7 @@ class UnitsState:
             "weights": self.weights,
             "mean_idf": self.mean_idf,
         }
-        return orjson.dumps(data, option=_JSON) + b"\n"
+        return pretty_json(data)
 
 
 def has_units(folder: Path) -> bool:
@@ -123,13 +122,13 @@ def has_units(folder: Path) -> bool:
 
 
 def read_state(folder: Path) -> UnitsState:
-    """Return what a units folder's units.json says; IndexError_ when it is missing or damaged."""
+    """Return what a units folder's units.json says; BadIndex when it is missing or damaged."""
     if not folder.is_dir():
         raise StaleIndex(f"{folder.parent.name} holds no units (built by an older version)")
     if not has_units(folder):
         raise StaleIndex(f"{folder.parent.name} holds units in an older layout")
     try:
-        data = orjson.loads((folder / UNITS_FILE).read_bytes())
+        data = loads((folder / UNITS_FILE).read_bytes())
         if data.get("format") != UNITS_FORMAT:
             raise StaleIndex(
                 f"{UNITS_FILE} is in format {data.get('format')}, this version reads format "
@@ -138,7 +137,7 @@ def read_state(folder: Path) -> UnitsState:
         segments = tuple(LiveUnits.from_dict(s) for s in data["segments"])
         return UnitsState(segments, dict(data["bm25"]), dict(data["weights"]), data["mean_idf"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise IndexError_(f"units of {folder.parent.name}: {UNITS_FILE}: {exc}") from exc
+        raise BadIndex(f"units of {folder.parent.name}: {UNITS_FILE}: {exc}") from exc
 
 
 def _open(folder: Path, live: LiveUnits) -> UnitSegment:
@@ -147,16 +146,16 @@ def _open(folder: Path, live: LiveUnits) -> UnitSegment:
 
 
 def load_units(folder: Path) -> SegmentedUnits:
-    """Open the live unit segments for search; raise IndexError_ when missing or damaged."""
+    """Open the live unit segments for search; raise BadIndex when missing or damaged."""
     state = read_state(folder)
     segments: list[UnitSegment] = []
     try:
         for live in state.segments:
             segments.append(_open(folder, live))
-    except (IndexError_, OSError, ValueError) as exc:
+    except (BadIndex, OSError, ValueError) as exc:
         for segment in segments:
             segment.close()
-        raise IndexError_(f"units of {folder.parent.name}: {exc}") from exc
+        raise BadIndex(f"units of {folder.parent.name}: {exc}") from exc
     return SegmentedUnits(segments, _statistics(state), state.weights)
 
 
@@ -239,7 +238,7 @@ def _mask(folder: Path, live: LiveUnits, writable: bool = False) -> Mask | None:
         return None
     mask: Mask = load_array(folder / DELETED / f"{live.info.name}.npy", None if writable else "r")
     if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
-        raise IndexError_(f"{DELETED}/{live.info.name}.npy does not fit its segment")
+        raise BadIndex(f"{DELETED}/{live.info.name}.npy does not fit its segment")
     return mask
 
 
@@ -342,8 +341,8 @@ def unit_checksums(generation: Path, files: dict[str, str]) -> dict[str, str]:
         where = f"{UNITS_DIR}/{live.info.name}/segment.json"
         data = (generation / where).read_bytes()
         if hashlib.sha256(data).hexdigest() != live.info.sha256:
-            raise IndexError_(f"{where} does not match its checksum")
-        listed = orjson.loads(data)["files"].items()
+            raise BadIndex(f"{where} does not match its checksum")
+        listed = loads(data)["files"].items()
         out |= {f"{UNITS_DIR}/{live.info.name}/{file}": digest for file, digest in listed}
     return out
 

@@ -7,7 +7,7 @@ replaces CURRENT; the other generations are renamed to `.trash-*` and deleted af
 The lock dies with its writer: the kernel drops a flock when the last descriptor of its open
 file closes, so forked children close theirs (_forget_locks_in_child) and BM25 workers die
 with their parent (children.py). Whoever takes the lock first removes what killed writers
-left. A disk that refuses a write (full, out of inodes, read-only) is an IndexError_ of one
+left. A disk that refuses a write (full, out of inodes, read-only) is a BadIndex of one
 line, after the partial generation is removed; CURRENT still names the old one.
 """
 
@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
-from policy_assistant.errors import IndexError_
+from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25 import BM25Index
 from policy_assistant.index.store.entries import (
     DELETED_DIR,
@@ -39,6 +38,7 @@ from policy_assistant.index.store.entries import (
 from policy_assistant.index.store.folder import GENERATION, checksum, read_current
 from policy_assistant.index.store.generation import Generation, MakeGeneration, link_tree
 from policy_assistant.index.store.manifest import Manifest, ids_digest
+from policy_assistant.jsonio import pretty_json
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk, Document
 
@@ -48,12 +48,11 @@ LOCK_TIMEOUT = 10.0
 Progress = Callable[[int], None]
 
 _OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-.+|\.CURRENT\.tmp")
-_JSON = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
 _HELD: dict[Path, list[int]] = {}
 """Per index folder this process locks: the lock descriptor and how deeply it is held."""
 
 
-class IndexBusyError(IndexError_):
+class IndexBusyError(BadIndex):
     """Another process kept the index's write lock for longer than the timeout."""
 
 
@@ -140,11 +139,11 @@ def _acquire(fd: int, index_dir: Path, timeout: float) -> None:
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
 
 
-def cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> IndexError_:
+def cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> BadIndex:
     """Return the one-line error for an index folder that cannot be written (full, read-only)."""
     where = f" ({exc.filename})" if exc.filename else ""
     kept = "; the old index is unchanged" if unchanged else ""
-    return IndexError_(f"cannot write the index at {index_dir}: {exc.strerror or exc}{where}{kept}")
+    return BadIndex(f"cannot write the index at {index_dir}: {exc.strerror or exc}{where}{kept}")
 
 
 def remove_leftovers(index_dir: Path) -> None:
@@ -155,7 +154,7 @@ def remove_leftovers(index_dir: Path) -> None:
     """
     try:
         live, keep_generations = read_current(index_dir), False
-    except IndexError_:
+    except BadIndex:
         live, keep_generations = None, True
     try:
         for entry in sorted(index_dir.iterdir()):
@@ -246,7 +245,7 @@ def _live_name(index_dir: Path) -> str | None:
     """Return the live generation's name; None when CURRENT is missing or unreadable."""
     try:
         name = read_current(index_dir)
-    except IndexError_:
+    except BadIndex:
         return None
     return name if name is not None and GENERATION.fullmatch(name) else None
 
@@ -315,7 +314,7 @@ def _write_generation(tmp: Path, generation: Generation) -> str:
     (tmp / EMPTY_FILE).write_bytes(entries_bytes(generation.empty))
     checksums = _flush_files(tmp, skip=SEGMENTS_DIR)
     manifest = generation.manifest.with_files(checksums)
-    manifest_json = orjson.dumps(manifest.to_dict(), option=_JSON) + b"\n"
+    manifest_json = pretty_json(manifest.to_dict())
     (tmp / "manifest.json").write_bytes(manifest_json)
     _fsync(tmp / "manifest.json")
     for root, _, _ in os.walk(tmp):

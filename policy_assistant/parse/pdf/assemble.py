@@ -16,7 +16,7 @@ from policy_assistant.parse.pdf.lines import (
 from policy_assistant.parse.pdf.structure import Run
 from policy_assistant.parse.pdf.tables import Table, same_row, table_text
 from policy_assistant.parse.pdf.words import Vocabulary
-from policy_assistant.records import Dropped
+from policy_assistant.records import BlockKind, Dropped
 
 _CLOSERS = "'\"”’)]"
 """Quotes and brackets that may close a sentence after its final stop."""
@@ -43,7 +43,7 @@ def ends_sentence(text: str) -> bool:
 class _Pending:
     """The block being built; it may still grow on the next page."""
 
-    kind: str
+    kind: BlockKind
     pages: list[int]
     text: str = ""
     level: int | None = None
