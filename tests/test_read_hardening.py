@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
-from policy_assistant.errors import PolicyAssistantError, UsageError
-from policy_assistant.parse import CorpusOptions, read_corpus
+from policy_assistant.errors import DocumentError, PolicyAssistantError, UsageError
+from policy_assistant.parse import Catalog, CorpusOptions, dispatch, limits, read_corpus
 from policy_assistant.parse.globs import Glob, path_selected
+from policy_assistant.records import Document
 
 runner = CliRunner()
 
@@ -108,3 +110,52 @@ def test_an_index_inside_the_corpus_is_skipped_and_the_index_converges(tmp_path:
     assert '"a.md"' in listed.stdout and "terms" not in listed.stdout
     assert "build/index: an index folder, not documents; skipped" in done.stderr
     assert "build/parse-cache: a cache folder, not documents; skipped" in done.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_a_text_file_with_a_utf16_or_utf32_byte_order_mark_is_read(
+    tmp_path: Path, encoding: str
+) -> None:
+    corpus = corpus_with(tmp_path / "c")
+    text = "Garden hoses\n============\n\nThe warranty covers leaks — “always”.\n"
+    bom = {"utf-16-le": "\ufeff", "utf-16-be": "\ufeff"}.get(encoding, "")
+    (corpus / "notes.txt").write_bytes((bom + text).encode(encoding))
+    read = read_corpus(corpus)
+    assert not read.failures, read.failures
+    notes = next(d for d in read.documents if d.source == "notes.txt")
+    assert notes.title == "Garden hoses" and "“always”" in notes.text
+
+
+def busy_parse(seconds: float, sleep: float = 0.0) -> Callable[..., Document]:
+    """A parser that burns `seconds` of CPU time (and sleeps `sleep`), then parses."""
+    real = dispatch.parse_bytes
+
+    def parse(data: bytes, source: str, catalog: Catalog, sha256: str | None = None) -> Document:
+        time.sleep(sleep)
+        start = time.process_time()
+        while time.process_time() - start < seconds:
+            pass
+        return real(data, source, catalog, sha256)
+
+    return parse
+
+
+def test_the_parse_limit_is_cpu_time_for_every_format(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(limits, "DOCUMENT_CPU_LIMIT", 0.5)
+    monkeypatch.setattr(dispatch, "parse_bytes", busy_parse(3.0))
+    start = time.process_time()
+    with pytest.raises(DocumentError) as caught:
+        dispatch.parse_document(b"# A\n\ntext\n", "slow.md", Catalog())
+    assert time.process_time() - start < 2.0
+    assert str(caught.value) == "slow.md: parse stopped: over the 0.5 s CPU-time limit per document"
+
+
+def test_waiting_on_a_loaded_machine_does_not_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(limits, "DOCUMENT_CPU_LIMIT", 0.5)
+    monkeypatch.setattr(dispatch, "parse_bytes", busy_parse(0.1, sleep=1.0))
+    document = dispatch.parse_document(b"# A\n\ntext\n", "slow.md", Catalog())
+    assert document.title == "A"
