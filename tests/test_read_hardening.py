@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import hostile_files as make
 import pytest
 from typer.testing import CliRunner
 
@@ -159,3 +160,43 @@ def test_waiting_on_a_loaded_machine_does_not_count(
     monkeypatch.setattr(dispatch, "parse_bytes", busy_parse(0.1, sleep=1.0))
     document = dispatch.parse_document(b"# A\n\ntext\n", "slow.md", Catalog())
     assert document.title == "A"
+
+
+def cpu_parse(data: bytes, source: str) -> tuple[Document | DocumentError, float]:
+    start = time.process_time()
+    try:
+        outcome: Document | DocumentError = dispatch.parse_document(data, source, Catalog())
+    except DocumentError as exc:
+        outcome = exc
+    return outcome, time.process_time() - start
+
+
+def test_an_office_zip_bomb_is_refused_before_it_inflates() -> None:
+    outcome, cpu = cpu_parse(make.docx_empty_paragraphs(300), "bomb.docx")
+    assert isinstance(outcome, DocumentError), outcome
+    assert str(outcome).startswith("bomb.docx: refused: its parts inflate to 287 MiB (limit")
+    assert cpu < 1.0
+
+
+def test_a_long_word_file_parses_in_linear_time() -> None:
+    outcome, cpu = cpu_parse(make.docx_paragraphs(20_000), "long.docx")
+    assert isinstance(outcome, Document) and len(outcome.blocks) == 20_000
+    assert cpu < 8.0  # 32 s before styles were looked up once each
+
+
+def test_a_deck_of_too_many_shapes_is_refused() -> None:
+    outcome, cpu = cpu_parse(make.pptx_slide_shapes(25_000), "shapes.pptx")
+    assert str(outcome) == "shapes.pptx: refused: over 20,000 shapes in one deck"
+    assert cpu < 5.0
+
+
+def test_a_page_of_too_many_tags_is_refused() -> None:
+    outcome, _ = cpu_parse(make.html_wide_row(2_100_000), "row.html")
+    assert str(outcome) == "row.html: refused: over 2,000,000 tags in one page"
+
+
+def test_a_document_of_too_many_words_is_refused() -> None:
+    outcome, _ = cpu_parse(b"word " * 2_100_000, "line.txt")
+    assert str(outcome) == (
+        "line.txt: refused: 2,100,000 words of text (limit 2,000,000 a document)"
+    )

@@ -12,9 +12,10 @@ from policy_assistant.errors import DocumentError
 from policy_assistant.ids import file_sha256
 from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.discover import SUFFIXES, suffix_of
-from policy_assistant.parse.limits import cpu_limit
+from policy_assistant.parse.limits import check_words, cpu_limit
 from policy_assistant.parse.read_records import Parsed
 from policy_assistant.records import Document, DocumentMeta
+from policy_assistant.text import count_words
 
 if TYPE_CHECKING:
     from policy_assistant.chunk import Chunker
@@ -76,6 +77,7 @@ def parse_document(data: bytes, source: str, catalog: Catalog) -> Document:
     try:
         with cpu_limit(source):
             document = parse_bytes(data, source, catalog)
+            check_words(source, count_words(document.text))
             if given_field("language", source, data, catalog.fields_for(source)):
                 return document
             from policy_assistant.parse.language import detect_language

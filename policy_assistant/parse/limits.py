@@ -22,6 +22,18 @@ DOCUMENT_CPU_LIMIT: float | None = 300.0
 """Seconds of CPU time one document may take to parse; None for no limit."""
 
 
+MAX_DOCUMENT_WORDS = 2_000_000
+"""Words of text one document may hold (a 1,000-page report holds about 500,000); chunking
+and indexing a larger one would take gigabytes."""
+
+
+def check_words(source: str, words: int) -> None:
+    """Raise DocumentError when a document's text holds more than MAX_DOCUMENT_WORDS."""
+    if words > MAX_DOCUMENT_WORDS:
+        problem = f"refused: {words:,} words of text (limit {MAX_DOCUMENT_WORDS:,} a document)"
+        raise DocumentError(source, problem)
+
+
 class _OverLimit(BaseException):
     """Raised by the timer inside a parser: a BaseException, so no parser's `except
     Exception` takes it for a damaged file."""
