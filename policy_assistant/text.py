@@ -14,9 +14,22 @@ def word_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[
     return [m.span() for m in WORD_RE.finditer(text, start, stop)]
 
 
+_SPACE = re.compile(r"\s")
+_PIECE = 1 << 20
+"""Characters counted at a time in a long text: a list of all its words took gigabytes."""
+
+
 def count_words(text: str) -> int:
     """Return how many words text holds."""
-    return len(text.split())
+    if len(text) <= _PIECE:
+        return len(text.split())
+    total, start = 0, 0
+    while start < len(text):
+        space = _SPACE.search(text, start + _PIECE)  # cut at a space: no word is split
+        end = space.start() if space else len(text)
+        total += len(text[start:end].split())
+        start = end
+    return total
 
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}

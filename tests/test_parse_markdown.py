@@ -152,7 +152,7 @@ def test_parse_path_walks_sorted_and_reports_bad_files(tmp_path: Path) -> None:
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "z.md").write_text("# Z\n\nz\n")
     (tmp_path / "a.md").write_text("# A\n\na\n")
-    (tmp_path / "c.md").write_bytes(b"\xff\xfe")
+    (tmp_path / "c.md").write_bytes(b"\xff\xfd")
     (tmp_path / "notes.xlsx").write_text("plain")
     (tmp_path / ".hidden.md").write_text("# H\n")
     result = parse_path(tmp_path)

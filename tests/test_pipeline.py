@@ -132,7 +132,7 @@ def test_new_chunker_settings_rebuild_everything_and_say_why(
 
 def test_a_bad_file_is_listed_and_the_rest_are_indexed(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "c")
-    (corpus / "broken.md").write_bytes(b"\xff\xfe")
+    (corpus / "broken.md").write_bytes(b"\xff\xfd")
     summary = ingest(corpus, tmp_path / "i", STRUCTURE)
     assert [str(f) for f in summary.failures] == [
         "broken.md: not UTF-8 text (byte 0xff at offset 0)"

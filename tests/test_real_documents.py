@@ -201,7 +201,7 @@ def test_the_report_command_exits_by_what_happened(
     (tmp_path / "good.md").write_text("# Title\n\nSome words here.\n", encoding="utf-8")
     assert report.main([str(tmp_path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["total"]["source_words"] == 4
-    (tmp_path / "bad.md").write_bytes(b"\xff\xfe not utf-8 \x81")
+    (tmp_path / "bad.md").write_bytes(b"\xff\xfd not utf-8 \x81")
     assert report.main([str(tmp_path)]) == 1
     assert "bad.md: not UTF-8" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_info:

@@ -77,6 +77,15 @@ def _library_versions() -> dict[str, str]:
     return versions
 
 
+CACHE_TAG = "CACHEDIR.TAG"
+"""The file that marks the folder as a cache (discover.py skips it; backup tools may too)."""
+CACHE_TAG_TEXT = (
+    b"Signature: 8a477f597d28d172789f06886806bc55\n"
+    b"# policy-assistant's parse cache: safe to delete, it is rebuilt as needed.\n"
+)
+"""The tag's text, as the Cache Directory Tagging Specification has it start."""
+
+
 class ParseCache:
     """Parsed documents under one folder, one JSON file each."""
 
@@ -84,6 +93,15 @@ class ParseCache:
         """Use `folder` (created on the first write)."""
         self.folder = folder
         self._made: set[str] = set()  # sub-folders known to exist: one mkdir each, not a put
+
+    def tag(self) -> None:
+        """Create the folder with its cache tag, so a walk of a corpus holding it skips it."""
+        path = os.path.join(self.folder, CACHE_TAG)
+        if os.path.exists(path):
+            return
+        with contextlib.suppress(OSError):  # a cache that cannot be written is only slower
+            os.makedirs(self.folder, exist_ok=True)
+            _replace(os.fspath(self.folder), CACHE_TAG, CACHE_TAG_TEXT)
 
     @staticmethod
     def key(source: str, sha256: str, fields: dict[str, str], ocr: str | None = None) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 
 from policy_assistant.errors import DocumentError, PolicyAssistantError
 from policy_assistant.parse.files import read_regular
-from policy_assistant.parse.globs import Glob, is_glob
+from policy_assistant.parse.globs import Glob, GlobError, is_glob
 from policy_assistant.records import ACCESS_LABELS, Access, DocumentMeta, is_access
 
 CATALOG_NAME = "catalog.toml"
@@ -167,7 +167,18 @@ def load_catalog(root: Path, default_access: str | None = None) -> Catalog:
     if "access" in defaults:
         _check_defaults_access(defaults["access"])
     entries = {key: _entry(key, value, META_KEYS) for key, value in raw.items()}
+    _check_globs(entries)
     return Catalog(entries, path, defaults, default_access)
+
+
+def _check_globs(entries: dict[str, dict[str, str]]) -> None:
+    """Refuse a glob key that cannot be matched, naming the catalog and the key."""
+    for key in entries:
+        try:
+            if is_glob(key):
+                Glob(key).check()
+        except GlobError as exc:
+            raise PolicyAssistantError(f"{CATALOG_NAME}: key {exc}") from None
 
 
 def _refusal(path: Path, root: Path) -> str:

@@ -134,6 +134,8 @@ def _read_found(
     if strict and result.failures:
         raise result.failures[0]
     cache = ParseCache(options.cache_dir) if options.cache_dir is not None else None
+    if cache is not None:
+        cache.tag()
     use_model_folder(options.cache_dir)
     files = _file_table(options, found.root) if table else None
     reader = Reader(options, cache, reuse, result, after_parse, parse_file, files)
@@ -183,9 +185,22 @@ def _notices(path: Path, found: Discovery, catalog: Catalog) -> list[str]:
     if path.is_dir() and Path(os.path.abspath(path)) == found.root:
         present = list(found.sources)
         present += [e.source for e in found.failures]
-        notices += [_unmatched(key) for key in catalog.unmatched(present)]
+        notices += _unmatched_lines(catalog.unmatched(present))
     line = skipped_line(found.skipped)
     return notices + ([line] if line else [])
+
+
+UNMATCHED_SHOWN = 5
+"""Catalog keys that match nothing named one per line; the rest are counted on one more."""
+
+
+def _unmatched_lines(keys: list[str]) -> list[str]:
+    """Return a line per catalog key that matches nothing, the first few only, then a count."""
+    lines = [_unmatched(key) for key in keys[:UNMATCHED_SHOWN]]
+    if len(keys) > UNMATCHED_SHOWN:
+        more = len(keys) - UNMATCHED_SHOWN
+        lines.append(f"{CATALOG_NAME}: and {more:,} more keys that match nothing in the corpus")
+    return lines
 
 
 def _unmatched(key: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -20,7 +21,7 @@ from pathlib import Path
 from policy_assistant.errors import DocumentError, UsageError
 from policy_assistant.parse.catalog import CATALOG_NAME
 from policy_assistant.parse.files import file_kind, is_utf8_name, printable
-from policy_assistant.parse.globs import Glob, path_selected
+from policy_assistant.parse.globs import Glob, excluded_folder, path_selected
 
 SUFFIXES = {
     ".pdf": "pdf",
@@ -43,6 +44,41 @@ HIDDEN = "hidden"
 
 EXCLUDED = "excluded"
 """Key under which files left out by --include / --exclude are counted as skipped."""
+
+
+GENERATION = re.compile(r"gen-[0-9a-f]{16}(-b)?")
+"""An index generation's folder name (index/folder.py's rule, copied: parse never imports index)."""
+
+CACHE_TAG = "CACHEDIR.TAG"
+"""The file that marks a cache folder (the Cache Directory Tagging Specification)."""
+
+CACHE_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
+"""How a cache tag starts."""
+
+
+def tool_folder(folder: str, names: Iterable[str]) -> str:
+    """Return what a folder holding `names` is when a tool wrote it (an index, a cache), else "".
+
+    Such a folder is never read as documents: an index's term lists would be indexed, and
+    each run would add the next generation's files.
+    """
+    present = set(names) & {"CURRENT", "manifest.json", CACHE_TAG}
+    if "CURRENT" in present and GENERATION.fullmatch(_head(folder, "CURRENT").strip()):
+        return "an index folder"
+    if "manifest.json" in present and GENERATION.fullmatch(os.path.basename(folder)):
+        return "an index generation"
+    if CACHE_TAG in present and _head(folder, CACHE_TAG).encode().startswith(CACHE_SIGNATURE):
+        return "a cache folder"
+    return ""
+
+
+def _head(folder: str, name: str) -> str:
+    """Return the first bytes of a small marker file as text ("" when unreadable)."""
+    try:
+        with open(os.path.join(folder, name), "rb") as handle:
+            return handle.read(64).decode("ascii", "replace")
+    except OSError:
+        return ""
 
 
 @dataclass(frozen=True)
@@ -170,7 +206,15 @@ def _reached(root: Path, source: str) -> bool:
         folder = os.path.join(folder, part)
         if part.startswith(".") or not is_utf8_name(part) or os.path.islink(folder):
             return False
+        if _holds_marker(folder) and tool_folder(folder, os.listdir(folder)):
+            return False
     return True
+
+
+def _holds_marker(folder: str) -> bool:
+    """Whether a folder may be a tool's (holds a marker file): cheap stats, no listing."""
+    names = ("CURRENT", "manifest.json", CACHE_TAG)
+    return any(os.path.lexists(os.path.join(folder, name)) for name in names)
 
 
 def _in_order(found: Discovery) -> Discovery:
@@ -194,6 +238,11 @@ def _walk(walk: _Walk, top: Path, prefix: str) -> None:
         except OSError as exc:
             shown = printable(prefix.rstrip("/") or ".")
             walk.found.warnings.append(f"{shown}: cannot list the folder ({exc.strerror}); skipped")
+            continue
+        kind = tool_folder(folder, (e.name for e in entries))
+        if kind:
+            shown = printable(prefix.rstrip("/") or ".")
+            walk.found.warnings.append(f"{shown}: {kind}, not documents; skipped")
             continue
         below = [_entry(walk, e.path, prefix + e.name, e.name, depth, e) for e in entries]
         stack.extend(reversed([(f, f"{rel}/", depth + 1) for f, rel in filter(None, below)]))
@@ -248,11 +297,14 @@ def _entry(
         if entry is None:
             found.skipped[CATALOG_NAME] += 1
         return None
-    # Folders are walked even when excluded, so every file left out is counted.
     chosen = walk.include or walk.exclude
-    if chosen and not path_selected(rel, walk.include, walk.exclude) and not _is_dir(entry, full):
-        found.skipped[EXCLUDED] += 1
-        return None
+    if chosen and not path_selected(rel, walk.include, walk.exclude):
+        # An excluded folder is not walked at all (nothing in it is read or warned about):
+        # it counts as one entry left out. A folder only outside --include is walked.
+        folder = _is_dir(entry, full)
+        if not folder or excluded_folder(rel, walk.exclude):
+            found.skipped[EXCLUDED] += 1
+            return None
     try:
         mode = _mode(entry, full)
         if stat.S_ISLNK(mode):

@@ -11,8 +11,10 @@ from policy_assistant.errors import DocumentError
 from policy_assistant.ids import file_sha256
 from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.discover import SUFFIXES, suffix_of
+from policy_assistant.parse.limits import check_words, cpu_limit
 from policy_assistant.parse.read_records import AfterParse, Parsed
 from policy_assistant.records import Document, DocumentMeta
+from policy_assistant.text import count_words
 
 MetaParser = Callable[[bytes, str, DocumentMeta, str], Document]
 """A parser taking (data, source, meta, sha256): every format but Markdown."""
@@ -65,15 +67,18 @@ def parse_document(data: bytes, source: str, catalog: Catalog) -> Document:
     """Parse one file, turning any parser crash into a DocumentError so the rest go on.
 
     A document whose catalog entry and front matter name no language gets the one its text
-    is in (parse/language.py), kept with it in the parse cache and the index.
+    is in (parse/language.py), kept with it in the parse cache and the index. The parse has
+    a CPU-time limit (parse/limits.py).
     """
     try:
-        document = parse_bytes(data, source, catalog)
-        if given_field("language", source, data, catalog.fields_for(source)):
-            return document
-        from policy_assistant.parse.language import detect_language
+        with cpu_limit(source):
+            document = parse_bytes(data, source, catalog)
+            check_words(source, count_words(document.text))
+            if given_field("language", source, data, catalog.fields_for(source)):
+                return document
+            from policy_assistant.parse.language import detect_language
 
-        return replace(document, language=detect_language(document.text, document.language))
+            return replace(document, language=detect_language(document.text, document.language))
     except DocumentError:
         raise
     except Exception as exc:  # a third-party parser may fail in ways it does not document

@@ -29,6 +29,7 @@ from docx.text.paragraph import Paragraph
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.parse.office_zip import check_package
 from policy_assistant.parse.text import file_stem, finish, leading_title, office_problem
 from policy_assistant.records import Document, DocumentMeta, Dropped
 
@@ -44,6 +45,7 @@ _CHARACTERS = {f"{_W}tab": "\t", f"{_W}br": "\n", f"{_W}cr": "\n", f"{_W}noBreak
 
 def parse_docx(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Document:
     """Parse a .docx file's bytes into a Document; headers and footers are recorded as dropped."""
+    check_package(data, source)  # before the library inflates it all
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises zip, XML and key errors alike on bad files
@@ -86,7 +88,8 @@ class _Reader:
         self.document = document
         self.builder = DocumentBuilder()
         self.title: str | None = None
-        self.has_title = any(_style_names(p)[:1] == ["title"] for p in document.paragraphs)
+        self.styles = _Styles()
+        self.has_title = any(self.styles.names(p)[:1] == ["title"] for p in document.paragraphs)
         self.counters: dict[tuple[str, int], int] = {}
         self.formats = _NumberFormats(document)
         self.notes = _notes(document)
@@ -106,14 +109,14 @@ class _Reader:
         text = clean(element_text(paragraph._p))
         if not text:
             return
-        names = _style_names(paragraph)
+        names = self.styles.names(paragraph)
         level = _heading_level(names)
         if names[:1] == ["title"]:
             self.title = self.title or text.replace("\n", " ")
             self.builder.heading(text.replace("\n", " "), 1)
         elif level:
             self.builder.heading(text.replace("\n", " "), level + self.has_title)
-        elif (numbering := _numbering(paragraph)) is not None:
+        elif (numbering := _numbering(paragraph, self.styles)) is not None:
             self.builder.add("list_item", self._marker(*numbering) + text)
         elif any(name.startswith("list") for name in names):
             self.builder.add("list_item", text)
@@ -185,14 +188,39 @@ def _notes(document: Any) -> dict[tuple[str, str | None], list[str]]:
     return notes
 
 
-def _style_names(paragraph: Any) -> list[str]:
-    """Return the paragraph's style name and those it is based on, lower case."""
+class _Styles:
+    """A paragraph's style chain, looked up once per style: python-docx finds a paragraph's
+    default style by a scan of every style, which made a large document's parse take hours."""
+
+    def __init__(self) -> None:
+        self._chains: dict[str | None, tuple[list[str], list[Any]]] = {}
+
+    def _chain(self, paragraph: Any) -> tuple[list[str], list[Any]]:
+        key = paragraph._p.style  # the style ID the paragraph names, None for the default
+        chain = self._chains.get(key)
+        if chain is None:
+            chain = self._chains[key] = _style_chain(paragraph)
+        return chain
+
+    def names(self, paragraph: Any) -> list[str]:
+        """Return the paragraph's style name and those it is based on, lower case."""
+        return self._chain(paragraph)[0]
+
+    def elements(self, paragraph: Any) -> list[Any]:
+        """Return the XML of the paragraph's style and those it is based on."""
+        return self._chain(paragraph)[1]
+
+
+def _style_chain(paragraph: Any) -> tuple[list[str], list[Any]]:
+    """Return the names (lower case) and XML of the paragraph's style and its bases."""
     names: list[str] = []
+    elements: list[Any] = []
     style = paragraph.style
     while style is not None and len(names) < 8:
         names.append((style.name or "").lower())
+        elements.append(style.element)
         style = style.base_style
-    return names
+    return names, elements
 
 
 def _heading_level(names: list[str]) -> int:
@@ -203,9 +231,9 @@ def _heading_level(names: list[str]) -> int:
     return 0
 
 
-def _numbering(paragraph: Any) -> tuple[str, int] | None:
+def _numbering(paragraph: Any, styles: _Styles) -> tuple[str, int] | None:
     """Return (numId, level) from the paragraph's numbering, else its style's."""
-    for element in (paragraph._p, *_style_elements(paragraph)):
+    for element in (paragraph._p, *styles.elements(paragraph)):
         props = element.find(f"{_W}pPr")
         num = props.find(f"{_W}numPr") if props is not None else None
         if num is None:
@@ -216,15 +244,6 @@ def _numbering(paragraph: Any) -> tuple[str, int] | None:
             return None  # numId 0 switches numbering off
         return num_id.get(f"{_W}val"), int(level.get(f"{_W}val")) if level is not None else 0
     return None
-
-
-def _style_elements(paragraph: Any) -> list[Any]:
-    out: list[Any] = []
-    style = paragraph.style
-    while style is not None and len(out) < 8:
-        out.append(style.element)
-        style = style.base_style
-    return out
 
 
 class _NumberFormats:

@@ -25,6 +25,8 @@ from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.text import TITLE_MAX_WORDS, file_stem, finish
 from policy_assistant.records import Document, DocumentMeta, Dropped
 
+MAX_TAGS = 2_000_000
+"""Tags in one page; a page with more is refused (its tree would take gigabytes)."""
 DROPPED_PREVIEW = 200
 """Characters of a dropped script or style kept in its record: enough to recognize it."""
 
@@ -79,6 +81,8 @@ def parse_html(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
     """Parse an HTML file's bytes into a Document; page chrome is dropped with a record."""
     # XHTML's XML declaration has done its work (the encoding); lxml refuses it in a str.
     text = _XML_DECLARATION.sub("", _CONTROL.sub("", decode_html(data, source)))
+    if text.count("<") > MAX_TAGS:
+        raise DocumentError(source, f"refused: over {MAX_TAGS:,} tags in one page")
     builder = DocumentBuilder()
     walker = _Walker(builder)
     title: str | None = None

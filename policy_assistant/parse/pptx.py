@@ -24,11 +24,16 @@ from pptx.enum.shapes import MSO_SHAPE_TYPE, PP_PLACEHOLDER
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.parse.office_zip import check_package
 from policy_assistant.parse.text import file_stem, finish, office_problem
 from policy_assistant.records import BlockKind, Document, DocumentMeta
 
 MOSTLY_IMAGE_WORDS = 30
 """A slide with a picture and fewer words than this is noted as mostly image."""
+MAX_SLIDES = 5_000
+"""Slides in one deck; a deck with more is refused (python-pptx takes milliseconds a slide)."""
+MAX_SHAPES = 20_000
+"""Shapes in one deck, groups' shapes included; a deck with more is refused."""
 
 _SPACES = re.compile(r"[^\S\n]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -38,6 +43,7 @@ _BULLETED = {PP_PLACEHOLDER.BODY, PP_PLACEHOLDER.OBJECT, PP_PLACEHOLDER.VERTICAL
 
 def parse_pptx(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Document:
     """Parse a .pptx file's bytes into a Document, one page per slide."""
+    check_package(data, source)  # before the library inflates it all
     try:
         presentation = pptx.Presentation(io.BytesIO(data))
     except Exception as exc:  # python-pptx raises zip, XML and key errors alike on bad files
@@ -45,7 +51,12 @@ def parse_pptx(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
     builder = DocumentBuilder()
     notes: list[str] = []
     first_title: str | None = None
-    for number, slide in enumerate(presentation.slides, 1):
+    slides = presentation.slides
+    _refuse_past(source, len(slides), MAX_SLIDES, "slides")
+    shapes = 0
+    for number, slide in enumerate(slides, 1):
+        shapes += _shape_count(slide.shapes)
+        _refuse_past(source, shapes, MAX_SHAPES, "shapes")
         title, words, pictures = _slide(builder, slide, number)
         first_title = first_title or (title if number == 1 else None)
         if pictures and words < MOSTLY_IMAGE_WORDS:
@@ -57,6 +68,22 @@ def parse_pptx(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
         or file_stem(source)
     )
     return finish(builder, source, sha256, replace(meta, title=title), notes=tuple(notes))
+
+
+def _refuse_past(source: str, count: int, limit: int, what: str) -> None:
+    """Raise DocumentError when a deck holds more than `limit` of `what`."""
+    if count > limit:
+        raise DocumentError(source, f"refused: over {limit:,} {what} in one deck")
+
+
+def _shape_count(shapes: Any) -> int:
+    """Return the shapes on a slide, those inside groups included (XML only: cheap)."""
+    tree = shapes._spTree
+    return sum(
+        1
+        for element in tree.iter()
+        if element.tag.endswith(("}sp", "}pic", "}graphicFrame", "}cxnSp"))
+    )
 
 
 def clean(text: str) -> str:

@@ -12,6 +12,7 @@ from policy_assistant.errors import DocumentError, UsageError
 from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.file_table import DocMeta
 from policy_assistant.parse.files import DEFAULT_MAX_FILE_SIZE
+from policy_assistant.parse.globs import Glob, GlobError
 from policy_assistant.records import ACCESS_LABELS, Chunk, Document
 
 AfterParse = Callable[[Document], list[Chunk]]
@@ -48,6 +49,12 @@ class CorpusOptions:
             raise UsageError(f"--max-file-size must be above 0, got {self.max_file_size}")
         if self.workers is not None and self.workers < 1:
             raise UsageError(f"--workers must be 1 or more, got {self.workers}")
+        for option, patterns in (("--include", self.include), ("--exclude", self.exclude)):
+            for pattern in patterns:
+                try:
+                    Glob(pattern).check()
+                except GlobError as exc:
+                    raise UsageError(f"{option}: {exc}") from None
 
 
 @dataclass(frozen=True)

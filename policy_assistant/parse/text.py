@@ -15,8 +15,9 @@ A paragraph whose lines all start with a bullet ("-", "*", "•") or a number ("
 indented continuation lines, is a list: one list item per marker. Lines keep their line
 breaks; trailing spaces, common indentation and control characters go; a paragraph that is
 only a rule line ("-----") is recorded in Document.dropped. Text is UTF-8 (a byte-order mark
-allowed); anything else is refused with the byte and offset, never guessed, so a quote copied
-from the file always matches what was indexed.
+allowed), or UTF-16 or UTF-32 that starts with its byte-order mark (what Windows tools save
+as "Unicode"); anything else is refused with the byte and offset, never guessed, so a quote
+copied from the file always matches what was indexed.
 """
 
 from __future__ import annotations
@@ -41,14 +42,29 @@ _RULE = re.compile(r"([-=*_~])\1{2,}")
 _END_PUNCTUATION = tuple(".,;:!?")
 
 
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),  # before UTF-16's: it starts with UTF-16-LE's mark
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
 def decode_text(data: bytes, source: str) -> str:
-    """Decode UTF-8 (a byte-order mark allowed) and normalize line endings to LF."""
+    """Decode UTF-8 (a byte-order mark allowed), or UTF-16/32 by its byte-order mark, and
+    normalize line endings to LF."""
+    encoding, start = "utf-8-sig", 0
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            encoding, start = name, len(bom)
+            break
     try:
-        text = data.decode("utf-8-sig")
+        text = data[start:].decode(encoding)
     except UnicodeDecodeError as exc:
-        raise DocumentError(
-            source, f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from exc
+        shown = "UTF-8" if start == 0 else encoding.upper()
+        at = start + exc.start
+        problem = f"not {shown} text (byte 0x{data[at]:02x} at offset {at})"
+        raise DocumentError(source, problem) from exc
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

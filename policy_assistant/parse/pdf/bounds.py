@@ -3,8 +3,9 @@
 A small file can expand to hundreds of megabytes of drawing commands, and a dense ruled
 grid makes MuPDF's table finder run for many seconds a page. Past a page's bound the
 page is still read as text, without table detection, and a note in Document.notes says
-which page and why; past the document's time limit it is a one-line DocumentError. The
-limits are module constants, so the command line (or a caller) can change them.
+which page and why; past the document's CPU-time limit it is a one-line DocumentError (CPU
+time, not wall-clock time: a loaded machine does not make a document fail). The limits are
+module constants, so the command line (or a caller) can change them.
 
 `page_drawings` applies the page bounds, and skips get_cdrawings on a page whose content
 paints nothing (most prose pages): a search of the decoded contents is far cheaper.
@@ -17,6 +18,7 @@ import time
 from typing import Any
 
 from policy_assistant.errors import DocumentError
+from policy_assistant.parse.limits import DOCUMENT_CPU_LIMIT, over_limit_problem
 
 MAX_CONTENT_BYTES = 16_000_000
 """Bytes of a page's content streams beyond which its drawings are not looked at."""
@@ -24,8 +26,9 @@ MAX_DRAWING_ITEMS = 20_000
 """Lines, rectangles and curves on a page beyond which its tables are not looked for."""
 MAX_GRID_CELLS = 2_500
 """Cells a ruled grid may mark out for the table finder to run on it."""
-DOCUMENT_TIME_LIMIT: float | None = 300.0
-"""Seconds one document may take to parse, checked between pages; None for no limit."""
+DOCUMENT_TIME_LIMIT: float | None = DOCUMENT_CPU_LIMIT
+"""Seconds of CPU time one document may take to parse, checked between pages; None for no
+limit (the limit of every format, parse/limits.py, also stops a page that runs past it)."""
 
 
 def page_drawings(page: Any, number: int, notes: list[str]) -> list[dict[str, Any]] | None:
@@ -127,23 +130,20 @@ def dense_grid_note(page: int, cells: int) -> str:
 
 
 class Deadline:
-    """The per-document time limit, checked before each page."""
+    """The per-document CPU-time limit, checked before each page."""
 
     def __init__(self, source: str, pages: int) -> None:
         self._source = source
         self._pages = pages
         self._limit = DOCUMENT_TIME_LIMIT
-        # A clock for the limit only: nothing measured here goes into the document.
-        self._start = time.monotonic()
+        # CPU time, for the limit only: nothing measured here goes into the document.
+        self._start = time.process_time()
 
     def check(self, index: int) -> None:
-        """Raise DocumentError if the document has run past its time limit."""
+        """Raise DocumentError if the document has used more CPU time than its limit."""
         if self._limit is None or index == 0:
             return
-        elapsed = time.monotonic() - self._start
-        if elapsed > self._limit:
-            raise DocumentError(
-                self._source,
-                f"parse stopped after {elapsed:.0f} s at page {index + 1} of {self._pages}: "
-                f"over the {self._limit:.0f} s limit per document",
-            )
+        used = time.process_time() - self._start
+        if used > self._limit:
+            where = f"after {used:.0f} s of CPU time at page {index + 1} of {self._pages}"
+            raise DocumentError(self._source, over_limit_problem(self._limit, where))
