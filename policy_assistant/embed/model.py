@@ -89,11 +89,10 @@ def resolve_model(spec: str | os.PathLike[str]) -> ModelFolder:
     if path.is_dir():
         return read_folder(path, path.name)
     name = str(spec)
-    searched = cache_candidates(name)
-    for candidate in searched:
+    for candidate in cache_candidates(name):
         if candidate.is_dir():
             return read_folder(candidate, full_name(name))
-    where = ", ".join(str(p) for p in searched) or "no cache folder"
+    where = ", ".join(str(p) for p in cache_places(name)) or "no cache folder"
     raise ModelError(
         f"{name}: no such folder, and not in the model caches ({where}); nothing is downloaded"
     )
@@ -118,15 +117,22 @@ def hub_roots() -> list[Path]:
     return [Path(r) for r in dict.fromkeys(roots) if r]
 
 
-def cache_candidates(name: str) -> list[Path]:
-    """Return the folders where model `name` would be if a library had cached it."""
+def cache_places(name: str) -> list[Path]:
+    """Return where model `name` would be if a library had cached it: repos and flat folders."""
     org_name = full_name(name)
-    found: list[Path] = []
+    places: list[Path] = []
     for root in hub_roots():
-        repo = root / ("models--" + org_name.replace("/", "--"))
-        found.extend(snapshots(repo))
+        places.append(root / ("models--" + org_name.replace("/", "--")))
         # sentence-transformers before 2.3: one flat folder named org_name.
-        found.append(root / org_name.replace("/", "_"))
+        places.append(root / org_name.replace("/", "_"))
+    return places
+
+
+def cache_candidates(name: str) -> list[Path]:
+    """Return the model folders to try for `name`: each hub repo's snapshots, each flat folder."""
+    found: list[Path] = []
+    for place in cache_places(name):
+        found.extend(snapshots(place) if place.name.startswith("models--") else [place])
     return found
 
 
