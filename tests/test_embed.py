@@ -134,6 +134,32 @@ def test_vectors_are_unit_length_float32_and_deterministic(
 
 
 @needs_model
+def test_the_same_texts_give_the_same_bytes(model_folder: object) -> None:
+    from policy_assistant.embed.encoder import Encoder
+
+    encoder = Encoder(model_folder, runtime="onnx")  # type: ignore[arg-type]
+    assert np.array_equal(encoder.encode(PASSAGES[:6]), encoder.encode(PASSAGES[:6]))
+    assert encoder.encode([]).shape == (0, 384)
+
+
+@needs_model
+def test_a_runtime_without_its_file_is_a_model_error(tmp_path: Path) -> None:
+    from policy_assistant.embed.encoder import Encoder
+
+    for path in MODEL.iterdir():
+        if path.name not in ("onnx", "model.safetensors"):
+            (tmp_path / path.name).symlink_to(path)
+    (tmp_path / "onnx").mkdir()
+    (tmp_path / "onnx" / "model_qint8.onnx").symlink_to(MODEL / "onnx" / "model_qint8.onnx")
+    model = resolve_model(tmp_path)
+    with pytest.raises(ModelError, match=r"model\.safetensors: missing; the numpy runtime"):
+        Encoder(model, runtime="numpy")
+    with pytest.raises(ModelError, match="not one of auto, onnx, numpy"):
+        Encoder(model, runtime="torch")
+    assert Encoder(model).runtime == "onnx"
+
+
+@needs_model
 def test_published_reference_vector_for_hello_world(numpy_vectors: np.ndarray) -> None:
     # fastembed's tests/test_text_onnx_embeddings.py pins the first five values of
     # sentence-transformers/all-MiniLM-L6-v2 on "hello world" (mean pooling, normalised).

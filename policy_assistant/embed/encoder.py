@@ -36,6 +36,11 @@ class Encoder:
         threads: int = 1,
         batch_size: int = 32,
     ) -> None:
+        """Load the tokenizer and the runtime; `threads` is onnxruntime's.
+
+        The numpy runtime's threads are its BLAS library's, fixed by OPENBLAS_NUM_THREADS (or
+        OMP_NUM_THREADS) before numpy is first imported; set it to 1 per worker process.
+        """
         self.model = model
         self.batch_size = batch_size
         self.tokenizer = load_tokenizer(model)
@@ -149,6 +154,8 @@ def onnx_forward(path: Path, threads: int) -> Forward:
     def forward(ids: Ints, mask: Ints, types: Ints) -> Floats:
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
         hidden = session.run([output], {k: v for k, v in feed.items() if k in wanted})[0]
+        if hidden.ndim != 3:
+            raise ModelError(f"{path}: first output {output} is not (batch, tokens, hidden)")
         return np.asarray(hidden, dtype=np.float32)
 
     return forward

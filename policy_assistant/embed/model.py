@@ -189,6 +189,8 @@ def bert_shape(config: dict[str, Any], path: Path) -> BertShape:
     """Return the encoder sizes from config.json; another architecture is a ModelError."""
     if config.get("model_type") != "bert":
         raise ModelError(f"{path}: model_type {config.get('model_type')!r}; only bert runs here")
+    if config.get("hidden_act", "gelu") != "gelu":
+        raise ModelError(f"{path}: hidden_act {config['hidden_act']!r}; only gelu runs here")
     return BertShape(
         hidden=int(config["hidden_size"]),
         layers=int(config["num_hidden_layers"]),
