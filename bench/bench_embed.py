@@ -56,6 +56,7 @@ def measure(encoder: Encoder, texts: list[str]) -> tuple[float, float, np.ndarra
 
 
 def main() -> None:
+    """Measure every runtime the model folder has and print one line each."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--passages", type=int, default=48)
     parser.add_argument("--model", type=Path, default=ROOT / "build/models/all-MiniLM-L6-v2")

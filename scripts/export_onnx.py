@@ -39,26 +39,31 @@ class Graph:
         self.named: set[str] = set()
 
     def const(self, name: str, value: np.ndarray) -> str:
+        """Return the name of a constant, added once."""
         if name not in self.named:
             self.named.add(name)
             self.inits.append(numpy_helper.from_array(value, name))
         return name
 
     def weight(self, name: str, transpose: bool = False) -> str:
+        """Return the name of a safetensors weight as a float32 initializer."""
         value = np.asarray(self.tensors[name], dtype=np.float32)
         return self.const(name, np.ascontiguousarray(value.T if transpose else value))
 
     def op(self, kind: str, *inputs: str, **attrs: object) -> str:
+        """Append one node and return its output's name."""
         self.count += 1
         out = f"{kind.lower()}_{self.count}"
         self.nodes.append(helper.make_node(kind, list(inputs), [out], **attrs))
         return out
 
     def dense(self, x: str, prefix: str) -> str:
+        """Return x @ W.T + b for the Linear layer at `prefix`."""
         product = self.op("MatMul", x, self.weight(prefix + ".weight", transpose=True))
         return self.op("Add", product, self.weight(prefix + ".bias"))
 
     def norm(self, x: str, prefix: str, eps: float) -> str:
+        """Return LayerNorm of x with the gain and bias at `prefix`."""
         gain, bias = self.weight(prefix + ".weight"), self.weight(prefix + ".bias")
         return self.op("LayerNormalization", x, gain, bias, axis=-1, epsilon=eps)
 
@@ -82,6 +87,7 @@ def attention(g: Graph, x: str, p: str, heads: int, size: int, bias: str) -> str
     merge = g.const(f"{p}merge", np.array([0, 0, heads * size], dtype=np.int64))
 
     def heads_of(name: str, perm: list[int]) -> str:
+        """Return one projection split into heads and transposed by `perm`."""
         return g.op("Transpose", g.op("Reshape", g.dense(x, f"{p}self.{name}"), split), perm=perm)
 
     q, k = heads_of("query", [0, 2, 1, 3]), heads_of("key", [0, 2, 3, 1])
@@ -141,6 +147,7 @@ def build(folder: Path) -> onnx.ModelProto:
 
 
 def main() -> None:
+    """Write onnx/model.onnx into the model folder."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "folder", type=Path, nargs="?", default=ROOT / "build/models/all-MiniLM-L6-v2"

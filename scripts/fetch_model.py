@@ -64,6 +64,7 @@ def source(path: str) -> tuple[str, str]:
 
 
 def sha256(data: bytes) -> str:
+    """Return the hex sha256 of `data`."""
     return hashlib.sha256(data).hexdigest()
 
 
@@ -91,6 +92,7 @@ def unpack(wheels: dict[str, Path], target: Path) -> None:
 
 
 def main() -> None:
+    """Fetch, check and unpack, unless every file is already there as pinned."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--target", type=Path, default=DEFAULT_TARGET)
     target = parser.parse_args().target
