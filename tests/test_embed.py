@@ -7,6 +7,7 @@ skip and say so; the resolver, cache, safetensors and import tests need no model
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import struct
@@ -25,9 +26,12 @@ from policy_assistant.embed.text import embedding_text
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "build" / "models" / "all-MiniLM-L6-v2"
+RUNTIMES_MISSING = [m for m in ("onnxruntime", "tokenizers") if not importlib.util.find_spec(m)]
 needs_model = pytest.mark.skipif(
-    not (MODEL / "model.safetensors").is_file(),
-    reason=f"no model folder at {MODEL.relative_to(ROOT)}: run `python scripts/fetch_model.py`",
+    not (MODEL / "model.safetensors").is_file() or bool(RUNTIMES_MISSING),
+    reason=f"no model folder at {MODEL.relative_to(ROOT)}: run `python scripts/fetch_model.py`"
+    if not (MODEL / "model.safetensors").is_file()
+    else f"{', '.join(RUNTIMES_MISSING)} not installed: pip install -e '.[dense]'",
 )
 
 PASSAGES = [
