@@ -33,6 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"procs"}),
     frozenset({"parse"}),
     frozenset({"chunk"}),
+    frozenset({"embed"}),
     frozenset({"index.base"}),
     frozenset({"index.chunks"}),
     frozenset({"index.context"}),
