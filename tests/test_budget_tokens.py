@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_cli import APP, runner
-from test_eval_support import QUESTIONS, write_corpus, write_questions
+from support.cli import APP, runner
+from support.eval_corpus import QUESTIONS, write_eval_corpus, write_questions
 
 from policy_assistant.errors import UsageError
 from policy_assistant.evaluate import EvalSettings, budget_units, run_eval
@@ -63,7 +63,7 @@ def test_a_missing_file_is_a_usage_error_saying_what_and_where(
         encoding()
     assert bogus.read_bytes() == b"not the encoding", "a wrong file is left alone, not replaced"
     corpus, questions = (
-        write_corpus(tmp_path / "c"),
+        write_eval_corpus(tmp_path / "c"),
         write_questions(tmp_path / "q.jsonl", QUESTIONS),
     )
     result = runner.invoke(
@@ -96,7 +96,7 @@ def test_the_cache_variable_is_put_back_after_loading(
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("tokens")
-    return write_corpus(root / "corpus"), write_questions(root / "q.jsonl", QUESTIONS)
+    return write_eval_corpus(root / "corpus"), write_questions(root / "q.jsonl", QUESTIONS)
 
 
 def evaluate(paths: tuple[Path, Path], *args: str) -> Any:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import itertools
 
-from chunk_strategies import documents, warranty_like_document
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from support.chunk_strategies import documents, warranty_like_document
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.chunk.base import section_runs

@@ -7,7 +7,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from test_pipeline import write_corpus
+from support.corpora import write_pipeline_corpus
 from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
@@ -170,7 +170,7 @@ def test_bad_settings_are_usage_errors() -> None:
 
 
 def test_ingest_stores_units_whose_context_matches_the_in_memory_one(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
     docs = parse_path(corpus).documents
     memory = UnitIndex.build(build_units(docs))
@@ -187,7 +187,7 @@ def test_ingest_stores_units_whose_context_matches_the_in_memory_one(tmp_path: P
 
 
 def test_incremental_ingest_assembles_the_contexts_of_a_cold_one(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "warm", make_chunker("structure"), units=True)
     (corpus / "b.md").write_text("# Mowers\n\nLawn mowers now carry a three year warranty.\n")
     ingest(corpus, tmp_path / "warm", make_chunker("structure"), units=True)
@@ -200,7 +200,7 @@ def test_incremental_ingest_assembles_the_contexts_of_a_cold_one(tmp_path: Path)
 
 
 def test_an_index_without_units_says_what_to_run_and_ingest_rebuilds_it(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", make_chunker("structure"), units=False)
     with open_index(tmp_path / "i") as index, pytest.raises(IndexError_, match="run `policy"):
         index.context("sprinkler", 100)
@@ -211,7 +211,7 @@ def test_an_index_without_units_says_what_to_run_and_ingest_rebuilds_it(tmp_path
 
 
 def test_search_budget_prints_the_context_with_citations(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
     args = ["search", "sprinkler warranty", "--index", str(tmp_path / "i"), "--budget", "30"]
     shown = CliRunner().invoke(app, args)
@@ -254,7 +254,7 @@ def test_strategies_are_eval_runs_with_the_chunkers_figures(corpus_dir: Path) ->
 def test_units_are_on_by_default_and_an_unchanged_corpus_parses_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     chunker = make_chunker("structure")
     ingest(corpus, tmp_path / "plain", chunker, units=False)
     assert not (next((tmp_path / "plain").glob("gen-*")) / "units").exists()
@@ -275,7 +275,7 @@ def test_units_are_on_by_default_and_an_unchanged_corpus_parses_nothing(
 def test_search_budget_works_after_a_plain_ingest_and_names_ingest_after_index(
     tmp_path: Path,
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingested = CliRunner().invoke(app, ["ingest", str(corpus), "--index", str(tmp_path / "i")])
     assert ingested.exit_code == 0, ingested.output
     args = ["search", "sprinkler warranty", "--budget", "300", "--json"]

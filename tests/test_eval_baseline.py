@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_support import QUESTIONS, parsed_corpus, write_questions
+from support.eval_corpus import QUESTIONS, parsed_corpus, write_questions
 
 from policy_assistant.errors import PolicyAssistantError
 from policy_assistant.evaluate.baseline import (

@@ -7,36 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
-from test_eval_support import QUESTIONS, write_corpus, write_questions
-from typer.testing import CliRunner
+from support.cli import APP, runner
+from support.eval_corpus import QUESTIONS, write_eval_corpus, write_questions
 
-from policy_assistant.cli import eval_cmd
 from policy_assistant.evaluate.questions import Question
 from policy_assistant.records import Chunk
-
-runner = CliRunner()
-
-
-def make_app() -> typer.Typer:
-    """The eval command alone, under a group like the real app's."""
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
-    @app.callback()
-    def root() -> None:
-        """Root."""
-
-    eval_cmd.register(app)
-    return app
-
-
-APP = make_app()
 
 
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("eval")
-    corpus = write_corpus(root / "corpus")
+    corpus = write_eval_corpus(root / "corpus")
     return corpus, write_questions(root / "questions.jsonl", QUESTIONS)
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from test_pipeline import STRUCTURE, tree_digest, write_corpus
+from support.corpora import write_pipeline_corpus
+from support.pipeline import STRUCTURE, tree_digest
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
@@ -27,7 +28,7 @@ runner = CliRunner()
 @pytest.fixture
 def built(tmp_path: Path) -> tuple[Path, Path]:
     """A corpus and its index, ingested once."""
-    corpus, index_dir = write_corpus(tmp_path / "c"), tmp_path / "i"
+    corpus, index_dir = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index_dir, STRUCTURE)
     return corpus, index_dir
 

@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 
 import pytest
-from format_checks import check_document, check_offsets, kinds
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from markdown_truth import missing
+from support.format_checks import check_document, check_offsets, kinds
+from support.markdown_truth import missing
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.html import parse_html

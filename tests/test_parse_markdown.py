@@ -4,10 +4,10 @@ import os
 from pathlib import Path
 
 import pytest
-from format_checks import check_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from markdown_truth import missing, visible_text
+from support.format_checks import check_document
+from support.markdown_truth import missing, visible_text
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse import parse_bytes, parse_path

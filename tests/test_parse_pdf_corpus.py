@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from pdf_factory import only, parse
+from support.pdf_factory import only, parse
 
 from policy_assistant.records import Document
 

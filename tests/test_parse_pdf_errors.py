@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from pdf_factory import TABLE_HTML, parse, save, story_pdf, zero_page_pdf
+from support.pdf_factory import TABLE_HTML, parse, save, story_pdf, zero_page_pdf
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.pdf.reader import parse_pdf

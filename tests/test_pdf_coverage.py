@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from pdf_factory import (
+from support.pdf_factory import (
     MARGIN,
     TABLE_HTML,
     draw_table,

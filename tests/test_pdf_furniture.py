@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
-from pdf_factory import A4, MARGIN, lines_pdf, parse, save, story_pdf
+from support.pdf_factory import A4, MARGIN, lines_pdf, parse, save, story_pdf
 
 from policy_assistant.parse.pdf.coverage import coverage
 from policy_assistant.parse.pdf.reader import text_layer_words

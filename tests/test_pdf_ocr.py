@@ -6,7 +6,7 @@ import random
 
 import pymupdf
 import pytest
-from pdf_factory import parse, save, story_pdf
+from support.pdf_factory import parse, save, story_pdf
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.pdf import ocr as pdf_ocr

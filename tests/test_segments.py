@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from chunk_factory import bare_chunk
+from support.chunk_factory import bare_chunk
 
 from policy_assistant.ids import content_id
 from policy_assistant.index import build_index, open_index

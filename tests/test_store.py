@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from chunk_factory import bare_chunk
 from hypothesis import given
 from hypothesis import strategies as st
+from support.chunk_factory import bare_chunk
 
 from policy_assistant import index as store
 from policy_assistant.chunk import make_chunker

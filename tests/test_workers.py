@@ -23,8 +23,8 @@ from typing import Any
 
 import pymupdf
 import pytest
-from pdf_factory import save, story_pdf
-from spies import another_thread
+from support.pdf_factory import save, story_pdf
+from support.spies import another_thread
 from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
