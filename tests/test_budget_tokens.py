@@ -176,3 +176,22 @@ def test_counts_kept_by_text_are_the_encoders_and_can_be_forgotten() -> None:
     assert token_counts(texts[::-1]) == want[::-1]
     forget_token_counts()
     assert token_counts(texts[:1]) == want[:1]
+
+
+def test_the_file_is_read_from_the_folder_the_user_names_first(
+    fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    shipped = budget_units.encoding_folder() / ENCODING_FILE
+    named, old, default = tmp_path / "named", tmp_path / "old", tmp_path / "tmp"
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(named))
+    monkeypatch.setenv("DATA_GYM_CACHE_DIR", str(old))
+    monkeypatch.setattr(budget_units.tempfile, "gettempdir", lambda: str(default))
+    folders = budget_units.candidate_folders()
+    assert folders[:3] == [named, old, default / "data-gym-cache"]
+    for folder in (default / "data-gym-cache", old, named):  # each one found before the next
+        folder.mkdir(parents=True)
+        (folder / ENCODING_FILE).write_bytes(shipped.read_bytes())
+        assert budget_units.encoding_folder() == folder
+    (named / ENCODING_FILE).write_bytes(b"a damaged copy")
+    assert budget_units.encoding_folder() == old, "a file whose digest differs is passed over"
+    assert encoding().encode("hello world") == [15339, 1917]
