@@ -105,6 +105,7 @@ def evaluate(paths: tuple[Path, Path], *args: str) -> Any:
     return runner.invoke(APP, [*common, *args])
 
 
+@pytest.mark.slow
 def test_contexts_are_packed_in_tokens_of_each_chunks_whole_text(
     paths: tuple[Path, Path],
 ) -> None:

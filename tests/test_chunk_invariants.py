@@ -39,6 +39,7 @@ def chunkers(draw: st.DrawFn) -> Chunker:
     return make_chunker(name, max_words=draw(caps), overlap_sentences=draw(st.integers(0, 3)))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(doc=documents(), chunker=chunkers())
 def test_every_chunker_holds_the_invariants(doc: Document, chunker: Chunker) -> None:
@@ -49,6 +50,7 @@ def test_every_chunker_holds_the_invariants(doc: Document, chunker: Chunker) -> 
     check_sections(doc, chunker, chunks)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(doc=documents(max_blocks=6), chunker=chunkers())
 def test_ids_are_stable_across_runs_and_chunker_instances(doc: Document, chunker: Chunker) -> None:
@@ -56,6 +58,7 @@ def test_ids_are_stable_across_runs_and_chunker_instances(doc: Document, chunker
     assert [c.to_dict() for c in chunker.chunk(doc)] == [c.to_dict() for c in again.chunk(doc)]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(docs=st.lists(documents(max_blocks=6), min_size=1, max_size=4), chunker=chunkers())
 def test_no_chunk_crosses_documents(docs: list[Document], chunker: Chunker) -> None:

@@ -32,6 +32,7 @@ def invoke(*args: str, stdin: bytes | None = None):  # type: ignore[no-untyped-d
     return runner.invoke(app, list(args), input=stdin)
 
 
+@pytest.mark.slow
 def test_chunk_then_index_writes_the_bytes_ingest_writes(tmp_path: Path) -> None:
     chunks = tmp_path / "c.jsonl"
     made = invoke("chunk", str(CORPUS), "--out", str(chunks), "--quiet")

@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from support.corpora import write_pipeline_corpus
 from typer.testing import CliRunner
 
@@ -117,6 +118,7 @@ def _mid_write(index: Path, pid: int) -> bool:
     return f".tmp-{pid}" in names or len(generations) > 1 or any(".trash-" in n for n in names)
 
 
+@pytest.mark.slow
 def test_an_ingest_killed_at_random_points_leaves_the_old_or_the_new_index(tmp_path: Path) -> None:
     corpora = {marker: tmp_path / marker for marker in ("old", "new")}
     for marker, root in corpora.items():

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.corpora import write_corpus
 from typer.testing import CliRunner
 
@@ -59,6 +60,7 @@ def test_unknown_option_is_a_usage_error() -> None:
     assert result.exit_code == 2
 
 
+@pytest.mark.slow
 def test_installed_entry_point_runs(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path / "c", FILES)
     script = Path(sys.executable).parent / "policy-assistant"

@@ -22,6 +22,8 @@ from policy_assistant.index import open_index
 from policy_assistant.ingest.events import Changes
 from policy_assistant.ingest.pipeline import ingest
 
+pytestmark = pytest.mark.slow  # watch tests: make test-slow, make check and CI run them
+
 WATCH = """
 import signal, sys
 # As a terminal's foreground job: Ctrl-C raises, even when the test runs as a background job.

@@ -226,6 +226,7 @@ def test_search_budget_prints_the_context_with_citations(tmp_path: Path) -> None
     assert bad.exit_code == 2
 
 
+@pytest.mark.slow
 def test_strategies_are_eval_runs_with_the_chunkers_figures(corpus_dir: Path) -> None:
     docs = parse_path(corpus_dir).documents
     qset = load_questions(corpus_dir.parent / "questions" / "questions.jsonl", docs)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from support.corpora import write_pipeline_corpus
 from typer.testing import CliRunner
 
@@ -16,6 +17,7 @@ def figures(report: dict, name: str) -> dict:  # type: ignore[type-arg]
     return report["chunkers"][name]
 
 
+@pytest.mark.slow
 def test_a_shipped_index_scores_as_its_chunker_does_re_chunked(tmp_path: Path) -> None:
     index = tmp_path / "i"
     done = runner.invoke(app, ["ingest", str(ROOT / "corpus"), "--index", str(index), "-q"])

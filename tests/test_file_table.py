@@ -67,6 +67,7 @@ def test_a_no_op_ingest_reads_no_file_and_writes_nothing(
     assert tree_digest(index) == before
 
 
+@pytest.mark.slow
 def test_one_changed_file_is_the_only_one_read_and_the_index_equals_a_cold_build(
     tmp_path: Path, reads: SourceSpy
 ) -> None:
@@ -122,6 +123,7 @@ def test_a_damaged_table_reads_every_file_and_is_written_again(
     assert reads.take() == []
 
 
+@pytest.mark.slow
 def test_a_catalog_change_makes_its_file_parsed_again_not_kept(
     tmp_path: Path, reads: SourceSpy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -140,6 +142,7 @@ def test_a_catalog_change_makes_its_file_parsed_again_not_kept(
     assert summary.unchanged == ["a.md", "staff/c.md"]
 
 
+@pytest.mark.slow
 def test_a_removed_file_leaves_the_table(tmp_path: Path, reads: SourceSpy) -> None:
     corpus, index = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
@@ -163,6 +166,7 @@ def test_units_asked_for_after_an_index_without_them_equal_a_cold_build(
     assert same_as_cold(index, corpus, tmp_path)
 
 
+@pytest.mark.slow
 def test_damaged_units_are_rebuilt_from_the_corpus_on_the_next_change(
     tmp_path: Path, reads: SourceSpy
 ) -> None:
@@ -183,6 +187,7 @@ def many_files(corpus: Path, count: int, word: str) -> None:
         path.write_text(f"---\naccess: public\n---\n# Doc {i}\n\nItem {i} is {word}.\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_files_kept_by_stat_among_pooled_parses_keep_source_order(
     tmp_path: Path, reads: SourceSpy, workers: int

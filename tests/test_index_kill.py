@@ -19,9 +19,10 @@ from policy_assistant.index import index_lock
 from policy_assistant.index.chunks.bm25_build import BATCH_ROWS
 from policy_assistant.ingest.pipeline import ingest
 
-pytestmark = pytest.mark.skipif(
-    sys.platform != "linux", reason="reads /proc; workers fork on Linux"
-)
+pytestmark = [
+    pytest.mark.slow,  # kill tests: make test-slow, make check and CI run them
+    pytest.mark.skipif(sys.platform != "linux", reason="reads /proc; workers fork on Linux"),
+]
 
 ROWS = 40 * BATCH_ROWS
 """Rows the killed build is given: far more than one batch, so workers fork."""

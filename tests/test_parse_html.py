@@ -234,6 +234,7 @@ def html_fragments(draw: st.DrawFn, depth: int = 0) -> tuple[str, list[str]]:
     return html, shown
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.lists(html_fragments(), min_size=1, max_size=5))
 def test_every_word_of_generated_html_is_in_a_block(parts: list[tuple[str, list[str]]]) -> None:

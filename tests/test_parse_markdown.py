@@ -424,6 +424,7 @@ def markdown_documents(draw: st.DrawFn) -> tuple[str, list[str]]:
     return "\n\n".join(source) + "\n", seen
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(markdown_documents())
 def test_every_visible_word_of_generated_markdown_is_in_a_block(

@@ -60,6 +60,7 @@ def test_damaged_cross_reference_is_repaired_and_parsed() -> None:
     assert parse(damaged).title == "Still here"
 
 
+@pytest.mark.slow
 def test_parsing_prints_nothing(tmp_path: Path) -> None:
     # A fresh interpreter: pymupdf prints its table-finder advert only once per process.
     sample = tmp_path / "table.pdf"

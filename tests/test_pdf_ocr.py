@@ -134,6 +134,7 @@ def test_a_text_layer_of_noise_over_a_scan_is_ocrd() -> None:
     assert not pdf_ocr.is_garbage(document.text)
 
 
+@pytest.mark.slow
 def test_without_ocr_a_text_layer_of_noise_is_left_out_and_recorded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -49,6 +49,7 @@ def real_documents() -> list[Document]:
     return [doc for path in REAL for doc in parse_path(path).documents]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(PEERS))
 def test_every_peer_chunk_maps_back_exactly_to_the_parsed_text(
     name: str, real_documents: list[Document]

@@ -48,6 +48,7 @@ def test_a_fresh_build_of_the_same_corpus_gives_identical_bytes(tmp_path: Path) 
     assert tree_digest(tmp_path / "one") == tree_digest(tmp_path / "two")
 
 
+@pytest.mark.slow
 def test_only_the_changed_document_is_parsed_again(tmp_path: Path, spy: SourceSpy) -> None:
     corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
@@ -69,6 +70,7 @@ def test_removed_document_is_dropped(tmp_path: Path) -> None:
     assert [d.source for d in load_manifest(tmp_path / "i").documents] == ["b.md", "staff/c.md"]
 
 
+@pytest.mark.slow
 def test_a_catalog_change_re_chunks_with_the_new_label(tmp_path: Path, spy: SourceSpy) -> None:
     corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)

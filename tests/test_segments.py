@@ -22,7 +22,7 @@ from policy_assistant.index import build_index, open_index
 from policy_assistant.index.chunks import segment_search
 from policy_assistant.index.chunks.search import memory_index
 from policy_assistant.index.chunks.segment import Segment
-from policy_assistant.index.store import entries as entries_module
+from policy_assistant.index.store import manifest as manifest_module
 from policy_assistant.index.store import plan
 from policy_assistant.index.store.build import IndexSettings, sort_chunks
 from policy_assistant.index.store.entries import parse_entries
@@ -164,6 +164,7 @@ def run_sequence(folder: Path, seed: int, variant: str, steps: int) -> tuple[Cor
     return corpus, counts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["lucene", "okapi"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_any_sequence_of_ingests_searches_as_a_cold_build(
@@ -193,14 +194,14 @@ def test_the_sequences_above_merge_segments(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     merged: list[list[str]] = []
-    choose = plan._choose
+    choose = plan.choose_merges
 
-    def spy(segments: list[plan.LiveSegment], fresh: bool) -> tuple[list[str], list[str]]:
+    def spy(segments: list[plan.Merging], fresh: bool) -> tuple[list[str], list[str]]:
         kept, chosen = choose(segments, fresh)
         merged.append(chosen)
         return kept, chosen
 
-    monkeypatch.setattr(plan, "_choose", spy)
+    monkeypatch.setattr(plan, "choose_merges", spy)
     _, counts = run_sequence(tmp_path / "i", 1, "lucene", steps=14)
     assert sum(1 for m in merged if len(m) >= 2) >= 1, (merged, counts)
 
@@ -241,7 +242,7 @@ def test_search_does_not_read_the_document_entries(
     def refuse(generation: Path, segments: object) -> None:
         raise AssertionError(f"search read the entries of {generation.name}")
 
-    monkeypatch.setattr(entries_module, "read_entries", refuse)
+    monkeypatch.setattr(manifest_module, "read_entries", refuse)  # where the manifest reads them
     with open_index(folder) as index:
         assert index.search("w1 w2", 5)
     with pytest.raises(AssertionError, match="read the entries"), open_index(folder) as index:

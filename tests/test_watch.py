@@ -27,6 +27,8 @@ from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.ingest.watch import Watch
 from policy_assistant.parse import read_sources
 
+pytestmark = pytest.mark.slow  # watch tests: make test-slow, make check and CI run them
+
 WORDS = [
     "sprinkler",
     "mower",
