@@ -2,20 +2,27 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# What each target installs: ingest and eval the package alone; tests, lint and typecheck the
+# dev extra and the optional ones the tests cover; the benchmarks the bench extra too.
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 BENCH_STAMP := $(VENV)/.installed-bench
+DEV_EXTRAS := dev,browser,peers,tokens,watch
+PIP := $(BIN)/pip install --disable-pip-version-check
 CORPUS ?= corpus
 SRC := policy_assistant tests bench scripts
 
-.PHONY: help install system ingest eval baseline test lint typecheck check bench bench-sweep bench-scale corpus golden clean
+.PHONY: help install install-dev system ingest eval baseline test test-slow test-all lint typecheck check bench bench-sweep bench-scale corpus golden clean
 
 help:
 	@echo "make ingest    set up .venv, ingest the bundled corpus and print the evaluation"
-	@echo "make test      set up .venv with the dev extra and run the tests"
+	@echo "make test      set up .venv with the dev extra and run the tests but the slow ones (< 3 min)"
+	@echo "make test-slow the slow tests alone: kill, watch, fuzz and large ones"
+	@echo "make test-all  every test, slow ones included"
 	@echo "make system    install the Debian packages for OCR (tesseract), as root"
 	@echo "make eval      the CI gate: evaluate and compare with questions/baseline.json"
 	@echo "make baseline  write questions/baseline.json from the current code (review its diff)"
-	@echo "make check     lint, format check, type check and tests"
+	@echo "make check     lint, format check, type check and every test (what CI runs)"
 	@echo "make bench     run the benchmarks in bench/ (installs the bench extra)"
 	@echo "make bench-sweep  time 8 eval variants x 3 budgets, 500 questions, 250k words (< 10 s)"
 	@echo "make bench-scale  ours against tantivy at 10k and 100k chunks (SIZES=1000000 for 1M)"
@@ -26,8 +33,8 @@ help:
 $(STAMP): pyproject.toml
 	@echo "== creating the virtual environment in $(VENV)"
 	$(PYTHON) -m venv $(VENV)
-	@echo "== installing policy-assistant and its dev extra (a minute or two the first time)"
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,peers,tokens]'
+	@echo "== installing policy-assistant and what ingest and eval need"
+	$(PIP) -e .
 	@# An editable install leaves our modules uncompiled, and with PYTHONDONTWRITEBYTECODE set
 	@# every command would compile them again (0.1 s of each start); an installed wheel has them.
 	$(BIN)/python -m compileall -q policy_assistant
@@ -36,7 +43,14 @@ $(STAMP): pyproject.toml
 system:
 	@bash scripts/system-packages.sh
 
+$(DEV_STAMP): $(STAMP)
+	@echo "== installing the extras the tests cover: $(DEV_EXTRAS) (a few minutes the first time)"
+	$(PIP) -e '.[$(DEV_EXTRAS)]'
+	@touch $(DEV_STAMP)
+
 install: $(STAMP)
+
+install-dev: $(DEV_STAMP)
 
 ingest: $(STAMP) system
 	@echo "== ingesting $(CORPUS) into build/index"
@@ -50,20 +64,26 @@ eval: $(STAMP)
 baseline: $(STAMP)
 	$(BIN)/policy-assistant eval --summary --out questions/baseline.json
 
-test: $(STAMP)
+test: $(DEV_STAMP)
+	$(BIN)/pytest -m "not slow"
+
+test-slow: $(DEV_STAMP)
+	$(BIN)/pytest -m slow
+
+test-all: $(DEV_STAMP)
 	$(BIN)/pytest
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check $(SRC)
 	$(BIN)/ruff format --check $(SRC)
 
-typecheck: $(STAMP)
+typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-check: lint typecheck test
+check: lint typecheck test-all
 
-$(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,browser,peers,tokens,bench]'
+$(BENCH_STAMP): $(DEV_STAMP)
+	$(PIP) -e '.[$(DEV_EXTRAS),bench]'
 	@touch $(BENCH_STAMP)
 
 bench-scale: $(BENCH_STAMP)
@@ -72,13 +92,13 @@ bench-scale: $(BENCH_STAMP)
 bench: $(BENCH_STAMP)
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
-bench-sweep: $(STAMP)
+bench-sweep: $(DEV_STAMP)
 	$(BIN)/python bench/bench_sweep.py
 
 corpus: $(STAMP)
 	$(BIN)/python scripts/build_corpus.py
 
-golden: $(STAMP)
+golden: $(DEV_STAMP)
 	$(BIN)/python scripts/update_golden.py
 
 clean:

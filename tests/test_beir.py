@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_cli import APP, runner
+from support.cli import APP, runner
 
 from policy_assistant.cli import app
 from policy_assistant.errors import QuestionsError, UsageError
@@ -215,6 +215,7 @@ def test_a_chunk_file_over_the_folder_is_a_row_too(tmp_path: Path) -> None:
         assert report.figures[run.name][measure].value == pytest.approx(value, abs=TOLERANCE)
 
 
+@pytest.mark.slow
 def test_a_folder_that_is_not_a_beir_folder_is_one_clear_error(tmp_path: Path) -> None:
     result = runner.invoke(APP, ["eval", "--questions", str(tmp_path)])
     assert result.exit_code == 1

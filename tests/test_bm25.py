@@ -63,6 +63,7 @@ def ranking(scores: np.ndarray, k: int, allowed: np.ndarray | None = None) -> li
     return sorted(rows, key=lambda r: (-scores[r], r))[:k]
 
 
+@pytest.mark.slow
 def test_okapi_matches_rank_bm25(corpus: list[list[str]]):
     reference = BM25Okapi(corpus)
     index = BM25Index.build(corpus, variant="okapi", k1=1.5, b=0.75, epsilon=0.25)
@@ -89,6 +90,7 @@ def naive_lucene(corpus: list[list[str]], query: list[str], k1=1.2, b=0.75) -> l
     return scores
 
 
+@pytest.mark.slow
 def test_lucene_matches_the_formula(corpus: list[list[str]], lucene: BM25Index):
     for query in zipf_queries(12):
         np.testing.assert_allclose(lucene.scores(query), naive_lucene(corpus, query), atol=1e-9)
@@ -281,6 +283,7 @@ json.dump(digests, sys.stdout)
 """
 
 
+@pytest.mark.slow
 def test_worker_processes_do_not_change_the_index():
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     done = subprocess.run(

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_cli import APP, runner
-from test_eval_support import QUESTIONS, write_corpus, write_questions
+from support.cli import APP, runner
+from support.eval_corpus import QUESTIONS, write_eval_corpus, write_questions
 
 from policy_assistant.errors import UsageError
 from policy_assistant.evaluate import EvalSettings, budget_units, run_eval
@@ -63,7 +63,7 @@ def test_a_missing_file_is_a_usage_error_saying_what_and_where(
         encoding()
     assert bogus.read_bytes() == b"not the encoding", "a wrong file is left alone, not replaced"
     corpus, questions = (
-        write_corpus(tmp_path / "c"),
+        write_eval_corpus(tmp_path / "c"),
         write_questions(tmp_path / "q.jsonl", QUESTIONS),
     )
     result = runner.invoke(
@@ -96,7 +96,7 @@ def test_the_cache_variable_is_put_back_after_loading(
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("tokens")
-    return write_corpus(root / "corpus"), write_questions(root / "q.jsonl", QUESTIONS)
+    return write_eval_corpus(root / "corpus"), write_questions(root / "q.jsonl", QUESTIONS)
 
 
 def evaluate(paths: tuple[Path, Path], *args: str) -> Any:
@@ -105,6 +105,7 @@ def evaluate(paths: tuple[Path, Path], *args: str) -> Any:
     return runner.invoke(APP, [*common, *args])
 
 
+@pytest.mark.slow
 def test_contexts_are_packed_in_tokens_of_each_chunks_whole_text(
     paths: tuple[Path, Path],
 ) -> None:
@@ -176,3 +177,22 @@ def test_counts_kept_by_text_are_the_encoders_and_can_be_forgotten() -> None:
     assert token_counts(texts[::-1]) == want[::-1]
     forget_token_counts()
     assert token_counts(texts[:1]) == want[:1]
+
+
+def test_the_file_is_read_from_the_folder_the_user_names_first(
+    fresh: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    shipped = budget_units.encoding_folder() / ENCODING_FILE
+    named, old, default = tmp_path / "named", tmp_path / "old", tmp_path / "tmp"
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(named))
+    monkeypatch.setenv("DATA_GYM_CACHE_DIR", str(old))
+    monkeypatch.setattr(budget_units.tempfile, "gettempdir", lambda: str(default))
+    folders = budget_units.candidate_folders()
+    assert folders[:3] == [named, old, default / "data-gym-cache"]
+    for folder in (default / "data-gym-cache", old, named):  # each one found before the next
+        folder.mkdir(parents=True)
+        (folder / ENCODING_FILE).write_bytes(shipped.read_bytes())
+        assert budget_units.encoding_folder() == folder
+    (named / ENCODING_FILE).write_bytes(b"a damaged copy")
+    assert budget_units.encoding_folder() == old, "a file whose digest differs is passed over"
+    assert encoding().encode("hello world") == [15339, 1917]

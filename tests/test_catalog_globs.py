@@ -23,6 +23,7 @@ def toml_value(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+@pytest.mark.slow
 def test_glob_catalog_labels_the_bundled_corpus_as_the_per_file_catalog_does(
     tmp_path: Path,
 ) -> None:

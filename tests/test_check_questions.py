@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from test_eval_support import write_corpus, write_questions
+from support.eval_corpus import write_eval_corpus, write_questions
 from typer.testing import CliRunner
 
 from policy_assistant.cli.app import app as APP
@@ -34,7 +34,7 @@ def check(corpus: Path, questions: Path, *args: str) -> Any:
 def test_coverage_counts_audiences_tags_and_documents_of_the_valid_questions(
     tmp_path: Path,
 ) -> None:
-    corpus = write_corpus(tmp_path / "corpus")
+    corpus = write_eval_corpus(tmp_path / "corpus")
     questions = [
         question(1, "Lawn mower | 3 years", tags=["table"]),
         question(2, "Keep your receipt: it is your proof of purchase.", tags=["table", "x"]),
@@ -52,7 +52,7 @@ def test_coverage_counts_audiences_tags_and_documents_of_the_valid_questions(
 def test_a_multi_tag_on_one_place_and_a_staff_tag_on_a_public_question_are_invalid(
     tmp_path: Path,
 ) -> None:
-    corpus = write_corpus(tmp_path / "corpus")
+    corpus = write_eval_corpus(tmp_path / "corpus")
     questions = [
         question(1, "Lawn mower | 3 years", tags=["multi"]),
         question(2, "Lawn mower | 3 years", tags=["staff"]),
@@ -66,7 +66,7 @@ def test_a_multi_tag_on_one_place_and_a_staff_tag_on_a_public_question_are_inval
 
 
 def test_write_valid_keeps_only_the_lines_that_check_out(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "corpus")
+    corpus = write_eval_corpus(tmp_path / "corpus")
     questions = [
         question(1, "Lawn mower | 3 years"),
         question(2, "Lawn mower | 30 years"),
@@ -83,7 +83,7 @@ def test_write_valid_keeps_only_the_lines_that_check_out(tmp_path: Path) -> None
 
 
 def test_write_valid_refuses_a_csv_file_as_a_usage_error(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "corpus")
+    corpus = write_eval_corpus(tmp_path / "corpus")
     csv = tmp_path / "q.csv"
     csv.write_text('question,references,corpus_id\nWhat?,"[{""content"": ""Lawn mower""}]",x\n')
     result = check(corpus, csv, "--write-valid", str(tmp_path / "out.jsonl"))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_cli import APP, runner
+from support.cli import APP, runner
 
 from policy_assistant.evaluate.questions import load_questions
 from policy_assistant.parse import parse_path

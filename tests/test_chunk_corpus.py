@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_chunk_invariants import check_caps, check_coverage, check_records, check_sections
+from support.chunk_checks import check_caps, check_coverage, check_records, check_sections
 
 from policy_assistant.chunk import CHUNKERS, Chunker, chunk_documents, make_chunker, quality
 from policy_assistant.parse import parse_path

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chunk_strategies import warranty_like_document
+from support.chunk_strategies import warranty_like_document
 
 from policy_assistant.chunk import corpus_quality, make_chunker, quality
 from policy_assistant.chunk.base import NO_PREFIX, ChunkEmitter

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 
-from chunk_strategies import documents, warranty_like_document
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from support.chunk_strategies import documents, warranty_like_document
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.chunk.base import section_runs
@@ -28,6 +29,7 @@ def sentences_in(doc: Document, chunk: Chunk) -> list[tuple[int, int]]:
     return [(s, e) for s, e in units(doc) if chunk.start <= s and e <= chunk.end]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=documents(), cap=st.integers(40, 150))
 def test_chunks_hold_whole_sentences_packed_up_to_the_cap(doc: Document, cap: int) -> None:

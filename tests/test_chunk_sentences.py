@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from chunk_strategies import paragraph
 from hypothesis import given, settings
+from support.chunk_strategies import paragraph
 
 from policy_assistant.records import Block
 from policy_assistant.sentences import line_spans, sentence_spans, unit_spans

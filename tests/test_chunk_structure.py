@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from chunk_strategies import TABLE_ROWS, warranty_like_document
+from support.chunk_strategies import TABLE_ROWS, warranty_like_document
 
 from policy_assistant.chunk import make_chunker, quality
 from policy_assistant.parse.builder import DocumentBuilder

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from chunk_strategies import phrase, warranty_like_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.chunk_strategies import phrase, warranty_like_document
 
 from policy_assistant.chunk import make_chunker, quality
 from policy_assistant.records import Document

@@ -6,30 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
-
-from policy_assistant.cli import app as main_app
-from policy_assistant.cli import chunk_cmd
-
-runner = CliRunner()
-
-
-def chunk_app() -> typer.Typer:
-    """The main app when it has the chunk command, else an app holding just that command."""
-    if any(c.name == "chunk" for c in main_app.registered_commands):
-        return main_app
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
-    @app.callback()
-    def root() -> None:
-        """Group the commands."""
-
-    chunk_cmd.register(app)
-    return app
-
-
-APP = chunk_app()
+from support.cli import APP, runner
+from support.corpora import write_corpus
 
 MARKDOWN = (
     "# Alpha guide\n\nFirst paragraph. It has two sentences.\n\n## Table\n\n"
@@ -37,18 +15,18 @@ MARKDOWN = (
 )
 
 
-def write_corpus(root: Path) -> Path:
-    root.mkdir(exist_ok=True)
-    (root / "catalog.toml").write_text(
+FILES = {
+    "catalog.toml": (
         '["a.md"]\naccess = "public"\nversion = "1"\n["b.md"]\naccess = "staff"\nversion = "2"\n'
-    )
-    (root / "a.md").write_text(MARKDOWN)
-    (root / "b.md").write_text("# Beta\n\n" + " ".join(f"w{i}" for i in range(250)) + "\n")
-    return root
+    ),
+    "a.md": MARKDOWN,
+    "b.md": "# Beta\n\n" + " ".join(f"w{i}" for i in range(250)) + "\n",
+}
+"""A structured public document and a long staff one."""
 
 
 def test_json_lines_one_chunk_per_line(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     result = runner.invoke(APP, ["chunk", str(corpus), "--json"])
     assert result.exit_code == 0, result.output
     chunks = [json.loads(line) for line in result.stdout.splitlines()]
@@ -61,7 +39,7 @@ def test_json_lines_one_chunk_per_line(tmp_path: Path) -> None:
 
 
 def test_size_options_reach_the_chunker(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     args = [
         "chunk",
         str(corpus / "b.md"),
@@ -81,7 +59,7 @@ def test_size_options_reach_the_chunker(tmp_path: Path) -> None:
 
 
 def test_table_and_readout_per_document(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     result = runner.invoke(APP, ["chunk", str(corpus), "--chunker", "fixed", "--size", "5"])
     assert result.exit_code == 0, result.output
     out = result.stdout
@@ -91,9 +69,9 @@ def test_table_and_readout_per_document(tmp_path: Path) -> None:
 
 
 def test_parse_output_is_accepted_and_out_is_written(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     parsed = tmp_path / "docs.jsonl"
-    parse = runner.invoke(main_app, ["parse", str(corpus), "--out", str(parsed)])
+    parse = runner.invoke(APP, ["parse", str(corpus), "--out", str(parsed)])
     assert parse.exit_code == 0, parse.output
     target = tmp_path / "out" / "chunks.jsonl"
     from_parse = runner.invoke(APP, ["chunk", str(parsed), "--out", str(target), "-q"])
@@ -118,7 +96,7 @@ def test_parse_output_is_accepted_and_out_is_written(tmp_path: Path) -> None:
 def test_bad_settings_exit_2_saying_what_is_wrong(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     result = runner.invoke(APP, ["chunk", str(corpus), *args])
     assert result.exit_code == 2
     assert message in result.stderr

@@ -6,7 +6,7 @@ import errno
 from pathlib import Path
 
 import pytest
-from test_pipeline import write_corpus
+from support.corpora import write_pipeline_corpus
 from typer.testing import CliRunner
 
 from policy_assistant import atomic
@@ -20,7 +20,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("errors")
-    corpus = write_corpus(root / "corpus")
+    corpus = write_pipeline_corpus(root / "corpus")
     (root / "a-folder").mkdir()
     (root / "a-file").write_text("not a folder\n")
     (root / "questions.jsonl").write_text(

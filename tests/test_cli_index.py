@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_pipeline import write_corpus
+from support.corpora import write_pipeline_corpus
 from typer.testing import CliRunner
 
 from policy_assistant.chunk import chunk_documents, make_chunker
@@ -32,6 +32,7 @@ def invoke(*args: str, stdin: bytes | None = None):  # type: ignore[no-untyped-d
     return runner.invoke(app, list(args), input=stdin)
 
 
+@pytest.mark.slow
 def test_chunk_then_index_writes_the_bytes_ingest_writes(tmp_path: Path) -> None:
     chunks = tmp_path / "c.jsonl"
     made = invoke("chunk", str(CORPUS), "--out", str(chunks), "--quiet")
@@ -49,7 +50,7 @@ def test_chunk_then_index_writes_the_bytes_ingest_writes(tmp_path: Path) -> None
 
 
 def test_index_reads_stdin_and_writes_nothing_when_nothing_changed(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     chunks = invoke("chunk", str(corpus), "--json", "--quiet").stdout_bytes
     index = str(tmp_path / "i")
     first = invoke("index", "-", "--index", index, "--json", stdin=chunks)
@@ -83,7 +84,7 @@ def test_a_bad_chunk_stream_is_one_line_and_exit_1(
 
 
 def test_chunks_of_two_chunkers_are_refused(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     one = invoke("chunk", str(corpus), "--json", "-q").stdout_bytes
     two = invoke("chunk", str(corpus), "--json", "-q", "--chunker", "fixed").stdout_bytes
     result = invoke("index", "-", "--index", str(tmp_path / "i"), stdin=one + two)
@@ -113,7 +114,7 @@ def test_a_damaged_label_array_raises_instead_of_leaking() -> None:
 
 
 def test_parse_chunk_index_through_pipes_equals_ingest(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     documents = invoke("parse", str(corpus), "--json").stdout_bytes
     chunks = invoke("chunk", "-", "--json", "-q", stdin=documents).stdout_bytes
     assert invoke("index", "-", "--index", str(tmp_path / "i"), stdin=chunks).exit_code == 0
@@ -123,7 +124,7 @@ def test_parse_chunk_index_through_pipes_equals_ingest(tmp_path: Path) -> None:
 
 
 def test_ls_and_show_say_what_the_index_holds(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     index = str(tmp_path / "i")
     assert invoke("ingest", str(corpus), "--index", index, "-q").exit_code == 0
     rows = [json.loads(x) for x in invoke("ls", "--index", index, "--json").stdout.splitlines()]
@@ -144,7 +145,7 @@ def test_ls_and_show_say_what_the_index_holds(tmp_path: Path) -> None:
 def test_an_empty_query_is_a_usage_error_and_hidden_staff_matches_are_said(
     tmp_path: Path,
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     index = str(tmp_path / "i")
     assert invoke("ingest", str(corpus), "--index", index, "-q").exit_code == 0
     assert invoke("search", "  ?! ", "--index", index).exit_code == 2
@@ -156,7 +157,7 @@ def test_an_empty_query_is_a_usage_error_and_hidden_staff_matches_are_said(
 
 
 def test_search_verify_reports_a_damaged_file_in_one_line(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     index = tmp_path / "i"
     assert invoke("ingest", str(corpus), "--index", str(index), "-q").exit_code == 0
     assert invoke("search", "mowers", "--index", str(index), "--verify").exit_code == 0

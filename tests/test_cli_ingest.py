@@ -8,7 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from test_pipeline import write_corpus
+import pytest
+from support.corpora import write_pipeline_corpus
 from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
@@ -20,7 +21,7 @@ runner = CliRunner()
 
 
 def test_ingest_then_search_public_and_staff(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     index = str(tmp_path / "i")
     done = runner.invoke(app, ["ingest", str(corpus), "--index", index, "--json"])
     assert done.exit_code == 0, done.output
@@ -36,7 +37,7 @@ def test_ingest_then_search_public_and_staff(tmp_path: Path) -> None:
 
 
 def test_search_table_shows_where_each_result_comes_from(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     index = str(tmp_path / "i")
     runner.invoke(app, ["ingest", str(corpus), "--index", index])
     shown = runner.invoke(app, ["search", "mower warranty", "--index", index, "-k", "1"])
@@ -45,7 +46,7 @@ def test_search_table_shows_where_each_result_comes_from(tmp_path: Path) -> None
 
 
 def test_query_without_hits_exits_0_and_says_so(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     index = str(tmp_path / "i")
     runner.invoke(app, ["ingest", str(corpus), "--index", index])
     shown = runner.invoke(app, ["search", "zeppelin", "--index", index])
@@ -62,14 +63,14 @@ def test_search_without_an_index_says_what_to_run(tmp_path: Path) -> None:
 
 
 def test_index_folder_from_the_environment(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     env = {"POLICY_ASSISTANT_INDEX": str(tmp_path / "env-index")}
     assert runner.invoke(app, ["ingest", str(corpus)], env=env).exit_code == 0
     assert load_manifest(tmp_path / "env-index").documents
 
 
 def test_bad_access_and_bad_chunker_settings_are_usage_errors(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     bad_access = runner.invoke(app, ["search", "x", "--access", "admin"])
     assert bad_access.exit_code == 2
     bad_overlap = runner.invoke(
@@ -80,7 +81,7 @@ def test_bad_access_and_bad_chunker_settings_are_usage_errors(tmp_path: Path) ->
 
 
 def test_a_bad_file_exits_1_and_the_others_are_searchable(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     (corpus / "x.pdf").write_bytes(b"PK")
     index = str(tmp_path / "i")
     done = runner.invoke(app, ["ingest", str(corpus), "--index", index])
@@ -117,6 +118,7 @@ def _mid_write(index: Path, pid: int) -> bool:
     return f".tmp-{pid}" in names or len(generations) > 1 or any(".trash-" in n for n in names)
 
 
+@pytest.mark.slow
 def test_an_ingest_killed_at_random_points_leaves_the_old_or_the_new_index(tmp_path: Path) -> None:
     corpora = {marker: tmp_path / marker for marker in ("old", "new")}
     for marker, root in corpora.items():

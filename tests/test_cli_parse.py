@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from support.corpora import write_corpus
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
@@ -12,15 +14,15 @@ from policy_assistant.cli import app
 runner = CliRunner()
 
 
-def write_corpus(root: Path) -> Path:
-    root.mkdir(exist_ok=True)
-    (root / "catalog.toml").write_text('["a.md"]\naccess = "public"\nversion = "1"\n')
-    (root / "a.md").write_text("# Alpha\n\nFirst paragraph.\n\n| h1 | h2 |\n|--|--|\n| x | y |\n")
-    return root
+FILES = {
+    "catalog.toml": '["a.md"]\naccess = "public"\nversion = "1"\n',
+    "a.md": "# Alpha\n\nFirst paragraph.\n\n| h1 | h2 |\n|--|--|\n| x | y |\n",
+}
+"""One catalogued document with a paragraph and a table."""
 
 
 def test_parse_json_lines_on_stdout(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     result = runner.invoke(app, ["parse", str(corpus), "--json"])
     assert result.exit_code == 0, result.output
     (line,) = result.stdout.splitlines()
@@ -30,7 +32,7 @@ def test_parse_json_lines_on_stdout(tmp_path: Path) -> None:
 
 
 def test_parse_out_writes_the_file_and_prints_the_summary(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     target = tmp_path / "out" / "docs.jsonl"
     result = runner.invoke(app, ["parse", str(corpus), "--out", str(target)])
     assert result.exit_code == 0, result.output
@@ -39,7 +41,7 @@ def test_parse_out_writes_the_file_and_prints_the_summary(tmp_path: Path) -> Non
 
 
 def test_a_bad_file_exits_1_and_the_rest_are_parsed(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     (corpus / "broken.md").write_bytes(b"\xff")
     result = runner.invoke(app, ["parse", str(corpus), "--json"])
     assert result.exit_code == 1
@@ -58,8 +60,9 @@ def test_unknown_option_is_a_usage_error() -> None:
     assert result.exit_code == 2
 
 
+@pytest.mark.slow
 def test_installed_entry_point_runs(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     script = Path(sys.executable).parent / "policy-assistant"
     done = subprocess.run(
         [str(script), "parse", str(corpus), "--json"], capture_output=True, check=False

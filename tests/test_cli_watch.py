@@ -13,13 +13,16 @@ import time
 from pathlib import Path
 
 import pytest
-from test_pipeline import STRUCTURE, write_corpus
+from support.corpora import write_pipeline_corpus
+from support.pipeline import STRUCTURE
 from typer.testing import CliRunner
 
 from policy_assistant.cli.app import app
 from policy_assistant.index import open_index
 from policy_assistant.ingest.events import Changes
 from policy_assistant.ingest.pipeline import ingest
+
+pytestmark = pytest.mark.slow  # watch tests: make test-slow, make check and CI run them
 
 WATCH = """
 import signal, sys
@@ -80,7 +83,7 @@ class Watching:
 def test_watch_follows_edits_as_ingest_would_and_stops_at_ctrl_c_or_sigterm(
     tmp_path: Path, poll: bool
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     os.environ["POLICY_ASSISTANT_WATCH_POLL"] = "1" if poll else ""
     try:
         watching = Watching(corpus, tmp_path / "w", "--chunker", "structure", "--json")
@@ -107,7 +110,7 @@ def test_watch_follows_edits_as_ingest_would_and_stops_at_ctrl_c_or_sigterm(
 
 
 def test_watch_refuses_a_file_and_strict(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     runner = CliRunner()
     done = runner.invoke(app, ["ingest", str(corpus / "a.md"), "--index", "i", "--watch"])
     assert done.exit_code == 2 and "--watch watches a folder" in done.output

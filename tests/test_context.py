@@ -7,7 +7,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from test_pipeline import write_corpus
+from support.corpora import write_pipeline_corpus
 from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
@@ -173,7 +173,7 @@ def test_bad_settings_are_usage_errors() -> None:
 
 
 def test_ingest_stores_units_whose_context_matches_the_one_eval_builds(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
     memory = units_of(parse_path(corpus).documents)
     with open_index(tmp_path / "i") as index:
@@ -189,7 +189,7 @@ def test_ingest_stores_units_whose_context_matches_the_one_eval_builds(tmp_path:
 
 
 def test_incremental_ingest_assembles_the_contexts_of_a_cold_one(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "warm", make_chunker("structure"), units=True)
     (corpus / "b.md").write_text("# Mowers\n\nLawn mowers now carry a three year warranty.\n")
     ingest(corpus, tmp_path / "warm", make_chunker("structure"), units=True)
@@ -202,7 +202,7 @@ def test_incremental_ingest_assembles_the_contexts_of_a_cold_one(tmp_path: Path)
 
 
 def test_an_index_without_units_says_what_to_run_and_ingest_rebuilds_it(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", make_chunker("structure"), units=False)
     with open_index(tmp_path / "i") as index, pytest.raises(BadIndex, match="run `policy"):
         index.context("sprinkler", 100)
@@ -213,7 +213,7 @@ def test_an_index_without_units_says_what_to_run_and_ingest_rebuilds_it(tmp_path
 
 
 def test_search_budget_prints_the_context_with_citations(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
     args = ["search", "sprinkler warranty", "--index", str(tmp_path / "i"), "--budget", "30"]
     shown = CliRunner().invoke(app, args)
@@ -228,6 +228,7 @@ def test_search_budget_prints_the_context_with_citations(tmp_path: Path) -> None
     assert bad.exit_code == 2
 
 
+@pytest.mark.slow
 def test_strategies_are_eval_runs_with_the_chunkers_figures(corpus_dir: Path) -> None:
     docs = parse_path(corpus_dir).documents
     qset = load_questions(corpus_dir.parent / "questions" / "questions.jsonl", docs)
@@ -256,7 +257,7 @@ def test_strategies_are_eval_runs_with_the_chunkers_figures(corpus_dir: Path) ->
 def test_units_are_on_by_default_and_an_unchanged_corpus_parses_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     chunker = make_chunker("structure")
     ingest(corpus, tmp_path / "plain", chunker, units=False)
     assert not (next((tmp_path / "plain").glob("gen-*")) / "units").exists()
@@ -277,7 +278,7 @@ def test_units_are_on_by_default_and_an_unchanged_corpus_parses_nothing(
 def test_search_budget_works_after_a_plain_ingest_and_names_ingest_after_index(
     tmp_path: Path,
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingested = CliRunner().invoke(app, ["ingest", str(corpus), "--index", str(tmp_path / "i")])
     assert ingested.exit_code == 0, ingested.output
     args = ["search", "sprinkler warranty", "--budget", "300", "--json"]

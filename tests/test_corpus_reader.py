@@ -8,7 +8,8 @@ import types
 from pathlib import Path
 
 import pytest
-from spies import SourceSpy
+from support.corpora import write_corpus
+from support.spies import SourceSpy
 from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
@@ -43,14 +44,13 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
     return parser_spy(monkeypatch)
 
 
-def write_corpus(root: Path) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "catalog.toml").write_text('["a.md"]\naccess = "public"\n')
-    (root / "a.md").write_text("# Alpha\n\nFirst paragraph.\n")
-    (root / "b.md").write_text("---\naccess: staff\n---\n# Beta\n\nSecond.\n")
-    (root / "sub").mkdir(exist_ok=True)
-    (root / "sub" / "c.md").write_text("# Gamma\n\nThird.\n")
-    return root
+FILES = {
+    "catalog.toml": '["a.md"]\naccess = "public"\n',
+    "a.md": "# Alpha\n\nFirst paragraph.\n",
+    "b.md": "---\naccess: staff\n---\n# Beta\n\nSecond.\n",
+    "sub/c.md": "# Gamma\n\nThird.\n",
+}
+"""Labels from the catalog, from front matter, and a document in a subfolder."""
 
 
 # The parse cache.
@@ -59,7 +59,7 @@ def write_corpus(root: Path) -> Path:
 def test_a_second_read_of_an_unchanged_corpus_parses_nothing(
     tmp_path: Path, spy: SourceSpy
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     options = CorpusOptions(cache_dir=tmp_path / "cache")
     first = read_corpus(corpus, options)
     assert spy.take() == ["a.md", "b.md", "sub/c.md"] and first.parsed == 3
@@ -70,7 +70,7 @@ def test_a_second_read_of_an_unchanged_corpus_parses_nothing(
 
 
 def test_a_changed_file_is_the_only_one_parsed_again(tmp_path: Path, spy: SourceSpy) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     options = CorpusOptions(cache_dir=tmp_path / "cache")
     read_corpus(corpus, options)
     spy.take()
@@ -83,7 +83,7 @@ def test_a_changed_file_is_the_only_one_parsed_again(tmp_path: Path, spy: Source
 def test_a_catalog_change_misses_the_cache_for_that_document_only(
     tmp_path: Path, spy: SourceSpy
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     options = CorpusOptions(cache_dir=tmp_path / "cache")
     read_corpus(corpus, options)
     spy.take()
@@ -96,7 +96,7 @@ def test_a_catalog_change_misses_the_cache_for_that_document_only(
 def test_a_parser_change_invalidates_every_entry(
     tmp_path: Path, spy: SourceSpy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     options = CorpusOptions(cache_dir=tmp_path / "cache")
     read_corpus(corpus, options)
     spy.take()
@@ -116,7 +116,7 @@ def test_the_fingerprint_covers_the_parser_modules_and_libraries() -> None:
 
 
 def test_a_damaged_cache_file_is_a_miss_and_is_repaired(tmp_path: Path, spy: SourceSpy) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     cache = tmp_path / "cache"
     first = read_corpus(corpus, CorpusOptions(cache_dir=cache))
     spy.take()
@@ -132,7 +132,7 @@ def test_a_damaged_cache_file_is_a_miss_and_is_repaired(tmp_path: Path, spy: Sou
 
 
 def test_cache_files_are_the_same_bytes_on_every_run(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     for name in ("one", "two"):
         read_corpus(corpus, CorpusOptions(cache_dir=tmp_path / name))
 
@@ -156,7 +156,7 @@ def test_a_second_eval_on_the_bundled_corpus_parses_nothing(tmp_path: Path, spy:
 
 
 def test_a_second_inspect_parses_nothing(tmp_path: Path, spy: SourceSpy) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     options = CorpusOptions(cache_dir=tmp_path / "cache")
     chunker = make_chunker("fixed", size=5)
     first = inspect_document("sub/c.md", chunker, corpus, options=options)
@@ -167,7 +167,7 @@ def test_a_second_inspect_parses_nothing(tmp_path: Path, spy: SourceSpy) -> None
 
 
 def test_warnings_are_the_same_for_parse_and_ingest(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     (corpus / "empty.md").write_text("")
     expected = [
         "b.md: no access label; treated as staff (fail closed)",
@@ -190,7 +190,7 @@ def test_a_format_whose_parser_is_not_installed_fails_that_file_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "policy_assistant.parse.docx", None)
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     (corpus / "memo.docx").write_bytes(b"PK\x03\x04")
     read = read_corpus(corpus)
     assert [str(f) for f in read.failures] == [
@@ -254,7 +254,7 @@ def test_files_that_are_not_documents_are_skipped_and_counted(tmp_path: Path) ->
 
 
 def test_include_and_exclude_on_the_command_line(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     (corpus / "drafts").mkdir()
     (corpus / "drafts" / "d.md").write_text("# D\n\nDraft.\n")
     done = runner.invoke(
@@ -285,7 +285,7 @@ def test_an_empty_folder_is_exit_1_with_a_message(tmp_path: Path) -> None:
 
 
 def test_ingest_of_the_catalog_itself_is_not_a_silent_success(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     index = tmp_path / "i"
     done = runner.invoke(app, ["ingest", str(corpus / "catalog.toml"), "--index", str(index)])
     assert done.exit_code == 1
@@ -300,7 +300,7 @@ def test_a_path_of_only_non_documents_raises(tmp_path: Path) -> None:
 
 
 def test_an_empty_document_is_a_warning_not_a_failure(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     (corpus / "empty.md").write_text("")
     done = runner.invoke(app, ["ingest", str(corpus), "--index", str(tmp_path / "i")])
     assert done.exit_code == 0, done.stderr
@@ -308,14 +308,14 @@ def test_an_empty_document_is_a_warning_not_a_failure(tmp_path: Path) -> None:
 
 
 def test_strict_stops_at_the_first_failure(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     (corpus / "bad.md").write_bytes(b"\xff")
     with pytest.raises(DocumentError, match=r"^bad\.md: "):
         corpus_reader.read_corpus(corpus, strict=True)
 
 
 def test_inspect_of_a_folder_prints_the_readers_lines(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     (corpus / "sub" / "sheet.xlsx").write_bytes(b"PK")
     page = tmp_path / "pages" / "index.html"
     args = ["inspect", "sub", "--corpus", str(corpus), "--html", str(page), "--quiet"]
@@ -347,7 +347,7 @@ def test_a_document_without_a_given_language_gets_the_one_its_text_is_in(tmp_pat
 
 
 def test_a_folder_s_own_catalog_is_read_not_reported_skipped(tmp_path: Path) -> None:
-    read = read_corpus(write_corpus(tmp_path / "c"))
+    read = read_corpus(write_corpus(tmp_path / "c", FILES))
     assert read.catalog.entries and not read.skipped
     assert not [line for line in read.notices if "skipped" in line]
 

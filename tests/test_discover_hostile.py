@@ -120,6 +120,7 @@ def remove_chain(top: Path, depth: int) -> None:
 CHAIN_DEPTH = 2_100
 
 
+@pytest.mark.slow
 def test_a_folder_chain_past_path_max_and_recursion_is_one_warning(
     tmp_path: Path,
 ) -> None:
@@ -286,6 +287,7 @@ def plant(corpus: Path, outside: Path, kind: str, token: str) -> None:
 KINDS = ("loop", "broken", "badname", "fifo", "deep", "ctrl", "symdir", "linkout", "empty")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_mixed_hostile_trees_give_one_line_each_and_index_the_rest(
     tmp_path: Path, seed: int, deadline: None

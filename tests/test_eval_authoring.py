@@ -7,8 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_questions_load import three_bad
-from test_eval_support import QUESTIONS, WARRANTY, parsed_corpus, write_corpus, write_questions
+from support.eval_corpus import (
+    QUESTIONS,
+    WARRANTY,
+    parsed_corpus,
+    three_bad,
+    write_eval_corpus,
+    write_questions,
+)
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
@@ -18,7 +24,7 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_corpus(tmp_path_factory.mktemp("authoring") / "corpus")
+    return write_eval_corpus(tmp_path_factory.mktemp("authoring") / "corpus")
 
 
 def invoke(*args: str) -> Any:

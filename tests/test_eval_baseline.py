@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_support import QUESTIONS, parsed_corpus, write_questions
+from support.eval_corpus import QUESTIONS, parsed_corpus, write_questions
 
-from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.errors import ExitCode, PolicyAssistantError
 from policy_assistant.evaluate.baseline import (
     compare_to_baseline,
     default_tolerance,
+    gate_exit_code,
     gated_figures,
     load_baseline,
 )
@@ -85,13 +86,79 @@ def test_a_figure_the_baseline_has_and_the_run_lacks_fails(report: dict[str, Any
     )
 
 
-def test_different_settings_are_noted(report: dict[str, Any]) -> None:
+def test_a_different_questions_file_or_setting_fails_the_gate_unless_accepted(
+    report: dict[str, Any],
+) -> None:
     current = copy.deepcopy(report)
     current["settings"]["k"] = 10
     current["settings"]["questions"]["sha256"] = "0" * 64
+    current["settings"]["questions"]["path"] = (
+        "elsewhere/q.jsonl"  # where it is read from: no matter
+    )
     gate = compare_to_baseline(current, report, 0.1)
-    assert gate.passed
-    assert gate.notes == ("questions differs from the baseline's", "k differs from the baseline's")
+    assert not gate.passed and gate.settings_differ and not gate.falls
+    before = report["settings"]["questions"]["sha256"][:12]
+    assert gate.differences == (f"questions {before} -> 000000000000", "k 5 -> 10")
+    assert gate.settings_line("b.json") == (
+        "settings differ from the baseline b.json, so its figures are not comparable: "
+        f"questions {before} -> 000000000000; k 5 -> 10 (run `make baseline` to adopt them, "
+        "or pass --accept-settings to compare anyway)"
+    )
+    accepted = compare_to_baseline(current, report, 0.1, accept=True)
+    assert accepted.passed and accepted.differences == gate.differences
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("chunkers", [{"name": "fixed", "size": 7}]),
+        ("budgets", [50]),
+        ("budget_unit", {"name": "words", "note": "a new field"}),
+        ("bm25", {"variant": "okapi"}),
+        ("tokenizer", {"version": 99}),
+        ("corpus", {"id": "f" * 16, "path": "corpus", "documents": 5}),
+    ],
+)
+def test_every_setting_the_figures_depend_on_is_gated(
+    report: dict[str, Any], name: str, value: Any
+) -> None:
+    current = copy.deepcopy(report)
+    current["settings"][name] = value
+    gate = compare_to_baseline(current, report, 1.0)
+    if name == "budget_unit":  # still words: the same unit, whatever else the field holds
+        assert gate.passed
+        return
+    assert [d.split()[0] for d in gate.differences] == [name]
+    assert not gate.passed
+
+
+def test_library_versions_and_the_bootstrap_are_noted_not_gated(report: dict[str, Any]) -> None:
+    current = copy.deepcopy(report)
+    current["settings"]["tokenizer"] = {**report["settings"]["tokenizer"], "stemmer_library": "x"}
+    current["settings"]["tool"] = {"name": "policy-assistant", "version": "9"}
+    baseline = copy.deepcopy(report)
+    baseline["settings"]["corpus"] = {"path": "corpus", "documents": 6, "id": "a" * 16}
+    current["settings"]["corpus"] = {"path": "/somewhere/else", "documents": 6, "id": "a" * 16}
+    gate = compare_to_baseline(current, baseline, 0.0)
+    assert gate.passed and not gate.differences
+    assert gate.notes == (
+        "tool differs from the baseline's",
+        "tokenizer stemmer_library differs from the baseline's",
+    )
+
+
+def test_the_exit_code_follows_leaks_and_the_gate(report: dict[str, Any]) -> None:
+    passed = compare_to_baseline(report, report, 0.0)
+    changed = copy.deepcopy(report)
+    changed["settings"]["k"] = 10
+    refused = compare_to_baseline(changed, report, 0.0)
+    assert gate_exit_code(0, None) == ExitCode.OK
+    assert gate_exit_code(0, passed) == ExitCode.OK
+    assert gate_exit_code(1, None) == ExitCode.FAILURE
+    assert gate_exit_code(1, passed) == ExitCode.FAILURE
+    assert gate_exit_code(0, refused) == ExitCode.FAILURE
+    accepted = compare_to_baseline(changed, report, 0.0, accept=True)
+    assert gate_exit_code(0, accepted) == ExitCode.OK
 
 
 def test_a_bad_baseline_file_is_an_error_naming_it(tmp_path: Path) -> None:

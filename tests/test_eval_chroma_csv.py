@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_cli import APP, runner
+from support.cli import APP, runner
 
 from policy_assistant.cli import app
 from policy_assistant.errors import QuestionsError

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_cli import APP, runner
-from test_eval_support import QUESTIONS, parsed_corpus, write_corpus, write_questions
+from support.cli import APP, runner
+from support.eval_corpus import QUESTIONS, parsed_corpus, write_eval_corpus, write_questions
 
 from policy_assistant.chunk import FixedChunker, OverlappingChunker, chunk_documents
 from policy_assistant.evaluate.chunk_records import ChunkRecordsError, load_chunk_file
@@ -19,7 +19,7 @@ from policy_assistant.records import Document
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("chunkfiles")
-    return write_corpus(root / "corpus"), write_questions(root / "q.jsonl", QUESTIONS)
+    return write_eval_corpus(root / "corpus"), write_questions(root / "q.jsonl", QUESTIONS)
 
 
 @pytest.fixture(scope="module")

@@ -7,36 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typer
-from test_eval_support import QUESTIONS, write_corpus, write_questions
-from typer.testing import CliRunner
+from support.cli import APP, runner
+from support.eval_corpus import QUESTIONS, write_eval_corpus, write_questions
 
-from policy_assistant.cli import eval_cmd
 from policy_assistant.evaluate.questions import Question
 from policy_assistant.records import Chunk
-
-runner = CliRunner()
-
-
-def make_app() -> typer.Typer:
-    """The eval command alone, under a group like the real app's."""
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
-    @app.callback()
-    def root() -> None:
-        """Root."""
-
-    eval_cmd.register(app)
-    return app
-
-
-APP = make_app()
 
 
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("eval")
-    corpus = write_corpus(root / "corpus")
+    corpus = write_eval_corpus(root / "corpus")
     return corpus, write_questions(root / "questions.jsonl", QUESTIONS)
 
 
@@ -223,8 +204,58 @@ def test_a_chunking_change_that_cuts_quotes_fails_the_gate_naming_questions(
     data = json.loads(baseline.read_text())
     assert set(data) == {"settings", "chunkers", "outcomes"}
     assert data["outcomes"]["claim"]["fixed"] == "k=hit 100=complete 200=complete 400=complete"
-    result = run(paths, "--chunker", "fixed", "--size", "3", "--baseline", str(baseline))
+    refused = run(paths, "--chunker", "fixed", "--size", "3", "--baseline", str(baseline))
+    assert refused.exit_code == 1
+    assert "fell to" not in refused.stderr  # the figures are not compared at all
+    small = ["--chunker", "fixed", "--size", "3", "--accept-settings"]
+    result = run(paths, *small, "--baseline", str(baseline))
     assert result.exit_code == 1
-    assert "warning: chunkers differs from the baseline's" in result.stderr
+    assert 'chunkers [{"name":"fixed","size":60}] -> [{"name":"fixed","size":3}] (accepted)' in (
+        " ".join(result.stderr.split())
+    )
     assert "fixed complete@400 fell to" in result.stderr
     assert "claim complete -> hit,cut" in result.stderr
+
+
+def gate_lines(stderr: str) -> list[str]:
+    """The error lines of a run, unwrapped: one per error."""
+    return [" ".join(part.split()) for part in stderr.split("error: ")[1:]]
+
+
+def test_the_gate_fails_when_the_questions_file_differs_unless_accepted(
+    paths: tuple[Path, Path], tmp_path: Path
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    assert run(paths, "--summary", "--out", str(baseline)).exit_code == 0
+    corpus, _ = paths
+    fewer = write_questions(tmp_path / "fewer.jsonl", QUESTIONS[:-1])
+    common = ["eval", "--corpus", str(corpus), "--questions", str(fewer), "-q"]
+    refused = runner.invoke(APP, [*common, "--baseline", str(baseline)])
+    assert refused.exit_code == 1
+    (line,) = gate_lines(refused.stderr)
+    before = json.loads(baseline.read_text())["settings"]["questions"]["sha256"][:12]
+    assert line.startswith(f"settings differ from the baseline {baseline}")
+    assert f"questions {before} -> " in line and "--accept-settings" in line
+    accepted = runner.invoke(APP, [*common, "--baseline", str(baseline), "--accept-settings"])
+    assert accepted.exit_code == 0, accepted.output
+    assert f"questions {before} -> " in " ".join(accepted.stderr.split())
+
+
+def test_the_gate_fails_when_the_settings_differ_unless_accepted(
+    paths: tuple[Path, Path], tmp_path: Path
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    assert run(paths, "--summary", "--out", str(baseline), "--budget", "100,200").exit_code == 0
+    refused = run(paths, "--baseline", str(baseline), "--budget", "100,200,400")
+    assert refused.exit_code == 1
+    (line,) = gate_lines(refused.stderr)
+    assert line == (
+        f"settings differ from the baseline {baseline}, so its figures are not comparable: "
+        "budgets [100,200] -> [100,200,400] (run `make baseline` to adopt them, or pass "
+        "--accept-settings to compare anyway)"
+    )
+    accepted = run(
+        paths, "--baseline", str(baseline), "--budget", "100,200,400", "--accept-settings"
+    )
+    assert accepted.exit_code == 0, accepted.output
+    assert "none fell more than" in accepted.stderr

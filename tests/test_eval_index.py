@@ -3,7 +3,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_pipeline import write_corpus
+import pytest
+from support.corpora import write_pipeline_corpus
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
@@ -16,6 +17,7 @@ def figures(report: dict, name: str) -> dict:  # type: ignore[type-arg]
     return report["chunkers"][name]
 
 
+@pytest.mark.slow
 def test_a_shipped_index_scores_as_its_chunker_does_re_chunked(tmp_path: Path) -> None:
     index = tmp_path / "i"
     done = runner.invoke(app, ["ingest", str(ROOT / "corpus"), "--index", str(index), "-q"])
@@ -35,7 +37,7 @@ def test_a_shipped_index_scores_as_its_chunker_does_re_chunked(tmp_path: Path) -
 
 
 def test_an_index_of_other_bytes_is_refused(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     index = tmp_path / "i"
     assert runner.invoke(app, ["ingest", str(corpus), "--index", str(index), "-q"]).exit_code == 0
     (corpus / "a.md").write_text("# Sprinklers\n\nNow three years.\n")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_eval_support import QUESTIONS, parsed_corpus, write_questions
+from support.eval_corpus import QUESTIONS, parsed_corpus, write_questions
 
 from policy_assistant.errors import QuestionsError
 from policy_assistant.evaluate.locate import CollapsedText, collapse_whitespace

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_cli import APP, runner
-from test_eval_support import (
+from support.cli import APP, runner
+from support.eval_corpus import (
     QUESTIONS,
     WARRANTY,
     parsed_corpus,
-    write_corpus,
+    three_bad,
+    write_eval_corpus,
     write_questions,
 )
 
@@ -41,15 +41,6 @@ def receipt_question(start: int, end: int, **extra: Any) -> dict[str, Any]:
         "audience": "public",
         "relevant": [{**passage, "end": end, **extra}],
     }
-
-
-def three_bad() -> list[dict[str, Any]]:
-    """The good questions with three broken in three different ways."""
-    questions = copy.deepcopy(QUESTIONS)
-    questions[0]["relevant"][0]["source"] = "policies/warranty.pdf"
-    questions[2]["relevant"][0]["evidence"] = "a quote nobody wrote"
-    questions[4]["audience"] = "everyone"
-    return questions
 
 
 def test_a_repeated_quote_is_pinned_by_its_offsets_in_the_parsed_text(
@@ -136,7 +127,7 @@ def test_nothing_valid_is_an_error_even_when_not_strict(
 @pytest.fixture(scope="module")
 def bad_paths(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("bad")
-    return write_corpus(root / "corpus"), write_questions(root / "q.jsonl", three_bad())
+    return write_eval_corpus(root / "corpus"), write_questions(root / "q.jsonl", three_bad())
 
 
 def evaluate(paths: tuple[Path, Path], *args: str) -> Any:
@@ -173,7 +164,7 @@ def test_strict_and_the_gate_exit_1_on_an_invalid_question(
 
 @pytest.fixture(scope="module")
 def corpus_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_corpus(tmp_path_factory.mktemp("files") / "corpus")
+    return write_eval_corpus(tmp_path_factory.mktemp("files") / "corpus")
 
 
 def file_pinned(start: int, end: int) -> dict[str, Any]:

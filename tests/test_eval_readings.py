@@ -6,8 +6,8 @@ import copy
 from pathlib import Path
 
 import pytest
-from test_eval_cli import APP, runner
-from test_eval_support import QUESTIONS, parsed_corpus, write_corpus, write_questions
+from support.cli import APP, runner
+from support.eval_corpus import QUESTIONS, parsed_corpus, write_eval_corpus, write_questions
 
 from policy_assistant.evaluate import EvalReport, EvalSettings, evaluate, load_questions
 from policy_assistant.evaluate.verdict import (
@@ -110,7 +110,7 @@ def test_a_best_within_the_noise_is_said_not_separated(
 
 
 def test_the_cli_prints_the_lines_under_the_tables(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "corpus")
+    corpus = write_eval_corpus(tmp_path / "corpus")
     questions = write_questions(tmp_path / "q.jsonl", QUESTIONS)
     args = ["eval", "--corpus", str(corpus), "--questions", str(questions), "-q"]
     result = runner.invoke(APP, [*args, "--chunker", "structure,fixed:size=5", "--budget", "4,100"])

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from test_eval_support import QUESTIONS, parsed_corpus, write_questions
+from support.eval_corpus import QUESTIONS, parsed_corpus, write_questions
 
 from policy_assistant.evaluate.questions import Passage, Question, load_questions
 from policy_assistant.evaluate.report import outcome_line

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_cli import APP, runner
-from test_eval_support import QUESTIONS, write_corpus, write_questions
+from support.cli import APP, runner
+from support.eval_corpus import QUESTIONS, write_eval_corpus, write_questions
 
 from policy_assistant.errors import UsageError
 from policy_assistant.evaluate.variants import Variant, parse_variants
@@ -17,7 +17,7 @@ from policy_assistant.evaluate.variants import Variant, parse_variants
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("variants")
-    return write_corpus(root / "corpus"), write_questions(root / "q.jsonl", QUESTIONS)
+    return write_eval_corpus(root / "corpus"), write_questions(root / "q.jsonl", QUESTIONS)
 
 
 def run(paths: tuple[Path, Path], *args: str) -> Any:

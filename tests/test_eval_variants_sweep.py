@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_eval_support import QUESTIONS, write_corpus, write_questions
+from support.eval_corpus import QUESTIONS, write_eval_corpus, write_questions
 
 from policy_assistant.evaluate import EvalSettings, run_eval
 from policy_assistant.evaluate.bootstrap import Bootstrap
@@ -31,7 +31,7 @@ def test_means_of_many_columns_are_each_columns_mean_and_interval() -> None:
 
 
 def test_every_paired_comparison_is_the_paired_bootstrap_of_its_two_rows(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "corpus")
+    corpus = write_eval_corpus(tmp_path / "corpus")
     questions = write_questions(tmp_path / "q.jsonl", QUESTIONS)
     variants = ("fixed:size=20", "fixed:size=40", "structure:max_words=60", "sentence")
     settings = EvalSettings(chunkers=variants, budgets=(40, 80))

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spies import SourceSpy
-from test_pipeline import parser_spy, tree_digest, write_corpus
+from support.corpora import write_pipeline_corpus
+from support.pipeline import parser_spy, tree_digest
+from support.spies import SourceSpy
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index import open_index
@@ -55,7 +56,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
 def test_a_no_op_ingest_reads_no_file_and_writes_nothing(
     tmp_path: Path, reads: SourceSpy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
+    corpus, index = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
     assert reads.take() == ["a.md", "b.md", "staff/c.md"]
     before = tree_digest(index)
@@ -66,10 +67,11 @@ def test_a_no_op_ingest_reads_no_file_and_writes_nothing(
     assert tree_digest(index) == before
 
 
+@pytest.mark.slow
 def test_one_changed_file_is_the_only_one_read_and_the_index_equals_a_cold_build(
     tmp_path: Path, reads: SourceSpy
 ) -> None:
-    corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
+    corpus, index = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
     (corpus / "b.md").write_text("# Mowers\n\nRide-on mowers carry a three year warranty.\n")
     reads.take()
@@ -81,7 +83,7 @@ def test_one_changed_file_is_the_only_one_read_and_the_index_equals_a_cold_build
 def test_same_size_and_mtime_but_new_bytes_is_caught_by_ctime(
     tmp_path: Path, reads: SourceSpy
 ) -> None:
-    corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
+    corpus, index = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
     path = corpus / "a.md"
     old = path.stat()
@@ -94,7 +96,10 @@ def test_same_size_and_mtime_but_new_bytes_is_caught_by_ctime(
 
 
 def test_a_young_file_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    corpus, options = write_corpus(tmp_path / "c"), CorpusOptions(cache_dir=tmp_path / "cache")
+    corpus, options = (
+        write_pipeline_corpus(tmp_path / "c"),
+        CorpusOptions(cache_dir=tmp_path / "cache"),
+    )
     read_corpus(corpus, options)
     spy = read_spy(monkeypatch)  # RACY_NS as shipped: files written just now are too young
     read_corpus(corpus, options)
@@ -104,7 +109,10 @@ def test_a_young_file_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_a_damaged_table_reads_every_file_and_is_written_again(
     tmp_path: Path, reads: SourceSpy
 ) -> None:
-    corpus, options = write_corpus(tmp_path / "c"), CorpusOptions(cache_dir=tmp_path / "cache")
+    corpus, options = (
+        write_pipeline_corpus(tmp_path / "c"),
+        CorpusOptions(cache_dir=tmp_path / "cache"),
+    )
     read_corpus(corpus, options)
     (table,) = (tmp_path / "cache" / "files").iterdir()
     table.write_bytes(b"\x00not a table")
@@ -115,10 +123,11 @@ def test_a_damaged_table_reads_every_file_and_is_written_again(
     assert reads.take() == []
 
 
+@pytest.mark.slow
 def test_a_catalog_change_makes_its_file_parsed_again_not_kept(
     tmp_path: Path, reads: SourceSpy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
+    corpus, index = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
     catalog = corpus / "catalog.toml"
     catalog.write_text(
@@ -133,8 +142,9 @@ def test_a_catalog_change_makes_its_file_parsed_again_not_kept(
     assert summary.unchanged == ["a.md", "staff/c.md"]
 
 
+@pytest.mark.slow
 def test_a_removed_file_leaves_the_table(tmp_path: Path, reads: SourceSpy) -> None:
-    corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
+    corpus, index = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
     (corpus / "a.md").unlink()
     summary = ingest(corpus, index, STRUCTURE)
@@ -149,17 +159,18 @@ def test_a_removed_file_leaves_the_table(tmp_path: Path, reads: SourceSpy) -> No
 def test_units_asked_for_after_an_index_without_them_equal_a_cold_build(
     tmp_path: Path, reads: SourceSpy
 ) -> None:
-    corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
+    corpus, index = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE, units=False)
     summary = ingest(corpus, index, STRUCTURE)
     assert summary.rebuilt == "retrieval units asked for"
     assert same_as_cold(index, corpus, tmp_path)
 
 
+@pytest.mark.slow
 def test_damaged_units_are_rebuilt_from_the_corpus_on_the_next_change(
     tmp_path: Path, reads: SourceSpy
 ) -> None:
-    corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
+    corpus, index = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index, STRUCTURE)
     segment = next((live_generation(index) / "units").glob("useg-*"))
     (segment / "blocks.jsonl").write_bytes(b"{broken\n")
@@ -176,6 +187,7 @@ def many_files(corpus: Path, count: int, word: str) -> None:
         path.write_text(f"---\naccess: public\n---\n# Doc {i}\n\nItem {i} is {word}.\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_files_kept_by_stat_among_pooled_parses_keep_source_order(
     tmp_path: Path, reads: SourceSpy, workers: int
@@ -209,7 +221,7 @@ def test_a_pooled_read_lists_kept_files_in_source_order(tmp_path: Path, reads: S
 
 
 def test_the_table_stores_every_kind_of_row_and_reads_it_back(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     infos = {name: os.stat(corpus / name) for name in ("a.md", "b.md", "staff/c.md")}
     meta = table_module.DocMeta("Sprinklers", "1", "public", "en", True, False)
     table = table_module.FileTable(tmp_path / "cache", corpus, "parser 1")
@@ -239,7 +251,10 @@ def test_the_table_stores_every_kind_of_row_and_reads_it_back(tmp_path: Path) ->
     ],
 )
 def test_a_table_whose_columns_disagree_reads_as_empty(tmp_path: Path, damage: Any) -> None:
-    corpus, options = write_corpus(tmp_path / "c"), CorpusOptions(cache_dir=tmp_path / "cache")
+    corpus, options = (
+        write_pipeline_corpus(tmp_path / "c"),
+        CorpusOptions(cache_dir=tmp_path / "cache"),
+    )
     read_corpus(corpus, options)
     (path,) = (tmp_path / "cache" / "files").iterdir()
     data = json.loads(path.read_text())
@@ -251,7 +266,7 @@ def test_a_table_whose_columns_disagree_reads_as_empty(tmp_path: Path, damage: A
 
 
 def test_rows_kept_from_the_loaded_table_are_written_back_as_they_were(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     infos = {name: os.stat(corpus / name) for name in ("a.md", "b.md", "staff/c.md")}
     meta = table_module.DocMeta("Sprinklers", "1", "public", "en", True, False)
     table = table_module.FileTable(tmp_path / "cache", corpus, "parser 1")
@@ -275,7 +290,7 @@ def test_rows_kept_from_the_loaded_table_are_written_back_as_they_were(tmp_path:
 
 
 def test_installing_tesseract_keeps_every_recorded_parse_but_a_pdfs(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     (corpus / "scan.pdf").write_bytes(b"%PDF-1.4 stand-in: only its row is tested")
     infos = {name: os.stat(corpus / name) for name in ("a.md", "scan.pdf")}
     meta = table_module.DocMeta("Sprinklers", "1", "public", "en", True, False)
@@ -301,7 +316,7 @@ def test_installing_tesseract_keeps_every_recorded_parse_but_a_pdfs(tmp_path: Pa
 def test_a_no_op_ingest_after_tesseract_appears_parses_no_markdown_file(
     tmp_path: Path, reads: SourceSpy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus, index = write_corpus(tmp_path / "c"), tmp_path / "i"
+    corpus, index = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     monkeypatch.setattr(pdf_ocr.shutil, "which", lambda name: None)
     ingest(corpus, index, STRUCTURE)
     assert pdf_ocr.ocr_state() == "absent" and reads.take() == ["a.md", "b.md", "staff/c.md"]

@@ -25,6 +25,8 @@ from policy_assistant.errors import DocumentError
 from policy_assistant.index import open_index
 from policy_assistant.ingest.pipeline import ingest
 
+pytestmark = pytest.mark.slow  # fuzz tests: make test-slow, make check and CI run them
+
 SEED = int(os.environ.get("FUZZ_SEED", "20261201"))
 ROUNDS = 4
 """Corpora ingested; each holds every kind of hostile Markdown and four damaged PDFs."""

@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from pdf_factory import parse
+from support.pdf_factory import parse
 
 from policy_assistant.records import Document
 

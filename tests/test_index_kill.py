@@ -12,16 +12,17 @@ from contextlib import suppress
 from pathlib import Path
 
 import pytest
-from test_pipeline import write_corpus
+from support.corpora import write_pipeline_corpus
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index import index_lock
 from policy_assistant.index.chunks.bm25_build import BATCH_ROWS
 from policy_assistant.ingest.pipeline import ingest
 
-pytestmark = pytest.mark.skipif(
-    sys.platform != "linux", reason="reads /proc; workers fork on Linux"
-)
+pytestmark = [
+    pytest.mark.slow,  # kill tests: make test-slow, make check and CI run them
+    pytest.mark.skipif(sys.platform != "linux", reason="reads /proc; workers fork on Linux"),
+]
 
 ROWS = 40 * BATCH_ROWS
 """Rows the killed build is given: far more than one batch, so workers fork."""
@@ -132,7 +133,7 @@ def test_a_forked_child_does_not_keep_the_lock_its_parent_held(tmp_path: Path) -
 def test_an_ingest_killed_while_its_workers_run_can_be_run_again_at_once(
     tmp_path: Path, sig: int
 ) -> None:
-    corpus, index_dir = write_corpus(tmp_path / "c"), tmp_path / "index"
+    corpus, index_dir = write_pipeline_corpus(tmp_path / "c"), tmp_path / "index"
     words = " ".join(f"w{i % 1009}" for i in range(INGEST_CHUNKS * 3))
     (corpus / "big.md").write_text(f"---\naccess: public\n---\n# Big\n\n{words}\n")
     command = [sys.executable, "-m", "policy_assistant", "ingest", str(corpus)]

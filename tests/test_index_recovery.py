@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from test_pipeline import STRUCTURE, tree_digest, write_corpus
+from support.corpora import write_pipeline_corpus
+from support.pipeline import STRUCTURE, tree_digest
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
@@ -27,7 +28,7 @@ runner = CliRunner()
 @pytest.fixture
 def built(tmp_path: Path) -> tuple[Path, Path]:
     """A corpus and its index, ingested once."""
-    corpus, index_dir = write_corpus(tmp_path / "c"), tmp_path / "i"
+    corpus, index_dir = write_pipeline_corpus(tmp_path / "c"), tmp_path / "i"
     ingest(corpus, index_dir, STRUCTURE)
     return corpus, index_dir
 
@@ -273,6 +274,7 @@ def test_an_immutable_index_folder_ingests_unchanged_and_refuses_changes(built, 
     assert tree_digest(index_dir) == before
 
 
+@pytest.mark.slow
 def test_random_bytes_in_any_file_give_index_errors_never_a_traceback(built) -> None:
     """Seeded: a few random bytes in one file; search either works or raises BadIndex,
     and verify=True always notices."""
@@ -296,6 +298,7 @@ def test_random_bytes_in_any_file_give_index_errors_never_a_traceback(built) -> 
         path.write_bytes(original)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [1, 3])
 def test_an_index_of_an_older_format_is_rebuilt_by_ingest(built, version: int) -> None:
     """Format 1 had no checksums; format 3 kept every entry in one documents.jsonl."""
@@ -313,6 +316,7 @@ def test_an_index_of_an_older_format_is_rebuilt_by_ingest(built, version: int) -
     open_index(index_dir, verify=True).close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_flipped_byte_is_found_beside_the_read_and_rebuilt(built, workers: int) -> None:
     # The checksums are checked in a forked child while the corpus is read (workers 2), or

@@ -6,48 +6,32 @@ import webbrowser
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
+from support.cli import APP, runner
+from support.corpora import write_corpus
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.cli import inspect_cmd
 from policy_assistant.index import DocumentEntry, Manifest, build_bm25, sort_chunks, write_index
 from policy_assistant.parse import parse_path
 
-runner = CliRunner()
 DATA_RE = re.compile(r'<script type="application/json" id="data">(.*?)</script>', re.DOTALL)
 
 
-def make_app() -> typer.Typer:
-    # The lead wires inspect into the real app; these tests drive the command on its own.
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
-    @app.callback()
-    def root() -> None:
-        """Test app."""
-
-    inspect_cmd.register(app)
-    return app
-
-
-app = make_app()
-
-
-def write_corpus(root: Path) -> Path:
-    (root / "policies").mkdir(parents=True)
-    (root / "catalog.toml").write_text('["policies/a.md"]\naccess = "public"\nversion = "1"\n')
-    (root / "policies" / "a.md").write_text(
+FILES = {
+    "catalog.toml": '["policies/a.md"]\naccess = "public"\nversion = "1"\n',
+    "policies/a.md": (
         "# Alpha\n\nFirst sentence here. Second sentence follows it.\n\n"
         "- one item of a list\n- another item\n\n| h1 | h2 |\n|--|--|\n| x | y |\n"
-    )
-    (root / "b.md").write_text("# Beta\n\nJust one paragraph of text.\n")
-    return root
+    ),
+    "b.md": "# Beta\n\nJust one paragraph of text.\n",
+}
+"""A catalogued document with sentences, a list and a table, and an uncatalogued one."""
 
 
 def test_terminal_view_of_one_document(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     result = runner.invoke(
-        app,
+        APP,
         ["inspect", "policies/a.md", "--corpus", str(corpus), "--chunker", "fixed", "--size", "4"],
     )
     assert result.exit_code == 0, result.output
@@ -66,10 +50,10 @@ def test_terminal_view_of_one_document(tmp_path: Path) -> None:
 
 
 def test_html_page_of_one_document(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     target = tmp_path / "out" / "a.html"
     result = runner.invoke(
-        app, ["inspect", "policies/a.md", "--corpus", str(corpus), "--html", str(target)]
+        APP, ["inspect", "policies/a.md", "--corpus", str(corpus), "--html", str(target)]
     )
     assert result.exit_code == 0, result.output
     assert f"wrote {target}" in result.stdout
@@ -80,9 +64,9 @@ def test_html_page_of_one_document(tmp_path: Path) -> None:
 
 
 def test_html_of_a_folder_writes_an_index_and_a_page_per_document(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     target = tmp_path / "site" / "index.html"
-    result = runner.invoke(app, ["inspect", ".", "--corpus", str(corpus), "--html", str(target)])
+    result = runner.invoke(APP, ["inspect", ".", "--corpus", str(corpus), "--html", str(target)])
     assert result.exit_code == 0, result.output
     assert "and 2 document pages beside it" in result.stdout
     index = target.read_text()
@@ -92,8 +76,8 @@ def test_html_of_a_folder_writes_an_index_and_a_page_per_document(tmp_path: Path
 
 
 def test_a_folder_without_html_is_a_usage_error(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
-    result = runner.invoke(app, ["inspect", "policies", "--corpus", str(corpus)])
+    corpus = write_corpus(tmp_path / "c", FILES)
+    result = runner.invoke(APP, ["inspect", "policies", "--corpus", str(corpus)])
     assert result.exit_code == 2
     assert "is a folder" in result.stderr
 
@@ -112,8 +96,8 @@ def test_a_folder_without_html_is_a_usage_error(tmp_path: Path) -> None:
     ],
 )
 def test_usage_errors_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
-    corpus = write_corpus(tmp_path / "c")
-    result = runner.invoke(app, [*args, "--corpus", str(corpus)])
+    corpus = write_corpus(tmp_path / "c", FILES)
+    result = runner.invoke(APP, [*args, "--corpus", str(corpus)])
     assert result.exit_code == 2, result.output
     assert message in result.stderr
 
@@ -121,7 +105,7 @@ def test_usage_errors_exit_2(tmp_path: Path, args: list[str], message: str) -> N
 def test_open_without_a_display_warns_and_opens_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.setattr(inspect_cmd.sys, "platform", "linux")
@@ -134,12 +118,12 @@ def test_open_without_a_display_warns_and_opens_nothing(
     monkeypatch.setattr(webbrowser, "open", fake_open)
     target = tmp_path / "a.html"
     args = ["inspect", "b.md", "--corpus", str(corpus), "--html", str(target), "--open"]
-    result = runner.invoke(app, args)
+    result = runner.invoke(APP, args)
     assert result.exit_code == 0, result.output
     assert opened == []
     assert "no display to open a browser on" in result.stderr
     monkeypatch.setenv("DISPLAY", ":0")
-    result = runner.invoke(app, args)
+    result = runner.invoke(APP, args)
     assert result.exit_code == 0
     assert opened == [target.resolve().as_uri()]
     assert f"opened {target}" in result.stderr
@@ -159,10 +143,10 @@ def build_index(corpus: Path, folder: Path, size: int) -> list:
 
 
 def test_index_chunks_are_drawn_over_the_document(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     indexed = build_index(corpus, tmp_path / "ix", size=3)
     result = runner.invoke(
-        app, ["inspect", "policies/a.md", "--corpus", str(corpus), "--index", str(tmp_path / "ix")]
+        APP, ["inspect", "policies/a.md", "--corpus", str(corpus), "--index", str(tmp_path / "ix")]
     )
     assert result.exit_code == 0, result.output
     assert f"fixed (size 3) · {len(indexed)} chunks" in result.stdout
@@ -170,20 +154,20 @@ def test_index_chunks_are_drawn_over_the_document(tmp_path: Path) -> None:
 
 
 def test_a_document_changed_since_indexing_is_refused(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     build_index(corpus, tmp_path / "ix", size=3)
     (corpus / "policies" / "a.md").write_text("# Alpha\n\nRewritten since.\n")
     result = runner.invoke(
-        app, ["inspect", "policies/a.md", "--corpus", str(corpus), "--index", str(tmp_path / "ix")]
+        APP, ["inspect", "policies/a.md", "--corpus", str(corpus), "--index", str(tmp_path / "ix")]
     )
     assert result.exit_code == 1
     assert "changed since the index" in result.stderr and "policy-assistant ingest" in result.stderr
 
 
 def test_a_missing_index_says_what_to_run(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_corpus(tmp_path / "c", FILES)
     result = runner.invoke(
-        app, ["inspect", "b.md", "--corpus", str(corpus), "--index", str(tmp_path / "none")]
+        APP, ["inspect", "b.md", "--corpus", str(corpus), "--index", str(tmp_path / "none")]
     )
     assert result.exit_code == 1
     assert "no index at" in result.stderr
@@ -191,7 +175,7 @@ def test_a_missing_index_says_what_to_run(tmp_path: Path) -> None:
 
 def test_warranty_policy_page_break_and_table(corpus_dir: Path) -> None:
     result = runner.invoke(
-        app, ["inspect", "policies/warranty-policy.pdf", "--corpus", str(corpus_dir)]
+        APP, ["inspect", "policies/warranty-policy.pdf", "--corpus", str(corpus_dir)]
     )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()

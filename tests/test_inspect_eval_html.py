@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_helpers import eval_run
+from support.inspect_helpers import eval_run
 
 from policy_assistant.evaluate.page import referenced, render_eval_html
 from policy_assistant.inspect.svg_chart import Series, _y, line_chart

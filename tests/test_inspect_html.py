@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
-from inspect_helpers import chunks_between, make_doc
+from support.inspect_helpers import chunks_between, make_doc
 
 from policy_assistant.chunk import CHUNKERS, make_chunker
 from policy_assistant.inspect import html as html_module

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import re
 
-from inspect_helpers import chunks_between, make_doc
 from rich.console import Console
+from support.inspect_helpers import chunks_between, make_doc
 
 from policy_assistant.inspect.terminal import render_inspection
 from policy_assistant.inspect.view import View, build_view

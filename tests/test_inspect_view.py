@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from inspect_helpers import chunk_at, chunks_between, make_doc
+from support.inspect_helpers import chunk_at, chunks_between, make_doc
 
 from policy_assistant.chunk import CHUNKERS, make_chunker, quality
 from policy_assistant.inspect.layout import Line, PageBreak, build_layout, is_ordinal

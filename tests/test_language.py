@@ -73,6 +73,7 @@ def model_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: igno
     language_module._identifier.cache_clear()
 
 
+@pytest.mark.slow
 def test_the_unpacked_model_answers_as_the_packed_one(
     model_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -93,6 +94,7 @@ def test_the_unpacked_model_answers_as_the_packed_one(
     assert scores(language_module._identifier()) == packed
 
 
+@pytest.mark.slow
 def test_a_damaged_unpacked_model_is_unpacked_again(model_folder: Path) -> None:
     language_module._identifier()
     (kept,) = (model_folder / "models").iterdir()

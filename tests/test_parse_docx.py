@@ -7,7 +7,7 @@ import docx
 import pytest
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
-from format_checks import check_document, kinds
+from support.format_checks import check_document, kinds
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.docx import parse_docx

@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 
 import pytest
-from format_checks import check_document, check_offsets, kinds
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from markdown_truth import missing
+from support.format_checks import check_document, check_offsets, kinds
+from support.markdown_truth import missing
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.html import parse_html
@@ -234,6 +234,7 @@ def html_fragments(draw: st.DrawFn, depth: int = 0) -> tuple[str, list[str]]:
     return html, shown
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.lists(html_fragments(), min_size=1, max_size=5))
 def test_every_word_of_generated_html_is_in_a_block(parts: list[tuple[str, list[str]]]) -> None:

@@ -4,10 +4,10 @@ import os
 from pathlib import Path
 
 import pytest
-from format_checks import check_document
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from markdown_truth import missing, visible_text
+from support.format_checks import check_document
+from support.markdown_truth import missing, visible_text
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse import parse_bytes, parse_path
@@ -424,6 +424,7 @@ def markdown_documents(draw: st.DrawFn) -> tuple[str, list[str]]:
     return "\n\n".join(source) + "\n", seen
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(markdown_documents())
 def test_every_visible_word_of_generated_markdown_is_in_a_block(

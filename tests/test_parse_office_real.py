@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from format_checks import check_document
-from markdown_truth import missing
-from office_truth import office_text
+from support.format_checks import check_document
+from support.markdown_truth import missing
+from support.office_truth import office_text
 
 from policy_assistant.parse.docx import parse_docx
 from policy_assistant.parse.pptx import parse_pptx

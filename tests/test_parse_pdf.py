@@ -6,7 +6,7 @@ import pymupdf
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pdf_factory import (
+from support.pdf_factory import (
     A4,
     MARGIN,
     TABLE_HTML,

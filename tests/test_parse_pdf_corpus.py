@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from pdf_factory import only, parse
+import pytest
+from support.pdf_factory import only, parse
 
 from policy_assistant.records import Document
 
@@ -122,6 +123,7 @@ def golden_script() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_corpus_parses_as_the_golden_summaries_say() -> None:
     script = golden_script()
     documents = script.parse_corpus(CORPUS)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from pdf_factory import TABLE_HTML, parse, save, story_pdf, zero_page_pdf
+from support.pdf_factory import TABLE_HTML, parse, save, story_pdf, zero_page_pdf
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.pdf.reader import parse_pdf
@@ -60,6 +60,7 @@ def test_damaged_cross_reference_is_repaired_and_parsed() -> None:
     assert parse(damaged).title == "Still here"
 
 
+@pytest.mark.slow
 def test_parsing_prints_nothing(tmp_path: Path) -> None:
     # A fresh interpreter: pymupdf prints its table-finder advert only once per process.
     sample = tmp_path / "table.pdf"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
-from pdf_factory import A4, MARGIN, draw_table, kinds, lines_pdf, only, parse, save
+from support.pdf_factory import A4, MARGIN, draw_table, kinds, lines_pdf, only, parse, save
 
 from policy_assistant.parse.pdf.lines import clean_text, join_wrapped
 from policy_assistant.parse.pdf.reader import ParseStats, parse_pdf_with_stats

@@ -6,9 +6,9 @@ from bisect import bisect_right
 
 import pptx
 import pytest
-from format_checks import check_document, kinds
 from PIL import Image
 from pptx.util import Inches
+from support.format_checks import check_document, kinds
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.pptx import parse_pptx

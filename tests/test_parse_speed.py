@@ -15,7 +15,7 @@ import pymupdf
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pdf_factory import MARGIN, TABLE_HTML, draw_table, lines_pdf, parse, save, story_pdf
+from support.pdf_factory import MARGIN, TABLE_HTML, draw_table, lines_pdf, parse, save, story_pdf
 
 from policy_assistant.parse.pdf import bounds as pdf_bounds
 from policy_assistant.parse.pdf import reader as pdf

@@ -6,9 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-from format_checks import check_document, kinds
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.format_checks import check_document, kinds
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.text import parse_text

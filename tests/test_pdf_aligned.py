@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pymupdf
-from pdf_factory import MARGIN, kinds, lines_pdf, only, parse, save, story_pdf
+from support.pdf_factory import MARGIN, kinds, lines_pdf, only, parse, save, story_pdf
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.parse.pdf.aligned import looks_like_table

@@ -7,7 +7,7 @@ import time
 
 import pymupdf
 import pytest
-from pdf_factory import TABLE_HTML, only, parse, save, story_pdf
+from support.pdf_factory import TABLE_HTML, only, parse, save, story_pdf
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.pdf import bounds as pdf_bounds

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pymupdf
 import pytest
-from pdf_factory import (
+from support.pdf_factory import (
     MARGIN,
     TABLE_HTML,
     draw_table,
@@ -167,6 +167,7 @@ def test_running_lines_are_recorded_with_their_reasons() -> None:
     assert "Hedge Trimmer Guide" not in document.text
 
 
+@pytest.mark.slow
 def test_repeated_table_header_on_the_next_page_is_recorded() -> None:
     doc = pymupdf.open()
     header = ["Model", "Blade", "Weight"]
@@ -187,6 +188,7 @@ def test_two_columns_and_a_ruled_table_lose_nothing() -> None:
     assert_nothing_lost(story_pdf(TABLE_HTML))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.name)
 def test_every_bundled_pdf_loses_no_word(path: Path) -> None:
     assert_nothing_lost(path.read_bytes())

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pymupdf
-from pdf_factory import A4, MARGIN, lines_pdf, parse, save, story_pdf
+import pytest
+from support.pdf_factory import A4, MARGIN, lines_pdf, parse, save, story_pdf
 
 from policy_assistant.parse.pdf.coverage import coverage
 from policy_assistant.parse.pdf.reader import text_layer_words
@@ -104,6 +105,7 @@ def test_a_list_of_sizes_is_no_index_page() -> None:
     assert "Terracotta pot size 15, 12" in document.text
 
 
+@pytest.mark.slow
 def test_texinfo_index_with_leaders_is_recorded_as_an_index() -> None:
     data = (ROOT / "tests" / "fixtures" / "pdf" / "libtasn1.pdf").read_bytes()
     document = parse(data)

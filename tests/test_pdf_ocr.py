@@ -6,7 +6,7 @@ import random
 
 import pymupdf
 import pytest
-from pdf_factory import parse, save, story_pdf
+from support.pdf_factory import parse, save, story_pdf
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.pdf import ocr as pdf_ocr
@@ -134,6 +134,7 @@ def test_a_text_layer_of_noise_over_a_scan_is_ocrd() -> None:
     assert not pdf_ocr.is_garbage(document.text)
 
 
+@pytest.mark.slow
 def test_without_ocr_a_text_layer_of_noise_is_left_out_and_recorded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

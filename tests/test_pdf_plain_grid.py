@@ -6,7 +6,7 @@ from typing import Any
 
 import pymupdf
 import pytest
-from pdf_factory import A4, MARGIN, draw_table, only, parse, save, story_pdf
+from support.pdf_factory import A4, MARGIN, draw_table, only, parse, save, story_pdf
 
 from policy_assistant.parse.pdf import reader as pdf
 from policy_assistant.parse.pdf import rules as pdf_rules

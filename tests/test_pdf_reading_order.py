@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pymupdf
-from pdf_factory import MARGIN, lines_pdf, parse
+from support.pdf_factory import MARGIN, lines_pdf, parse
 
 
 def words(text: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
-from pdf_factory import MARGIN, only, parse, save
+from support.pdf_factory import MARGIN, only, parse, save
 
 from policy_assistant.parse.pdf.titlepage import is_title_page_line
 

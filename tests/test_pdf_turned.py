@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pymupdf
 import pytest
-from pdf_factory import parse, save, story_pdf
+from support.pdf_factory import parse, save, story_pdf
 
 from policy_assistant.parse.pdf.coverage import coverage
 from policy_assistant.parse.pdf.reader import text_layer_words

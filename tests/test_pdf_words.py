@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pdf_factory import MARGIN, lines_pdf, parse
+from support.pdf_factory import MARGIN, lines_pdf, parse
 
 from policy_assistant.parse.pdf.lines import clean_text
 from policy_assistant.parse.pdf.words import Vocabulary, join_wrapped, remove_controls

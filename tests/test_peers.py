@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_eval_cli import APP, runner
-from test_eval_support import QUESTIONS, parsed_corpus, write_corpus, write_questions
+from support.cli import APP, runner
+from support.eval_corpus import QUESTIONS, parsed_corpus, write_eval_corpus, write_questions
 
 from policy_assistant.errors import UsageError
 from policy_assistant.evaluate.peers import PEERS, LangChainRecursive, PeerChunker
@@ -49,6 +49,7 @@ def real_documents() -> list[Document]:
     return [doc for path in REAL for doc in parse_path(path).documents]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(PEERS))
 def test_every_peer_chunk_maps_back_exactly_to_the_parsed_text(
     name: str, real_documents: list[Document]
@@ -125,7 +126,7 @@ def test_without_the_extra_the_error_names_it_and_exits_2(
     monkeypatch.setitem(sys.modules, "langchain_text_splitters", None)
     with pytest.raises(UsageError, match=r"needs the peers extra: pip install"):
         LangChainRecursive()
-    corpus = write_corpus(tmp_path / "corpus")
+    corpus = write_eval_corpus(tmp_path / "corpus")
     questions = write_questions(tmp_path / "q.jsonl", QUESTIONS)
     result = runner.invoke(
         APP,
@@ -150,7 +151,7 @@ def test_the_spec_names_the_peer_its_settings_and_its_version() -> None:
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("peers")
-    return write_corpus(root / "corpus"), write_questions(root / "q.jsonl", QUESTIONS)
+    return write_eval_corpus(root / "corpus"), write_questions(root / "q.jsonl", QUESTIONS)
 
 
 def evaluate(paths: tuple[Path, Path], *args: str) -> Any:

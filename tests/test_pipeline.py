@@ -1,47 +1,16 @@
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
-from spies import SourceSpy
+from support.corpora import write_pipeline_corpus
+from support.pipeline import STRUCTURE, parser_spy, tree_digest
+from support.spies import SourceSpy
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import BadIndex, DocumentError
 from policy_assistant.index import load_manifest, open_index
 from policy_assistant.ingest.pipeline import ingest
-from policy_assistant.parse import dispatch
-
-STRUCTURE = make_chunker("structure")
-
-
-def write_corpus(root: Path) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "catalog.toml").write_text(
-        '["a.md"]\naccess = "public"\nversion = "1"\n'
-        '["b.md"]\naccess = "public"\nversion = "1"\n'
-        '["staff/c.md"]\naccess = "staff"\nversion = "1"\n'
-    )
-    (root / "a.md").write_text(
-        "# Sprinklers\n\nOscillating sprinklers carry an 18 month warranty.\n"
-    )
-    (root / "b.md").write_text("# Mowers\n\nLawn mowers carry a two year warranty.\n")
-    (root / "staff").mkdir(exist_ok=True)
-    (root / "staff" / "c.md").write_text("# Till codes\n\nThe sprinkler refund code is 4471.\n")
-    return root
-
-
-def tree_digest(index_dir: Path) -> dict[str, str]:
-    return {
-        p.relative_to(index_dir).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(index_dir.rglob("*"))
-        if p.is_file() and p.name != ".lock"
-    }
-
-
-def parser_spy(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
-    """Record every source the corpus reader hands to a parser."""
-    return SourceSpy(monkeypatch, dispatch, "parse_document")
 
 
 @pytest.fixture
@@ -50,7 +19,7 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> SourceSpy:
 
 
 def test_first_ingest_indexes_every_document(tmp_path: Path, spy: SourceSpy) -> None:
-    summary = ingest(write_corpus(tmp_path / "c"), tmp_path / "i", STRUCTURE)
+    summary = ingest(write_pipeline_corpus(tmp_path / "c"), tmp_path / "i", STRUCTURE)
     assert summary.added == ["a.md", "b.md", "staff/c.md"]
     assert summary.written
     assert spy.sources == ["a.md", "b.md", "staff/c.md"]
@@ -61,7 +30,7 @@ def test_first_ingest_indexes_every_document(tmp_path: Path, spy: SourceSpy) -> 
 def test_unchanged_corpus_parses_nothing_and_writes_the_same_bytes(
     tmp_path: Path, spy: SourceSpy
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
     before = tree_digest(tmp_path / "i")
     spy.sources.clear()
@@ -73,14 +42,15 @@ def test_unchanged_corpus_parses_nothing_and_writes_the_same_bytes(
 
 
 def test_a_fresh_build_of_the_same_corpus_gives_identical_bytes(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "one", STRUCTURE)
     ingest(corpus, tmp_path / "two", STRUCTURE)
     assert tree_digest(tmp_path / "one") == tree_digest(tmp_path / "two")
 
 
+@pytest.mark.slow
 def test_only_the_changed_document_is_parsed_again(tmp_path: Path, spy: SourceSpy) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
     (corpus / "b.md").write_text("# Mowers\n\nLawn mowers now carry a three year warranty.\n")
     spy.sources.clear()
@@ -92,7 +62,7 @@ def test_only_the_changed_document_is_parsed_again(tmp_path: Path, spy: SourceSp
 
 
 def test_removed_document_is_dropped(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
     (corpus / "a.md").unlink()
     summary = ingest(corpus, tmp_path / "i", STRUCTURE)
@@ -100,8 +70,9 @@ def test_removed_document_is_dropped(tmp_path: Path) -> None:
     assert [d.source for d in load_manifest(tmp_path / "i").documents] == ["b.md", "staff/c.md"]
 
 
+@pytest.mark.slow
 def test_a_catalog_change_re_chunks_with_the_new_label(tmp_path: Path, spy: SourceSpy) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
     catalog = (corpus / "catalog.toml").read_text()
     (corpus / "catalog.toml").write_text(
@@ -119,7 +90,7 @@ def test_a_catalog_change_re_chunks_with_the_new_label(tmp_path: Path, spy: Sour
 def test_new_chunker_settings_rebuild_everything_and_say_why(
     tmp_path: Path, spy: SourceSpy
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
     spy.sources.clear()
     summary = ingest(corpus, tmp_path / "i", make_chunker("fixed", size=50))
@@ -131,7 +102,7 @@ def test_new_chunker_settings_rebuild_everything_and_say_why(
 
 
 def test_a_bad_file_is_listed_and_the_rest_are_indexed(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     (corpus / "broken.md").write_bytes(b"\xff\xfd")
     summary = ingest(corpus, tmp_path / "i", STRUCTURE)
     assert [str(f) for f in summary.failures] == [
@@ -141,7 +112,7 @@ def test_a_bad_file_is_listed_and_the_rest_are_indexed(tmp_path: Path) -> None:
 
 
 def test_strict_stops_at_the_first_bad_file_and_keeps_the_old_index(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
     before = tree_digest(tmp_path / "i")
     (corpus / "a.md").write_text("# Sprinklers\n\nchanged text\n")
@@ -152,7 +123,7 @@ def test_strict_stops_at_the_first_bad_file_and_keeps_the_old_index(tmp_path: Pa
 
 
 def test_a_damaged_index_is_rebuilt_by_ingest(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE)
     generation = (tmp_path / "i" / "CURRENT").read_text().strip()
     (tmp_path / "i" / generation / "manifest.json").write_text("{not json")
@@ -164,7 +135,7 @@ def test_a_damaged_index_is_rebuilt_by_ingest(tmp_path: Path) -> None:
 
 
 def test_okapi_index_is_reused_when_nothing_changed(tmp_path: Path, spy: SourceSpy) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     ingest(corpus, tmp_path / "i", STRUCTURE, bm25={"variant": "okapi"})
     spy.sources.clear()
     summary = ingest(corpus, tmp_path / "i", STRUCTURE, bm25={"variant": "okapi"})

@@ -151,6 +151,7 @@ def test_booktabs_tables_are_found(measured: dict[str, Any]) -> None:
     assert measured["pdf-tables/booktabs.pdf"].tables >= 2
 
 
+@pytest.mark.slow
 def test_rotated_pages_lose_little_more_than_upright_ones(
     tmp_path: Path, measured: dict[str, Any]
 ) -> None:

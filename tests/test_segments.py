@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from chunk_factory import bare_chunk
+from support.chunk_factory import bare_chunk
 
 from policy_assistant.ids import content_id
 from policy_assistant.index import build_index, open_index
@@ -164,6 +164,7 @@ def run_sequence(folder: Path, seed: int, variant: str, steps: int) -> tuple[Cor
     return corpus, counts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["lucene", "okapi"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_any_sequence_of_ingests_searches_as_a_cold_build(
@@ -195,7 +196,7 @@ def test_the_sequences_above_merge_segments(
     merged: list[list[str]] = []
     choose = plan.choose_merges
 
-    def spy(segments: list[plan.LiveSegment], fresh: bool) -> tuple[list[str], list[str]]:
+    def spy(segments: list[plan.Merging], fresh: bool) -> tuple[list[str], list[str]]:
         kept, chosen = choose(segments, fresh)
         merged.append(chosen)
         return kept, chosen
@@ -241,7 +242,7 @@ def test_search_does_not_read_the_document_entries(
     def refuse(generation: Path, segments: object) -> None:
         raise AssertionError(f"search read the entries of {generation.name}")
 
-    monkeypatch.setattr(manifest_module, "read_entries", refuse)
+    monkeypatch.setattr(manifest_module, "read_entries", refuse)  # where the manifest reads them
     with open_index(folder) as index:
         assert index.search("w1 w2", 5)
     with pytest.raises(AssertionError, match="read the entries"), open_index(folder) as index:

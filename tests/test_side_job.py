@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from test_pipeline import tree_digest, write_corpus
+from support.corpora import write_pipeline_corpus
+from support.pipeline import tree_digest
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import BadIndex
@@ -29,7 +30,7 @@ def cold(corpus: Path, index: Path, fork: bool, monkeypatch: pytest.MonkeyPatch)
 def test_units_built_in_a_child_are_the_bytes_of_a_serial_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     beside = tree_digest(cold(corpus, tmp_path / "forked", True, monkeypatch))
     serial = tree_digest(cold(corpus, tmp_path / "serial", False, monkeypatch))
     assert any(name.split("/", 1)[1].startswith("units/") for name in beside if "/" in name)
@@ -39,7 +40,7 @@ def test_units_built_in_a_child_are_the_bytes_of_a_serial_build(
 def test_a_child_that_fails_fails_the_write_and_keeps_the_old_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     index = cold(corpus, tmp_path / "i", True, monkeypatch)
     before = tree_digest(index)
     parent = os.getpid()

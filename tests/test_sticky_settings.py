@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_pipeline import write_corpus
+from support.corpora import write_pipeline_corpus
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
@@ -18,7 +18,7 @@ def ingest(*args: str):  # type: ignore[no-untyped-def]
 
 
 def test_an_index_keeps_its_settings_and_only_given_options_change_them(tmp_path: Path) -> None:
-    corpus, index = str(write_corpus(tmp_path / "c")), str(tmp_path / "i")
+    corpus, index = str(write_pipeline_corpus(tmp_path / "c")), str(tmp_path / "i")
     first = ingest(
         corpus, "--index", index, "--chunker", "fixed", "--size", "80", "--bm25", "okapi"
     )
@@ -35,7 +35,7 @@ def test_an_index_keeps_its_settings_and_only_given_options_change_them(tmp_path
 
 
 def test_a_new_chunker_starts_from_its_own_defaults(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     runner.invoke(
         app, ["ingest", str(corpus), "--index", str(tmp_path / "i"), "--chunker", "fixed"]
     )
@@ -47,7 +47,7 @@ def test_a_new_chunker_starts_from_its_own_defaults(tmp_path: Path) -> None:
 
 
 def test_a_first_ingest_reports_no_change_of_settings(tmp_path: Path) -> None:
-    corpus = str(write_corpus(tmp_path / "c"))
+    corpus = str(write_pipeline_corpus(tmp_path / "c"))
     first = ingest(corpus, "--index", str(tmp_path / "i"), "--chunker", "fixed", "--size", "80")
     assert first.exit_code == 0, first.output
     assert "settings changed" not in first.stderr

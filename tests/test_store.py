@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from chunk_factory import bare_chunk
 from hypothesis import given
 from hypothesis import strategies as st
+from support.chunk_factory import bare_chunk
 
 from policy_assistant import index as store
 from policy_assistant.chunk import make_chunker
@@ -126,6 +126,7 @@ entries = st.builds(
 )
 
 
+@pytest.mark.slow
 @given(st.lists(entries, max_size=5))
 def test_manifest_and_entries_survive_json(documents):
     manifest = Manifest.create({"name": "x", "size": 3}, {"variant": "lucene"}, documents)
@@ -297,6 +298,7 @@ def run_python(code: str) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 def test_second_writer_waits_then_stops_with_a_clear_message(tmp_path: Path, chunks):
     index_dir = tmp_path / "index"
     holder = run_python(
@@ -326,6 +328,7 @@ def test_lock_is_reentrant_for_one_process(tmp_path: Path, chunks: list[Chunk]):
     assert load_chunks(tmp_path / "index") == chunks
 
 
+@pytest.mark.slow
 def test_killed_writer_leaves_the_old_or_the_new_index(tmp_path: Path):
     index_dir = tmp_path / "index"
     versions = {

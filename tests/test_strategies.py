@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
-from test_pipeline import write_corpus
+from support.corpora import write_pipeline_corpus
 from typer.testing import CliRunner
 
 from policy_assistant.cli import eval_cmd
@@ -59,7 +59,7 @@ def test_eval_ranks_and_assembles_as_search_budget_does(
 ) -> None:
     """Eval's context strategies and `search --budget` run one path: the same calls to the
     one unit ranker, the same hits, the same contexts (both driven through the CLI)."""
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     query, budget = "is the sprinkler still under warranty", 60
     line = {
         "id": "q1",

@@ -72,6 +72,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Document], Pa
     return live, folder / "b"
 
 
+@pytest.mark.slow
 def test_maxscore_sections_rank_as_scoring_every_posting(
     stored: tuple[list[Document], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

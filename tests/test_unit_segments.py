@@ -130,6 +130,7 @@ def segment_count(index_dir: Path) -> int:
     return len(unit_store.read_state(folder).segments)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "variant"), [(1, "lucene"), (2, "lucene"), (3, "okapi")])
 def test_any_sequence_of_ingests_assembles_the_contexts_of_a_cold_build(
     tmp_path: Path, seed: int, variant: str, monkeypatch: pytest.MonkeyPatch
@@ -152,6 +153,7 @@ def test_any_sequence_of_ingests_assembles_the_contexts_of_a_cold_build(
     assert max(counts) <= 3
 
 
+@pytest.mark.slow
 def test_a_forked_units_update_writes_the_bytes_of_a_serial_one(tmp_path: Path) -> None:
     trees = []
     for workers in (1, 2):
@@ -223,6 +225,7 @@ def as_older_layout(index_dir: Path) -> None:
     (index_dir / "CURRENT").write_text(name + "\n")
 
 
+@pytest.mark.slow
 def test_units_in_the_older_layout_are_named_and_written_again(tmp_path: Path) -> None:
     rng, serial, corpus = random.Random(3), [0], tmp_path / "c"
     corpus.mkdir()
@@ -237,6 +240,7 @@ def test_units_in_the_older_layout_are_named_and_written_again(tmp_path: Path) -
     assert contexts(tmp_path / "i") == reference(corpus)
 
 
+@pytest.mark.slow
 def test_tied_sections_beyond_the_cut_are_taken_in_source_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -69,6 +69,7 @@ def questions(corpus_dir: Path) -> list[tuple[str, str]]:
     return [(q["question"], q["audience"]) for q in lines]
 
 
+@pytest.mark.slow
 def test_unit_search_ranks_as_scoring_every_unit_on_the_bundled_questions(
     corpus_docs: tuple[Dense, SegmentedUnits], corpus_dir: Path
 ) -> None:

@@ -14,8 +14,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from spies import SourceSpy
-from test_pipeline import STRUCTURE, parser_spy, tree_digest, write_corpus
+from support.corpora import write_pipeline_corpus
+from support.pipeline import STRUCTURE, parser_spy, tree_digest
+from support.spies import SourceSpy
 
 from policy_assistant.errors import BadIndex
 from policy_assistant.index import open_index
@@ -25,6 +26,8 @@ from policy_assistant.index.store.reader import load_entries, load_manifest
 from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.ingest.watch import Watch
 from policy_assistant.parse import read_sources
+
+pytestmark = pytest.mark.slow  # watch tests: make test-slow, make check and CI run them
 
 WORDS = [
     "sprinkler",
@@ -88,7 +91,7 @@ def hits(index_dir: Path) -> list[list[tuple[str, float]]]:
 
 def started(tmp_path: Path) -> tuple[Path, Watch]:
     """Return a small corpus under tmp_path and a watch of it into tmp_path/w, its ingest done."""
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     watch = Watch(corpus, tmp_path / "w", STRUCTURE)
     watch.ingest()
     return corpus, watch
@@ -188,7 +191,7 @@ def test_a_round_under_other_settings_ingests_the_whole_corpus(tmp_path: Path) -
 
 
 def test_read_sources_reads_as_a_walk_would(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     (corpus / ".git").mkdir()
     (corpus / ".git" / "x.md").write_text("# hidden\n")
     (corpus / "link").symlink_to(corpus / "staff", target_is_directory=True)
@@ -251,7 +254,7 @@ def test_a_watch_warms_the_parsers_of_its_corpus_while_it_waits(
 
     warmed: list[set[str | None]] = []
     monkeypatch.setattr(watch_module, "warm_parsers", warmed.append)
-    corpus = write_corpus(tmp_path / "c")
+    corpus = write_pipeline_corpus(tmp_path / "c")
     (corpus / "d.html").write_text("<html><body><p>Hoses carry no warranty.</p></body></html>")
     Watch(corpus, tmp_path / "w", STRUCTURE).ingest()
     assert warmed == [{"html", "markdown"}]

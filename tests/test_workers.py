@@ -23,8 +23,8 @@ from typing import Any
 
 import pymupdf
 import pytest
-from pdf_factory import save, story_pdf
-from spies import another_thread
+from support.pdf_factory import save, story_pdf
+from support.spies import another_thread
 from typer.testing import CliRunner
 
 from policy_assistant.chunk import make_chunker
@@ -171,6 +171,7 @@ def serial_and_pooled(args: list[str], spy: PoolSpy) -> tuple[tuple[int, str, st
     return serial, pooled
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["parse", "chunk"])
 def test_bundled_corpus_parses_and_chunks_to_the_same_bytes_pooled(
     command: str, pool_spy: PoolSpy
@@ -181,6 +182,7 @@ def test_bundled_corpus_parses_and_chunks_to_the_same_bytes_pooled(
     assert len(serial[1].splitlines()) >= 39
 
 
+@pytest.mark.slow
 def test_bundled_corpus_ingests_to_the_same_index_pooled(tmp_path: Path, pool_spy: PoolSpy) -> None:
     outputs = []
     for name in ("one", "two"):
@@ -193,6 +195,7 @@ def test_bundled_corpus_ingests_to_the_same_index_pooled(tmp_path: Path, pool_sp
     assert tree(tmp_path / "one" / "parse-cache") == tree(tmp_path / "two" / "parse-cache")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["parse", "chunk"])
 def test_generated_documents_give_the_same_bytes_and_errors_pooled(
     tmp_path: Path, command: str, pool_spy: PoolSpy, monkeypatch: pytest.MonkeyPatch
@@ -209,6 +212,7 @@ def test_generated_documents_give_the_same_bytes_and_errors_pooled(
     assert "Traceback" not in stderr
 
 
+@pytest.mark.slow
 def test_generated_documents_ingest_to_the_same_index_pooled(
     tmp_path: Path, pool_spy: PoolSpy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -267,6 +271,7 @@ def test_progress_counts_every_file_once_and_ends_at_the_total(
     )
 
 
+@pytest.mark.slow
 def test_a_parser_that_crashes_its_worker_fails_that_file_alone(
     tmp_path: Path, pool_spy: PoolSpy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -437,6 +442,7 @@ def gone(pids: list[int], seconds: float = 10) -> bool:
     return not any(alive(p) for p in pids)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
 def test_ctrl_c_exits_130_and_leaves_no_worker(tmp_path: Path) -> None:
     process, found = start_slow_ingest(tmp_path)
@@ -448,6 +454,7 @@ def test_ctrl_c_exits_130_and_leaves_no_worker(tmp_path: Path) -> None:
     assert gone(found)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux only")
 def test_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
     process, found = start_slow_ingest(tmp_path)
@@ -456,6 +463,7 @@ def test_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
     assert gone(found)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
 def test_ctrl_c_while_the_workers_are_being_forked_still_exits_130(tmp_path: Path) -> None:
     # A Ctrl-C that lands before a new worker has set it aside once hung the ingest.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -45,6 +46,7 @@ from policy_assistant.evaluate import (
     Interval,
     compare_to_baseline,
     default_tolerance,
+    gate_exit_code,
     load_baseline,
     run_eval,
 )
@@ -57,8 +59,107 @@ from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
 from policy_assistant.evaluate.score import QuestionOutcome
 from policy_assistant.evaluate.verdict import leak_messages, reading_lines, verdicts
 from policy_assistant.jsonio import pretty_json
+from policy_assistant.parse import CorpusOptions
 
 Opt = typer.Option
+
+Corpus = Annotated[Path, Opt(help="The corpus folder.")]
+Questions = Annotated[
+    Path,
+    Opt(
+        help="The questions: JSON lines, Chroma's CSV layout (.csv), or a BEIR folder "
+        "(its corpus.jsonl is the corpus)."
+    ),
+]
+Chunkers = Annotated[
+    list[str] | None,
+    Opt(
+        "--chunker",
+        help=(
+            "Chunker variants, name or name:setting=value,... (repeatable; a comma before a "
+            "chunker's name starts another); also the peers langchain-recursive, "
+            f"llamaindex-sentence, chonkie-recursive [default: {','.join(CHUNKERS)}]."
+        ),
+        show_default=False,
+    ),
+]
+ChunkFiles = Annotated[
+    list[Path] | None,
+    Opt(
+        "--chunks",
+        help="Also evaluate these chunk records, from any tool (JSON lines, repeatable).",
+        show_default=False,
+    ),
+]
+Indexes = Annotated[
+    list[Path] | None,
+    Opt(
+        "--index", help="Also evaluate this index folder as built (repeatable).", show_default=False
+    ),
+]
+Strategies = Annotated[
+    str | None,
+    Opt(
+        "--strategy",
+        help="Also compare context strategies over retrieval units, comma-separated "
+        "(units, window, window-plain, window-1, window-2, automerge).",
+        show_default=False,
+    ),
+]
+BUDGETS = ",".join(map(str, DEFAULT_BUDGETS))
+"""The default budgets, as --budget takes them."""
+Budgets = Annotated[str, Opt("--budget", help="Context budgets in words, comma-separated.")]
+BudgetUnit = Annotated[
+    str, Opt("--budget-unit", help="What budgets count: words, or tokens (cl100k_base).")
+]
+K = Annotated[int, Opt("-k", "--k", help="Results counted by hit@k.")]
+Seed = Annotated[int, Opt("--seed", help="Seed of the bootstrap resamples.")]
+Json = Annotated[bool, Opt("--json", help="The full report as JSON on stdout.")]
+OutFile = Annotated[Path | None, Opt("--out", help="Write the JSON report here.")]
+Summary = Annotated[
+    bool,
+    Opt("--summary", help="JSON without per-question detail: the form to commit as a baseline."),
+]
+Plot = Annotated[Path | None, Opt("--plot", help="Draw hit@B and complete@B (.png/.svg/.pdf).")]
+Html = Annotated[
+    Path | None, Opt("--html", help="Write the report as one self-contained web page.")
+]
+Explain = Annotated[str | None, Opt("--explain", help="Show one question's retrieval and misses.")]
+Baseline = Annotated[Path | None, Opt("--baseline", help="Fail when a figure falls below this.")]
+Tolerance = Annotated[
+    float | None, Opt("--tolerance", help="Allowed fall (default: one question's worth, 1/n).")
+]
+AcceptSettings = Annotated[
+    bool,
+    Opt(
+        "--accept-settings",
+        help="Gate against a baseline whose settings or questions file differ (else exit 1).",
+    ),
+]
+Strict = Annotated[
+    bool, Opt("--strict", help="Fail on any invalid question (always so with --baseline).")
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Outputs:
+    """Where the report goes besides the terminal's tables."""
+
+    as_json: bool = False
+    out_file: Path | None = None
+    summary: bool = False
+    plot: Path | None = None
+    html: Path | None = None
+    explain: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """The CI gate's options: the baseline, the allowed fall, and accepted setting changes."""
+
+    baseline: Path | None = None
+    tolerance: float | None = None
+    accept_settings: bool = False
 
 
 def register(app: typer.Typer) -> None:
@@ -67,83 +168,31 @@ def register(app: typer.Typer) -> None:
 
 
 def eval_command(
-    corpus: Annotated[Path, Opt(help="The corpus folder.")] = DEFAULT_CORPUS,
-    questions: Annotated[
-        Path,
-        Opt(
-            help="The questions: JSON lines, Chroma's CSV layout (.csv), or a BEIR folder "
-            "(its corpus.jsonl is the corpus)."
-        ),
-    ] = DEFAULT_QUESTIONS,
-    chunker: Annotated[
-        list[str] | None,
-        Opt(
-            help=(
-                "Chunker variants, name or name:setting=value,... (repeatable; a comma before a "
-                "chunker's name starts another); also the peers langchain-recursive, "
-                f"llamaindex-sentence, chonkie-recursive [default: {','.join(CHUNKERS)}]."
-            ),
-            show_default=False,
-        ),
-    ] = None,
-    chunks: Annotated[
-        list[Path] | None,
-        Opt(
-            "--chunks",
-            help="Also evaluate these chunk records, from any tool (JSON lines, repeatable).",
-            show_default=False,
-        ),
-    ] = None,
-    index: Annotated[
-        list[Path] | None,
-        Opt(
-            "--index",
-            help="Also evaluate this index folder as built (repeatable).",
-            show_default=False,
-        ),
-    ] = None,
-    strategy: Annotated[
-        str | None,
-        Opt(
-            "--strategy",
-            help="Also compare context strategies over retrieval units, comma-separated "
-            "(units, window, window-plain, window-1, window-2, automerge).",
-            show_default=False,
-        ),
-    ] = None,
-    budget: Annotated[str, Opt(help="Context budgets in words, comma-separated.")] = ",".join(
-        map(str, DEFAULT_BUDGETS)
-    ),
-    budget_unit: Annotated[
-        str, Opt("--budget-unit", help="What budgets count: words, or tokens (cl100k_base).")
-    ] = WORDS,
-    k: Annotated[int, Opt("-k", "--k", help="Results counted by hit@k.")] = DEFAULT_K,
+    corpus: Corpus = DEFAULT_CORPUS,
+    questions: Questions = DEFAULT_QUESTIONS,
+    chunker: Chunkers = None,
+    chunks: ChunkFiles = None,
+    index: Indexes = None,
+    strategy: Strategies = None,
+    budget: Budgets = BUDGETS,
+    budget_unit: BudgetUnit = WORDS,
+    k: K = DEFAULT_K,
     size: Size = None,
     overlap: Overlap = None,
     max_words: MaxWords = None,
     max_table_words: MaxTableWords = None,
     overlap_sentences: OverlapSentences = None,
-    seed: Annotated[int, Opt(help="Seed of the bootstrap resamples.")] = DEFAULT_SEED,
-    as_json: Annotated[bool, Opt("--json", help="The full report as JSON on stdout.")] = False,
-    out_file: Annotated[Path | None, Opt("--out", help="Write the JSON report here.")] = None,
-    summary: Annotated[
-        bool,
-        Opt(
-            "--summary", help="JSON without per-question detail: the form to commit as a baseline."
-        ),
-    ] = False,
-    plot: Annotated[Path | None, Opt(help="Draw hit@B and complete@B (.png/.svg/.pdf).")] = None,
-    html: Annotated[
-        Path | None, Opt("--html", help="Write the report as one self-contained web page.")
-    ] = None,
-    explain: Annotated[str | None, Opt(help="Show one question's retrieval and misses.")] = None,
-    baseline: Annotated[Path | None, Opt(help="Fail when a figure falls below this.")] = None,
-    tolerance: Annotated[
-        float | None, Opt(help="Allowed fall (default: one question's worth, 1/n).")
-    ] = None,
-    strict: Annotated[
-        bool, Opt("--strict", help="Fail on any invalid question (always so with --baseline).")
-    ] = False,
+    seed: Seed = DEFAULT_SEED,
+    as_json: Json = False,
+    out_file: OutFile = None,
+    summary: Summary = False,
+    plot: Plot = None,
+    html: Html = None,
+    explain: Explain = None,
+    baseline: Baseline = None,
+    tolerance: Tolerance = None,
+    accept_settings: AcceptSettings = False,
+    strict: Strict = False,
     quiet: Quiet = False,
     include: Include = None,
     exclude: Exclude = None,
@@ -157,53 +206,97 @@ def eval_command(
     set_ocr(no_ocr)
     reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache, workers)
     options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
+    base = eval_settings(chunker, chunks, index, strategy, options, strict or baseline is not None)
+    settings = replace(base, budgets=parse_budgets(budget), budget_unit=budget_unit, k=k, seed=seed)
+    settings.check()
+    outputs = Outputs(as_json, out_file, summary, plot, html, explain)
+    gate = Gate(baseline, tolerance, accept_settings)
+    if is_beir_folder(questions):
+        raise typer.Exit(int(run_beir(questions, settings, outputs, gate, quiet)))
+    raise typer.Exit(
+        int(run_and_report(corpus, questions, settings, reading, outputs, gate, quiet))
+    )
+
+
+def eval_settings(
+    chunker: list[str] | None,
+    chunks: list[Path] | None,
+    index: list[Path] | None,
+    strategy: str | None,
+    options: dict[str, int],
+    strict: bool,
+) -> EvalSettings:
+    """Return the settings of what to evaluate: the default chunkers unless files are named."""
     indexes = tuple(index or ())
     files = tuple(chunks or ())
     names = tuple(chunker) if chunker else () if indexes or files else tuple(CHUNKERS)
-    settings = EvalSettings(
+    return EvalSettings(
         chunkers=names,
         indexes=indexes,
         chunk_files=files,
-        strict=strict or baseline is not None,
+        strict=strict,
         strategies=tuple(n.strip() for n in (strategy or "").split(",") if n.strip()),
         chunker_options=options,
-        budgets=parse_budgets(budget),
-        budget_unit=budget_unit,
-        k=k,
-        seed=seed,
     )
-    settings.check()
-    if is_beir_folder(questions):
-        from policy_assistant.cli.beir_view import eval_beir
 
-        unused = {"--plot": plot, "--html": html, "--explain": explain, "--baseline": baseline}
-        raise typer.Exit(
-            int(eval_beir(questions, settings, unused, as_json, out_file, summary, quiet))
-        )
-    if plot is not None:
-        check_plot_path(plot)
-    if tolerance is not None and tolerance < 0:
-        raise UsageError(f"--tolerance must be zero or more, got {tolerance}")
-    before = load_baseline(baseline) if baseline is not None else None
+
+def run_beir(
+    folder: Path, settings: EvalSettings, outputs: Outputs, gate: Gate, quiet: bool
+) -> ExitCode:
+    """Evaluate a BEIR folder, refusing the options that do not apply to one."""
+    from policy_assistant.cli.beir_view import eval_beir
+
+    unused = {
+        "--plot": outputs.plot,
+        "--html": outputs.html,
+        "--explain": outputs.explain,
+        "--baseline": gate.baseline,
+    }
+    return eval_beir(
+        folder, settings, unused, outputs.as_json, outputs.out_file, outputs.summary, quiet
+    )
+
+
+def run_and_report(
+    corpus: Path,
+    questions: Path,
+    settings: EvalSettings,
+    reading: CorpusOptions,
+    outputs: Outputs,
+    gate: Gate,
+    quiet: bool,
+) -> ExitCode:
+    """Evaluate, write every output asked for, gate, and return the exit code."""
+    if outputs.plot is not None:
+        check_plot_path(outputs.plot)
+    if gate.tolerance is not None and gate.tolerance < 0:
+        raise UsageError(f"--tolerance must be zero or more, got {gate.tolerance}")
+    before = load_baseline(gate.baseline) if gate.baseline is not None else None
     with progress_bar("evaluating", quiet) as progress:
         report = run_eval(corpus, questions, settings, progress, reading)
     for message in report.warnings:
         warn(message)
-    data = report.to_dict(detail=not summary)
-    write_outputs(report, data, as_json, out_file, explain)
-    if plot is not None:
-        plot_report(report, plot)
-    if html is not None:
-        write_html(report, html)
-    failed = report_leaks(report)
-    if before is not None and baseline is not None:
-        gate = compare_to_baseline(
-            data,
-            before,
-            default_tolerance(len(report.questions)) if tolerance is None else tolerance,
-        )
-        failed = report_gate(gate, baseline) or failed
-    raise typer.Exit(int(ExitCode.FAILURE if failed else ExitCode.OK))
+    data = report.to_dict(detail=not outputs.summary)
+    write_outputs(report, data, outputs.as_json, outputs.out_file, outputs.explain)
+    if outputs.plot is not None:
+        plot_report(report, outputs.plot)
+    if outputs.html is not None:
+        write_html(report, outputs.html)
+    report_leaks(report)
+    result = None
+    if before is not None and gate.baseline is not None:
+        result = check_gate(report, data, before, gate)
+        report_gate(result, gate.baseline)
+    return gate_exit_code(report.leaks, result)
+
+
+def check_gate(
+    report: EvalReport, data: dict[str, Any], before: dict[str, Any], gate: Gate
+) -> GateResult:
+    """Compare the report with the baseline at the given or default tolerance."""
+    questions = len(report.questions)
+    tolerance = default_tolerance(questions) if gate.tolerance is None else gate.tolerance
+    return compare_to_baseline(data, before, tolerance, accept=gate.accept_settings)
 
 
 def write_html(report: EvalReport, target: Path) -> None:
@@ -408,17 +501,21 @@ def yes_no(value: bool) -> str:
     return "yes" if value else "no"
 
 
-def report_leaks(report: EvalReport) -> bool:
-    """Print every variant that returned staff chunks to public questions; True if any."""
+def report_leaks(report: EvalReport) -> None:
+    """Print every variant that returned staff chunks to public questions."""
     for line in leak_messages(report):
         error(line)
-    return report.leaks > 0
 
 
-def report_gate(gate: GateResult, baseline: Path) -> bool:
-    """Print what fell below the baseline; True when the gate fails."""
+def report_gate(gate: GateResult, baseline: Path) -> None:
+    """Print whether the settings match the baseline's and what fell below it."""
     for note in gate.notes:
         warn(f"{note} ({baseline}); figures may not be comparable")
+    if gate.settings_differ:
+        error(gate.settings_line(str(baseline)))
+        return
+    for difference in gate.differences:
+        warn(f"{difference} (accepted): figures may not be comparable")
     for missing in gate.missing:
         error(f"baseline has {missing}, which this run does not measure")
     for fall in gate.falls:
@@ -429,4 +526,3 @@ def report_gate(gate: GateResult, baseline: Path) -> bool:
             f"{gate.tolerance:.4f}",
             highlight=False,
         )
-    return not gate.passed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -114,6 +115,8 @@ def ingest_command(
         check_bm25_variant(bm25_variant)
     if watch and strict:
         raise UsageError("--strict stops at the first bad file and --watch goes on: give one")
+    if watch:
+        require_watchdog()
     given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     index_dir = resolve_index_dir(index)
     sticky = sticky_settings(index_dir, chunker, given, bm25_variant)
@@ -153,6 +156,16 @@ def ingest_command(
         watch_rounds(watcher, WatchPrinter(as_json, quiet))
         code = 0  # Ctrl-C is how a watch ends
     raise typer.Exit(code)
+
+
+def require_watchdog() -> None:
+    """Raise UsageError, saying which extra to install, unless watchdog can be imported."""
+    try:
+        importlib.import_module("watchdog")
+    except ImportError:
+        raise UsageError(
+            "--watch needs watchdog (the watch extra): pip install 'policy-assistant[watch]'"
+        ) from None
 
 
 def _watcher(

@@ -12,6 +12,7 @@ from policy_assistant.evaluate.baseline import (
     GateResult,
     compare_to_baseline,
     default_tolerance,
+    gate_exit_code,
     load_baseline,
 )
 from policy_assistant.evaluate.bootstrap import Bootstrap, Interval
@@ -57,6 +58,7 @@ __all__ = [
     "default_tolerance",
     "evaluate",
     "evidence_coverage",
+    "gate_exit_code",
     "hit",
     "hit_at_k",
     "load_baseline",

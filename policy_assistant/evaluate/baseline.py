@@ -6,15 +6,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.errors import ExitCode, PolicyAssistantError
 from policy_assistant.evaluate.budget_units import unit_of
 from policy_assistant.evaluate.report import BUDGET_METRICS, metric_name
-from policy_assistant.jsonio import JSONDecodeError, loads
+from policy_assistant.jsonio import JSONDecodeError, json_text, loads
 
 EPSILON = 1e-9
 """Float slack, so a drop of exactly the tolerance passes."""
-COMPARED_SETTINGS = ("corpus", "questions", "chunkers", "k", "tokenizer", "bm25")
-"""Settings that, when they differ from the baseline's, make the comparison worth a note."""
+GATED_SETTINGS = (
+    "corpus",
+    "questions",
+    "chunkers",
+    "budgets",
+    "budget_unit",
+    "k",
+    "bm25",
+    "tokenizer",
+)
+"""Settings the figures depend on: when one differs from the baseline's, the gate fails (unless
+the user accepts the difference), since a figure measured differently is no evidence of a fall."""
+NOTED_SETTINGS = ("tool", "bootstrap")
+"""Settings that differ without changing the gated figures: a warning at most."""
+ENVIRONMENT_KEYS = {"tokenizer": ("stemmer_library",)}
+"""Parts of a gated setting that name the machine's libraries, not the method: noted only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +72,29 @@ class GateResult:
     missing: tuple[str, ...]
     """Figures the baseline has and this run does not measure."""
     notes: tuple[str, ...]
-    """Settings that differ from the baseline's."""
+    """Differences from the baseline's settings that leave the figures comparable."""
+    differences: tuple[str, ...] = ()
+    """Gated settings that differ from the baseline's: `budgets [100, 200, 400] -> [100]`."""
+    accepted: bool = False
+    """Whether the user accepted differing settings (`--accept-settings`)."""
+
+    @property
+    def settings_differ(self) -> bool:
+        """Whether the figures were measured differently from the baseline's, unaccepted."""
+        return bool(self.differences) and not self.accepted
 
     @property
     def passed(self) -> bool:
-        """Whether no figure fell and none went unmeasured."""
-        return not self.falls and not self.missing
+        """Whether the settings match (or were accepted), no figure fell and none is missing."""
+        return not self.settings_differ and not self.falls and not self.missing
+
+    def settings_line(self, baseline: str) -> str:
+        """Return the one line that says which settings differ from the baseline's, and why."""
+        return (
+            f"settings differ from the baseline {baseline}, so its figures are not comparable: "
+            f"{'; '.join(self.differences)} (run `make baseline` to adopt them, or pass "
+            "--accept-settings to compare anyway)"
+        )
 
 
 def default_tolerance(questions: int) -> float:
@@ -96,9 +127,13 @@ def gated_figures(report: dict[str, Any]) -> dict[tuple[str, str], float]:
 
 
 def compare_to_baseline(
-    current: dict[str, Any], baseline: dict[str, Any], tolerance: float
+    current: dict[str, Any], baseline: dict[str, Any], tolerance: float, accept: bool = False
 ) -> GateResult:
-    """Compare every figure the baseline has; a drop of more than `tolerance` is a fall."""
+    """Compare the settings, then every figure the baseline has.
+
+    A gated setting that differs fails the gate unless `accept`; a drop of more than
+    `tolerance` is a fall.
+    """
     check_same_unit(current, baseline)
     try:
         now, before = gated_figures(current), gated_figures(baseline)
@@ -112,13 +147,67 @@ def compare_to_baseline(
         elif before[key] - now[key] > tolerance + EPSILON:
             changed = changed_outcomes(current, baseline, *key)
             falls.append(Fall(key[0], key[1], before[key], now[key], changed))
+    differences, notes = setting_differences(current, baseline)
+    compared = sum(key in now for key in before)
+    return GateResult(tolerance, compared, tuple(falls), tuple(missing), notes, differences, accept)
+
+
+def setting_differences(
+    current: dict[str, Any], baseline: dict[str, Any]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return (gated settings that differ, each `name before -> now`; the noted ones)."""
+    now, before = current.get("settings", {}), baseline.get("settings", {})
+    differences = []
     notes = [
         f"{name} differs from the baseline's"
-        for name in COMPARED_SETTINGS
-        if current.get("settings", {}).get(name) != baseline.get("settings", {}).get(name)
+        for name in NOTED_SETTINGS
+        if now.get(name) != before.get(name)
     ]
-    compared = sum(key in now for key in before)
-    return GateResult(tolerance, compared, tuple(falls), tuple(missing), tuple(notes))
+    for name in GATED_SETTINGS:
+        old, new = gated_value(before, name), gated_value(now, name)
+        if old != new:
+            differences.append(f"{name} {short(old)} -> {short(new)}")
+        for key in ENVIRONMENT_KEYS.get(name, ()):
+            if (before.get(name) or {}).get(key) != (now.get(name) or {}).get(key):
+                notes.append(f"{name} {key} differs from the baseline's")
+    return tuple(differences), tuple(notes)
+
+
+def gated_value(settings: dict[str, Any], name: str) -> Any:
+    """Return the part of a setting the figures depend on.
+
+    The questions file and the corpus by their digests (not where they were read from); the
+    budget unit as words when a report predates it; no library versions.
+    """
+    value = settings.get(name)
+    if name == "questions" and isinstance(value, dict):
+        return value.get("sha256")
+    if name == "corpus" and isinstance(value, dict):
+        return value.get("id")
+    if name == "budget_unit":
+        return unit_of(settings)
+    if isinstance(value, dict) and name in ENVIRONMENT_KEYS:
+        return {k: v for k, v in value.items() if k not in ENVIRONMENT_KEYS[name]}
+    return value
+
+
+SHOWN = 40
+"""Characters of a differing setting's value the gate's line shows."""
+
+
+def short(value: Any) -> str:
+    """Return a setting's value for one line: compact JSON, a digest's first 12 characters."""
+    if isinstance(value, str) and len(value) >= 16:
+        return value[:12]
+    text = json_text(value)
+    return text if len(text) <= SHOWN else text[: SHOWN - 3] + "..."
+
+
+def gate_exit_code(leaks: int, gate: GateResult | None) -> ExitCode:
+    """Return the exit code eval's verdict leads to: FAILURE on a leak or a failed gate."""
+    if leaks > 0 or (gate is not None and not gate.passed):
+        return ExitCode.FAILURE
+    return ExitCode.OK
 
 
 def check_same_unit(current: dict[str, Any], baseline: dict[str, Any]) -> None:

@@ -5,15 +5,20 @@ chunk's `words` field counts them. Tokens are `cl100k_base` tokens of the same t
 tiktoken (`pip install 'policy-assistant[tokens]'`), the one module that imports it.
 
 tiktoken downloads an encoding's file at first use, which eval never does: the file must
-already be on the machine. It is looked for in `$TIKTOKEN_CACHE_DIR` (tiktoken's own cache
-folder) and in the copy llama-index-core ships (MIT, part of the `tokens` and `peers` extras),
-checked against tiktoken's SHA-256 of it before tiktoken is pointed at it.
+already be on the machine, where tiktoken's own cache keeps it (as ENCODING_FILE). It is looked
+for, in this order, in the folder `$TIKTOKEN_CACHE_DIR` names (tiktoken's variable: any folder
+the user chooses), in `$DATA_GYM_CACHE_DIR` (tiktoken's older name for it), in tiktoken's default
+cache (`data-gym-cache` in the temporary folder, where a `tiktoken.get_encoding("cl100k_base")`
+run with the network on leaves it), and in the copy llama-index-core ships (MIT; it comes with
+the `peers` and `dev` extras, which is how tests and CI have it). Each candidate is checked
+against ENCODING_SHA256, the digest shipped here, before tiktoken is pointed at its folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
@@ -38,6 +43,10 @@ ENCODING_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b
 """SHA-256 of the file, as tiktoken itself checks it."""
 CACHE_VARIABLE = "TIKTOKEN_CACHE_DIR"
 """tiktoken's environment variable naming its cache folder."""
+OLD_CACHE_VARIABLE = "DATA_GYM_CACHE_DIR"
+"""The variable tiktoken reads when CACHE_VARIABLE is not set."""
+DEFAULT_CACHE = "data-gym-cache"
+"""tiktoken's cache folder, in the temporary folder, when neither variable is set."""
 
 
 def check_unit(unit: str) -> None:
@@ -121,18 +130,21 @@ def encoding_folder() -> Path:
             return folder
     raise UsageError(
         f"--budget-unit tokens needs the {ENCODING} encoding file, which is never downloaded: "
-        f"install 'policy-assistant[tokens]' (llama-index-core ships it), or put the file "
-        f"({ENCODING}.tiktoken, SHA-256 {ENCODING_SHA256[:12]}...) in a folder as "
-        f"{ENCODING_FILE} and set {CACHE_VARIABLE} to that folder"
+        f"put the file ({ENCODING}.tiktoken, SHA-256 {ENCODING_SHA256[:12]}...) in a folder as "
+        f"{ENCODING_FILE} and set {CACHE_VARIABLE} to that folder, or fill tiktoken's cache "
+        f'once with the network on: python -c "import tiktoken; '
+        f"tiktoken.get_encoding('{ENCODING}')\""
     )
 
 
 def candidate_folders() -> list[Path]:
-    """Return where the encoding file may be: tiktoken's cache folder, then llama-index-core's."""
-    folders = []
-    given = os.environ.get(CACHE_VARIABLE)
-    if given:
-        folders.append(Path(given))
+    """Return where the encoding file may be: tiktoken's cache folders, then llama-index-core's."""
+    folders = [
+        Path(os.environ[name])
+        for name in (CACHE_VARIABLE, OLD_CACHE_VARIABLE)
+        if os.environ.get(name)
+    ]
+    folders.append(Path(tempfile.gettempdir()) / DEFAULT_CACHE)
     spec = util.find_spec("llama_index.core") if util.find_spec("llama_index") else None
     for location in (spec.submodule_search_locations or []) if spec else []:
         folders.append(Path(location) / "_static" / "tiktoken_cache")

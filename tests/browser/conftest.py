@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any, NoReturn
 
 import pytest
-from browser_support import CHROMIUM_ARGS, Tab, chromium_path
+from support.browser import CHROMIUM_ARGS, Tab, chromium_path
 
 
 def unavailable(reason: str) -> NoReturn:

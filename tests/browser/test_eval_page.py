@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import Tab
-from inspect_helpers import eval_run
+from support.browser import Tab
+from support.inspect_helpers import eval_run
 
 from policy_assistant.evaluate.page import render_eval_html
 from policy_assistant.parse import parse_path

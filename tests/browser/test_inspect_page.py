@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import Tab
+from support.browser import Tab
 
 from policy_assistant.chunk import CHUNKERS, make_chunker
 from policy_assistant.inspect import Inspection, write_document_page, write_pages

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from test_chunk_invariants import check_caps, check_coverage, check_records, check_sections
-
 from policy_assistant.chunk import make_chunker
 from policy_assistant.records import Document
+from support.chunk_checks import check_caps, check_coverage, check_records, check_sections
 
 CHUNKER_SETTINGS = (
     ("fixed", {"size": 7}),
