@@ -175,7 +175,8 @@ class SegmentedUnits:
         context = self._context_fields(terms)
         allowed = self._allowed(level)
         size, scratch = int(bases[-1]), self._scratch
-        others = scratch.zeros("others", size) if not context else context[0]
+        # No context field: top_rows sums into the zeros in place, not into a copy of them.
+        others = scratch.zeros("lower", size) if not context else context[0]
         if len(context) > 1:
             others = np.add(context[0], context[1], out=scratch.array("others", size))
         found = None
@@ -224,24 +225,25 @@ class SegmentedUnits:
         weighted above 0), in the order they are added."""
         out = []
         size = int(self._bases["sections"][-1])
+        # A field no query term occurs in adds zeros: it is left out (x + 0.0 is x).
         weight = self.weights.get("section", 0.0)
-        if weight:
-            views, stats = self._views["sections"], self.stats["sections"]
-            plan = plan_field(views, stats, terms)
+        views, stats = self._views["sections"], self.stats["sections"]
+        plan = plan_field(views, stats, terms) if weight else None
+        if plan:
             sections = self._scratch.zeros("sections", size)
             field_scores(views, stats, plan, self._bases["sections"], sections)
             sections *= weight
             out.append(sections)
         weight = self.weights.get("document", 0.0)
-        if weight:
-            documents = self._field("documents", terms)
+        views, stats = self._views["documents"], self.stats["documents"]
+        plan = plan_field(views, stats, terms) if weight else None
+        if plan:
+            documents = field_scores(views, stats, plan, self._bases["documents"])
             documents *= weight
-            spread = self._scratch.array("documents", size)  # every section written below
-            for i, segment in enumerate(self.segments):
-                at, doc_at = self._bases["sections"][i], self._bases["documents"][i]
-                np.take(documents[doc_at : doc_at + segment.info.rows],
-                        np.asarray(segment.columns["section_doc"]),
-                        out=spread[at : at + segment.sections])  # fmt: skip
+            spread = self._scratch.array("documents", size)  # every section written here
+            # int64 indices and mode="clip" (they are in range): a narrow index type or
+            # mode="raise" with out= makes take copy, 10x slower (0.5 ms at 62,000 sections).
+            np.take(documents, self._section_docs, out=spread, mode="clip")
             out.append(spread)
         return out
 

@@ -301,7 +301,8 @@ def top_rows(
     if weight <= 0 or len(plan) < 2:
         return None
     order = np.argsort(plan.postings(views), kind="stable")
-    np.copyto(lower, others)
+    if lower is not others:
+        np.copyto(lower, others)
     matched = np.zeros(len(others), np.bool_)
     scored = np.zeros(len(plan), np.bool_)
     for j in order[:-1].tolist():
