@@ -331,11 +331,14 @@ def top_rows(
         np.copyto(lower, others)
     matched = np.zeros(len(others), np.bool_)
     scored = np.zeros(len(plan), np.bool_)
+    # Every section allowed (as when every document is public): no mask to apply per term.
+    every = bool(allowed.all())
+    mask = None if every else allowed
     for j in order[:-1].tolist():
         scored[j] = True
         matched[_add_term(views, stats, plan, bases, j, weight, lower)] = True
-        known = np.flatnonzero(matched & allowed)
-        candidates = _contenders(plan, weight, scored, lower, known, allowed, count)
+        known = np.flatnonzero(matched if mask is None else matched & mask)
+        candidates = _contenders(plan, weight, scored, lower, known, mask, count)
         if candidates is not None:
             seg = np.searchsorted(bases, candidates, side="right") - 1
             scores = scores_at(views, stats, plan, seg, candidates - bases[seg])
@@ -358,11 +361,11 @@ def _add_term(
 
 def _contenders(
     plan: FieldTerms, weight: float, scored: npt.NDArray[np.bool_], lower: Floats,
-    known: Ints, allowed: npt.NDArray[np.bool_], count: int,
+    known: Ints, allowed: npt.NDArray[np.bool_] | None, count: int,
 ) -> Ints | None:  # fmt: skip
-    """Return the allowed rows whose sum so far (lower) plus the largest weights of the terms
-    not yet scored reaches the count-th best sum of the known rows (allowed, matching a
-    scored term), or None when too many do or too few are known."""
+    """Return the allowed rows (None: every row) whose sum so far (lower) plus the largest
+    weights of the terms not yet scored reaches the count-th best sum of the known rows
+    (allowed, matching a scored term), or None when too many do or too few are known."""
     sums = lower[known]
     if len(sums) < count:
         return None
@@ -375,7 +378,8 @@ def _contenders(
     if reach <= 0:  # every row can still reach it: no term can be left out yet
         return None
     above = lower >= reach
-    above &= allowed
+    if allowed is not None:
+        above &= allowed
     if np.count_nonzero(above) > MAX_CANDIDATES:
         return None
     return np.flatnonzero(above)
