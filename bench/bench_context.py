@@ -262,8 +262,16 @@ def report(
     ):
         extra = medians[name] - medians["chunk search (k=10)"]
         print(f"{name} adds {extra:.2f} ms median over chunk search")
+    extra = medians["context (search + assembly)"] - medians["chunk search (k=10)"]
+    print(f"chunk search {medians['chunk search (k=10)']:.2f} ms, context "
+          f"{medians['context (search + assembly)']:.2f} ms: +{extra:.2f} ms "
+          f"(load {os.getloadavg()[0]:.2f})")  # fmt: skip
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":
-    main()
+    from results import recording, write_section  # bench/ is on sys.path when run from it
+
+    with recording() as printed:
+        main()
+    write_section("bench_context", "```\n" + printed.getvalue() + "```")

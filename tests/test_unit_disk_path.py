@@ -24,6 +24,7 @@ from policy_assistant.index.context import (
 from policy_assistant.index.context.assembler import DEFAULT_CONTEXT, ContextSettings, context_for
 from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.store import units as unit_store
+from policy_assistant.index.tokenize import tokenize
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
 
@@ -101,6 +102,27 @@ def test_maxscore_sections_rank_as_scoring_every_posting(
     memory = unit_store.units_of(docs)
     cold = [named(memory.ranked(q, 10, a)) for q in queries(2) for a in ("public", "staff")]
     assert [cited for cited, _ in pruned] == cold
+
+
+@pytest.mark.parametrize("share", [1 << 30, 0])  # sorted postings, then every row summed
+def test_sparse_field_scores_are_the_dense_ones(
+    stored: tuple[list[Document], Path], monkeypatch: pytest.MonkeyPatch, share: int
+) -> None:
+    monkeypatch.setattr(unit_terms, "SPARSE_SHARE", share)
+    index = unit_store.load_units(folder := stored[1])
+    try:
+        bases = index._bases["sections"]
+        for name in ("sections", "passages"):
+            views, stats = index._views[name], index.stats[name]
+            for query in queries(3, 20):
+                counts = {t: 1.0 for t in tokenize(query)}
+                plan = unit_terms.plan_field(views, stats, counts)
+                dense = unit_terms.field_scores(views, stats, plan, bases)
+                rows, scores = unit_terms.sparse_scores(views, stats, plan, bases)
+                assert rows.tolist() == np.flatnonzero(dense).tolist(), (folder, query)
+                assert scores.tolist() == dense[rows].tolist()
+    finally:
+        unit_store.close_units(index)
 
 
 def named(ranked: tuple) -> list[tuple[str, int, float]]:  # type: ignore[type-arg]

@@ -44,6 +44,7 @@ from policy_assistant.index.context.unit_terms import (
     field_scores,
     plan_field,
     range_postings,
+    sparse_scores,
     top_rows,
 )
 from policy_assistant.index.context.units import UnitSet
@@ -91,6 +92,41 @@ class _Chosen:
     """Each one's section row in its segment."""
     part: Floats
     """Each one's weighted fields (passage, heading path, identity)."""
+
+
+class _Context:
+    """A query's weighted heading-path field (its matching sections) and identity field
+    (every document), added to a section's passage field in that order."""
+
+    def __init__(self, section_docs: Ints) -> None:
+        self.section_docs = section_docs
+        self.sections: tuple[Ints, Floats] | None = None
+        """The sections with a heading-path score, ascending, and their scores."""
+        self.documents: Floats | None = None
+        """Each document's identity score."""
+
+    def summed(self, out: Floats) -> Floats:
+        """Return both fields summed at every section, into out (heading path + identity:
+        IEEE addition commutes, so the identity spread first gives the same floats)."""
+        if self.documents is None:
+            out.fill(0.0)
+        else:
+            # int64 indices and mode="clip" (they are in range): a narrow index type, or
+            # mode="raise" with out=, makes take copy: 10x slower at 62,000 sections.
+            np.take(self.documents, self.section_docs, out=out, mode="clip")
+        if self.sections is not None:
+            out[self.sections[0]] += self.sections[1]
+        return out
+
+    def add_at(self, rows: Ints, part: Floats) -> None:
+        """Add the heading-path, then the identity score of sections rows to part, in place."""
+        if self.sections is not None:
+            found, scores = self.sections
+            at = np.minimum(np.searchsorted(found, rows), max(len(found) - 1, 0))
+            hit = np.flatnonzero(found[at] == rows) if len(found) else at[:0]
+            part[hit] += scores[at[hit]]
+        if self.documents is not None:
+            part += self.documents[self.section_docs[rows]]
 
 
 class SegmentedUnits:
@@ -175,13 +211,11 @@ class SegmentedUnits:
         context = self._context_fields(terms)
         allowed = self._allowed(level)
         size, scratch = int(bases[-1]), self._scratch
-        others = scratch.zeros("others", size) if not context else context[0]
-        if len(context) > 1:
-            others = np.add(context[0], context[1], out=scratch.array("others", size))
         found = None
-        if not self.options.top_documents:  # its documents rank by every section's field
-            rank = (weight, others, scratch.array("lower", size))
-            found = top_rows(views, stats, plan, bases, rank, allowed, count)
+        if not self.options.top_documents and weight > 0 and len(plan) > 1:
+            # Its documents rank by every section's field; MaxScore sums into the context.
+            lower = context.summed(scratch.array("lower", size))
+            found = top_rows(views, stats, plan, bases, (weight, lower, lower), allowed, count)
         if found is None:
             passage = field_scores(views, stats, plan, bases, scratch.zeros("passage", size))
             rows = np.flatnonzero(allowed & (passage > 0))
@@ -190,8 +224,7 @@ class SegmentedUnits:
             found = rows, passage[rows]
         rows, passage = found
         part = weight * passage
-        for scores in context:  # heading path, then identity: the order they are added in
-            part += scores[rows]
+        context.add_at(rows, part)
         key = part if weight else part + passage
         picked = self._in_order(self._best_sections(rows, key, count))
         seg = np.searchsorted(bases, picked, side="right") - 1
@@ -219,30 +252,23 @@ class SegmentedUnits:
             for i, s in enumerate(self.segments)
         ])  # fmt: skip
 
-    def _context_fields(self, terms: Mapping[str, float]) -> list[Floats]:
-        """Return the weighted heading-path and identity fields of every section (those
-        weighted above 0), in the order they are added."""
-        out = []
-        size = int(self._bases["sections"][-1])
+    def _context_fields(self, terms: Mapping[str, float]) -> _Context:
+        """Return the weighted heading-path and identity fields (those weighted above 0 that
+        a query term occurs in: any other adds zeros, and x + 0.0 is x)."""
+        out = _Context(self._section_docs)
         weight = self.weights.get("section", 0.0)
-        if weight:
-            views, stats = self._views["sections"], self.stats["sections"]
-            plan = plan_field(views, stats, terms)
-            sections = self._scratch.zeros("sections", size)
-            field_scores(views, stats, plan, self._bases["sections"], sections)
-            sections *= weight
-            out.append(sections)
+        views, stats = self._views["sections"], self.stats["sections"]
+        plan = plan_field(views, stats, terms) if weight else None
+        if plan:
+            rows, scores = sparse_scores(views, stats, plan, self._bases["sections"])
+            scores *= weight
+            out.sections = rows, scores
         weight = self.weights.get("document", 0.0)
-        if weight:
-            documents = self._field("documents", terms)
-            documents *= weight
-            spread = self._scratch.array("documents", size)  # every section written below
-            for i, segment in enumerate(self.segments):
-                at, doc_at = self._bases["sections"][i], self._bases["documents"][i]
-                np.take(documents[doc_at : doc_at + segment.info.rows],
-                        np.asarray(segment.columns["section_doc"]),
-                        out=spread[at : at + segment.sections])  # fmt: skip
-            out.append(spread)
+        views, stats = self._views["documents"], self.stats["documents"]
+        plan = plan_field(views, stats, terms) if weight else None
+        if plan:
+            out.documents = field_scores(views, stats, plan, self._bases["documents"])
+            out.documents *= weight
         return out
 
     def _allowed(self, level: int) -> npt.NDArray[np.bool_]:

@@ -197,6 +197,32 @@ def field_scores(
     return scores
 
 
+SPARSE_SHARE = 8
+"""sparse_scores sorts a field's postings when at most one row in this many has one, else
+sums every row."""
+
+
+def sparse_scores(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints
+) -> tuple[Ints, Floats]:
+    """Return the rows (ascending) with a score in one field and their scores, the floats
+    field_scores gives there: bincount adds each row's weights in the order given, from
+    0.0, as field_scores adds them term after term (a field most sections lack, such as the
+    heading path, costs its postings, not a pass over every section)."""
+    if int(plan.postings(views).sum()) * SPARSE_SHARE > int(bases[-1]):  # sorting costs more
+        dense = field_scores(views, stats, plan, bases)
+        nonzero: Ints = np.flatnonzero(dense).astype(np.int64)
+        return nonzero, dense[nonzero]
+    parts = [found for j in range(len(plan)) for found in _weighted(views, stats, plan, bases, j)]
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0)
+    rows = np.concatenate([r for r, _ in parts])
+    found, inverse = np.unique(rows, return_inverse=True)
+    weights = np.concatenate([w for _, w in parts])
+    summed = np.bincount(inverse, weights, len(found)).astype(np.float64, copy=False)
+    return found.astype(np.int64, copy=False), summed
+
+
 def _weighted(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints, term: int
 ) -> Iterator[tuple[Ints, Floats]]:
@@ -301,14 +327,18 @@ def top_rows(
     if weight <= 0 or len(plan) < 2:
         return None
     order = np.argsort(plan.postings(views), kind="stable")
-    np.copyto(lower, others)
+    if lower is not others:
+        np.copyto(lower, others)
     matched = np.zeros(len(others), np.bool_)
     scored = np.zeros(len(plan), np.bool_)
+    # Every section allowed (as when every document is public): no mask to apply per term.
+    every = bool(allowed.all())
+    mask = None if every else allowed
     for j in order[:-1].tolist():
         scored[j] = True
         matched[_add_term(views, stats, plan, bases, j, weight, lower)] = True
-        known = np.flatnonzero(matched & allowed)
-        candidates = _contenders(plan, weight, scored, lower, known, allowed, count)
+        known = np.flatnonzero(matched if mask is None else matched & mask)
+        candidates = _contenders(plan, weight, scored, lower, known, mask, count)
         if candidates is not None:
             seg = np.searchsorted(bases, candidates, side="right") - 1
             scores = scores_at(views, stats, plan, seg, candidates - bases[seg])
@@ -331,11 +361,11 @@ def _add_term(
 
 def _contenders(
     plan: FieldTerms, weight: float, scored: npt.NDArray[np.bool_], lower: Floats,
-    known: Ints, allowed: npt.NDArray[np.bool_], count: int,
+    known: Ints, allowed: npt.NDArray[np.bool_] | None, count: int,
 ) -> Ints | None:  # fmt: skip
-    """Return the allowed rows whose sum so far (lower) plus the largest weights of the terms
-    not yet scored reaches the count-th best sum of the known rows (allowed, matching a
-    scored term), or None when too many do or too few are known."""
+    """Return the allowed rows (None: every row) whose sum so far (lower) plus the largest
+    weights of the terms not yet scored reaches the count-th best sum of the known rows
+    (allowed, matching a scored term), or None when too many do or too few are known."""
     sums = lower[known]
     if len(sums) < count:
         return None
@@ -348,7 +378,8 @@ def _contenders(
     if reach <= 0:  # every row can still reach it: no term can be left out yet
         return None
     above = lower >= reach
-    above &= allowed
+    if allowed is not None:
+        above &= allowed
     if np.count_nonzero(above) > MAX_CANDIDATES:
         return None
     return np.flatnonzero(above)
