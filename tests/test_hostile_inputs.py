@@ -15,8 +15,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import hostile_files as make
 import pytest
+from support import hostile_files as make
 
 MEMORY = 1024**3
 """Address space of the ingest process (RLIMIT_AS)."""

@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import hostile_files as make
 import pytest
+from support import hostile_files as make
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
