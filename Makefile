@@ -7,12 +7,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 BENCH_STAMP := $(VENV)/.installed-bench
-DEV_EXTRAS := dev,browser,peers,tokens,watch
+DEV_EXTRAS := dev,browser,peers,tokens,watch,dense
 PIP := $(BIN)/pip install --disable-pip-version-check
 CORPUS ?= corpus
 SRC := policy_assistant tests bench scripts
 
-.PHONY: help install install-dev system ingest eval baseline test test-slow test-all lint typecheck check bench bench-sweep bench-scale corpus golden clean
+.PHONY: help install install-dev model system ingest eval baseline test test-slow test-all lint typecheck check bench bench-sweep bench-scale corpus golden clean
 
 help:
 	@echo "make ingest    set up .venv, ingest the bundled corpus and print the evaluation"
@@ -28,6 +28,7 @@ help:
 	@echo "make bench-scale  ours against tantivy at 10k and 100k chunks (SIZES=1000000 for 1M)"
 	@echo "make corpus    rebuild the bundled PDFs from corpus-src/"
 	@echo "make golden    regenerate the golden files in tests/golden/"
+	@echo "make model     fetch the pinned all-MiniLM-L6-v2 into build/models/ (the embedding tests)"
 	@echo "make clean     remove .venv, build/ and caches"
 
 $(STAMP): pyproject.toml
@@ -97,6 +98,9 @@ bench-sweep: $(DEV_STAMP)
 
 corpus: $(STAMP)
 	$(BIN)/python scripts/build_corpus.py
+
+model: $(STAMP)
+	$(BIN)/python scripts/fetch_model.py
 
 golden: $(DEV_STAMP)
 	$(BIN)/python scripts/update_golden.py
