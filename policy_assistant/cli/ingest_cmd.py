@@ -18,6 +18,7 @@ from policy_assistant.cli.common import (
     progress_bar,
     report_failures,
 )
+from policy_assistant.cli.index_options import LockWait, set_wait
 from policy_assistant.cli.options import (
     DEFAULT_CHUNKER,
     DEFAULT_MAX_FILE_MIB,
@@ -108,12 +109,14 @@ def ingest_command(
             help="Keep running: ingest each change to the corpus as it happens (Ctrl-C stops).",
         ),
     ] = False,
+    wait: LockWait = None,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
     if bm25_variant is not None:
         check_bm25_variant(bm25_variant)
     if watch and strict:
         raise UsageError("--strict stops at the first bad file and --watch goes on: give one")
+    set_wait(wait)
     given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     index_dir = resolve_index_dir(index)
     sticky = sticky_settings(index_dir, chunker, given, bm25_variant)

@@ -18,6 +18,7 @@ import hashlib
 import os
 import re
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -41,9 +42,15 @@ from policy_assistant.index.store.manifest import Manifest, ids_digest
 from policy_assistant.jsonio import pretty_json
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk, Document
+from policy_assistant.text import printable
 
-LOCK_TIMEOUT = 10.0
-"""Seconds a second writer waits for the lock before giving up."""
+LOCK_TIMEOUT = 600.0
+"""Seconds a second writer waits for the lock before giving up, unless told otherwise: long
+enough for a typical ingest, so a cron ingest queues behind a watch instead of failing."""
+LOCK_WAIT_ENV = "POLICY_ASSISTANT_LOCK_WAIT"
+"""Environment variable: seconds a writer waits for another (overridden by --wait)."""
+_WAIT: list[float] = []
+"""The wait a command set with --wait (set_lock_wait), which beats the environment."""
 
 Progress = Callable[[int], None]
 
@@ -56,9 +63,25 @@ class IndexBusyError(BadIndex):
     """Another process kept the index's write lock for longer than the timeout."""
 
 
+def set_lock_wait(seconds: float | None) -> None:
+    """Set how long this process's writers wait for another (None: back to the default)."""
+    _WAIT[:] = [] if seconds is None else [float(seconds)]
+
+
+def lock_wait() -> float:
+    """Return the seconds a writer waits: --wait, else $POLICY_ASSISTANT_LOCK_WAIT, else 600."""
+    if _WAIT:
+        return _WAIT[0]
+    value = os.environ.get(LOCK_WAIT_ENV, "")
+    try:
+        return max(0.0, float(value)) if value.strip() else LOCK_TIMEOUT
+    except ValueError:
+        return LOCK_TIMEOUT  # a bad value must not stop an ingest: the default is safe
+
+
 @contextmanager
-def index_lock(index_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
-    """Hold the index's write lock, waiting up to timeout seconds for another writer.
+def index_lock(index_dir: Path, timeout: float | None = None) -> Iterator[None]:
+    """Hold the index's write lock, waiting up to timeout seconds (None: lock_wait()).
 
     Re-entrant within a process, so a pipeline can hold it from reading the old index to
     writing the new one and still call write_index. Taking it removes what killed writers
@@ -74,7 +97,7 @@ def index_lock(index_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]
         return
     fd = _open_lock(index_dir)
     try:  # closing the descriptor releases the lock, also when the process dies
-        _acquire(fd, index_dir, timeout)
+        _acquire(fd, index_dir, lock_wait() if timeout is None else timeout)
         _HELD[key] = [fd, 1]
         try:
             remove_leftovers(index_dir)
@@ -119,24 +142,50 @@ def _open_lock(index_dir: Path) -> int:
 
 
 def _acquire(fd: int, index_dir: Path, timeout: float) -> None:
-    """flock fd, polling until timeout; then record our pid for the next waiter's message."""
-    deadline = time.monotonic() + timeout
+    """flock fd, polling until timeout (saying once whom we wait for); then record who we are
+    (pid, then command) for the next waiter's message."""
+    deadline, said = time.monotonic() + timeout, False
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             break
         except BlockingIOError:
+            pid, command = _holder(fd)
+            who = f" (process {pid})" if pid else ""
             if time.monotonic() >= deadline:
-                holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
-                who = f" (process {holder})" if holder.isdigit() else ""
                 raise IndexBusyError(
                     f"{index_dir} is being written by another ingest{who}; waited "
                     f"{timeout:g} s: try again when it finishes"
                 ) from None
+            if not said and timeout > 0:
+                said = True
+                doing = f": {command}" if command else ""
+                print(
+                    f"waiting up to {timeout:g} s for the writer of {index_dir}{who}{doing}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             time.sleep(0.05)
     with suppress(OSError):  # a courtesy only: a read-only lock file cannot say who we are
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        os.pwrite(fd, f"{os.getpid()}\n{_command()}\n".encode(), 0)
+
+
+def _holder(fd: int) -> tuple[str, str]:
+    """Return the pid and command the lock's holder recorded (empty when it recorded none)."""
+    with suppress(OSError):
+        lines = os.pread(fd, 1024, 0).decode(errors="replace").splitlines()
+        pid = lines[0].strip() if lines else ""
+        if pid.isdigit():
+            return pid, printable(lines[1].strip()) if len(lines) > 1 else ""
+    return "", ""
+
+
+def _command() -> str:
+    """Return this process's command line, shortened, for a waiting writer's message."""
+    words = [Path(sys.argv[0]).name if sys.argv else "python", *sys.argv[1:]]
+    line = " ".join(words).replace("\n", " ")
+    return line if len(line) <= 200 else line[:199] + "…"
 
 
 def cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> BadIndex:
@@ -173,7 +222,7 @@ def write_index(
     chunks: Sequence[Chunk],
     manifest: Manifest,
     bm25: BM25Index,
-    lock_timeout: float = LOCK_TIMEOUT,
+    lock_timeout: float | None = None,
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
 ) -> Path:
@@ -193,7 +242,7 @@ def write_index(
 def write_generation(
     index_dir: Path,
     make: MakeGeneration,
-    lock_timeout: float = LOCK_TIMEOUT,
+    lock_timeout: float | None = None,
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
     bm25: dict[str, Any] | None = None,
