@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25 import BM25Index
@@ -54,7 +55,7 @@ _WAIT: list[float] = []
 
 Progress = Callable[[int], None]
 
-_OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-.+|\.CURRENT\.tmp")
+_OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-gen-[0-9a-f]{16}(-b)?|\.CURRENT\.tmp")
 _HELD: dict[Path, list[int]] = {}
 """Per index folder this process locks: the lock descriptor and how deeply it is held."""
 
@@ -95,6 +96,7 @@ def index_lock(index_dir: Path, timeout: float | None = None) -> Iterator[None]:
         finally:
             _HELD[key][1] -= 1
         return
+    refuse_foreign(index_dir)
     fd = _open_lock(index_dir)
     try:  # closing the descriptor releases the lock, also when the process dies
         _acquire(fd, index_dir, lock_wait() if timeout is None else timeout)
@@ -123,6 +125,39 @@ def _forget_locks_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_locks_in_child)
+
+
+def refuse_foreign(index_dir: Path) -> None:
+    """Raise BadIndex when index_dir holds files but is not an index folder: a writer given
+    a wrong --index (a home folder, the corpus) must not put its files among someone's."""
+    try:
+        names = [entry.name for entry in index_dir.iterdir()]
+    except OSError:  # missing (made below) or unreadable (the lock's open says why)
+        return
+    marks = {".lock", "CURRENT"}
+    if not names or marks.intersection(names) or any(made_here(index_dir / n) for n in names):
+        return
+    raise BadIndex(
+        f"{index_dir} is not empty and is not an index folder: give a new or empty folder "
+        "as --index (or $POLICY_ASSISTANT_INDEX)"
+    )
+
+
+def made_here(entry: Path) -> bool:
+    """Whether a file in an index folder is one a writer of ours made, so it may be removed.
+
+    The names alone are not enough: a foreign folder may be called gen-<16 hex>. A
+    generation is ours when its manifest.json reads as one of our manifests (any format).
+    """
+    if not _OURS.fullmatch(entry.name) or entry.is_symlink():
+        return False
+    if not GENERATION.fullmatch(entry.name):
+        return True
+    try:
+        data = orjson.loads((entry / "manifest.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and {"format_version", "tool_version"} <= data.keys()
 
 
 def _open_lock(index_dir: Path) -> int:
@@ -207,7 +242,7 @@ def remove_leftovers(index_dir: Path) -> None:
         live, keep_generations = None, True
     try:
         for entry in sorted(index_dir.iterdir()):
-            if entry.name == live or not _OURS.fullmatch(entry.name):
+            if entry.name == live or not made_here(entry):
                 continue
             if not GENERATION.fullmatch(entry.name):
                 _remove(entry)
@@ -269,8 +304,8 @@ def write_generation(
                 progress(generation.manifest.rows)
             if child is not None:
                 child.join()
-            name = _write_generation(tmp, generation)
-            if _live_name(index_dir) == name:
+            name, was_live = _write_generation(tmp, generation), _live_name(index_dir)
+            if was_live == name:
                 # The same content is live, but its files may have been damaged since: write
                 # anyway, into the other slot, since the live folder cannot be replaced in place.
                 name += "-b"
@@ -284,7 +319,7 @@ def write_generation(
             _discard(tmp)
             raise
         try:
-            _clean(index_dir, keep=name)
+            _clean(index_dir, keep=name, retired=was_live)
         except OSError as exc:
             raise cannot_write(index_dir, exc, unchanged=False) from exc
         return index_dir / name
@@ -415,10 +450,11 @@ def _publish(index_dir: Path, tmp: Path, name: str) -> None:
     _fsync(index_dir)
 
 
-def _clean(index_dir: Path, keep: str) -> None:
-    """Delete our other generations and every leftover; foreign files stay."""
+def _clean(index_dir: Path, keep: str, retired: str | None) -> None:
+    """Delete our other generations (retired, the one live before, even with its manifest
+    damaged) and every leftover; foreign files stay."""
     for entry in sorted(index_dir.iterdir()):
-        if entry.name != keep and _OURS.fullmatch(entry.name):
+        if entry.name != keep and (entry.name == retired or made_here(entry)):
             _retire(entry) if GENERATION.fullmatch(entry.name) else _remove(entry)
 
 
