@@ -30,6 +30,7 @@ from policy_assistant.index.store.folder import (
     live_generation,
     read_current,
 )
+from policy_assistant.index.store.integrity import check_on_open
 from policy_assistant.index.store.manifest import (
     FORMAT_VERSION,
     DocumentEntry,
@@ -347,6 +348,8 @@ def open_index(
                 raise BadIndex(f"index at {index_dir} was built with another tokenizer: {hint}")
             if verify:
                 verify_files(index_dir, generation, manifest)
+            else:
+                check_on_open(index_dir, generation, manifest)
             return LoadedIndex(index_dir, generation, manifest)
         except BadIndex:
             if read_current(index_dir) == generation.name:
