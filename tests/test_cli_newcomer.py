@@ -43,3 +43,18 @@ def test_ls_escapes_control_characters_in_names(tmp_path: Path) -> None:
     listed = runner.invoke(app, ["ls", "--index", index])
     assert listed.exit_code == 0 and "\x1b" not in listed.stdout
     assert "bad\\x1b[2Jname.md" in listed.stdout
+
+
+def test_chunk_refuses_its_own_output_as_documents(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("---\naccess: public\n---\n# T\n\nOne short line.\n")
+    chunks = tmp_path / "chunks.jsonl"
+    made = runner.invoke(app, ["chunk", str(corpus), "--out", str(chunks), "-q"])
+    assert made.exit_code == 0, made.stderr
+    again = runner.invoke(app, ["chunk", str(chunks)])
+    assert again.exit_code == 1
+    lines = again.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is a chunk record" in lines[0], again.stderr
+    table = runner.invoke(app, ["chunk", str(corpus)])
+    assert "1 chunk (" in table.stdout and "1 chunks" not in table.stdout
