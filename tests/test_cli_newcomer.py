@@ -58,3 +58,18 @@ def test_chunk_refuses_its_own_output_as_documents(tmp_path: Path) -> None:
     assert len(lines) == 1 and "is a chunk record" in lines[0], again.stderr
     table = runner.invoke(app, ["chunk", str(corpus)])
     assert "1 chunk (" in table.stdout and "1 chunks" not in table.stdout
+
+
+def test_an_unwritable_path_is_named_not_its_temporary_file(tmp_path: Path, monkeypatch) -> None:
+    import errno
+    import tempfile
+
+    from policy_assistant.atomic import atomic_write_bytes
+
+    def refuse(*args: object, dir: str = "", **kwargs: object) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", f"{dir}/.out.json.x1.tmp")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    with pytest.raises(PermissionError) as caught:
+        atomic_write_bytes(tmp_path / "out.json", b"{}")
+    assert caught.value.filename == str(tmp_path / "out.json")
