@@ -20,7 +20,10 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except (FileExistsError, NotADirectoryError):
         problem = f"cannot be written: {path.parent} is not a folder"
         raise NotADirectoryError(errno.ENOTDIR, problem, str(path)) from None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _naming(exc, path) from None
     try:
         # mkstemp makes the file private (0600); a written report should read like any file.
         os.fchmod(fd, 0o666 & ~_umask())
@@ -29,9 +32,19 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise _naming(exc, path) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """Return the error as it concerns path: the temporary file is no name the user gave."""
+    if exc.errno is None:
+        return exc
+    return OSError(exc.errno, exc.strerror or str(exc), str(path))
 
 
 def _umask() -> int:

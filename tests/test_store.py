@@ -212,8 +212,13 @@ def test_the_hint_names_no_corpus_so_a_paste_cannot_fill_the_index_with_the_demo
 
 
 def rewrite_manifest(index_dir: Path, **changes) -> None:
+    """Rewrite the live manifest as a writer would: the generation named after its hash."""
     path = next(index_dir.glob("gen-*/manifest.json"))
-    path.write_bytes(orjson.dumps(orjson.loads(path.read_bytes()) | changes))
+    data = orjson.dumps(orjson.loads(path.read_bytes()) | changes)
+    path.write_bytes(data)
+    name = f"gen-{hashlib.sha256(data).hexdigest()[:16]}"
+    path.parent.rename(index_dir / name)
+    (index_dir / "CURRENT").write_text(name + "\n")
 
 
 def test_stale_format_says_what_to_run(tmp_path: Path, chunks: list[Chunk]):

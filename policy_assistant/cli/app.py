@@ -77,6 +77,17 @@ class LazyGroup(typer.core.TyperGroup):
             return None
         return load_command(cmd_name)
 
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """Resolve the command; for a name that is none, suggest the nearest (a usage error)."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in COMMANDS:
+            import difflib
+
+            near = difflib.get_close_matches(name, list(COMMANDS), n=1)
+            hint = f" Did you mean '{near[0]}'?" if near else ""
+            ctx.fail(f"No such command '{name}'.{hint}")
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """List the commands with their help line, importing none of them."""
         rows = [(name, help_line) for name, (_, help_line) in COMMANDS.items()]

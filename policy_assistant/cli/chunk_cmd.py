@@ -127,7 +127,8 @@ def render(documents: list[Document], chunks: list[Chunk], chunker: Chunker) -> 
 
 def chunk_table(doc: Document, chunks: list[Chunk], chunker_label: str) -> Table:
     """Return one document's chunks: #, ID, characters, pages, words, innermost headings."""
-    title = f"{escape(doc.source)}: {len(chunks)} chunks ({escape(chunker_label)})"
+    count = f"{len(chunks)} chunk{'' if len(chunks) == 1 else 's'}"
+    title = f"{escape(doc.source)}: {count} ({escape(chunker_label)})"
     table = Table(title=title, title_justify="left")
     for name in ("#", "id", "chars", "pages", "words", "sections"):
         table.add_column(name, justify="left" if name in ("id", "sections") else "right")

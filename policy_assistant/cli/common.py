@@ -144,9 +144,20 @@ def describe_failure(exc: BaseException) -> tuple[str, ExitCode]:
     return f"internal error: {type(exc).__name__}: {exc} (a bug: {hint})", ExitCode.FAILURE
 
 
+ERROR_LINES = 8
+"""Lines of a many-line error printed before the rest are counted."""
+
+
 def error(message: str) -> None:
-    """Print one error line on stderr; control characters in file names are escaped."""
-    err.print(f"[bold red]error:[/] {escape(printable(message))}", highlight=False, soft_wrap=True)
+    """Print an error on stderr, each of its own lines on one (the first few of a long list),
+    control characters in file names escaped."""
+    lines = message.split("\n")  # only newlines: other control characters are escaped
+    shown = lines[:ERROR_LINES]
+    if len(lines) > ERROR_LINES:
+        shown.append(f"and {len(lines) - ERROR_LINES} more")
+    err.print(f"[bold red]error:[/] {escape(printable(shown[0]))}", highlight=False, soft_wrap=True)
+    for line in shown[1:]:
+        err.print(f"  {escape(printable(line))}", highlight=False, soft_wrap=True)
 
 
 def warn(message: str) -> None:

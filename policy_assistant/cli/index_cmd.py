@@ -9,7 +9,14 @@ from typing import Annotated
 import typer
 
 from policy_assistant.cli.common import guarded, out
-from policy_assistant.cli.index_options import AsJson, Bm25Variant, IndexDir, check_bm25_variant
+from policy_assistant.cli.index_options import (
+    AsJson,
+    Bm25Variant,
+    IndexDir,
+    LockWait,
+    check_bm25_variant,
+    set_wait,
+)
 from policy_assistant.index.settings import BM25_DEFAULTS
 
 STDIN = Path("-")
@@ -29,6 +36,7 @@ def index_command(
     index: IndexDir = None,
     bm25_variant: Bm25Variant = BM25_DEFAULTS["variant"],
     as_json: AsJson = False,
+    wait: LockWait = None,
 ) -> None:
     """Index chunk records: the same generations, manifest and incremental rules as ingest."""
     from policy_assistant.cli.summary import summary_table
@@ -37,6 +45,7 @@ def index_command(
     from policy_assistant.jsonio import json_text
 
     check_bm25_variant(bm25_variant)
+    set_wait(wait)
     index_dir = resolve_index_dir(index)
     if chunks_file == STDIN:
         chunks = read_chunk_lines(sys.stdin.buffer, "<stdin>")

@@ -30,6 +30,25 @@ Bm25Variant = Annotated[
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="JSON on stdout instead of a table.")]
+LockWait = Annotated[
+    float | None,
+    typer.Option(
+        "--wait",
+        metavar="SECONDS",
+        min=0,
+        help="How long to wait for another writer of the index "
+        "[$POLICY_ASSISTANT_LOCK_WAIT, else 600].",
+        show_default=False,
+    ),
+]
+
+
+def set_wait(seconds: float | None) -> None:
+    """Make this process's index writers wait `seconds` for another (None: the default)."""
+    from policy_assistant.index.store.writer import set_lock_wait
+
+    if seconds is not None:
+        set_lock_wait(seconds)
 
 
 def check_bm25_variant(variant: str) -> None:

@@ -19,6 +19,7 @@ from policy_assistant.cli.common import (
     progress_bar,
     report_failures,
 )
+from policy_assistant.cli.index_options import LockWait, set_wait
 from policy_assistant.cli.options import (
     DEFAULT_CHUNKER,
     DEFAULT_MAX_FILE_MIB,
@@ -109,6 +110,7 @@ def ingest_command(
             help="Keep running: ingest each change to the corpus as it happens (Ctrl-C stops).",
         ),
     ] = False,
+    wait: LockWait = None,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
     if bm25_variant is not None:
@@ -117,6 +119,7 @@ def ingest_command(
         raise UsageError("--strict stops at the first bad file and --watch goes on: give one")
     if watch:
         require_watchdog()
+    set_wait(wait)
     given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     index_dir = resolve_index_dir(index)
     sticky = sticky_settings(index_dir, chunker, given, bm25_variant)

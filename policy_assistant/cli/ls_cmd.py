@@ -21,6 +21,7 @@ def ls_command(index: IndexDir = None, as_json: AsJson = False) -> None:
     from policy_assistant.cli.common import emit_json_lines
     from policy_assistant.index import open_index, resolve_index_dir
     from policy_assistant.index.store.listing import list_documents
+    from policy_assistant.text import printable
 
     with open_index(resolve_index_dir(index), check_tokenizer=False) as opened:
         listing = list_documents(opened)
@@ -33,5 +34,5 @@ def ls_command(index: IndexDir = None, as_json: AsJson = False) -> None:
         table.add_column(name, justify="right" if numeric else "left", overflow="fold")
     for d in listing:
         row = (f"{d.source}\n{d.title}", d.version, d.access, d.language)
-        table.add_row(*(escape(v) for v in row), str(d.chunks), str(d.words))
+        table.add_row(*(escape(printable(v)) for v in row), str(d.chunks), str(d.words))
     out.print(table)

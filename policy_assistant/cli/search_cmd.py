@@ -63,21 +63,23 @@ def search_command(
         return
     with open_index(resolve_index_dir(index), verify=verify) as opened:
         hits = opened.search(query, k, access)
-        hidden = not hits and access != ACCESS_LABELS[-1] and opened.search(query, 1, "staff")
     if as_json:
         emit_json_lines((hit.to_dict() for hit in hits), None)
     elif hits:
         out.print(results_table(hits, set(tokenize(query))))
     if not hits:
-        err.print(
-            f"no results for {escape(query)!s} at access {access}", highlight=False, soft_wrap=True
-        )
-    if hidden:
-        err.print(
-            "staff-only chunks match this query: search with --access staff if you may see them",
-            highlight=False,
-            soft_wrap=True,
-        )
+        say_no_results(f"no results for {query}", access)
+
+
+def say_no_results(message: str, access: str) -> None:
+    """Say on stderr that nothing was found, never whether a wider access would find some.
+
+    Whether chunks the caller may not see match a query is itself what they may not see (a
+    public caller could probe for the words of a staff document), so the note about access is
+    the same whatever the index holds.
+    """
+    note = "" if access == ACCESS_LABELS[-1] else f" (a {access} search sees {access} chunks only)"
+    err.print(f"{escape(message)} at access {access}{note}", highlight=False, soft_wrap=True)
 
 
 def show_context(index_dir: Path, query: str, budget: int, access: str, as_json: bool) -> None:
@@ -91,7 +93,7 @@ def show_context(index_dir: Path, query: str, budget: int, access: str, as_json:
         used = sum(p.words for p in passages)
         err.print(f"{len(passages)} passages, {used} of {budget} words", highlight=False)
     if not passages:
-        err.print(f"no passage for {escape(query)!s} fits {budget} words at access {access}")
+        say_no_results(f"no passage for {query} fits {budget} words", access)
 
 
 def context_table(passages: list[ContextPassage], terms: set[str]) -> Table:

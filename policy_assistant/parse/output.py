@@ -15,6 +15,13 @@ PARSE_OUTPUT_SUFFIXES = (".jsonl", ".ndjson")
 """Files read as parse output (one Document per line) rather than parsed."""
 
 
+CHUNK_RECORD = (
+    "line {number} is a chunk record (`chunk --json` output), not a parsed document: give "
+    "`chunk` the corpus, a document or `parse --json` output"
+)
+"""What a chunk record read as parse output is told: the chunker would take it for a document."""
+
+
 def read_documents(
     path: Path,
     options: CorpusOptions | None = None,
@@ -49,7 +56,10 @@ def parse_output_documents(data: bytes, name: str) -> list[Document]:
         if not line.strip():
             continue
         try:
-            documents.append(Document.from_dict(loads(line)))
+            record = loads(line)
+            if isinstance(record, dict) and {"id", "position"} <= record.keys():
+                raise DocumentError(name, CHUNK_RECORD.format(number=number))
+            documents.append(Document.from_dict(record))
         except (JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             problem = f"line {number} is not a parsed document ({type(exc).__name__}: {exc})"
             raise DocumentError(name, problem) from exc

@@ -23,19 +23,20 @@ from policy_assistant.index.chunks.segment_search import Statistics, search_segm
 from policy_assistant.index.settings import DEFAULT_K
 from policy_assistant.index.store.entries import DELETED_DIR, SEGMENTS_DIR, SegmentEntries
 from policy_assistant.index.store.folder import (
-    DEFAULT_INDEX_DIR,
     checksum,
     damaged,
     ingest_hint,
     live_generation,
     read_current,
 )
+from policy_assistant.index.store.integrity import check_on_open
 from policy_assistant.index.store.manifest import (
     FORMAT_VERSION,
     DocumentEntry,
     LiveSegment,
     Manifest,
 )
+from policy_assistant.index.store.reader_units import preload_units, units_for
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
@@ -109,6 +110,7 @@ class LoadedIndex(Index):
             raise damaged(index_dir, exc) from exc
         self._live = np.cumsum([0] + [s.live for s in manifest.segments])
         self._stats = _statistics(manifest)
+        self._units = preload_units(generation)  # kept open: a writer's swap cannot take them
 
     def __len__(self) -> int:
         return self.manifest.rows
@@ -203,30 +205,13 @@ class LoadedIndex(Index):
         """Return the context for query: whole passages within budget words, best first.
 
         Access as in search (None is public); each passage's label is checked again. The
-        units are read on first use (index/unit_store.py); settings is a ContextSettings.
+        units are opened with the chunks (reader_units.py); settings is a ContextSettings.
         """
         from policy_assistant.index.context.assembler import context_for
-        from policy_assistant.index.store.units import UNITS_DIR, has_units, load_units
 
         level = self.level(access)
         if self._units is None:
-            folder = self.generation / UNITS_DIR
-            if not has_units(folder):
-                extra = "" if self.index_dir == DEFAULT_INDEX_DIR else f" --index {self.index_dir}"
-                why = (
-                    "retrieval units in an older layout"
-                    if folder.is_dir()
-                    else "no retrieval units (an `index` of chunk records or `ingest "
-                    "--no-units` stores none)"
-                )
-                raise BadIndex(
-                    f"index at {self.index_dir} holds {why}: run `policy-assistant ingest "
-                    f"CORPUS{extra}` with the folder you indexed as CORPUS"
-                )
-            try:
-                self._units = load_units(folder)
-            except BadIndex as exc:
-                raise damaged(self.index_dir, exc) from exc
+            self._units = units_for(self.index_dir, self.generation)
         passages = context_for(self._units, query, budget, self.access_labels[level], settings)
         if any(self._rank(p.access) > level for p in passages):
             raise self.damage("units disagree with their documents' labels")
@@ -347,6 +332,8 @@ def open_index(
                 raise BadIndex(f"index at {index_dir} was built with another tokenizer: {hint}")
             if verify:
                 verify_files(index_dir, generation, manifest)
+            else:
+                check_on_open(index_dir, generation, manifest)
             return LoadedIndex(index_dir, generation, manifest)
         except BadIndex:
             if read_current(index_dir) == generation.name:

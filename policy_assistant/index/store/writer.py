@@ -18,6 +18,7 @@ import hashlib
 import os
 import re
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25 import BM25Index
@@ -41,13 +43,19 @@ from policy_assistant.index.store.manifest import Manifest, ids_digest
 from policy_assistant.jsonio import pretty_json
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk, Document
+from policy_assistant.text import printable
 
-LOCK_TIMEOUT = 10.0
-"""Seconds a second writer waits for the lock before giving up."""
+LOCK_TIMEOUT = 600.0
+"""Seconds a second writer waits for the lock before giving up, unless told otherwise: long
+enough for a typical ingest, so a cron ingest queues behind a watch instead of failing."""
+LOCK_WAIT_ENV = "POLICY_ASSISTANT_LOCK_WAIT"
+"""Environment variable: seconds a writer waits for another (overridden by --wait)."""
+_WAIT: list[float] = []
+"""The wait a command set with --wait (set_lock_wait), which beats the environment."""
 
 Progress = Callable[[int], None]
 
-_OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-.+|\.CURRENT\.tmp")
+_OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-gen-[0-9a-f]{16}(-b)?|\.CURRENT\.tmp")
 _HELD: dict[Path, list[int]] = {}
 """Per index folder this process locks: the lock descriptor and how deeply it is held."""
 
@@ -56,9 +64,25 @@ class IndexBusyError(BadIndex):
     """Another process kept the index's write lock for longer than the timeout."""
 
 
+def set_lock_wait(seconds: float | None) -> None:
+    """Set how long this process's writers wait for another (None: back to the default)."""
+    _WAIT[:] = [] if seconds is None else [float(seconds)]
+
+
+def lock_wait() -> float:
+    """Return the seconds a writer waits: --wait, else $POLICY_ASSISTANT_LOCK_WAIT, else 600."""
+    if _WAIT:
+        return _WAIT[0]
+    value = os.environ.get(LOCK_WAIT_ENV, "")
+    try:
+        return max(0.0, float(value)) if value.strip() else LOCK_TIMEOUT
+    except ValueError:
+        return LOCK_TIMEOUT  # a bad value must not stop an ingest: the default is safe
+
+
 @contextmanager
-def index_lock(index_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
-    """Hold the index's write lock, waiting up to timeout seconds for another writer.
+def index_lock(index_dir: Path, timeout: float | None = None) -> Iterator[None]:
+    """Hold the index's write lock, waiting up to timeout seconds (None: lock_wait()).
 
     Re-entrant within a process, so a pipeline can hold it from reading the old index to
     writing the new one and still call write_index. Taking it removes what killed writers
@@ -72,9 +96,10 @@ def index_lock(index_dir: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]
         finally:
             _HELD[key][1] -= 1
         return
+    refuse_foreign(index_dir)
     fd = _open_lock(index_dir)
     try:  # closing the descriptor releases the lock, also when the process dies
-        _acquire(fd, index_dir, timeout)
+        _acquire(fd, index_dir, lock_wait() if timeout is None else timeout)
         _HELD[key] = [fd, 1]
         try:
             remove_leftovers(index_dir)
@@ -102,6 +127,39 @@ def _forget_locks_in_child() -> None:
 os.register_at_fork(after_in_child=_forget_locks_in_child)
 
 
+def refuse_foreign(index_dir: Path) -> None:
+    """Raise BadIndex when index_dir holds files but is not an index folder: a writer given
+    a wrong --index (a home folder, the corpus) must not put its files among someone's."""
+    try:
+        names = [entry.name for entry in index_dir.iterdir()]
+    except OSError:  # missing (made below) or unreadable (the lock's open says why)
+        return
+    marks = {".lock", "CURRENT"}
+    if not names or marks.intersection(names) or any(made_here(index_dir / n) for n in names):
+        return
+    raise BadIndex(
+        f"{index_dir} is not empty and is not an index folder: give a new or empty folder "
+        "as --index (or $POLICY_ASSISTANT_INDEX)"
+    )
+
+
+def made_here(entry: Path) -> bool:
+    """Whether a file in an index folder is one a writer of ours made, so it may be removed.
+
+    The names alone are not enough: a foreign folder may be called gen-<16 hex>. A
+    generation is ours when its manifest.json reads as one of our manifests (any format).
+    """
+    if not _OURS.fullmatch(entry.name) or entry.is_symlink():
+        return False
+    if not GENERATION.fullmatch(entry.name):
+        return True
+    try:
+        data = orjson.loads((entry / "manifest.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and {"format_version", "tool_version"} <= data.keys()
+
+
 def _open_lock(index_dir: Path) -> int:
     """Open the lock file, creating the folder and file; read-only if they cannot be written.
 
@@ -119,24 +177,50 @@ def _open_lock(index_dir: Path) -> int:
 
 
 def _acquire(fd: int, index_dir: Path, timeout: float) -> None:
-    """flock fd, polling until timeout; then record our pid for the next waiter's message."""
-    deadline = time.monotonic() + timeout
+    """flock fd, polling until timeout (saying once whom we wait for); then record who we are
+    (pid, then command) for the next waiter's message."""
+    deadline, said = time.monotonic() + timeout, False
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             break
         except BlockingIOError:
+            pid, command = _holder(fd)
+            who = f" (process {pid})" if pid else ""
             if time.monotonic() >= deadline:
-                holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
-                who = f" (process {holder})" if holder.isdigit() else ""
                 raise IndexBusyError(
                     f"{index_dir} is being written by another ingest{who}; waited "
                     f"{timeout:g} s: try again when it finishes"
                 ) from None
+            if not said and timeout > 0:
+                said = True
+                doing = f": {command}" if command else ""
+                print(
+                    f"waiting up to {timeout:g} s for the writer of {index_dir}{who}{doing}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             time.sleep(0.05)
     with suppress(OSError):  # a courtesy only: a read-only lock file cannot say who we are
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        os.pwrite(fd, f"{os.getpid()}\n{_command()}\n".encode(), 0)
+
+
+def _holder(fd: int) -> tuple[str, str]:
+    """Return the pid and command the lock's holder recorded (empty when it recorded none)."""
+    with suppress(OSError):
+        lines = os.pread(fd, 1024, 0).decode(errors="replace").splitlines()
+        pid = lines[0].strip() if lines else ""
+        if pid.isdigit():
+            return pid, printable(lines[1].strip()) if len(lines) > 1 else ""
+    return "", ""
+
+
+def _command() -> str:
+    """Return this process's command line, shortened, for a waiting writer's message."""
+    words = [Path(sys.argv[0]).name if sys.argv else "python", *sys.argv[1:]]
+    line = " ".join(words).replace("\n", " ")
+    return line if len(line) <= 200 else line[:199] + "…"
 
 
 def cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> BadIndex:
@@ -158,7 +242,7 @@ def remove_leftovers(index_dir: Path) -> None:
         live, keep_generations = None, True
     try:
         for entry in sorted(index_dir.iterdir()):
-            if entry.name == live or not _OURS.fullmatch(entry.name):
+            if entry.name == live or not made_here(entry):
                 continue
             if not GENERATION.fullmatch(entry.name):
                 _remove(entry)
@@ -173,7 +257,7 @@ def write_index(
     chunks: Sequence[Chunk],
     manifest: Manifest,
     bm25: BM25Index,
-    lock_timeout: float = LOCK_TIMEOUT,
+    lock_timeout: float | None = None,
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
 ) -> Path:
@@ -193,7 +277,7 @@ def write_index(
 def write_generation(
     index_dir: Path,
     make: MakeGeneration,
-    lock_timeout: float = LOCK_TIMEOUT,
+    lock_timeout: float | None = None,
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
     bm25: dict[str, Any] | None = None,
@@ -220,8 +304,8 @@ def write_generation(
                 progress(generation.manifest.rows)
             if child is not None:
                 child.join()
-            name = _write_generation(tmp, generation)
-            if _live_name(index_dir) == name:
+            name, was_live = _write_generation(tmp, generation), _live_name(index_dir)
+            if was_live == name:
                 # The same content is live, but its files may have been damaged since: write
                 # anyway, into the other slot, since the live folder cannot be replaced in place.
                 name += "-b"
@@ -235,7 +319,7 @@ def write_generation(
             _discard(tmp)
             raise
         try:
-            _clean(index_dir, keep=name)
+            _clean(index_dir, keep=name, retired=was_live)
         except OSError as exc:
             raise cannot_write(index_dir, exc, unchanged=False) from exc
         return index_dir / name
@@ -366,10 +450,11 @@ def _publish(index_dir: Path, tmp: Path, name: str) -> None:
     _fsync(index_dir)
 
 
-def _clean(index_dir: Path, keep: str) -> None:
-    """Delete our other generations and every leftover; foreign files stay."""
+def _clean(index_dir: Path, keep: str, retired: str | None) -> None:
+    """Delete our other generations (retired, the one live before, even with its manifest
+    damaged) and every leftover; foreign files stay."""
     for entry in sorted(index_dir.iterdir()):
-        if entry.name != keep and _OURS.fullmatch(entry.name):
+        if entry.name != keep and (entry.name == retired or made_here(entry)):
             _retire(entry) if GENERATION.fullmatch(entry.name) else _remove(entry)
 
 
