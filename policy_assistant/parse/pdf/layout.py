@@ -21,6 +21,12 @@ from policy_assistant.records import Dropped
 
 MARGIN_BAND = 0.1
 """Share of the page height, at top and at bottom, where running headers and footers live."""
+OUTER_BAND = 0.15
+"""Share of the page height where the line nearest an edge may still be a running head."""
+MIN_PLACED_PAGES = 3
+"""Pages a short line must repeat on at one place to be furniture wherever it stands..."""
+PLACED_SHARE = 0.5
+"""...and the share of the document's pages that must hold it."""
 
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"^[ivxlcdm]+$")
@@ -95,16 +101,43 @@ def inner_lines(page: PageContent) -> list[Line]:
 
 
 def _lone_page_running(line: Line, band: str | None, lines: list[Line], body: float) -> bool:
-    """Whether a line on a document's only page is its running header or footer.
+    """Whether a line on a document's only page is its running head, footer or page number.
 
     Small type alone at the edge of a margin band: no line of body size or larger stands
-    between it and the edge of the page.
+    between it and the edge of the page. Nothing repeats on a single page, so a line that
+    is not a page number must also stand apart: the outermost row, a line's height or more
+    from the next (an OCR'd book page's last lines, read a little smaller, are no footer).
     """
     if band is None or line.size >= body - 0.5:
         return False
     if band == "top":
-        return not any(o.size >= body - 0.5 and o.y1 <= line.y0 + 1 for o in lines)
-    return not any(o.size >= body - 0.5 and o.y0 >= line.y1 - 1 for o in lines)
+        alone = not any(o.size >= body - 0.5 and o.y1 <= line.y0 + 1 for o in lines)
+    else:
+        alone = not any(o.size >= body - 0.5 and o.y0 >= line.y1 - 1 for o in lines)
+    if not alone:
+        return False
+    return furniture_reason(line, band) == "page number" or _set_apart(line, band, lines)
+
+
+def _set_apart(line: Line, band: str, lines: list[Line]) -> bool:
+    """Whether a line is the outermost row of its band (page numbers aside), set apart."""
+    height = line.y1 - line.y0
+    sign = -1 if band == "top" else 1
+    centre = (line.y0 + line.y1) / 2
+    gaps = []
+    for other in lines:
+        # Positive: the other line is further from the edge (towards the body).
+        offset = sign * (centre - (other.y0 + other.y1) / 2)
+        if offset < -height / 2 and furniture_reason(other, band) != "page number":
+            return False
+        if offset > height / 2:
+            gaps.append(line.y0 - other.y1 if band == "bottom" else other.y0 - line.y1)
+    return min(gaps, default=height) >= height
+
+
+def _furniture_text(key: str) -> bool:
+    """Whether a running key can be furniture: it holds a letter or a number ("}" cannot)."""
+    return "#" in key or any(char.isalnum() for char in key)
 
 
 def furniture_reason(line: Line, band: str | None) -> str:
@@ -125,15 +158,21 @@ def _drop_running(page: PageContent, running: list[Line]) -> None:
         running = [ln for ln in running if running_key(ln.text) == "#"]
     by_reason: dict[str, list[Line]] = {}
     for line in running:
-        by_reason.setdefault(furniture_reason(line, _band(line, page.height)), []).append(line)
+        # Lines repeated inside the body are named by the half of the page they are in.
+        band = _band(line, page.height) or ("top" if line.y1 < page.height / 2 else "bottom")
+        by_reason.setdefault(furniture_reason(line, band), []).append(line)
     for reason, lines in by_reason.items():
         page.drop(lines, reason)
 
 
-def _band_keys(page: PageContent) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+Key = tuple[str, str]
+"""(band, running key) of a line in a margin band."""
+
+
+def _band_keys(page: PageContent) -> tuple[set[Key], set[Key]]:
     """Return the running keys of a page's margin-band lines, and of its outermost ones."""
-    keys: set[tuple[str, str]] = set()
-    outer: set[tuple[str, str]] = set()
+    keys: set[Key] = set()
+    outer: set[Key] = set()
     banded = [(band, line) for line in page.lines if (band := _band(line, page.height))]
     top = min((ln.y0 for band, ln in banded if band == "top"), default=None)
     bottom = max((ln.y1 for band, ln in banded if band == "bottom"), default=None)
@@ -146,11 +185,97 @@ def _band_keys(page: PageContent) -> tuple[set[tuple[str, str]], set[tuple[str, 
     return keys, outer
 
 
+def _edge_lines(page: PageContent, body: float) -> list[tuple[str, Line]]:
+    """Return the page's topmost and bottommost lines within OUTER_BAND, set apart.
+
+    Journal templates set running heads a little below the margin band (at 12% of the
+    page), in type smaller than the body; there only the line nearest the edge is taken,
+    and only when a line's height or more of space parts it from the rest.
+    """
+    if len(page.lines) < 2:
+        return []
+    first = min(page.lines, key=lambda ln: ln.y0)
+    last = max(page.lines, key=lambda ln: ln.y1)
+    below = min(ln.y0 for ln in page.lines if ln is not first)
+    above = max(ln.y1 for ln in page.lines if ln is not last)
+    found: list[tuple[str, Line]] = []
+    if first.y1 <= page.height * OUTER_BAND and below - first.y1 >= first.y1 - first.y0:
+        found.append(("top", first))
+    if last.y0 >= page.height * (1 - OUTER_BAND) and last.y0 - above >= last.y1 - last.y0:
+        found.append(("bottom", last))
+    return [(band, line) for band, line in found if line.size < body - 0.5]
+
+
+def _placed_key(line: Line) -> tuple[str, int, int]:
+    """Return a line's text, spacing folded, with its place on the page, to the point."""
+    return " ".join(line.text.split()), round(line.x0), round(line.y0)
+
+
+def _placed_running(pages: list[PageContent]) -> set[tuple[str, int, int]]:
+    """Return the short lines repeated at one place on most pages: links, stamps, labels."""
+    if len(pages) < MIN_PLACED_PAGES:
+        return set()
+    placed: Counter[tuple[str, int, int]] = Counter()
+    for page in pages:
+        placed.update({_placed_key(line) for line in page.lines if len(line.text.split()) <= 6})
+    needed = max(MIN_PLACED_PAGES, math.ceil(len(pages) * PLACED_SHARE))
+    # Letters needed: the same number at one place on every page is a count, not a label.
+    return {
+        key
+        for key, count in placed.items()
+        if count >= needed and any(char.isalpha() for char in key[0])
+    }
+
+
+def _running_keys(pages: list[PageContent], body: float) -> tuple[set[Key], set[Key]]:
+    """Return the running keys in the margin bands, and those of the edge lines below them."""
+    seen: Counter[Key] = Counter()
+    outermost: Counter[Key] = Counter()
+    edges: Counter[Key] = Counter()
+    for page in pages:
+        keys, outer = _band_keys(page)
+        seen.update(keys)
+        outermost.update(outer)
+        edges.update({(band, running_key(line.text)) for band, line in _edge_lines(page, body)})
+    # Half the pages, but three suffice in a long document; and the line nearest the edge
+    # on two pages is enough, since a short chapter's running title repeats only so often.
+    needed = max(2, min(math.ceil(len(pages) / 2), 3))
+    running = {key for key, count in seen.items() if count >= needed}
+    running.update(key for key, count in outermost.items() if count >= 2)
+    below = {key for key, count in edges.items() if count >= needed}
+    return {key for key in running if _furniture_text(key[1])}, {
+        key for key in below if _furniture_text(key[1])
+    }
+
+
+def _page_running(
+    page: PageContent,
+    keys: tuple[set[Key], set[Key]],
+    placed: set[tuple[str, int, int]],
+    body: float,
+) -> list[Line]:
+    """Return a page's lines that are running lines by the document's repeated keys."""
+    running, below = keys
+    edges = {id(line): band for band, line in _edge_lines(page, body)}
+    found = []
+    for line in page.lines:
+        inside = _band(line, page.height)
+        band = inside or edges.get(id(line))
+        repeated = band is not None and (band, running_key(line.text)) in (
+            running if inside else below
+        )
+        if repeated or _placed_key(line) in placed:
+            found.append(line)
+    return found
+
+
 def remove_running_lines(pages: list[PageContent], body: float) -> None:
     """Drop running headers and footers: lines repeated in a margin band across pages.
 
-    A single page has nothing to repeat: there, small type in the top band, and small
-    type in the bottom band that counts pages, is taken for the running lines.
+    Also dropped: the line nearest the top or bottom edge, a little inside the band,
+    repeated as often, and short lines repeated at one place on most pages ("Online
+    Help"). A single page has nothing to repeat: there, only small type at the edge of a
+    margin band that counts pages is taken for a running line.
     """
     if len(pages) == 1:
         page = pages[0]
@@ -161,26 +286,12 @@ def remove_running_lines(pages: list[PageContent], body: float) -> None:
         ]
         _drop_running(page, lone)
         return
-    seen: Counter[tuple[str, str]] = Counter()
-    outermost: Counter[tuple[str, str]] = Counter()
-    for page in pages:
-        keys, outer = _band_keys(page)
-        seen.update(keys)
-        outermost.update(outer)
-    # Half the pages, but three suffice in a long document; and the line nearest the edge
-    # on two pages is enough, since a short chapter's running title repeats only so often.
-    needed = max(2, min(math.ceil(len(pages) / 2), 3))
-    running = {key for key, count in seen.items() if count >= needed}
-    running.update(key for key, count in outermost.items() if count >= 2)
-    if not running:
+    keys = _running_keys(pages, body)
+    placed = _placed_running(pages)
+    if not keys[0] and not keys[1] and not placed:
         return
     for page in pages:
-        found = [
-            line
-            for line in page.lines
-            if (band := _band(line, page.height)) and (band, running_key(line.text)) in running
-        ]
-        _drop_running(page, found)
+        _drop_running(page, _page_running(page, keys, placed, body))
 
 
 def _baseline_rows(lines: list[Line]) -> list[list[Line]]:
