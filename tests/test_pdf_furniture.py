@@ -191,3 +191,53 @@ def test_running_heads_below_the_margin_band_and_a_repeated_link_are_dropped() -
     reasons = {(d.reason, d.text) for d in document.dropped}
     assert ("running head", "J. Aligon et al.") in reasons
     assert ("running head", "Online Help") in reasons
+
+
+def _prose(count: int, top: float) -> list[tuple[float, float, str]]:
+    """Lines of prose about importing files, 14 points apart."""
+    return [
+        (MARGIN, top + 14 * n, f"Step {n}: read the file with the import tool and check it.")
+        for n in range(count)
+    ]
+
+
+def test_an_index_in_two_columns_with_page_lists_is_dropped() -> None:
+    # A Texinfo index (R's manuals): a letter head over every few entries, leaders, page
+    # lists, two columns.
+    body = [_prose(40, 100) for _ in range(3)]
+    terms = ["awk", "binary files", "csv files", "dBase", "Excel", "file names", "gzip"]
+    index = [(MARGIN, 80, "Concept index")]
+    y = 110.0
+    for n, term in enumerate(terms):
+        letter = term[0].upper()
+        index += [(MARGIN, y, letter), (300, y, chr(ord(letter) + 7))]
+        index.append((MARGIN, y + 16, f"{term} " + ". " * 12 + f"{5 + n}, {20 + n}"))
+        index.append((300, y + 16, f"{term} two " + ". " * 12 + f"{7 + n}"))
+        y += 40
+    data = lines_pdf([*body, index])
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    assert "binary files" not in document.text and "gzip two" not in document.text
+    assert {d.page for d in document.dropped if d.reason == "index page"} == {4}
+
+
+def test_contents_and_index_sharing_a_page_with_prose_are_dropped() -> None:
+    entries = [
+        (f"{n} {title}", 3 + 4 * n)
+        for n, title in enumerate(["Imports", "Exports", "Spreadsheets", "Databases", "Sockets"])
+    ]
+    first = [(MARGIN, 80, "Data import and export"), *_prose(24, 110), (MARGIN, 460, "Contents")]
+    first += [
+        (MARGIN, 490 + 16 * n, f"{t} " + ". " * 30 + f"{p}") for n, (t, p) in enumerate(entries)
+    ]
+    terms = ["binary files", "connections", "csv files", "databases", "dBase", "Excel", "Minitab"]
+    last = [*_prose(20, 100), (MARGIN, 400, "Index")]
+    last += [(MARGIN, 430 + 16 * n, f"{t}, {4 + n}, {9 + 2 * n}") for n, t in enumerate(terms)]
+    data = lines_pdf([first, _prose(40, 100), _prose(40, 100), last])
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    reasons = {(d.reason, d.page) for d in document.dropped}
+    assert reasons == {("contents page", 1), ("index page", 4)}
+    assert "Spreadsheets" not in document.text and "Minitab" not in document.text
+    assert "Step 23: read the file with the import tool and check it." in document.text
+    assert document.text.count("Step 19:") == 4

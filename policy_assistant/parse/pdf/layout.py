@@ -30,7 +30,19 @@ PLACED_SHARE = 0.5
 
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"^[ivxlcdm]+$")
-_LEADERS = re.compile(r"(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})?$")
+_PAGES = r"(?:\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*|[ivxlc]{1,6})"
+"""A page number, a range or a list of them ("6, 27", "12-14"), or a roman numeral."""
+_LEADERS = re.compile(rf"(?:\.\s?){{4,}}\s*{_PAGES}?$")
+_LETTER_HEAD = re.compile(r"^(?:[A-Z]|Symbols|Numbers)$")
+"""An index's letter heads ("A", "B") and its heads for entries that start otherwise."""
+MIN_RUN = 5
+"""Entries in a row that make a contents list or an index on a page that holds prose too."""
+CONTENTS_TITLE = re.compile(
+    r"^(?:(?:table of )?contents|inhalt(?:sverzeichnis)?|sommaire|table des mati[eè]res|"
+    r"[íi]ndice|содержание|оглавление)$",
+    re.IGNORECASE,
+)
+"""The title line of a contents list."""
 _PAGE_NUMBER = re.compile(r"^(?:\d{1,4}|[ivxlc]{1,6})$")
 _NUMBERED_ENTRY = re.compile(
     r"^(?:[A-Z]|\d{1,3}(?:\.\d{1,3})*)\.?\s+\S.*\s(?:\d{1,4}|[ivxlc]{1,6})$"
@@ -42,7 +54,8 @@ CONTENTS_SHARE = 0.5
 """...and the share of its rows of text that read as contents entries."""
 INDEX_TITLE = re.compile(r"^(?:[\w ]+ )?(?:index|register|sachregister)$", re.IGNORECASE)
 """The title line of a back-of-book index: "Index", "Concept Index", "Register"."""
-_PAGE_LABEL = re.compile(r"^[-–\s]*#[-–\s]*$|\bpage #|# of #|#\s*/\s*#")
+_PAGE_LABEL = re.compile(r"^[-–\s]*#[-–\s]*$|\bpage #(?: of #)?$|# of #$|^#\s*/\s*#$")
+"""A page number's label: "12", "- 12 -", "Page 3 of 9", "3 / 9" (not a date: "2022/06/12")."""
 
 
 @dataclass(slots=True)
@@ -308,10 +321,14 @@ def _baseline_rows(lines: list[Line]) -> list[list[Line]]:
 
 
 def _entry(row: list[Line]) -> bool:
-    """Whether a row of lines reads as a contents entry: a title, then its page number."""
-    text = " ".join(line.text.strip() for line in row)
-    if _LEADERS.search(text):
+    """Whether a row of lines reads as a contents entry: a title, then its page number.
+
+    Two columns of an index set on shared baselines make one row: any of its lines with
+    leaders makes it an entry.
+    """
+    if any(_LEADERS.search(line.text.strip()) for line in row):
         return True
+    text = " ".join(line.text.strip() for line in row)
     last = row[-1]
     # A page number set apart at the right, after a numbered title or on its own.
     apart = len(row) > 1 and last.x0 - row[-2].x1 > 2 * last.size
@@ -320,11 +337,48 @@ def _entry(row: list[Line]) -> bool:
     )
 
 
+def _letter_head(row: list[Line]) -> bool:
+    """Whether a row holds only an index's letter heads ("A", or "S" and "U" side by side)."""
+    return all(_LETTER_HEAD.match(line.text.strip()) for line in row)
+
+
+def _entry_rows(rows: list[list[Line]], entries: list[bool], whole: bool) -> list[Line]:
+    """Return the lines of a contents page's entries, or of its runs of entries.
+
+    On a page that holds prose too (not whole), only runs of MIN_RUN entries or more are
+    taken, letter heads within them counted in.
+    """
+    taken: list[Line] = []
+    run: list[Line] = []
+    count = 0
+    for index, row in enumerate(rows):
+        # An entry too long for its line starts on the row above its page number.
+        follows = index + 1 < len(rows) and entries[index + 1]
+        if entries[index] or _letter_head(row) or (follows and _ENTRY_NUMBER.match(row[0].text)):
+            run.extend(row)
+            count += entries[index]
+            continue
+        if whole or count >= MIN_RUN:
+            taken.extend(run)
+        run, count = [], 0
+    if whole or count >= MIN_RUN:
+        taken.extend(run)
+    return taken
+
+
+def _contents_reason(pages: list[PageContent], number: int) -> str:
+    """Name a contents list by where it is: an index's under its title in the back half."""
+    back = number >= len(pages) // 2
+    titled = any(INDEX_TITLE.search(line.text) for line in pages[number].lines)
+    return "index page" if back and titled else "contents page"
+
+
 def drop_contents_entries(pages: list[PageContent]) -> None:
     """Drop the entries of table-of-contents pages (see the module docstring).
 
     Entries with leaders in the back half of a document, under a title that says so,
-    are an index's (Texinfo sets its indexes that way): they are recorded as such.
+    are an index's (Texinfo sets its indexes that way): they are recorded as such. On a
+    page that holds prose too, runs of MIN_RUN entries or more are dropped.
     """
     previous = False
     reason = "contents page"
@@ -339,18 +393,9 @@ def drop_contents_entries(pages: list[PageContent]) -> None:
             continue
         rows = _baseline_rows(page.lines)
         entries = [_entry(row) for row in rows]
+        counted = sum(1 for row in rows if not _letter_head(row))
         continued = previous
-        previous = sum(entries) >= CONTENTS_SHARE * len(rows)
-        if not previous:
-            continue
+        previous = sum(entries) >= CONTENTS_SHARE * counted
         if not continued:
-            back = number >= len(pages) // 2
-            titled = any(INDEX_TITLE.search(line.text) for line in page.lines)
-            reason = "index page" if back and titled else "contents page"
-        dropped: list[Line] = []
-        for index, row in enumerate(rows):
-            # An entry too long for its line starts on the row above its page number.
-            follows = index + 1 < len(rows) and entries[index + 1]
-            if entries[index] or (follows and _ENTRY_NUMBER.match(row[0].text)):
-                dropped.extend(row)
-        page.drop(dropped, reason)
+            reason = _contents_reason(pages, number)
+        page.drop(_entry_rows(rows, entries, previous), reason)
