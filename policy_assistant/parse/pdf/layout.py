@@ -30,9 +30,11 @@ PLACED_SHARE = 0.5
 
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"^[ivxlcdm]+$")
-_PAGES = r"(?:\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*,\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*|[ivxlc]{1,6})"
-"""A page number, a range or a list of them ("6, 27", "12-14"), or a roman numeral."""
+_PAGES = r"(?:\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*,\s+\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*|[ivxlc]{1,6})"
+"""A page number, a range or a list of them ("6, 27", "12-14"; "1,234" is a figure), or a
+roman numeral."""
 _LEADERS = re.compile(rf"(?:\.\s?){{4,}}\s*{_PAGES}?$")
+_PAGED_LEADERS = re.compile(rf"(?:\.\s?){{4,}}\s*{_PAGES}$")
 _LETTER_HEAD = re.compile(r"^(?:[A-Z]|Symbols|Numbers)$")
 """An index's letter heads ("A", "B") and its heads for entries that start otherwise."""
 MIN_RUN = 5
@@ -326,9 +328,11 @@ def _entry(row: list[Line]) -> bool:
     Two columns of an index set on shared baselines make one row: any of its lines with
     leaders makes it an entry.
     """
-    if any(_LEADERS.search(line.text.strip()) for line in row):
-        return True
     text = " ".join(line.text.strip() for line in row)
+    # A column's entry ends in its page number; leaders with figures set after them in
+    # further pieces are a statistical table's.
+    if _LEADERS.search(text) or any(_PAGED_LEADERS.search(line.text.strip()) for line in row):
+        return True
     last = row[-1]
     # A page number set apart at the right, after a numbered title or on its own.
     apart = len(row) > 1 and last.x0 - row[-2].x1 > 2 * last.size
@@ -345,12 +349,14 @@ def _letter_head(row: list[Line]) -> bool:
 def _entry_rows(rows: list[list[Line]], entries: list[bool], whole: bool) -> list[Line]:
     """Return the lines of a contents page's entries, or of its runs of entries.
 
-    On a page that holds prose too (not whole), only runs of MIN_RUN entries or more are
-    taken, letter heads within them counted in.
+    On a page that holds prose too (not whole), only runs of MIN_RUN entries or more under
+    a title that names a contents list or an index are taken, letter heads counted in: a
+    statistical table's labels with leaders are no contents.
     """
     taken: list[Line] = []
     run: list[Line] = []
     count = 0
+    titled = whole
     for index, row in enumerate(rows):
         # An entry too long for its line starts on the row above its page number.
         follows = index + 1 < len(rows) and entries[index + 1]
@@ -358,10 +364,12 @@ def _entry_rows(rows: list[list[Line]], entries: list[bool], whole: bool) -> lis
             run.extend(row)
             count += entries[index]
             continue
-        if whole or count >= MIN_RUN:
+        if titled and (whole or count >= MIN_RUN):
             taken.extend(run)
         run, count = [], 0
-    if whole or count >= MIN_RUN:
+        text = " ".join(line.text.strip() for line in row)
+        titled = whole or bool(CONTENTS_TITLE.match(text) or INDEX_TITLE.search(text))
+    if titled and (whole or count >= MIN_RUN):
         taken.extend(run)
     return taken
 
