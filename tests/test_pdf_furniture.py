@@ -142,3 +142,104 @@ def test_numbers_that_do_not_count_pages_are_kept() -> None:
     document = parse(lines_pdf(pages))
     assert not [d for d in document.dropped if d.reason == "page number"]
     assert [b.text for b in document.blocks].count("30") == 1
+
+
+def _body(page: int, count: int, top: float = 120) -> list[tuple[float, float, str]]:
+    """Lines of prose, 14 points apart, that differ from page to page."""
+    return [
+        (MARGIN, top + 14 * n, f"Line {n} of page {page} says the shed {page * 7 + n} is locked.")
+        for n in range(count)
+    ]
+
+
+def test_a_single_page_s_last_lines_in_small_type_are_kept() -> None:
+    # An OCR'd book page: its last body lines, read a little smaller, reach the bottom band.
+    last = ["so the gardener left the gate", "open for the night, and the", "fox came in."]
+    lines = _body(1, 40, top=100) + [
+        (MARGIN, A4.height - 60 + 12 * i, t) for i, t in enumerate(last)
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page(width=A4.width, height=A4.height)
+    for x, y, text in lines:
+        small = y > A4.height - 70
+        page.insert_text((x, y), text, fontname="helv", fontsize=9 if small else 11)
+    page.insert_text((A4.width / 2, A4.height - 20), "1", fontname="helv", fontsize=9)
+    document = parse(save(doc))
+    assert "the fox came in." in document.text
+    assert [(d.reason, d.text) for d in document.dropped] == [("page number", "1")]
+
+
+def test_closing_braces_at_the_top_of_code_pages_are_no_running_heads() -> None:
+    pages = []
+    for number in range(1, 4):
+        code = [(MARGIN, 30 + 12 * i, "}") for i in range(3)]
+        pages.append(code + _body(number, 20))
+    document = parse(lines_pdf(pages))
+    assert document.dropped == ()
+    assert document.text.count("}") == 9
+
+
+def test_running_heads_below_the_margin_band_and_a_repeated_link_are_dropped() -> None:
+    # A journal paper's heads, in small type, sit at 12% of the page: author on even
+    # pages, title on odd ones; a navigation link repeats at one place on every page.
+    doc = pymupdf.open("pdf", lines_pdf([_body(number, 30, top=140) for number in range(1, 7)]))
+    for index, page in enumerate(doc):
+        head = "J. Aligon et al." if index % 2 else "Ranking query answers by votes"
+        page.insert_text((MARGIN, 0.12 * A4.height), head, fontsize=8)
+        page.insert_text((A4.width - 120, 400), "Online Help", fontsize=8)
+    document = parse(save(doc))
+    assert "Aligon" not in document.text and "Ranking" not in document.text
+    assert "Online Help" not in document.text
+    reasons = {(d.reason, d.text) for d in document.dropped}
+    assert ("running head", "J. Aligon et al.") in reasons
+    assert ("running head", "Online Help") in reasons
+
+
+def _prose(count: int, top: float) -> list[tuple[float, float, str]]:
+    """Lines of prose about importing files, 14 points apart."""
+    return [
+        (MARGIN, top + 14 * n, f"Step {n}: read the file with the import tool and check it.")
+        for n in range(count)
+    ]
+
+
+def test_an_index_in_two_columns_with_page_lists_is_dropped() -> None:
+    # A Texinfo index (R's manuals): a letter head over every few entries, leaders, page
+    # lists, two columns.
+    body = [_prose(40, 100) for _ in range(3)]
+    terms = ["awk", "binary files", "csv files", "dBase", "Excel", "file names", "gzip"]
+    index = [(MARGIN, 80, "Concept index")]
+    y = 110.0
+    for n, term in enumerate(terms):
+        letter = term[0].upper()
+        index += [(MARGIN, y, letter), (300, y, chr(ord(letter) + 7))]
+        index.append((MARGIN, y + 16, f"{term} " + ". " * 12 + f"{5 + n}, {20 + n}"))
+        index.append((300, y + 16, f"{term} two " + ". " * 12 + f"{7 + n}"))
+        y += 40
+    data = lines_pdf([*body, index])
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    assert "binary files" not in document.text and "gzip two" not in document.text
+    assert {d.page for d in document.dropped if d.reason == "index page"} == {4}
+
+
+def test_contents_and_index_sharing_a_page_with_prose_are_dropped() -> None:
+    entries = [
+        (f"{n} {title}", 3 + 4 * n)
+        for n, title in enumerate(["Imports", "Exports", "Spreadsheets", "Databases", "Sockets"])
+    ]
+    first = [(MARGIN, 80, "Data import and export"), *_prose(24, 110), (MARGIN, 460, "Contents")]
+    first += [
+        (MARGIN, 490 + 16 * n, f"{t} " + ". " * 30 + f"{p}") for n, (t, p) in enumerate(entries)
+    ]
+    terms = ["binary files", "connections", "csv files", "databases", "dBase", "Excel", "Minitab"]
+    last = [*_prose(20, 100), (MARGIN, 400, "Index")]
+    last += [(MARGIN, 430 + 16 * n, f"{t}, {4 + n}, {9 + 2 * n}") for n, t in enumerate(terms)]
+    data = lines_pdf([first, _prose(40, 100), _prose(40, 100), last])
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    reasons = {(d.reason, d.page) for d in document.dropped}
+    assert reasons == {("contents page", 1), ("index page", 4)}
+    assert "Spreadsheets" not in document.text and "Minitab" not in document.text
+    assert "Step 23: read the file with the import tool and check it." in document.text
+    assert document.text.count("Step 19:") == 4

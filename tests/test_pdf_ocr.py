@@ -254,3 +254,44 @@ def test_labels_of_a_figure_over_a_picture_keep_their_text_layer() -> None:
     document = parse(data)
     assert document.ocr_pages == () and document.notes == ()
     assert coverage(document, text_layer_words(data)).lost == ()
+
+
+NOISE = (
+    "«POAH «3E*»CM tanntxim. inc. … FRG&t OSZ H. the ^iW »a of 1l1 ;vVm a%e in "
+    "TtHe rn«l BDm* and 0f3 c» W# to iiI fi| nnr. L~ a"
+)
+"""A bad OCR layer: symbols and mixed case in words, with common words here and there."""
+
+
+def noise_over_scan(noise: str = NOISE) -> bytes:
+    """A scanned page under an invisible text layer of symbol-heavy noise."""
+    data, _ = scanned()
+    doc = pymupdf.open("pdf", data)
+    for row in range(12):
+        doc[0].insert_text((60, 80 + 20 * row), noise, fontsize=10, render_mode=3)
+    return save(doc)
+
+
+def test_symbol_heavy_noise_with_common_words_is_garbage() -> None:
+    assert pdf_ocr.is_garbage(" ".join([NOISE] * 3))
+    # Cyrillic noise: the common words of no listed language say nothing of it.
+    assert pdf_ocr.is_garbage(" ".join(["«ПОАН «3Е*»СМ таннтхим. FRG&т ОSZ H. ^iW »a"] * 4))
+    # OCR'd technical prose, with names, versions and figures, is words.
+    prose = (
+        "Install the GH-40V charger (model 2024/B) on a dry wall; see section 3.2, page 14. "
+        "The x86_64 build needs 4 GB of memory and version 2.14 or later of the driver."
+    )
+    assert not pdf_ocr.is_garbage(" ".join([prose] * 3))
+    russian = "Сначала проверьте шланг и катушку, затем уберите их в сухой сарай до весны."
+    assert not pdf_ocr.is_garbage(" ".join([russian] * 4))
+
+
+def test_without_ocr_a_symbol_heavy_text_layer_is_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pdf_ocr, "ENABLED", False)
+    doc = pymupdf.open("pdf", story_pdf(HTML * 4))
+    doc.insert_pdf(pymupdf.open("pdf", noise_over_scan()))
+    document = parse(save(doc))
+    assert all(block.pages == (1,) for block in document.blocks)
+    assert {r.reason for r in document.dropped if r.page == 2} == {"unreadable text layer"}

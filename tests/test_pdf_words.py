@@ -114,3 +114,59 @@ def test_a_piece_cut_at_a_line_end_is_not_a_word_of_the_document() -> None:
     assert vocabulary.spells_whole("Kim") and vocabulary.spells_whole("Unicode")
     # Case counts: "car" spelled in lowercase says nothing of a capitalised "Car".
     assert not Vocabulary(["a car"]).spells_whole("Car")
+
+
+def test_a_compound_of_two_words_the_document_uses_keeps_its_hyphen() -> None:
+    # A long book glued 28 of its 29 compounds broken at their hyphen ("forestdwelling").
+    texts = [
+        "The forest is old, and dwelling in it takes care; self and interest rarely agree.",
+        "Some owls are forest-",
+        "dwelling birds, led by self-",
+        "interest, whose call is spine-",
+        "chilling at night. Our garden equip-",
+        "ment is sold with the sheds.",
+    ]
+    lines = [(MARGIN, 100 + 14 * i, text) for i, text in enumerate(texts)]
+    text = parse(lines_pdf([lines])).text
+    assert "forest-dwelling birds" in text and "self-interest" in text
+    # "spine" and "chilling" are not words of this document: the rules join them.
+    assert "spinechilling" in text and "equipment" in text
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "words", "joined"),
+    [
+        ("the forest-", "dwelling birds", ["forest dwelling"], "the forest-dwelling birds"),
+        # Pieces cut at a line end are no words of the document.
+        ("equip-", "ment", ["garden equip-", "ment"], "equipment"),
+        # Closed compounds and short heads are joined, as before.
+        ("some-", "thing", ["some thing"], "something"),
+        ("read-", "able", ["read able"], "readable"),
+        ("in-", "formation", ["in formation"], "information"),
+    ],
+)
+def test_two_words_the_document_uses_alone_make_a_compound(
+    left: str, right: str, words: list[str], joined: str
+) -> None:
+    assert join_wrapped(left, right, Vocabulary(words)) == joined
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "joined"),
+    [
+        (
+            "(https://CRAN.R-project.org/",
+            "package=MASS)",
+            "(https://CRAN.R-project.org/package=MASS)",
+        ),
+        (
+            "<https://CRAN.R-",
+            "project.org/package=MASS>",
+            "<https://CRAN.R-project.org/package=MASS>",
+        ),
+        ("see /usr/share/doc/", "r-base/NEWS", "see /usr/share/doc/r-base/NEWS"),
+        ("and/", "or more", "and/ or more"),
+    ],
+)
+def test_urls_and_paths_cut_at_a_line_end_are_rejoined(left: str, right: str, joined: str) -> None:
+    assert join_wrapped(left, right, Vocabulary(["project", "org"])) == joined

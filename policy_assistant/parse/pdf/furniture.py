@@ -14,7 +14,7 @@ import itertools
 import re
 from collections import Counter
 
-from policy_assistant.parse.pdf.layout import INDEX_TITLE, PageContent
+from policy_assistant.parse.pdf.layout import INDEX_TITLE, MIN_RUN, PageContent
 from policy_assistant.parse.pdf.lines import Line
 from policy_assistant.records import Dropped
 
@@ -37,6 +37,7 @@ _INDEX_ENTRY = re.compile(
     r"|^(?:see|see also|voir|siehe)\b",
     re.IGNORECASE,
 )
+_LETTER_HEAD = re.compile(r"^(?:[A-Z]|Symbols|Numbers)$")
 _PAGE_LIST = re.compile(r"\d{1,4}(?:\s*[-–]\s*\d{1,4})?\s*,\s*\d{1,4}")
 _LEADING_NUMBER = re.compile(r"^(\d{1,4})(?:\s+|$)")
 
@@ -88,21 +89,32 @@ def drop_line_numbers(pages: list[PageContent]) -> None:
             page.lines = [line for line in page.lines if id(line) not in ids]
 
 
-def _index_page(page: PageContent) -> bool:
-    """Whether a page is a back-of-book index: most lines a term and its page numbers."""
-    texts = [line.text for line in page.lines]
-    if len(texts) < MIN_INDEX_LINES:
+def _index_lines(lines: list[Line], needed: int = MIN_INDEX_LINES) -> bool:
+    """Whether lines read as a back-of-book index: most a term and its page numbers."""
+    texts = [line.text for line in lines if not _LETTER_HEAD.match(line.text.strip())]
+    if len(texts) < needed:
         return False
     entries = sum(1 for text in texts if _INDEX_ENTRY.search(text))
     lists = sum(1 for text in texts if _PAGE_LIST.search(text))
     return entries >= INDEX_SHARE * len(texts) and lists >= INDEX_LIST_SHARE * len(texts)
 
 
+def _index_start(page: PageContent) -> list[Line]:
+    """Return the lines from an index title on down, when an index starts mid-page."""
+    titles = [line for line in page.lines if INDEX_TITLE.search(line.text)]
+    if not titles:
+        return []
+    title = min(titles, key=lambda line: line.y0)
+    under = [line for line in page.lines if line.y0 >= title.y1 - 1 and line is not title]
+    return [title, *under] if _index_lines(under, MIN_RUN) else []
+
+
 def drop_index_pages(pages: list[PageContent]) -> None:
     """Drop the lines of index pages in the back half of a document, with a record.
 
     The first page of an index says so in a line of its own ("Index", "Subject index"),
-    and its other pages follow it.
+    and its other pages follow it; an index that starts under the end of the last
+    chapter is dropped from its title on.
 
     An index names every term with its pages, so it would match nearly any query and
     outrank the sections themselves; the terms are in the text where they are used.
@@ -110,9 +122,13 @@ def drop_index_pages(pages: list[PageContent]) -> None:
     previous = False
     for page in pages[len(pages) // 2 :]:
         titled = previous or any(INDEX_TITLE.search(line.text) for line in page.lines)
-        previous = len(pages) > 1 and titled and _index_page(page)
-        if previous:
+        whole = len(pages) > 1 and titled and _index_lines(page.lines)
+        start = [] if whole or previous or len(pages) == 1 else _index_start(page)
+        if whole:
             page.drop(list(page.lines), "index page")
+        elif start:
+            page.drop(start, "index page")
+        previous = whole or bool(start)
 
 
 MIN_NUMBERED_PAGES = 3

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -90,12 +91,67 @@ def is_garbage(text: str) -> bool:
     """Whether a text layer is mostly not words of a language: letters that say nothing.
 
     The common words of every listed language count, so a French page in a corpus that
-    says nothing of its language is no noise; only Latin-script words are judged.
+    says nothing of its language is no noise; only Latin-script words are judged that way.
+    In any script, a layer where many tokens are no plausible words (symbols inside,
+    letters mixed with digits or scripts, capitals inside lowercase) is noise too.
     """
+    tokens = text.split()
+    if len(tokens) >= MIN_JUDGED_WORDS:
+        odd = sum(1 for token in tokens if not _plausible(token))
+        if odd >= MAX_ODD_SHARE * len(tokens):
+            return True
     words = [w for w in _LETTER_WORD.findall(text.casefold()) if max(w) <= "\u024f"]
     if len(words) < MIN_JUDGED_WORDS:
         return False
     return sum(word in _ANY_COMMON for word in words) < MIN_COMMON_SHARE * len(words)
+
+
+MAX_ODD_SHARE = 0.3
+"""Share of a layer's tokens that are no plausible words from which it is taken for noise."""
+_EDGE = re.compile(r"^[\"'(\[{‘“„«‹]+|[\"')\]}.,;:!?’”…»›+]+$")
+_ODD_CHARS = frozenset("«»*&#@%\\|^~_`<>{}[]¦§¤•")
+"""Characters a word of prose never holds inside (a number or a name may hold "_" or "/":
+"x86_64" is judged by its letters and digits, not refused for its underscore)."""
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th|er|e|ème|º|ª)$", re.IGNORECASE)
+
+
+def _script(char: str) -> str:
+    """Return the first word of a letter's Unicode name: its script (LATIN, CYRILLIC...)."""
+    return unicodedata.name(char, "?").split(" ", 1)[0]
+
+
+def _plausible(token: str) -> bool:
+    """Whether a token could be a word, number or name of prose, in any script."""
+    core = _EDGE.sub("", token)
+    if not core or all(not char.isalnum() for char in core):
+        return not any(char in _ODD_CHARS for char in token)  # a dash, a lone bracket
+    if any(char in _ODD_CHARS or unicodedata.category(char)[0] == "S" for char in core):
+        return "_" in core and core.replace("_", "").isalnum()
+    return all(_plausible_part(part) for part in re.split(r"[-–/.,:'’]", core) if part)
+
+
+def _plausible_part(part: str) -> bool:
+    """Whether a piece of a token between hyphens, slashes or dots reads as a word or number."""
+    if part.isdigit() or _ORDINAL.match(part):
+        return True
+    letters = [char for char in part if char.isalpha()]
+    if len({_script(char) for char in letters}) > 1 or _DIGIT_LETTER_DIGIT.search(part):
+        return False  # "РОAН" of two scripts; "0f3", "1l1" ("40V", "x86", "H2O" pass)
+    # Capitals inside lowercase ("TtHe", "vVm", "iiI") unless each starts a run of
+    # lowercase ("McDonald", "iPhone", "JavaScript"); all capitals pass.
+    return part.isupper() or not any(
+        char.isupper() and part[i - 1].isalpha() and not _lower_run(part[i + 1 : i + 3])
+        for i, char in enumerate(part)
+        if i
+    )
+
+
+_DIGIT_LETTER_DIGIT = re.compile(r"\d[^\W\d_]{1,2}\d")
+
+
+def _lower_run(text: str) -> bool:
+    """Whether text is two lowercase letters: what follows a camel-case capital."""
+    return len(text) == 2 and text.isalpha() and text.islower()
 
 
 MONO_FLAG = 8

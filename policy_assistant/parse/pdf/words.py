@@ -3,8 +3,9 @@
 A hyphen at a line end is either the layout's (the word was broken: "equip-" "ment") or
 the author's (a compound broken at its hyphen: "dual-" "encoder"). The document itself
 often tells which: when the joined form occurs elsewhere in it and the hyphenated form
-does not, the hyphen was the layout's; the other way round, the author's. Only when the
-document says nothing do the rules of `join_wrapped` decide.
+does not, the hyphen was the layout's; when the hyphenated form occurs, or both parts
+are words the document uses on their own ("forest" and "dwelling"), the author's. Only
+when the document says nothing do the rules of `join_wrapped` decide.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from collections.abc import Iterable
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """C0 and C1 control characters, less tab and newline: never text, always damage."""
 _TOKEN_EDGE = re.compile(r"^[^\w]+|[^\w]+$")
-_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)\S+$", re.IGNORECASE)
+_URL = re.compile(r"[(<\[\"']?(?:[a-z][a-z0-9+.-]*://|www\.)\S+$", re.IGNORECASE)
+_PATH = re.compile(r"[(<\[\"']?(?:~|\.{1,2})?/(?:[\w.+~-]+/)+$")
+"""A file path cut after one of its slashes: "/usr/share/doc/" before "r-base/NEWS"."""
 _URL_GOES_ON = re.compile(r"[/\-_.?=&#%~:]$")
 _URL_PIECE = re.compile(r"^[\w.~%-]*[/=&?#][^\s]*")
 _DASHES = "\u2013\u2014"
@@ -44,6 +47,7 @@ class Vocabulary:
         self._texts: list[str] = list(texts)
         self._words: set[str] | None = None
         self._whole: set[str] = set()
+        self._alone: set[str] = set()
 
     def add(self, text: str) -> None:
         """Add the words of one line of text."""
@@ -53,13 +57,20 @@ class Vocabulary:
             tokens = text.split()
             self._words.update(_spelled(tokens))
             self._whole.update(_whole_words(tokens))
+            self._alone.update(_alone_words([text]))
 
     def _built(self) -> set[str]:
         if self._words is None:
             tokens = set(" ".join(self._texts).split())
             self._words, self._whole = _spelled(tokens), _whole_words(tokens)
+            self._alone = _alone_words(self._texts)
             self._texts = []
         return self._words
+
+    def occurs_alone(self, word: str) -> bool:
+        """Whether the document uses word on its own, not as a piece cut at a line end."""
+        self._built()
+        return word.casefold() in self._alone
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and word.casefold() in self._built()
@@ -94,13 +105,80 @@ def _whole_words(tokens: Iterable[str]) -> set[str]:
     return whole
 
 
+def _alone_words(texts: Iterable[str]) -> set[str]:
+    """Return the case-folded plain words of lines, less the pieces a line-end hyphen cut.
+
+    A line's last token ending in a hyphen, and the first token of the line after it, are
+    pieces ("equip-" "ment"): "ment" is no word of the document for being one of them.
+    """
+    alone: set[str] = set()
+    cut = False
+    for text in texts:
+        tokens = text.split()
+        start = 1 if cut else 0
+        cut = bool(tokens) and tokens[-1].endswith(("-", "\u2010")) and len(tokens[-1]) > 1
+        for raw in tokens[start : len(tokens) - 1 if cut else None]:
+            word = _TOKEN_EDGE.sub("", raw).casefold()
+            if word.isalpha():
+                alone.add(word)
+    return alone
+
+
+MIN_PART = 3
+"""Letters each part of a compound needs for its being two words to count ("in-" "formation")."""
+_CLOSED_HEADS = frozenset(
+    [
+        "any",
+        "every",
+        "some",
+        "with",
+        "there",
+        "where",
+        "here",
+        "how",
+        "what",
+        "when",
+        "who",
+        "them",
+        "your",
+        "for",
+        "can",
+        "else",
+        "may",
+        "never",
+        "other",
+        "out",
+        "over",
+        "under",
+        "down",
+        "back",
+    ]
+)
+"""Words that start closed compounds ("some-" "thing", "with-" "out", "can-" "not")."""
+_CLOSED_TAILS = frozenset(
+    ["able", "less", "ness", "ship", "hood", "ward", "wards", "wise", "ever", "self", "selves"]
+)
+"""Words that end closed compounds or derived words ("read-" "able", "home-" "less")."""
+
+
+def _two_words(before: str, after: str, vocabulary: Vocabulary) -> bool:
+    """Whether before- and after are two words the document uses alone: a compound."""
+    if min(len(before), len(after)) < MIN_PART or not (before + after).isalpha():
+        return False
+    if before.casefold() in _CLOSED_HEADS or after.casefold() in _CLOSED_TAILS:
+        return False
+    return vocabulary.occurs_alone(before) and vocabulary.occurs_alone(after)
+
+
 def _hyphen_kept(before: str, after: str, vocabulary: Vocabulary | None) -> bool:
     """Whether the hyphen between before- and after is the author's, not the layout's."""
     if vocabulary is not None:
         joined, compound = before + after, f"{before}-{after}"
-        if joined in vocabulary and compound not in vocabulary:
+        if compound in vocabulary:
+            return True
+        if joined in vocabulary:
             return False
-        if compound in vocabulary and joined not in vocabulary:
+        if _two_words(before, after, vocabulary):
             return True
     if before[-1].isdigit() or "-" in before or not after[:1].islower():
         return True
@@ -131,16 +209,20 @@ def join_wrapped(left: str, right: str, vocabulary: Vocabulary | None = None) ->
     compound ("non-free-" + "firmware"). A part before it that starts with a capital
     keeps it when that part is one letter ("X-" + "ray"), or, given a vocabulary, when
     the document spells it whole elsewhere ("Unicode-" + "aware"); a capitalised piece
-    it never spells whole is a piece of a word ("Car-" + "ter" is "Carter"). A hyphen after a
-    space is a dash: the lines join with a space as usual. A URL cut at a line end, a
-    dash set tight against a word, and a line break between CJK characters join
-    without a space.
+    it never spells whole is a piece of a word ("Car-" + "ter" is "Carter"). Given a
+    vocabulary, the hyphen also stays when both parts are words the document uses on their
+    own ("forest-" + "dwelling"). A hyphen after a space is a dash: the lines join with a
+    space as usual. A URL or a path cut at a line end (its hyphens kept), a dash set tight
+    against a word, and a line break between CJK characters join without a space.
     """
     if left.endswith("\u00ad"):
         return left[:-1] + right
     if left.endswith(("-", "\u2010")) and len(left) >= 2 and left[-2].isalnum():
         before = left[:-1].rsplit(None, 1)[-1]
         after = _first_word(right)
+        if _URL.match(before):
+            # A URL's hyphens are its own: url.sty breaks after them and adds none.
+            return left + right
         if after and _hyphen_kept(before, after, vocabulary):
             return left + right
         return left[:-1] + right if after else left + right
@@ -160,6 +242,8 @@ def _tight(left: str, right: str) -> bool:
     if right[0] in _DASHES and len(right) >= 2 and not right[1].isspace():
         return True
     last = left.rsplit(None, 1)[-1]
+    if _PATH.match(last):
+        return True
     if not _URL.match(last):
         return False
     return bool(_URL_GOES_ON.search(last)) or bool(_URL_PIECE.match(right.split(None, 1)[0]))
