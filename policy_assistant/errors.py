@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from policy_assistant.text import printable
+
 
 class ExitCode(IntEnum):
     """Process exit codes: the one contract between the CLI and its callers."""
@@ -34,7 +36,8 @@ class DocumentError(PolicyAssistantError):
     """One input file could not be read; the message names the file and the problem."""
 
     def __init__(self, source: str, problem: str) -> None:
-        super().__init__(f"{source}: {problem}")
+        # the name is data: a newline in it must not split the message into two lines
+        super().__init__(f"{printable(source)}: {problem}")
         self.source = source
         self.problem = problem
 
