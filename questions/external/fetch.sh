@@ -3,7 +3,7 @@
 #
 # Usage:  questions/external/fetch.sh [SET ...]
 # Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
-# (default: all). long-documents puts the four long documents in one corpus and writes their
+# coreutils-news licences heldout-rsync-man (default: all). long-documents puts the four long documents in one corpus and writes their
 # questions, renumbered, to build/external/long-documents.jsonl.
 #
 # Documents come from Debian packages (apt-get download + dpkg -x, no root needed once the apt
@@ -108,6 +108,54 @@ set_ansible_lint_rules() {
     catalog "$dir" "$version" $(cd "$dir" && ls -- *.md)
 }
 
+# The three sets below are long text without headings, in genres unlike our manuals: a release
+# notes file, seven licence texts, and a man page rendered as plain text. heldout-rsync-man is
+# kept out of every tuning decision (see README.md).
+
+set_coreutils_news() {
+    deb coreutils
+    dir="$OUT/coreutils-news"
+    mkdir -p "$dir"
+    gzip -dc "$CACHE/unpacked/usr/share/doc/coreutils/NEWS.gz" >"$dir/coreutils-NEWS.txt"
+    check "$dir/coreutils-NEWS.txt" \
+        30906e0af8cbdd3e7ae60f7985416ca85600edff98a00f7967af091f3b81949c
+    catalog "$dir" 9.1 coreutils-NEWS.txt
+}
+
+set_licences() {
+    deb base-files
+    dir="$OUT/licences"
+    mkdir -p "$dir"
+    while read -r name sum; do
+        cp "$CACHE/unpacked/usr/share/common-licenses/$name" "$dir/$name.txt"
+        check "$dir/$name.txt" "$sum"
+    done <<'SUMS'
+Apache-2.0 cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30
+Artistic b7fd9b73ea99602016a326e0b62e6646060d18febdd065ceca8bb482208c3d88
+CC0-1.0 a2010f343487d3f7618affe54f789f5487602331c0a8d03f49e9a7c547cf0499
+GFDL-1.3 110535522396708cea37c72a802c5e7e81391139f5f7985631c93ef242b206a4
+GPL-2 8177f97513213526df2cf6184d8ff986c675afb514d4e68a404010521b880643
+LGPL-2.1 dc626520dcd53a22f727af3ee42c770e56c97a64fe3adb063799d8ab032fe551
+MPL-2.0 fab3dd6bdab226f1c08630b1dd917e11fcb4ec5e1e020e2c16f83a0a13863e85
+SUMS
+    catalog "$dir" 1 Apache-2.0.txt Artistic.txt CC0-1.0.txt GFDL-1.3.txt GPL-2.txt \
+        LGPL-2.1.txt MPL-2.0.txt
+}
+
+# The man page is rendered by groff (1.22.4 in bookworm) at 78 columns without hyphenation
+# (-rHY=0), as plain characters without overstriking (-P -cbou): another groff may lay the
+# text out otherwise, and the SHA-256 check says so.
+set_heldout_rsync_man() {
+    deb rsync
+    command -v groff >/dev/null || fail "groff is needed to render the rsync man page"
+    dir="$OUT/heldout-rsync-man"
+    mkdir -p "$dir"
+    gzip -dc "$CACHE/unpacked/usr/share/man/man1/rsync.1.gz" |
+        groff -T utf8 -man -rHY=0 -dAD=l -rLL=78n -P -cbou 2>/dev/null >"$dir/rsync.1.txt"
+    check "$dir/rsync.1.txt" 760d1245d63ef416a741a844dcb393118907d523e9db47695f9cac8220c6de9f
+    catalog "$dir" 3.2.7 rsync.1.txt
+}
+
 set_long_documents() {
     long="debian-reference fhs developers-reference gpl-3"
     dir="$OUT/long-documents"
@@ -138,7 +186,8 @@ out.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
 PY
 }
 
-all="debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents"
+all="debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
+coreutils-news licences heldout-rsync-man"
 # shellcheck disable=SC2086 # the set names are one word each
 [ $# -gt 0 ] || set -- $all
 for name in "$@"; do
@@ -149,6 +198,9 @@ for name in "$@"; do
     gpl-3) set_gpl_3 ;;
     ansible-lint-rules) set_ansible_lint_rules ;;
     long-documents) set_long_documents ;;
+    coreutils-news) set_coreutils_news ;;
+    licences) set_licences ;;
+    heldout-rsync-man) set_heldout_rsync_man ;;
     *) fail "unknown set '$name' (one of: $all)" ;;
     esac
     echo "$OUT/$name"
