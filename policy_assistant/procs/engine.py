@@ -19,10 +19,10 @@ RAY_INSTALL = "pip install 'policy-assistant[ray]'"
 
 RAY_RETRIES = 3
 """Times Ray runs a batch again after its worker process died, before the batch fails."""
-RAY_BATCH_FILES = 16
+RAY_BATCH_FILES = 32
 """Files sent to the cluster in one task at most: a Ray task costs the driver about a
-millisecond and a round trip, a small Markdown file about as much; fewer, larger batches
-would leave workers idle on a small corpus (bench/bench_ray.py)."""
+millisecond and a round trip, a small Markdown file about as much, so batches are twice the
+fork pool's; much larger ones would leave workers idle on a small corpus (bench/bench_ray.py)."""
 RAY_BATCH_BYTES = 1024 * 1024
 """Bytes of files after which a batch goes at once (a large PDF goes nearly alone)."""
 RAY_SPAN = 512

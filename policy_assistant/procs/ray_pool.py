@@ -39,15 +39,17 @@ _ready: str | None = None
 
 
 def _run(
-    state: tuple[str, Callable[..., None], tuple[Any, ...]],
-    task: Callable[..., Any],
-    args: tuple[Any, ...],
+    token: str, state: list[Any], task: Callable[..., Any], args: tuple[Any, ...]
 ) -> tuple[Any, float]:
     """In a Ray worker: run the pool's setup once, then `task(*args)`; return its result and
-    the seconds it took (for the summary and bench/bench_ray.py's model)."""
+    the seconds it took (for the summary and bench/bench_ray.py's model).
+
+    The setup travels as an object reference inside a list, which Ray does not resolve: a
+    worker fetches and unpickles it once per pool, not once per batch.
+    """
     global _ready
-    token, setup, setup_args = state
     if _ready != token:
+        setup, setup_args = ray.get(state[0])
         setup(*setup_args)
         _ready = token
     start = time.perf_counter()
@@ -66,7 +68,8 @@ class RayPool:
         """Prepare the pool; nothing of Ray runs yet."""
         self.engine, self.workers, self.report = engine, workers, engine.report
         self._setup = (setup, args)
-        self._state: Any = None
+        self._state: list[Any] = []
+        self._token = ""
         self._remote: Any = None
         self._owned = False
         self._refs: dict[int, Any] = {}  # the tasks in flight, cancelled if the read stops
@@ -93,7 +96,8 @@ class RayPool:
         self.report.nodes = sum(1 for node in ray.nodes() if node.get("Alive"))
         self.report.cpus = float(ray.cluster_resources().get("CPU", 0))
         setup, args = self._setup
-        self._state = ray.put((uuid.uuid4().hex, setup, args))  # a token: not in any output
+        self._token = uuid.uuid4().hex  # names this pool's setup; in no output
+        self._state = [ray.put((setup, args))]
         self._remote = ray.remote(_run).options(max_retries=self.engine.retries)
         self.report.ray_start = time.perf_counter() - began
 
@@ -102,7 +106,7 @@ class RayPool:
         once Ray's retries are spent."""
         if self._remote is None:
             self._start()
-        ref = self._remote.remote(self._state, task, args)
+        ref = self._remote.remote(self._token, self._state, task, args)
         self._refs[id(ref)] = ref
         self.report.batches_sent += 1
         future: Future[T] = Future()
