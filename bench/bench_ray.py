@@ -14,7 +14,9 @@ Printed per run: wall seconds, the one-minute load average just before it, files
 per worker process, and for Ray the batches, the seconds its workers spent in them, and the
 stages (discovery, parse and chunk on the cluster, index write on the driver). Per worker
 count: the overhead, Ray's wall time over the local pool's (the floor asked for is 1.3).
-`--record` writes the table into bench/RESULTS.md.
+`--record` writes the table into bench/RESULTS.md. `--ray-address ADDR` joins an existing
+cluster for the Ray runs (whatever its size; the corpus and scratch folder, under build/, must
+be visible to this driver only: the driver sends the files' bytes).
 """
 
 from __future__ import annotations
@@ -51,8 +53,11 @@ def write_corpus(root: Path) -> int:
     return MARKDOWN + PDFS
 
 
-def one(engine: str, workers: int, corpus: Path, scratch: Path) -> dict[str, Any]:
-    """In this process: the warm-up and one timed cold ingest; return the figures."""
+def one(
+    engine: str, workers: int, corpus: Path, scratch: Path, address: str | None = None
+) -> dict[str, Any]:
+    """In this process: the warm-up and one timed cold ingest; return the figures (on Ray, a
+    local cluster of `workers` CPUs, or the cluster at `address`, whatever its size)."""
     from policy_assistant.chunk import make_chunker
     from policy_assistant.ingest.pipeline import ingest
     from policy_assistant.parse import CorpusOptions
@@ -65,9 +70,11 @@ def one(engine: str, workers: int, corpus: Path, scratch: Path) -> dict[str, Any
         import ray
 
         began = time.perf_counter()
-        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                 logging_level=logging.ERROR)  # fmt: skip
+        size = {"num_cpus": workers} if address is None else {}
+        ray.init(address=address or "local", include_dashboard=False, log_to_driver=False,
+                 logging_level=logging.ERROR, **size)  # fmt: skip
         figures["ray_init_s"] = time.perf_counter() - began
+        figures["workers"] = int(ray.cluster_resources().get("CPU", workers))
     chunker = make_chunker("structure")
     reports = []
     for name in ("warm-up", "timed"):
@@ -88,15 +95,19 @@ def one(engine: str, workers: int, corpus: Path, scratch: Path) -> dict[str, Any
             files=sum(report.batch_files),
             discover_s=report.opened - began,
             parse_s=report.closed - report.opened,
+            driver_cpu_s=report.driver_cpu,
             write_s=ended - report.closed,
         )
     return figures
 
 
-def run(engine: str, workers: int, corpus: Path, scratch: Path) -> dict[str, Any]:
+def run(
+    engine: str, workers: int, corpus: Path, scratch: Path, address: str | None = None
+) -> dict[str, Any]:
     """Run `one` in a fresh process; return its figures."""
     folder = Path(tempfile.mkdtemp(dir=scratch))
     args = [sys.executable, __file__, "--one", engine, str(workers), str(corpus), str(folder)]
+    args += ["--ray-address", address] if address else []
     done = subprocess.run(args, capture_output=True, text=True, check=True)
     shutil.rmtree(folder, ignore_errors=True)
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -113,7 +124,8 @@ def line(figures: dict[str, Any], files: int) -> str:
         text += (
             f"  (ray start {figures['ray_init_s']:.1f} s apart; {figures['batches']} batches, "
             f"{figures['batch_s']:.2f} s in workers; discover {figures['discover_s']:.2f} s, "
-            f"parse+chunk {figures['parse_s']:.2f} s, index write {figures['write_s']:.2f} s)"
+            f"parse+chunk {figures['parse_s']:.2f} s (driver CPU {figures['driver_cpu_s']:.2f} s), "
+            f"index write {figures['write_s']:.2f} s)"
         )
     return text
 
@@ -123,11 +135,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--one", nargs=4, metavar=("ENGINE", "WORKERS", "CORPUS", "SCRATCH"))
     parser.add_argument("--max-workers", type=int, default=None)
+    parser.add_argument("--ray-address", help="join this cluster for the Ray runs (its size)")
     parser.add_argument("--record", action="store_true", help="write bench/RESULTS.md")
     args = parser.parse_args()
     if args.one:
         engine, workers, corpus, scratch = args.one
-        print(json.dumps(one(engine, int(workers), Path(corpus), Path(scratch))))
+        figures = one(engine, int(workers), Path(corpus), Path(scratch), args.ray_address)
+        print(json.dumps(figures))
         return
     from policy_assistant.procs.pool import machine_cores
 
@@ -138,7 +152,7 @@ def main() -> None:
     print(printed[0])
     for workers in range(1, (args.max_workers or machine_cores()) + 1):
         local = run("local", workers, scratch / "corpus", scratch)
-        on_ray = run("ray", workers, scratch / "corpus", scratch)
+        on_ray = run("ray", workers, scratch / "corpus", scratch, args.ray_address)
         for figures in (local, on_ray):
             printed.append(line(figures, files))
             print(printed[-1])

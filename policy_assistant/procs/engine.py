@@ -46,6 +46,9 @@ class EngineReport:
     """time.perf_counter() when the pool was made (discovery is over then)."""
     closed: float = 0.0
     """time.perf_counter() when the pool was left (every file is read and parsed then)."""
+    driver_cpu: float = 0.0
+    """CPU seconds of the driver process (Ray's threads in it included) while the pool was open:
+    reading, hashing, sending and taking back every file; the model in docs/scale.md uses it."""
     batches_sent: int = 0
     """Batches handed to the cluster."""
     batches_done: int = 0
@@ -65,6 +68,7 @@ class EngineReport:
             "ray_start_s": round(self.ray_start, 3),
             "batches": self.batches_done,
             "batch_s_total": round(sum(self.batch_seconds), 3),
+            "driver_cpu_s": round(self.driver_cpu, 3),
             "files_in_batches": sum(self.batch_files),
         }
 

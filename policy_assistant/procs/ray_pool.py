@@ -142,6 +142,7 @@ class RayPool:
     def __enter__(self) -> RayPool:
         """Return the pool; the time it is entered ends discovery in the summary."""
         self.report.opened = time.perf_counter()
+        self.report.driver_cpu = -time.process_time()
         return self
 
     def __exit__(
@@ -157,6 +158,7 @@ class RayPool:
             ray.shutdown()
             self._owned = False
         self.report.closed = time.perf_counter()
+        self.report.driver_cpu += time.process_time()
 
 
 def _count(args: tuple[Any, ...]) -> int:
