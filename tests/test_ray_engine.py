@@ -272,8 +272,9 @@ def test_a_batch_that_keeps_failing_fails_only_its_crashing_file(
 
 
 @pytest.mark.slow
-def test_a_driver_killed_mid_run_leaves_the_old_generation_and_no_lock(
-    tmp_path: Path, cluster: str
+@pytest.mark.parametrize("joined", [True, False], ids=["joined-cluster", "own-ray"])
+def test_a_driver_killed_mid_run_leaves_the_old_generation_no_lock_and_no_process(
+    tmp_path: Path, cluster: str, joined: bool
 ) -> None:
     corpus = generated_corpus(tmp_path / "corpus", 20)
     index = tmp_path / "ray" / "index"
@@ -282,19 +283,37 @@ def test_a_driver_killed_mid_run_leaves_the_old_generation_and_no_lock(
     (corpus / "part-2" / "doc-012.md").write_text("---\naccess: public\n---\n# Changed\n\nNew.\n")
     marks = tmp_path / "marks"
     marks.mkdir()
-    driver = faults(
-        "hang", "part-2/doc-012.md", str(marks), str(corpus), str(index), "ray", cluster
-    )
+    address = [cluster] if joined else []  # else the driver starts a Ray of its own
+    args = ("hang", "part-2/doc-012.md", str(marks), str(corpus), str(index), "ray", *address)
+    driver = faults(*args)
     worker = wait_for(marks / "pid")  # the driver holds the lock and waits on the cluster
+    started = [] if joined else _descendants(driver.pid)  # its Ray: GCS, raylet, agents
     driver.kill()
     driver.communicate()
     assert tree(index) == before  # the old generation is live, nothing half-written
     with (index / ".lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if anyone still held it
-    deadline = time.monotonic() + 60
-    while _alive(worker):  # Ray ends the dead driver's workers
-        assert time.monotonic() < deadline, "the dead driver's Ray worker is still running"
-        time.sleep(0.2)
+    deadline = time.monotonic() + 120  # a Ray agent notices its raylet gone within a minute
+    while left := [pid for pid in [worker, *started] if _alive(pid)]:
+        assert time.monotonic() < deadline, f"the dead driver's Ray processes {left} still run"
+        time.sleep(0.5)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Return the PIDs of every process below pid."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        below = children.get(todo.pop(), [])
+        found += below
+        todo += below
+    return found
 
 
 def _alive(pid: int) -> bool:
