@@ -11,8 +11,10 @@ on a local cluster of `workers` CPUs started in that process before the warm-up 
 shown apart: a joined cluster is already up). `--workers 1` locally is this process alone.
 
 Printed per run: wall seconds, the one-minute load average just before it, files per second
-per worker process, and for Ray the batches, the seconds its workers spent in them, and the
-stages (discovery, parse and chunk on the cluster, index write on the driver). Per worker
+per worker process, CPU seconds (this process and its forked workers; for Ray, the driver
+and the CPU its workers report per batch, Ray's own daemons left out), and for Ray the
+batches, the seconds its workers spent in them, and the stages (discovery, parse and chunk on
+the cluster, index write on the driver). Per worker
 count: the overhead, Ray's wall time over the local pool's (the floor asked for is 1.3).
 `--record` writes the table into bench/RESULTS.md. `--ray-address ADDR` joins an existing
 cluster for the Ray runs (whatever its size; the corpus and scratch folder, under build/, must
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+RUSAGE_CHILDREN = resource.RUSAGE_CHILDREN
 MARKDOWN, PDFS = 2_000, 50
 
 
@@ -51,6 +55,12 @@ def write_corpus(root: Path) -> int:
             shutil.copyfile(pdf, target)
         (root / "done").write_text("")  # not a document: skipped by discovery
     return MARKDOWN + PDFS
+
+
+def cpu_seconds() -> float:
+    """Return the CPU seconds of this process and of its reaped children (forked workers)."""
+    own, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def one(
@@ -81,9 +91,10 @@ def one(
         chosen = Engine("ray") if engine == "ray" else None
         options = CorpusOptions(workers=workers, engine=chosen)
         figures["load"] = os.getloadavg()[0]
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), cpu_seconds()
         summary = ingest(corpus, scratch / name / "index", chunker, options=options)
         figures["wall_s"] = time.perf_counter() - began
+        figures["cpu_s"] = cpu_seconds() - cpu
         figures["chunks"] = summary.chunks
         reports.append((chosen, began, time.perf_counter()))
     chosen, began, ended = reports[-1]
@@ -92,6 +103,7 @@ def one(
         figures.update(
             batches=report.batches_done,
             batch_s=sum(report.batch_seconds),
+            batch_cpu_s=sum(report.batch_cpu),
             files=sum(report.batch_files),
             discover_s=report.opened - began,
             parse_s=report.closed - report.opened,
@@ -116,14 +128,16 @@ def run(
 def line(figures: dict[str, Any], files: int) -> str:
     """Return one run's line."""
     per_worker = files / figures["wall_s"] / figures["workers"]
+    cpu = figures["cpu_s"] + figures.get("batch_cpu_s", 0.0)  # Ray's workers: not our children
     text = (
         f"{figures['engine']:5} workers {figures['workers']}  wall {figures['wall_s']:6.2f} s  "
-        f"load {figures['load']:4.1f}  {per_worker:6.0f} files/s per worker"
+        f"load {figures['load']:4.1f}  {per_worker:6.0f} files/s per worker  CPU {cpu:5.2f} s"
     )
     if figures["engine"] == "ray":
         text += (
             f"  (ray start {figures['ray_init_s']:.1f} s apart; {figures['batches']} batches, "
-            f"{figures['batch_s']:.2f} s in workers; discover {figures['discover_s']:.2f} s, "
+            f"{figures['batch_s']:.2f} s, {figures['batch_cpu_s']:.2f} s CPU in workers; "
+            f"discover {figures['discover_s']:.2f} s, "
             f"parse+chunk {figures['parse_s']:.2f} s (driver CPU {figures['driver_cpu_s']:.2f} s), "
             f"index write {figures['write_s']:.2f} s)"
         )

@@ -10,6 +10,7 @@ the parses it made in the cache itself: a key fixes its value, so the files are 
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from policy_assistant.collector import READ_THRESHOLDS
 from policy_assistant.errors import DocumentError
 from policy_assistant.ids import file_sha256
 from policy_assistant.parse.cache import ParseCache
@@ -130,8 +132,10 @@ def _keep(
 
 
 def _keep_on_ray(models: Path | None, *state: Any) -> None:
-    """In a Ray worker (not forked: nothing inherited): keep what _keep keeps, and map the
-    language model kept in the parse cache's folder rather than unpack it again."""
+    """In a Ray worker (not forked: nothing inherited): keep what _keep keeps, map the
+    language model kept in the parse cache's folder rather than unpack it again, and collect
+    garbage as seldom as a forked worker does (it inherits the reader's fewer_collections)."""
+    gc.set_threshold(*READ_THRESHOLDS)  # the worker runs nothing but this read's batches
     use_model_folder(models)
     _keep(*state)
 

@@ -55,6 +55,8 @@ class EngineReport:
     """Batches whose results came back (or failed)."""
     batch_seconds: list[float] = field(default_factory=list)
     """Seconds each batch took in its worker, in the order they came back."""
+    batch_cpu: list[float] = field(default_factory=list)
+    """CPU seconds of each batch in its worker, in the same order."""
     batch_files: list[int] = field(default_factory=list)
     """Files of each batch, in the same order."""
     on_batch: Callable[[int, int], None] | None = None
@@ -68,6 +70,7 @@ class EngineReport:
             "ray_start_s": round(self.ray_start, 3),
             "batches": self.batches_done,
             "batch_s_total": round(sum(self.batch_seconds), 3),
+            "batch_cpu_s_total": round(sum(self.batch_cpu), 3),
             "driver_cpu_s": round(self.driver_cpu, 3),
             "files_in_batches": sum(self.batch_files),
         }

@@ -40,9 +40,9 @@ _ready: str | None = None
 
 def _run(
     token: str, state: list[Any], task: Callable[..., Any], args: tuple[Any, ...]
-) -> tuple[Any, float]:
-    """In a Ray worker: run the pool's setup once, then `task(*args)`; return its result and
-    the seconds it took (for the summary and bench/bench_ray.py's model).
+) -> tuple[Any, float, float]:
+    """In a Ray worker: run the pool's setup once, then `task(*args)`; return its result, the
+    seconds it took and its CPU seconds (for the summary and bench/bench_ray.py's model).
 
     The setup travels as an object reference inside a list, which Ray does not resolve: a
     worker fetches and unpickles it once per pool, not once per batch.
@@ -52,9 +52,9 @@ def _run(
         setup, setup_args = ray.get(state[0])
         setup(*setup_args)
         _ready = token
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     value = task(*args)
-    return value, time.perf_counter() - start
+    return value, time.perf_counter() - start, time.process_time() - cpu
 
 
 class RayPool:
@@ -119,7 +119,7 @@ class RayPool:
         report = self.report
         report.batches_done += 1
         try:
-            value, seconds = raw.result()
+            value, seconds, cpu = raw.result()
         except RayTaskError as exc:  # the task raised: its own error, as a fork pool gives it
             future.set_exception(exc.as_instanceof_cause())
         except (RayError, OSError) as exc:  # its worker (or node) died, retries spent
@@ -128,6 +128,7 @@ class RayPool:
             future.set_exception(BrokenProcessPool(f"a Ray task was lost: {exc!r}"))
         else:
             report.batch_seconds.append(seconds)
+            report.batch_cpu.append(cpu)
             report.batch_files.append(files)
             future.set_result(value)
         if report.on_batch is not None:
