@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -18,6 +19,13 @@ from policy_assistant.cli.common import (
     print_warnings,
     progress_bar,
     report_failures,
+)
+from policy_assistant.cli.engine_options import (
+    EngineName,
+    RayAddress,
+    Stages,
+    batch_progress,
+    chosen_engine,
 )
 from policy_assistant.cli.index_options import LockWait, set_wait
 from policy_assistant.cli.options import (
@@ -111,6 +119,8 @@ def ingest_command(
         ),
     ] = False,
     wait: LockWait = None,
+    engine_name: EngineName = "local",
+    ray_address: RayAddress = None,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
     if bm25_variant is not None:
@@ -128,29 +138,39 @@ def ingest_command(
         err.print(f"settings changed: {escape('; '.join(sticky.changed))}", highlight=False)
     set_ocr(no_ocr)
     options = corpus_options(include, exclude, default_access, max_file_size, workers=workers)
+    engine = chosen_engine(engine_name, ray_address, watch)
+    options = replace(options, engine=engine)
+    stages = Stages(engine.report) if engine is not None else None
     bm25 = {"variant": sticky.bm25_variant}
     watcher = _watcher(corpus, index_dir, made, bm25, options, units) if watch else None
     with progress_bar("ingesting", quiet) as progress:
         if watcher is not None:
             summary = watcher.ingest(progress)
         else:
+            if stages is not None:  # on Ray, the bar counts batches, not files
+                batch_progress(stages.report, progress)
             summary = ingest(
                 corpus,
                 index_dir,
                 made,
                 bm25=bm25,
                 strict=strict,
-                progress=progress,
+                progress=progress if stages is None else None,
                 options=options,
                 units=units,
             )
+            if stages is not None:
+                stages.end()
     print_notices(summary.notices)
     print_warnings(summary.warnings)
     if as_json:
-        typer.echo(json_text(summary.to_dict()))
+        extra = {"engine": stages.to_dict()} if stages is not None else {}
+        typer.echo(json_text({**summary.to_dict(), **extra}))
     else:
         failed = [f.source for f in summary.failures]
         out.print(summary_table(summary, summary.index_dir.as_posix(), failed))
+        for line in stages.lines() if stages is not None else []:
+            out.print(f" {escape(line)}", highlight=False)
     code = report_failures(summary.failures)
     if watcher is not None:
         from policy_assistant.cli.watch_view import WatchPrinter

@@ -13,6 +13,7 @@ from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.file_table import DocMeta
 from policy_assistant.parse.files import DEFAULT_MAX_FILE_SIZE
 from policy_assistant.parse.globs import Glob, GlobError
+from policy_assistant.procs.engine import Engine
 from policy_assistant.records import ACCESS_LABELS, Chunk, Document
 
 AfterParse = Callable[[Document], list[Chunk]]
@@ -39,6 +40,9 @@ class CorpusOptions:
     """Largest file read, in bytes; a larger document is a failure."""
     workers: int | None = None
     """Processes that parse (1: this one alone); None: one per core this process may use."""
+    engine: Engine | None = None
+    """Where files are parsed: None or a local Engine, forked workers here; a "ray" Engine,
+    Ray tasks (procs/ray_pool.py), all files of the read but those kept or in the cache."""
 
     def check(self) -> None:
         """Refuse impossible options with a UsageError naming the option."""

@@ -10,14 +10,16 @@ the parses it made in the cache itself: a key fixes its value, so the files are 
 
 from __future__ import annotations
 
+import gc
 import os
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from policy_assistant.collector import READ_THRESHOLDS
 from policy_assistant.errors import DocumentError
 from policy_assistant.ids import file_sha256
 from policy_assistant.parse.cache import ParseCache
@@ -25,6 +27,7 @@ from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.discover import Discovery
 from policy_assistant.parse.file_table import DocMeta, FileTable
 from policy_assistant.parse.files import read_regular
+from policy_assistant.parse.language import use_model_folder
 from policy_assistant.parse.pdf import ocr as pdf_ocr
 from policy_assistant.parse.pdf.ocr import ocr_state
 from policy_assistant.parse.read_records import (
@@ -42,7 +45,9 @@ from policy_assistant.parse.wire import Wire, from_wire, to_wire
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
+    from policy_assistant.procs.engine import Engine
     from policy_assistant.procs.pool import Batches, ForkPool
+    from policy_assistant.procs.ray_pool import RayPool, SortedBatches
 
 ParseFile = Callable[[bytes, str, Catalog, AfterParse | None], Parsed]
 """How one file's bytes are parsed (dispatch.parse_file)."""
@@ -83,6 +88,11 @@ _KEPT = {labelled: Parsed(None, labelled, None) for labelled in (False, True)}
 Step = Outcome | DocumentError
 """One file's outcome: what was read (and parsed), or why it could not be read."""
 
+Item = tuple[bytes, str, str]
+"""What a worker is sent per file: its bytes, its source and its cache key."""
+Started = tuple[Step, "Future[Parsed] | None"]
+"""A file's step and, when a worker parses it, the future of its parse."""
+
 
 def _held(step: Step) -> int:
     """Return the bytes a step holds until its parse arrives."""
@@ -119,6 +129,15 @@ def _keep(
     global _worker_state
     _worker_state = (parse, catalog, after_parse, ParseCache(cache) if cache is not None else None)
     pdf_ocr.set_enabled(ocr)  # inherited through fork already; set so no start method differs
+
+
+def _keep_on_ray(models: Path | None, *state: Any) -> None:
+    """In a Ray worker (not forked: nothing inherited): keep what _keep keeps, map the
+    language model kept in the parse cache's folder rather than unpack it again, and collect
+    garbage as seldom as a forked worker does (it inherits the reader's fewer_collections)."""
+    gc.set_threshold(*READ_THRESHOLDS)  # the worker runs nothing but this read's batches
+    use_model_folder(models)
+    _keep(*state)
 
 
 def _parse_in_worker(data: bytes, source: str) -> Parsed:
@@ -183,6 +202,9 @@ class Reader:
 
     def _pool_pays(self, left: int) -> bool:
         """Whether enough was parsed here to show that workers will pay for their start."""
+        engine = self.options.engine
+        if engine is not None and engine.ray:
+            return left >= 1  # every file to parse goes to the cluster
         if left < 2 or (self.options.workers or 2) < 2:
             return False
         return self.parsed_files >= POOL_AFTER_FILES or self.parsed_bytes >= POOL_AFTER_BYTES
@@ -194,21 +216,22 @@ class Reader:
         # multiprocessing costs start-up: imported only when a pool is used
         from policy_assistant.procs import pool as workers
 
-        count = workers.check_workers(self.options.workers)
-        fork = workers.can_fork(count)
-        folder = self.cache.folder if self.cache is not None else None
-        state = (self.parse, self.result.catalog, self.after_parse, pdf_ocr.ENABLED, folder)
-        pool = stack.enter_context(workers.ForkPool(count, _keep, *state)) if fork else None
-        batches = workers.Batches(pool, _parse_batch, from_wire) if pool is not None else None
-        started = (
-            self._start(source, file, batches) for source, file in self._unkept(files, arrived)
-        )
+        engine = self.options.engine
+        ray = engine is not None and engine.ray
+        pool: ForkPool | RayPool | None
+        batches: Batches[Item, Parsed] | None
+        if engine is not None and ray:
+            count, pool, batches, started = self._on_ray(engine, files, stack, arrived)
+        else:
+            count, pool, batches, started = self._forked(files, stack, arrived)
         work = (  # the steps done here (read failures, reuses, cache hits) with a done future
             (step, cast("Future[Parsed | None]", future or workers.done(None)), _held(step))
             for step, future in started
         )
-        flush = batches.flush if batches is not None else None
-        in_turn = workers.in_order(work, count, lambda s: arrived(step_source(s)), flush)
+        # Ray batches go by their own rule (SortedBatches), never because the reader waits.
+        flush = batches.flush if batches is not None and not ray else None
+        size = batches.items if batches is not None else workers.BATCH_ITEMS
+        in_turn = workers.in_order(work, count, lambda s: arrived(step_source(s)), flush, size)
         for step, future in in_turn:
             if isinstance(step, Outcome) and pool is not None and workers.died(future):
                 yield self._again(step, pool)
@@ -216,7 +239,59 @@ class Reader:
             parsed = future.result()
             yield replace(step, parsed=parsed) if parsed and isinstance(step, Outcome) else step
 
-    def _again(self, step: Outcome, pool: ForkPool) -> Step:
+    def _state(self, cache: bool = True) -> tuple[object, ...]:
+        """Return what a worker's setup (_keep) is given: parser, catalog, hook, OCR, cache."""
+        folder = self.cache.folder if self.cache is not None and cache else None
+        return self.parse, self.result.catalog, self.after_parse, pdf_ocr.ENABLED, folder
+
+    def _forked(
+        self, files: list[tuple[str, str]], stack: ExitStack, arrived: Callable[[str], None]
+    ) -> tuple[int, ForkPool | None, Batches[Item, Parsed] | None, Iterator[Started]]:
+        """Return the worker count, the fork pool (None: parse here), its batches and the
+        files' steps."""
+        from policy_assistant.procs import pool as workers
+
+        count = workers.check_workers(self.options.workers)
+        pool = None
+        if workers.can_fork(count):
+            pool = stack.enter_context(workers.ForkPool(count, _keep, *self._state()))
+        batches = workers.Batches(pool, _parse_batch, from_wire) if pool is not None else None
+        steps = (
+            self._start(source, file, batches) for source, file in self._unkept(files, arrived)
+        )
+        return count, pool, batches, steps
+
+    def _on_ray(
+        self,
+        engine: Engine,
+        files: list[tuple[str, str]],
+        stack: ExitStack,
+        arrived: Callable[[str], None],
+    ) -> tuple[int, RayPool, SortedBatches[Item, Parsed], Iterator[Started]]:
+        """Return the read-ahead size, the Ray pool, its batches and the files' steps.
+
+        A Ray cluster this read starts runs on this machine, so its workers store their parses
+        in the cache as forked ones do; on a joined cluster the cache folder may not be there,
+        so this process stores them.
+        """
+        from policy_assistant.procs import pool as workers
+        from policy_assistant.procs.engine import RAY_QUEUE_WORKERS
+        from policy_assistant.procs.ray_pool import RayPool, SortedBatches
+
+        here = engine.address is None
+        count = workers.check_workers(self.options.workers) if here else RAY_QUEUE_WORKERS
+        count = self.options.workers or count
+        models = self.options.cache_dir if here else None
+        state = self._state(cache=here)
+        pool = stack.enter_context(RayPool(engine, count, _keep_on_ray, models, *state))
+        batches: SortedBatches[Item, Parsed] = SortedBatches(pool, _parse_batch, from_wire, engine)
+        batches.stored = here
+        steps = (
+            self._start(source, file, batches) for source, file in self._unkept(files, arrived)
+        )
+        return count, pool, batches, batches.spanned(steps)
+
+    def _again(self, step: Outcome, pool: ForkPool | RayPool) -> Step:
         """Parse a file again in a worker of its own: its worker died, maybe for another file.
 
         Several files are in flight when a worker dies, so each is parsed again alone; the one
@@ -236,9 +311,7 @@ class Reader:
             )
         return replace(step, parsed=parsed, stored=False)
 
-    def _start(
-        self, source: str, file: str, batches: Batches[tuple[bytes, str, str], Parsed] | None
-    ) -> tuple[Step, Future[Parsed] | None]:
+    def _start(self, source: str, file: str, batches: Batches[Item, Parsed] | None) -> Started:
         """Read one file and reuse it, take it from the cache, or parse it (here or in a
         worker, through `batches`)."""
         fields = self.result.catalog.fields_for(source)
@@ -256,7 +329,8 @@ class Reader:
         self.parsed_files, self.parsed_bytes = self.parsed_files + 1, self.parsed_bytes + len(data)
         if batches is not None:
             future = batches.add((data, source, key), len(data))
-            return Outcome(corpus_file, fresh=True, key=key, size=len(data), stored=True), future
+            stored = batches.stored
+            return Outcome(corpus_file, fresh=True, key=key, size=len(data), stored=stored), future
         parsed = self.parse(data, source, self.result.catalog, self.after_parse)
         return Outcome(corpus_file, parsed, fresh=True, key=key), None
 

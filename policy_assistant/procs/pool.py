@@ -28,7 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from queue import SimpleQueue
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from policy_assistant.errors import UsageError
 from policy_assistant.procs.children import die_with_parent
@@ -73,6 +73,13 @@ def check_workers(workers: int | None) -> int:
 def can_fork(workers: int) -> bool:
     """Return whether work may go to forked workers: asked for, on Linux, with no other thread."""
     return workers >= 2 and sys.platform == "linux" and threading.active_count() == 1
+
+
+class Pool(Protocol):
+    """What Batches needs of a pool: ForkPool here, RayPool (procs/ray_pool.py) on a cluster."""
+
+    def submit(self, task: Callable[..., Any], *args: Any) -> Future[Any]:
+        """Run `task(*args)` in a worker; return its future."""
 
 
 def done(value: T) -> Future[T]:
@@ -167,13 +174,21 @@ class Batches(Generic[A, T]):
     `decode` turns into the item's result in this process (parse/wire.py: tuples pickle
     faster than records). A batch goes when it holds BATCH_ITEMS items or BATCH_SIZE bytes,
     or on `flush` (in_order flushes before it waits, so no item waits on a batch never sent).
+    `items` and `size` change those limits; `stored` says whether the task stores its parses
+    in the parse cache itself (the reader stores them otherwise).
     """
 
     def __init__(
-        self, pool: ForkPool, task: Callable[[list[A]], list[Any]], decode: Callable[[Any], T]
+        self,
+        pool: Pool,
+        task: Callable[[list[A]], list[Any]],
+        decode: Callable[[Any], T],
+        items: int = BATCH_ITEMS,
+        size: int = BATCH_SIZE,
     ) -> None:
         """Batch items for `task` in `pool`, each result rebuilt by `decode`."""
         self.pool, self.task, self.decode = pool, task, decode
+        self.items, self.size, self.stored = items, size, True
         self._items: list[A] = []
         self._futures: list[Future[T]] = []
         self._size = 0
@@ -184,7 +199,7 @@ class Batches(Generic[A, T]):
         self._items.append(item)
         self._futures.append(future)
         self._size += size
-        if len(self._items) >= BATCH_ITEMS or self._size >= BATCH_SIZE:
+        if len(self._items) >= self.items or self._size >= self.size:
             self.flush()
         return future
 
@@ -243,6 +258,7 @@ def in_order(
     workers: int,
     arrived: Callable[[K], None] | None = None,
     before_wait: Callable[[], None] | None = None,
+    batch_items: int = BATCH_ITEMS,
 ) -> Iterator[tuple[K, Future[T]]]:
     """Yield each (key, finished future) in the order `work` gives them, once their turn comes.
 
@@ -250,14 +266,14 @@ def in_order(
     than QUEUED_PER_WORKER full batches and QUEUED_BYTES per worker are unfinished and fewer
     than HELD_RESULTS results wait, so what was read ahead stays bounded. `arrived(key)` is
     called as each result arrives, in whatever order they finish; `before_wait()` before
-    each wait (Batches.flush).
+    each wait (Batches.flush). `batch_items` is the batches' size, in items.
     """
     pending: deque[tuple[int, K, Future[T]]] = deque()
     unfinished: dict[int, tuple[K, int]] = {}
     held = [0]  # bytes of the unfinished items
     # Each future, as it finishes (in a pool thread), puts its ticket here: no scan, no poll.
     finished: SimpleQueue[int] = SimpleQueue()
-    queued = QUEUED_PER_WORKER * workers * BATCH_ITEMS
+    queued = QUEUED_PER_WORKER * workers * batch_items
 
     def collect(block: bool) -> None:
         tickets = []
