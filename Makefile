@@ -12,7 +12,7 @@ PIP := $(BIN)/pip install --disable-pip-version-check
 CORPUS ?= corpus
 SRC := policy_assistant tests bench scripts
 
-.PHONY: help install install-dev model system ingest eval baseline test test-slow test-all lint typecheck check bench bench-sweep bench-scale corpus golden clean
+.PHONY: help install install-dev install-ray model system ingest eval baseline test test-slow test-all lint typecheck check bench bench-sweep bench-scale corpus golden clean
 
 help:
 	@echo "make ingest    set up .venv, ingest the bundled corpus and print the evaluation"
@@ -28,6 +28,7 @@ help:
 	@echo "make bench-scale  ours against tantivy at 10k and 100k chunks (SIZES=1000000 for 1M)"
 	@echo "make corpus    rebuild the bundled PDFs from corpus-src/"
 	@echo "make golden    regenerate the golden files in tests/golden/"
+	@echo "make install-ray  add the ray extra (ingest --engine ray, its tests)"
 	@echo "make model     fetch the pinned all-MiniLM-L6-v2 into build/models/ (the embedding tests)"
 	@echo "make clean     remove .venv, build/ and caches"
 
@@ -52,6 +53,9 @@ $(DEV_STAMP): $(STAMP)
 install: $(STAMP)
 
 install-dev: $(DEV_STAMP)
+
+install-ray: $(DEV_STAMP)
+	$(PIP) -e '.[$(DEV_EXTRAS),ray]'
 
 ingest: $(STAMP) system
 	@echo "== ingesting $(CORPUS) into build/index"
