@@ -247,8 +247,9 @@ def test_strategies_are_eval_runs_with_the_chunkers_figures(corpus_dir: Path) ->
             assert b.words <= b.budget
             assert b.complete == (b.miss is None)
             assert b.miss in (None, CUT_BY_BUDGET, "below_budget", "not_retrieved")
-    # The structure chunker leaves contexts empty at 50 words; the window strategy does not.
-    assert both.summaries[0].budgets[0].empty_contexts > 0
+    # Structure chunks run past 50 words: the first result is cut to fit, never left empty.
+    at50 = both.summaries[0].budgets[0]
+    assert at50.empty_contexts == 0 and at50.cut_contexts > 0
     assert any(c.a == "structure" and c.b == "window" for c in both.comparisons)
     with pytest.raises(UsageError):
         named_strategies(["nope"])
@@ -300,7 +301,8 @@ def test_eval_strategy_compares_strategies_beside_the_chunkers(tmp_path: Path) -
     report = json.loads((tmp_path / "r").read_text())
     assert sorted(report["chunkers"]) == ["automerge", "structure", "window"]
     assert report["chunkers"]["window"]["budgets"]["50"]["empty_contexts"] == 0
-    assert report["chunkers"]["structure"]["budgets"]["50"]["empty_contexts"] > 0
+    structure = report["chunkers"]["structure"]["budgets"]["50"]  # chunks over 50: cut to fit
+    assert structure["empty_contexts"] == 0 and structure["cut_contexts"] > 0
     bad = CliRunner().invoke(app, ["eval", "--strategy", "nope", "--quiet"])
     assert bad.exit_code == 2 and "unknown strategy" in bad.output
 

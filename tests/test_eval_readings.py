@@ -41,15 +41,17 @@ def test_a_budget_below_the_chunk_size_is_said_with_its_count(
     report = report_of(documents, tmp_path, 1, "structure:max_words=60", "fixed:size=5",
                        budgets=(4, 100))  # fmt: skip
     summary = report.summaries[0]
-    empty = summary.budgets[0].empty_contexts
-    assert empty == len(QUESTIONS)  # every structure chunk holds a title: none fits 4 words
+    n = len(QUESTIONS)
+    # Every first result is over 4 words: each is cut to its first words, none left empty.
+    assert (summary.budgets[0].empty_contexts, summary.budgets[0].cut_contexts) == (0, n)
     largest = max(c.words for c in report.runs[0].chunks)
     assert budget_lines(report) == [
-        f"structure:max_words=60 cannot fill B=4: {empty} of {len(QUESTIONS)} contexts empty "
-        f"(first result over 4 words; its chunks run to {largest}) — compare at B ≥ 60, "
-        "or lower max_words",
-        f"fixed:size=5 cannot fill B=4: {len(QUESTIONS)} of {len(QUESTIONS)} contexts empty "
-        "(first result over 4 words; its chunks run to 5) — compare at B ≥ 5, or lower size",
+        f"structure:max_words=60 cuts its chunks to fit B=4: {n} of {n} contexts hold only "
+        f"the first sentences of a first result over 4 words (its chunks run to {largest}) "
+        "— compare at B ≥ 60, or lower max_words",
+        f"fixed:size=5 cuts its chunks to fit B=4: {n} of {n} contexts hold only the first "
+        "sentences of a first result over 4 words (its chunks run to 5) — compare at B ≥ 5, "
+        "or lower size",
     ]
 
 
@@ -116,7 +118,7 @@ def test_the_cli_prints_the_lines_under_the_tables(tmp_path: Path) -> None:
     result = runner.invoke(APP, [*args, "--chunker", "structure,fixed:size=5", "--budget", "4,100"])
     assert result.exit_code == 0, result.output
     tail = result.stdout[result.stdout.rindex("Differences from the best") :]
-    assert "structure cannot fill B=4" in tail
+    assert "structure cuts its chunks to fit B=4" in tail
     assert f"only {len(QUESTIONS)} questions" in tail
     assert "B=100: best on complete@B is" in tail
 

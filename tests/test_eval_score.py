@@ -100,9 +100,9 @@ def test_a_hit_on_the_section_can_still_miss_the_quote() -> None:
 
 def test_an_empty_context_holds_nothing() -> None:
     big = [chunk("big", 0, 200, 500)]
-    outcome = score_question(question(passage(0, 10)), [(0, 1.0)], big, Layout(big), 5, [100])
-    (at100,) = outcome.budgets
-    assert (at100.packed, at100.words, at100.hit, at100.miss) == (0, 0, False, BELOW_BUDGET)
+    outcome = score_question(question(passage(0, 10)), [(0, 1.0)], big, Layout(big), 5, [0])
+    (at0,) = outcome.budgets
+    assert (at0.packed, at0.words, at0.hit, at0.miss, at0.cut) == (0, 0, False, BELOW_BUDGET, False)
     assert outcome.words_at_k == 500 and outcome.hit_at_k
 
 

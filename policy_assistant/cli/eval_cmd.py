@@ -56,7 +56,8 @@ from policy_assistant.evaluate.budget_units import WORDS, unit_label, unit_of
 from policy_assistant.evaluate.page import render_eval_html
 from policy_assistant.evaluate.plot import check_plot_path, plot_report
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
-from policy_assistant.evaluate.score import QuestionOutcome
+from policy_assistant.evaluate.score import BudgetOutcome, QuestionOutcome
+from policy_assistant.evaluate.strategies import DEFAULT_NAME
 from policy_assistant.evaluate.verdict import leak_messages, reading_lines, verdicts
 from policy_assistant.jsonio import pretty_json
 from policy_assistant.parse import CorpusOptions
@@ -101,7 +102,8 @@ Strategies = Annotated[
     str | None,
     Opt(
         "--strategy",
-        help="Also compare context strategies over retrieval units, comma-separated "
+        help="Context strategies over retrieval units beside the chunkers, comma-separated, or "
+        "none [default: window, what search --budget assembles, when no row is named] "
         "(units, window, window-plain, window-1, window-2, automerge).",
         show_default=False,
     ),
@@ -208,6 +210,8 @@ def eval_command(
     options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     base = eval_settings(chunker, chunks, index, strategy, options, strict or baseline is not None)
     settings = replace(base, budgets=parse_budgets(budget), budget_unit=budget_unit, k=k, seed=seed)
+    if strategy is None and (budget_unit != WORDS or is_beir_folder(questions)):
+        settings = replace(settings, strategies=())  # the default strategy cannot run there
     settings.check()
     outputs = Outputs(as_json, out_file, summary, plot, html, explain)
     gate = Gate(baseline, tolerance, accept_settings)
@@ -235,9 +239,17 @@ def eval_settings(
         indexes=indexes,
         chunk_files=files,
         strict=strict,
-        strategies=tuple(n.strip() for n in (strategy or "").split(",") if n.strip()),
+        strategies=strategy_names(strategy, bool(chunker or indexes or files)),
         chunker_options=options,
     )
+
+
+def strategy_names(strategy: str | None, rows_named: bool) -> tuple[str, ...]:
+    """Return the strategies asked for: by default search's own when no row is named."""
+    if strategy is None:
+        return () if rows_named else (DEFAULT_NAME,)
+    names = tuple(n.strip() for n in strategy.split(",") if n.strip())
+    return () if names == ("none",) else names
 
 
 def run_beir(
@@ -377,16 +389,30 @@ def budget_table(report: EvalReport) -> Table:
         return long_budget_table(report)
     table = Table(title=budget_title(report), title_justify="left")
     median = f"median {unit_of(report.settings)}"
-    for name in ("chunker", "B", *(f"{m}@B" for m in BUDGET_METRICS), "empty", median):
+    heads = (*(f"{m}@B" for m in BUDGET_METRICS), CEILING, "empty", "cut", MISSES, median)
+    for name in ("chunker", "B", *heads):
         table.add_column(name, justify="left" if name == "chunker" else "right")
     for s in report.summaries:
         for i, b in enumerate(s.budgets):
             figures = [show(b.figures[m], one_line) for m in BUDGET_METRICS]
+            counts = (str(b.empty_contexts), str(b.cut_contexts), split_misses(b.misses))
             words = f"{b.context_words.value:.0f}"
             name = s.name if i == 0 else ""
-            table.add_row(name, str(b.budget), *figures, str(b.empty_contexts), words)
+            ceiling = show(b.ceiling, one_line)
+            table.add_row(name, str(b.budget), *figures, ceiling, *counts, words)
         table.add_section()
     return table
+
+
+CEILING = "ceiling@B"
+"""complete@B if ranking were perfect."""
+MISSES = "miss chunk/rank"
+"""Incomplete contexts: no chunk set could fit B / one could, ranking did not bring it."""
+
+
+def split_misses(misses: dict[str, int]) -> str:
+    """Return the misses as chunking/ranking counts: 18/34."""
+    return f"{misses.get('chunking', 0)}/{misses.get('ranking', 0)}"
 
 
 NAME_FOLD = 12
@@ -403,7 +429,10 @@ def wide_width(report: EvalReport, one_line: bool) -> int:
         min(max(map(len, names), default=7), NAME_FOLD),
         max([1] + [len(str(b.budget)) for b in budgets]),
         *(max(cell, len(f"{m}@B")) for m in BUDGET_METRICS),
+        max(cell, len(CEILING)),
         max([5] + [len(str(b.empty_contexts)) for b in budgets]),
+        max([3] + [len(str(b.cut_contexts)) for b in budgets]),
+        max([len(MISSES)] + [len(split_misses(b.misses)) for b in budgets]),
         max([len(f"median {unit_of(report.settings)}")]
             + [len(f"{b.context_words.value:.0f}") for b in budgets]),
     ]  # fmt: skip
@@ -427,7 +456,11 @@ def long_budget_table(report: EvalReport) -> Table:
                 interval = f"[{f.low:.3f}-{f.high:.3f}]"
                 name, budget = (s.name, str(b.budget)) if i == 0 else ("", "")
                 table.add_row(name, budget, f"{m}@B", f"{f.value:.3f}", interval)
+            c = b.ceiling
+            table.add_row("", "", CEILING, f"{c.value:.3f}", f"[{c.low:.3f}-{c.high:.3f}]")
             table.add_row("", "", "empty", str(b.empty_contexts), "")
+            table.add_row("", "", "cut", str(b.cut_contexts), "")
+            table.add_row("", "", MISSES, split_misses(b.misses), "")
             median = f"median {unit_of(report.settings)}"
             table.add_row("", "", median, f"{b.context_words.value:.0f}", "")
             table.add_section()
@@ -473,11 +506,18 @@ def explain_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
     for name in (*heads, *(f"in {b}" for b in budgets)):
         table.add_column(name, justify="left" if name in ("chunk", "source") else "right")
     for r in outcome.retrieved:
-        packed = ["yes" if r.rank <= b.packed else "" for b in outcome.budgets]
+        packed = [in_context(r.rank, b) for b in outcome.budgets]
         flags = ("yes" if r.relevant else "", "yes" if r.holds else "")
         row = (str(r.rank), r.chunk.id, escape(r.chunk.source), str(r.chunk.position))
         table.add_row(*row, str(r.chunk.words), *flags, *packed)
     return table
+
+
+LIMIT_WORDS = {
+    "chunking": "chunking miss: no set of its chunks within B holds the evidence",
+    "ranking": "ranking miss: chunks within B hold the evidence, ranking did not bring them",
+}
+"""What each kind of miss says in --explain."""
 
 
 def miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
@@ -489,11 +529,23 @@ def miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
         detail = f" (quote cut across {'; '.join(cuts)})" if cuts else ""
         if b.packed == 0 and outcome.retrieved:
             detail += " (empty context: the first result alone is over the budget)"
+        if b.cut:
+            detail += " (first result over the budget: cut to its first sentences)"
+        if b.limit is not None:
+            detail += f"; {LIMIT_WORDS.get(b.limit, b.limit)}"
         lines.append(
             f"  at {b.budget}: {b.packed} chunks, {b.words} {unit}; hit {yes_no(b.hit)}, "
-            f"recall {b.recall:.2f}, evidence {b.evidence:.2f}; {state}{detail}"
+            f"recall {b.recall:.2f}, evidence {b.evidence:.2f} (share of the quotes held), "
+            f"ceiling {yes_no(b.ceiling)}; {state}{detail}"
         )
     return lines
+
+
+def in_context(rank: int, budget: BudgetOutcome) -> str:
+    """Return whether the result of this rank is in the context: yes, cut, or nothing."""
+    if rank > budget.packed:
+        return ""
+    return "cut" if budget.cut else "yes"
 
 
 def yes_no(value: bool) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from importlib import metadata, util
@@ -28,6 +28,7 @@ from typing import Any
 
 from policy_assistant.errors import UsageError
 from policy_assistant.records import Chunk
+from policy_assistant.text import count_words
 
 WORDS = "words"
 """Budgets in words of the chunk's text, prefix included."""
@@ -67,6 +68,13 @@ def budget_sizes(chunks: Sequence[Chunk], unit: str) -> list[int]:
     if unit == WORDS:
         return [c.words for c in chunks]
     return token_counts([c.text for c in chunks])
+
+
+def measure_of(unit: str) -> Callable[[str], int]:
+    """Return what counts the unit in one text: words, or cl100k_base tokens."""
+    if unit == WORDS:
+        return count_words
+    return lambda text: token_counts([text])[0]
 
 
 def token_counts(texts: Sequence[str]) -> list[int]:

@@ -7,10 +7,12 @@ section's, else its quote's) and an evidence span (its quote's).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from policy_assistant.evaluate.locate import Span
+from policy_assistant.sentences import line_spans, sentence_spans
 
 
 class Located(Protocol):
@@ -64,8 +66,10 @@ def holds(chunk: Located, passage: Target) -> bool:
 def pack_to_budget(words: Sequence[int], budget: int) -> int:
     """Return how many leading results fit in `budget` words, stopping at the first that won't.
 
-    A later, smaller result is never skipped to: the context is a prefix of the ranking, so a
-    first result larger than the budget gives an empty context.
+    A later, smaller result is never skipped to: the context is a prefix of the ranking. A
+    first result larger than the budget gives 0 here; the scoring (score.py) then cuts that
+    result to its first sentences that fit (cut_point), so a context is empty only when not
+    even the result's first word fits.
     """
     total = 0
     for count, size in enumerate(words):
@@ -73,6 +77,41 @@ def pack_to_budget(words: Sequence[int], budget: int) -> int:
         if total > budget:
             return count
     return len(words)
+
+
+_WORD_END = re.compile(r"\S+")
+
+
+def cut_point(text: str, body_start: int, budget: int, measure: Callable[[str], int]) -> int:
+    """Return where to end text so it fits `budget`: after its last whole sentence that fits.
+
+    text is a result's prefix then its body (from body_start); measure counts the budget's unit
+    in a text. The cut falls at the end of a sentence (or of a line: a table row, a list item)
+    of the body, the latest whose text up to there fits; when not even the first sentence fits,
+    at the end of the body's last word that fits. Returns body_start when nothing of the body
+    fits.
+    """
+    ends = [e for s0, e0 in line_spans(text, body_start) for _, e in sentence_spans(text, s0, e0)]
+    best = _last_fitting(text, ends, budget, measure)
+    if best is not None:
+        return best
+    words = [m.end() for m in _WORD_END.finditer(text, body_start)]
+    best = _last_fitting(text, words, budget, measure)
+    return body_start if best is None else best
+
+
+def _last_fitting(
+    text: str, ends: Sequence[int], budget: int, measure: Callable[[str], int]
+) -> int | None:
+    """Return the largest of the ascending ends whose text[:end] fits the budget, or None."""
+    low, high, found = 0, len(ends) - 1, None
+    while low <= high:  # measure grows with the end: bisect
+        middle = (low + high) // 2
+        if measure(text[: ends[middle]]) <= budget:
+            found, low = ends[middle], middle + 1
+        else:
+            high = middle - 1
+    return found
 
 
 def hit(chunks: Iterable[Located], passages: Sequence[Target]) -> bool:

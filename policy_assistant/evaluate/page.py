@@ -58,7 +58,10 @@ def figure_table(report: Mapping[str, Any]) -> str:
         for name in ("chunker", "chunks", f"hit@{k}", f"words in top {k}", "budget B")
     )
     head += "".join(f'<th scope="col">{f}@B</th>' for f in BUDGET_FIGURES)
+    head += '<th scope="col" title="complete@B if ranking were perfect">ceiling@B</th>'
     head += '<th scope="col" title="questions whose context is empty">empty</th>'
+    head += '<th scope="col" title="contexts holding the first result cut to B">cut</th>'
+    head += f'<th scope="col" title="{MISS_TITLE}">miss chunk/rank</th>'
     rows = []
     for name, run in runs.items():
         span = f' rowspan="{len(budgets)}"'
@@ -74,13 +77,33 @@ def figure_table(report: Mapping[str, Any]) -> str:
             for figure in BUDGET_FIGURES:
                 named = f"{figure}@{budget}"
                 cells.append(_cell(at[figure], best[named], named))
-            cells.append(f'<td class="n">{at["empty_contexts"]}</td>')
+            cells += limit_cells(at)
             first = lead if i == 0 else ""
             rows.append(f'<tr data-chunker="{escape(name)}">{first}{"".join(cells)}</tr>')
     return (
         f'<table class="figures-table" id="figures"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
+
+
+MISS_TITLE = (
+    "incomplete contexts: no set of the row's chunks within B holds the evidence (chunking) / "
+    "one does, but ranking did not bring it (ranking)"
+)
+"""What the miss column counts."""
+
+
+def limit_cells(at: Mapping[str, Any]) -> list[str]:
+    """Return one budget's ceiling, empty and cut contexts, and chunking/ranking misses."""
+    misses = at.get("misses", {})
+    split = f"{misses.get('chunking', 0)}/{misses.get('ranking', 0)}"
+    ceiling = at.get("ceiling")
+    return [
+        f'<td class="n" data-figure="ceiling">{_interval(ceiling) if ceiling else ""}</td>',
+        f'<td class="n">{at["empty_contexts"]}</td>',
+        f'<td class="n">{at.get("cut_contexts", 0)}</td>',
+        f'<td class="n" data-figure="misses">{split}</td>',
+    ]
 
 
 def _cell(figure: Mapping[str, float], best: float, name: str, span: str = "") -> str:
@@ -115,15 +138,18 @@ def outcome_mark(at: Mapping[str, Any]) -> str:
     return MARKS["hit"] if at["hit"] else MARKS["miss"]
 
 
+def chip_word(budget: int, at: Mapping[str, Any]) -> str:
+    """Return a budget's outcome in a chip's title: `100: below budget (ranking miss)`."""
+    word = f"{budget}: {at['miss'] or 'complete'}".replace("_", " ")
+    return f"{word} ({at['limit']} miss)" if at.get("limit") else word
+
+
 def question_summary(question: Mapping[str, Any], budgets: list[int]) -> str:
     """Return the line a question shows when closed: its text and each chunker's outcomes."""
     chips = []
     for name, outcome in question["chunkers"].items():
         marks = "".join(outcome_mark(outcome["budgets"][str(b)]) for b in budgets)
-        words = ", ".join(
-            f"{b}: {outcome['budgets'][str(b)]['miss'] or 'complete'}".replace("_", " ")
-            for b in budgets
-        )
+        words = ", ".join(chip_word(b, outcome["budgets"][str(b)]) for b in budgets)
         chips.append(
             f'<span class="chip" title="{escape(name)} at {words}" '
             f'aria-label="{escape(name)}: {words}">{escape(name)} {marks}</span>'

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from policy_assistant.evaluate.bootstrap import Bootstrap, Interval
 from policy_assistant.evaluate.questions import InvalidQuestion, Question
-from policy_assistant.evaluate.score import BudgetOutcome, QuestionOutcome
+from policy_assistant.evaluate.score import LIMITS, BudgetOutcome, QuestionOutcome
 from policy_assistant.records import Chunk
 
 BUDGET_METRICS = ("hit", "recall", "complete", "evidence")
@@ -56,6 +56,12 @@ class BudgetSummary:
     """Questions whose context is empty: the first result alone is over the budget."""
     context_words: Interval
     """Median words in the context."""
+    cut_contexts: int
+    """Questions whose context is the first result cut to the budget."""
+    ceiling: Interval
+    """complete@B if ranking were perfect: the share of questions whose ceiling is reached."""
+    misses: dict[str, int]
+    """Incomplete contexts by what limited them: chunking, ranking (score.LIMITS)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +132,7 @@ def summarize(run: ChunkerRun, budgets: Sequence[int], boot: Bootstrap) -> Chunk
     outcomes = run.outcomes
     vectors = per_question(outcomes, budgets)
     figures = dict(zip(vectors, boot.means(np.column_stack(list(vectors.values()))), strict=True))
+    ceilings = ceiling_intervals(outcomes, len(budgets), boot)
     summaries = []
     for i, budget in enumerate(budgets):
         at: list[BudgetOutcome] = [o.budgets[i] for o in outcomes]
@@ -135,6 +142,9 @@ def summarize(run: ChunkerRun, budgets: Sequence[int], boot: Bootstrap) -> Chunk
                 figures={m: figures[metric_name(m, budget)] for m in BUDGET_METRICS},
                 empty_contexts=sum(b.packed == 0 for b in at),
                 context_words=boot.median(np.array([b.words for b in at], dtype=np.float64)),
+                cut_contexts=sum(b.cut for b in at),
+                ceiling=ceilings[i],
+                misses={limit: sum(b.limit == limit for b in at) for limit in LIMITS},
             )
         )
     leaked = tuple(o.question.id for o in outcomes if o.leaks)
@@ -148,6 +158,16 @@ def summarize(run: ChunkerRun, budgets: Sequence[int], boot: Bootstrap) -> Chunk
         leaked_questions=leaked,
         budgets=tuple(summaries),
     )
+
+
+def ceiling_intervals(
+    outcomes: Sequence[QuestionOutcome], budgets: int, boot: Bootstrap
+) -> list[Interval]:
+    """Return the ceiling at each budget with its interval (not gated, not compared)."""
+    if not budgets:
+        return []
+    columns = [[float(o.budgets[i].ceiling) for o in outcomes] for i in range(budgets)]
+    return boot.means(np.array(columns, dtype=np.float64).T)
 
 
 def compare(
@@ -241,6 +261,9 @@ def summary_dict(summary: ChunkerSummary) -> dict[str, Any]:
             **{m: b.figures[m].to_dict() for m in BUDGET_METRICS},
             "empty_contexts": b.empty_contexts,
             "context_words_median": b.context_words.to_dict(),
+            "cut_contexts": b.cut_contexts,
+            "ceiling": b.ceiling.to_dict(),
+            "misses": dict(b.misses),
         }
         for b in summary.budgets
     }
@@ -321,5 +344,8 @@ def budget_dict(outcome: BudgetOutcome) -> dict[str, Any]:
         "complete": outcome.complete,
         "evidence": round(outcome.evidence, 6),
         "miss": outcome.miss,
+        "cut": outcome.cut,
+        "ceiling": outcome.ceiling,
+        "limit": outcome.limit,
         "passages": [{"status": p.status, "chunks": list(p.chunks)} for p in outcome.passages],
     }

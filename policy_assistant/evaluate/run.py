@@ -17,7 +17,13 @@ from policy_assistant.evaluate.bootstrap import (
     DEFAULT_SEED,
     Bootstrap,
 )
-from policy_assistant.evaluate.budget_units import WORDS, budget_sizes, check_unit, unit_settings
+from policy_assistant.evaluate.budget_units import (
+    WORDS,
+    budget_sizes,
+    check_unit,
+    measure_of,
+    unit_settings,
+)
 from policy_assistant.evaluate.chunk_records import ChunkFile, load_chunk_file
 from policy_assistant.evaluate.peers import peer_warnings
 from policy_assistant.evaluate.questions import Question, QuestionSet, load_questions
@@ -254,8 +260,8 @@ def score_all(
     settings: EvalSettings,
 ) -> tuple[QuestionOutcome, ...]:
     """Rank and score every question with one chunker's chunks."""
-    layout = Layout(chunks)
     sizes = budget_sizes(chunks, settings.budget_unit)
+    layout = Layout(chunks, sizes, measure_of(settings.budget_unit))
     budgets = settings.budgets
     out = []
     for question in questions:

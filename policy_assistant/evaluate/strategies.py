@@ -14,6 +14,10 @@ so summaries, paired comparisons and the report treat a strategy like a chunker:
 - why a passage missed: `cut_by_budget` (a passage of the context holds part of the quote,
   not all of it), `below_budget` (a unit hit inside the quote was retrieved, but the context
   holds none of it), `not_retrieved` (no unit hit touches the quote).
+- the ceiling at B: whether the passages the strategy could assemble, placed first, fit B and
+  hold every quote whole: per quote the shortest run of units covering it, runs of one
+  document that overlap or touch merged, each behind its prefix (evidence_words); a miss is a
+  chunking miss when they do not fit B, else a ranking miss.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from policy_assistant.errors import UsageError
 from policy_assistant.evaluate import metrics
@@ -34,6 +40,7 @@ from policy_assistant.evaluate.score import (
     BudgetOutcome,
     PassageOutcome,
     QuestionOutcome,
+    limit_of,
 )
 from policy_assistant.index.context.assembler import (
     DEFAULT_CONTEXT,
@@ -42,9 +49,9 @@ from policy_assistant.index.context.assembler import (
     ranked_units,
 )
 from policy_assistant.index.context.feedback import Feedback
-from policy_assistant.index.context.passages import ContextPassage
+from policy_assistant.index.context.passages import ContextPassage, prefix_words
 from policy_assistant.index.context.unit_rank import SegmentedUnits
-from policy_assistant.index.context.units import build_units
+from policy_assistant.index.context.units import UnitSet, build_units
 from policy_assistant.index.store.units import close_units, units_of
 from policy_assistant.records import Document
 
@@ -59,6 +66,9 @@ NAMED_STRATEGIES: dict[str, ContextSettings] = {
 """What `eval --strategy` can name: context strategies over units, beside the chunkers
 ("window" is what search --budget assembles; "window-plain" the same windows, every hit +-2,
 ordered by the hits' own scores)."""
+
+DEFAULT_NAME = next(name for name, c in NAMED_STRATEGIES.items() if c == DEFAULT_CONTEXT)
+"""The strategy `search --budget` assembles, which eval shows beside the default chunkers."""
 
 CUT_BY_BUDGET = "cut_by_budget"
 """A passage of the context holds part of the quote but not all of it."""
@@ -155,7 +165,10 @@ def score_strategy(
     passages = question.relevant
     leaks = sum(h.access != "public" for h in hits) if question.audience == "public" else 0
     contexts = [assemble_ranked(ranked, b, settings) for b in budgets]
-    scored = (score_context(passages, c, hits, b) for c, b in zip(contexts, budgets, strict=True))
+    needed = evidence_words(units, passages)
+    scored = (
+        score_context(passages, c, hits, b, needed) for c, b in zip(contexts, budgets, strict=True)
+    )
     return QuestionOutcome(
         question=question,
         retrieved=(),
@@ -168,11 +181,12 @@ def score_strategy(
 
 def score_context(
     passages: Sequence[Passage], context: Sequence[ContextPassage], hits: Sequence[_Hit],
-    budget: int,
+    budget: int, needed: int | None = None,
 ) -> BudgetOutcome:  # fmt: skip
-    """Measure what one assembled context holds."""
+    """Measure what one assembled context holds (needed: evidence_words of the passages)."""
     outcomes = tuple(passage_status(p, context, hits) for p in passages)
     complete = all(o.status == COMPLETE for o in outcomes)
+    ceiling = complete or (needed is not None and needed <= budget)
     hit = metrics.hit(context, passages)
     miss = None
     if not complete:
@@ -188,7 +202,49 @@ def score_context(
         evidence=metrics.evidence_coverage(context, passages),
         miss=miss,
         passages=outcomes,
+        ceiling=ceiling,
+        limit=limit_of(complete, ceiling),
     )
+
+
+def evidence_words(units: UnitSet, passages: Sequence[Passage]) -> int | None:
+    """Return the fewest words of passages the strategy could assemble holding every quote.
+
+    Per quote the shortest run of units covering it; runs of one document that overlap or
+    touch are merged; each run counts its units' words and its prefix's. None when a quote lies
+    outside every unit.
+    """
+    runs = [unit_run(units, p) for p in passages]
+    if not runs or None in runs:
+        return None
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(r for r in runs if r is not None):
+        if merged and first <= merged[-1][1] + 1 and _same_doc(units, first, merged[-1][0]):
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    sections = units.col("unit_section")
+    return sum(units.words(f, la) + prefix_words(units, int(sections[f])) for f, la in merged)
+
+
+def _same_doc(units: UnitSet, a: int, b: int) -> bool:
+    doc = units.col("unit_doc")
+    return bool(doc[a] == doc[b])
+
+
+def unit_run(units: UnitSet, passage: Passage) -> tuple[int, int] | None:
+    """Return the first and last unit rows of the shortest run covering the passage's quote."""
+    doc = next((i for i, d in enumerate(units.docs) if d.source == passage.source), None)
+    if doc is None:
+        return None
+    rows = np.flatnonzero(units.col("unit_doc") == doc)
+    start, end = passage.evidence_span
+    starts, ends = units.col("unit_start")[rows], units.col("unit_end")[rows]
+    first = int(np.searchsorted(ends, start, side="right"))  # first unit ending past the start
+    last = int(np.searchsorted(starts, end, side="left")) - 1  # last unit starting before the end
+    if first >= len(rows) or last < first:
+        return None
+    return int(rows[first]), int(rows[last])
 
 
 def passage_status(

@@ -113,7 +113,7 @@ def reading_lines(report: EvalReport) -> list[str]:
 
 
 def budget_lines(report: EvalReport) -> list[str]:
-    """Return a line per variant and budget where many contexts are empty: chunks over B."""
+    """Return a line per variant and budget where many contexts are empty or cut: chunks over B."""
     n = len(report.questions)
     unit = unit_of(report.settings)
     lines = []
@@ -124,11 +124,18 @@ def budget_lines(report: EvalReport) -> list[str]:
         cap = int(run.spec[setting]) if setting else largest
         lower = f"lower {setting}" if setting else "use smaller chunks"
         for b in summary.budgets:
+            advice = f"compare at B ≥ {max(cap, b.budget + 1)}, or {lower}"
             if b.empty_contexts and b.empty_contexts >= EMPTY_NOTE_SHARE * n:
                 lines.append(
                     f"{summary.name} cannot fill B={b.budget}: {b.empty_contexts} of {n} "
                     f"contexts empty (first result over {b.budget} {unit}; its chunks run to "
-                    f"{largest}) — compare at B ≥ {max(cap, b.budget + 1)}, or {lower}"
+                    f"{largest}) — {advice}"
+                )
+            if b.cut_contexts and b.cut_contexts >= EMPTY_NOTE_SHARE * n:
+                lines.append(
+                    f"{summary.name} cuts its chunks to fit B={b.budget}: {b.cut_contexts} of "
+                    f"{n} contexts hold only the first sentences of a first result over "
+                    f"{b.budget} {unit} (its chunks run to {largest}) — {advice}"
                 )
     return lines
 

@@ -71,12 +71,27 @@
       plural(outcome.retrieved.length, "candidate");
   }
 
+  // What share of the quotes the context holds, and whether the first result was cut to fit.
+  function held(at) {
+    const cut = at.cut ? "; the first result was over B, cut to its first sentences" : "";
+    return " · holds " + Math.round(at.evidence * 100) + "% of the evidence" + cut;
+  }
+
+  // A chunking miss: no set of the row's chunks within B holds the evidence; a ranking miss:
+  // one does, ranking did not bring it.
+  function limitOf(at) {
+    if (at.limit === "chunking") return " · chunking miss: no chunks within B hold the evidence";
+    if (at.limit === "ranking") return " · ranking miss: chunks within B hold it, not ranked first";
+    return "";
+  }
+
   function verdicts(outcome) {
     const list = el("ul", "verdicts");
     data.budgets.forEach((budget) => {
       const at = outcome.budgets[String(budget)];
       const kind = at.complete ? "complete" : at.hit ? "hit" : "miss";
-      const item = el("li", kind, "B = " + budget + ": " + explain(outcome, budget, at));
+      const item = el("li", kind, "B = " + budget + ": " + explain(outcome, budget, at) +
+        held(at) + limitOf(at));
       item.dataset.budget = budget;
       item.dataset.miss = at.miss || "";
       list.append(item);
