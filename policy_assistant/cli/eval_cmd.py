@@ -302,7 +302,8 @@ def check_gate(
 def write_html(report: EvalReport, target: Path) -> None:
     """Write the full report, with every retrieved chunk's text, as one page."""
     chunks = {c.id: c for run in report.runs for c in run.chunks}
-    page = render_eval_html(report.to_dict(detail=True), chunks)
+    readings = reading_lines(report)
+    page = render_eval_html(report.to_dict(detail=True), chunks, report.warnings, readings)
     atomic_write_bytes(target, page.encode("utf-8"))
 
 
