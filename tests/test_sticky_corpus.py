@@ -72,3 +72,11 @@ def test_a_catalog_label_change_relabels_without_parsing(
     assert again.exit_code == 0, again.output
     assert accesses(index)["b.md"] == "staff"
     assert spy.take() == []
+
+
+def test_the_rebuilt_row_is_a_phrase_not_a_dict(tmp_path: Path) -> None:
+    corpus, index = str(write_corpus(tmp_path / "c", UNLABELLED)), str(tmp_path / "i")
+    ingest(corpus, "--index", index, "--default-access", "public")
+    again = runner.invoke(app, ["ingest", corpus, "--index", index, "--bm25", "okapi", "-q"])
+    row = next(line for line in again.stdout.splitlines() if "rebuilt" in line)
+    assert "{" not in row and "lucene" in row and "okapi" in row

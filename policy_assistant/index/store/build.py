@@ -271,8 +271,15 @@ def settings_change(manifest: Manifest, spec: dict[str, Any], params: dict[str, 
         return "tokenizer settings changed"
     # The index records derived parameters too (okapi's epsilon); compare what can be asked for.
     if {key: manifest.bm25.get(key) for key in params} != params:
-        return f"BM25 settings changed ({manifest.bm25} -> {params})"
+        old = {key: manifest.bm25.get(key) for key in params}
+        return f"BM25 settings changed ({_bm25(old)} -> {_bm25(params)})"
     return ""
+
+
+def _bm25(params: dict[str, Any]) -> str:
+    """Say BM25 parameters as a person reads them: `okapi k1=1.5 b=0.75`, not a dict."""
+    rest = " ".join(f"{k}={v}" for k, v in params.items() if k != "variant")
+    return f"{params.get('variant')} {rest}".strip()
 
 
 def _spec(spec: dict[str, Any]) -> str:
