@@ -87,10 +87,26 @@ def test_a_catalog_change_misses_the_cache_for_that_document_only(
     options = CorpusOptions(cache_dir=tmp_path / "cache")
     read_corpus(corpus, options)
     spy.take()
-    (corpus / "catalog.toml").write_text('["a.md"]\naccess = "staff"\n')
+    (corpus / "catalog.toml").write_text('["a.md"]\ntitle = "Other"\n')
     again = read_corpus(corpus, options)
     assert spy.take() == ["a.md"]
-    assert again.documents[0].access == "staff"
+    assert again.documents[0].title == "Other"
+
+
+def test_a_label_change_relabels_from_the_cache_and_front_matter_still_counts(
+    tmp_path: Path, spy: SourceSpy
+) -> None:
+    files = {**FILES, "f.md": "---\naccess: staff\n---\n# F\n\nFront matter says staff.\n"}
+    corpus = write_corpus(tmp_path / "c", files)
+    options = CorpusOptions(cache_dir=tmp_path / "cache")
+    read_corpus(corpus, options)
+    spy.take()
+    catalog = '["a.md"]\naccess = "staff"\n["f.md"]\naccess = "public"\n'
+    (corpus / "catalog.toml").write_text(catalog)
+    again = read_corpus(corpus, options)
+    assert spy.take() == []
+    access = {d.source: d.access for d in again.documents}
+    assert access["a.md"] == "staff" and access["f.md"] == "staff"  # staff wins
 
 
 def test_a_parser_change_invalidates_every_entry(

@@ -217,6 +217,8 @@ def eval_command(
     gate = Gate(baseline, tolerance, accept_settings)
     if is_beir_folder(questions):
         raise typer.Exit(int(run_beir(questions, settings, outputs, gate, quiet)))
+    if not questions.exists():  # a usage error, as a missing --corpus is
+        raise UsageError(f"--questions: {questions} does not exist")
     raise typer.Exit(
         int(run_and_report(corpus, questions, settings, reading, outputs, gate, quiet))
     )
@@ -292,8 +294,10 @@ def run_and_report(
     write_outputs(report, data, outputs.as_json, outputs.out_file, outputs.explain)
     if outputs.plot is not None:
         plot_report(report, outputs.plot)
+        wrote(outputs.plot)
     if outputs.html is not None:
         write_html(report, outputs.html)
+        wrote(outputs.html)
     report_leaks(report)
     result = None
     if before is not None and gate.baseline is not None:
@@ -314,8 +318,14 @@ def check_gate(
 def write_html(report: EvalReport, target: Path) -> None:
     """Write the full report, with every retrieved chunk's text, as one page."""
     chunks = {c.id: c for run in report.runs for c in run.chunks}
-    page = render_eval_html(report.to_dict(detail=True), chunks)
+    readings = reading_lines(report)
+    page = render_eval_html(report.to_dict(detail=True), chunks, report.warnings, readings)
     atomic_write_bytes(target, page.encode("utf-8"))
+
+
+def wrote(path: Path) -> None:
+    """Say on stderr which file was written, as inspect --html does."""
+    err.print(f"wrote {escape(str(path))}", highlight=False, soft_wrap=True)
 
 
 def parse_budgets(value: str) -> tuple[int, ...]:
@@ -343,6 +353,7 @@ def write_outputs(
         raise UsageError(f"--explain: no question {explain!r} in the questions file")
     if out_file is not None:
         atomic_write_bytes(out_file, pretty_json(data))
+        wrote(out_file)
     if as_json:
         sys.stdout.buffer.write(pretty_json(data))
         sys.stdout.buffer.flush()

@@ -30,7 +30,6 @@ from policy_assistant.cli.engine_options import (
 from policy_assistant.cli.index_options import LockWait, set_wait
 from policy_assistant.cli.options import (
     DEFAULT_CHUNKER,
-    DEFAULT_MAX_FILE_MIB,
     AsJson,
     DefaultAccess,
     Exclude,
@@ -48,6 +47,7 @@ from policy_assistant.cli.options import (
     check_bm25_variant,
     chunker_settings,
     corpus_options,
+    given_corpus,
     make_cli_chunker,
     set_ocr,
 )
@@ -55,7 +55,7 @@ from policy_assistant.cli.summary import summary_table
 from policy_assistant.errors import UsageError
 from policy_assistant.index import resolve_index_dir
 from policy_assistant.index.settings import VARIANTS
-from policy_assistant.ingest.pipeline import ingest, sticky_settings
+from policy_assistant.ingest.pipeline import apply_corpus, ingest, sticky_settings
 from policy_assistant.jsonio import json_text
 from policy_assistant.parse.files import printable
 
@@ -102,7 +102,7 @@ def ingest_command(
     include: Include = None,
     exclude: Exclude = None,
     default_access: DefaultAccess = None,
-    max_file_size: MaxFileSize = DEFAULT_MAX_FILE_MIB,
+    max_file_size: MaxFileSize = None,
     no_ocr: NoOcr = False,
     workers: Workers = None,
     units: Annotated[
@@ -132,12 +132,15 @@ def ingest_command(
     set_wait(wait)
     given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     index_dir = resolve_index_dir(index)
-    sticky = sticky_settings(index_dir, chunker, given, bm25_variant)
+    reading = given_corpus(include, exclude, default_access, max_file_size)
+    sticky = sticky_settings(index_dir, chunker, given, bm25_variant, reading)
     made = make_cli_chunker(sticky.chunker, sticky.chunker_settings)
     if sticky.changed:
         err.print(f"settings changed: {escape('; '.join(sticky.changed))}", highlight=False)
+    if sticky.kept:
+        err.print(f"kept from the index: {escape('; '.join(sticky.kept))}", highlight=False)
     set_ocr(no_ocr)
-    options = corpus_options(include, exclude, default_access, max_file_size, workers=workers)
+    options = apply_corpus(corpus_options(None, None, None, None, workers=workers), sticky.corpus)
     engine = chosen_engine(engine_name, ray_address, watch)
     options = replace(options, engine=engine)
     stages = Stages(engine.report) if engine is not None else None

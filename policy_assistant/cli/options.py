@@ -87,7 +87,7 @@ DefaultAccess = Annotated[
     ),
 ]
 MaxFileSize = Annotated[
-    int,
+    int | None,
     typer.Option("--max-file-size", help="Largest document read, in MiB; a larger one fails."),
 ]
 ParseCache = Annotated[
@@ -135,6 +135,7 @@ __all__ = [
     "check_bm25_variant",
     "chunker_settings",
     "corpus_options",
+    "given_corpus",
     "make_cli_chunker",
     "set_ocr",
 ]
@@ -151,11 +152,12 @@ def corpus_options(
     include: list[str] | None,
     exclude: list[str] | None,
     default_access: str | None,
-    max_file_mib: int,
+    max_file_mib: int | None,
     cache_dir: Path | None = None,
     workers: int | None = None,
 ) -> CorpusOptions:
     """Return how to read the corpus, as asked; impossible values are usage errors."""
+    max_file_mib = DEFAULT_MAX_FILE_MIB if max_file_mib is None else max_file_mib
     if max_file_mib <= 0:
         raise UsageError(f"--max-file-size must be above 0 (MiB), got {max_file_mib}")
     options = CorpusOptions(
@@ -168,6 +170,27 @@ def corpus_options(
     )
     options.check()
     return options
+
+
+def given_corpus(
+    include: list[str] | None,
+    exclude: list[str] | None,
+    default_access: str | None,
+    max_file_mib: int | None,
+) -> dict[str, object]:
+    """Return the corpus options given (CorpusOptions fields; an empty glob clears its list),
+    checked, leaving out those not given: ingest takes the others from the index."""
+    options = corpus_options(
+        [g for g in include or () if g], [g for g in exclude or () if g], default_access,
+        max_file_mib,
+    )  # fmt: skip
+    given = {
+        "include": None if include is None else list(options.include),
+        "exclude": None if exclude is None else list(options.exclude),
+        "default_access": default_access,
+        "max_file_size": None if max_file_mib is None else options.max_file_size,
+    }
+    return {key: value for key, value in given.items() if value is not None}
 
 
 def chunker_settings(

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from policy_assistant.cli.common import emit_json_lines, err, error, guarded, out, warn
-from policy_assistant.cli.options import AsJson, Workers
+from policy_assistant.cli.options import DEFAULT_CACHE_DIR, AsJson, ParseCache, Workers
 from policy_assistant.errors import ExitCode
 from policy_assistant.evaluate import DEFAULT_CORPUS
 from policy_assistant.evaluate.authoring import (
@@ -52,11 +52,12 @@ def check_command(
     ] = None,
     as_json: AsJson = False,
     workers: Workers = None,
+    parse_cache: ParseCache = DEFAULT_CACHE_DIR,
 ) -> None:
     """List every invalid question with its reason; exit 1 if there is any."""
     if valid_out is not None:
         require_lines_file(file)
-    found = check_questions(file, corpus, CorpusOptions(workers=workers))
+    found = check_questions(file, corpus, CorpusOptions(cache_dir=parse_cache, workers=workers))
     for failure in found.parse_failures:
         warn(failure)
     loaded = found.questions

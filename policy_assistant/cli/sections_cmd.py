@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from policy_assistant.cli.common import emit_json_lines, guarded, out
-from policy_assistant.cli.options import AsJson, Workers
+from policy_assistant.cli.options import DEFAULT_CACHE_DIR, AsJson, ParseCache, Workers
 from policy_assistant.evaluate import DEFAULT_CORPUS
 from policy_assistant.evaluate.authoring import document_sections
 from policy_assistant.parse import CorpusOptions
@@ -25,10 +25,11 @@ def sections_command(
     source: Annotated[str, typer.Argument(help="The document, as its corpus-relative path.")],
     corpus: Annotated[Path, typer.Option(help="The corpus folder.")] = DEFAULT_CORPUS,
     workers: Workers = None,
+    parse_cache: ParseCache = DEFAULT_CACHE_DIR,
     as_json: AsJson = False,
 ) -> None:
     """List a document's section paths and their spans in the parsed text."""
-    rows = document_sections(corpus, source, CorpusOptions(workers=workers))
+    rows = document_sections(corpus, source, CorpusOptions(cache_dir=parse_cache, workers=workers))
     if as_json:
         emit_json_lines((r.to_dict() for r in rows), None)
         return

@@ -53,7 +53,8 @@ def check_questions(
 ) -> QuestionsCheck:
     """Parse the corpus and check every question against it, without running eval."""
     parsed = parse_path(corpus, options=options)
-    loaded = load_questions(questions_path, parsed.documents, strict=False, corpus_root=parsed.root)
+    failed = {f.source: f.problem for f in parsed.failures}
+    loaded = load_questions(questions_path, parsed.documents, False, parsed.root, failed)
     sources = tuple(sorted(d.source for d in parsed.documents))
     return QuestionsCheck(loaded, tuple(str(f) for f in parsed.failures), sources)
 

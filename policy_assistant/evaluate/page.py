@@ -8,12 +8,12 @@ against B (inline SVG), and per question what each chunker retrieved and why a m
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
 from policy_assistant.evaluate.budget_units import unit_label, unit_of
-from policy_assistant.inspect.html import asset, fill, script_json
+from policy_assistant.inspect.html import asset, fill, notes_html, script_json
 from policy_assistant.inspect.summary import spec_label
 from policy_assistant.inspect.svg_chart import Series, line_chart
 from policy_assistant.records import Chunk
@@ -229,9 +229,17 @@ def settings_line(settings: Mapping[str, Any]) -> str:
     )
 
 
-def render_eval_html(report: Mapping[str, Any], chunks: Mapping[str, Chunk] | None = None) -> str:
-    """Return the eval report as one self-contained page (no network, no files beside it)."""
+def render_eval_html(
+    report: Mapping[str, Any],
+    chunks: Mapping[str, Chunk] | None = None,
+    warnings: Sequence[str] = (),
+    readings: Sequence[str] = (),
+) -> str:
+    """Return the eval report as one self-contained page (no network, no files beside it),
+    with the warnings and reading lines the terminal gives."""
     texts = chunk_texts(referenced(report), chunks or {})
+    staff = any(c.access == "staff" for i, c in (chunks or {}).items() if i in texts)
+    notes = notes_html(warnings, staff) + notes_html(readings, heading="Reading")
     data = {
         "budgets": _budgets(report),
         "specs": {name: spec_label(run["spec"]) for name, run in report["chunkers"].items()},
@@ -246,6 +254,7 @@ def render_eval_html(report: Mapping[str, Any], chunks: Mapping[str, Chunk] | No
         {
             "title": f"Evaluation: {count} questions, {len(report['chunkers'])} chunkers",
             "settings": escape(settings_line(report["settings"])),
+            "notes": notes,
             "unit": escape(unit_label(unit_of(report["settings"]))),
             "table": figure_table(report),
             "charts": charts(report),

@@ -120,12 +120,18 @@ class QuestionSet:
 
 
 def load_questions(
-    path: Path, documents: list[Document], strict: bool = True, corpus_root: Path | None = None
+    path: Path,
+    documents: list[Document],
+    strict: bool = True,
+    corpus_root: Path | None = None,
+    failed: dict[str, str] | None = None,
 ) -> QuestionSet:
     """Read a questions file and check every question; strict raises listing every problem.
 
     Not strict, the invalid questions are left out and listed in the set's `invalid`. A `.csv`
     file is read in Chroma's layout, whose offsets are into the files under corpus_root.
+    failed names the corpus files that did not parse (source -> problem): a question citing
+    one is invalid for that reason.
     """
     if question_format(path) == "beir":
         raise QuestionsError(f"{path}: a BEIR folder is read by evaluate.beir.load_beir")
@@ -138,7 +144,7 @@ def load_questions(
         data = path.read_bytes()
     except OSError as exc:
         raise QuestionsError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    finder = EvidenceFinder(documents, corpus_root)
+    finder = EvidenceFinder(documents, corpus_root, failed)
     problems: list[InvalidQuestion] = []
     questions: list[Question] = []
     seen: dict[str, int] = {}
@@ -292,8 +298,14 @@ def pinned_span(document: Document, raw: dict[str, Any], evidence: str, context:
 class EvidenceFinder:
     """Locate passages in the parsed documents, caching each document's collapsed text."""
 
-    def __init__(self, documents: list[Document], corpus_root: Path | None = None) -> None:
+    def __init__(
+        self,
+        documents: list[Document],
+        corpus_root: Path | None = None,
+        failed: dict[str, str] | None = None,
+    ) -> None:
         self.documents = {d.source: d for d in documents}
+        self.failed = failed or {}
         self.files = FileOffsets(documents, corpus_root)
         self._collapsed: dict[str, CollapsedText] = {}
         self._sections: dict[str, list[Section]] = {}
@@ -354,6 +366,8 @@ class EvidenceFinder:
         """Return the parsed document `source`, or raise naming the near misses."""
         if source in self.documents:
             return self.documents[source]
+        if source in self.failed:
+            raise QuestionsError(f"{context}{source} did not parse ({self.failed[source]})")
         close = difflib.get_close_matches(source, list(self.documents), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise QuestionsError(f"{context}unknown source {source!r}{hint}")

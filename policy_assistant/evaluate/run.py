@@ -125,11 +125,10 @@ def run_eval(
     """Parse the corpus, load the questions, and compare the chunkers on them."""
     settings.check()
     parsed = read_corpus(corpus, options, progress=progress)
-    if parsed.failures:
-        listed = "; ".join(str(f) for f in parsed.failures)
-        raise PolicyAssistantError(f"eval needs every document; these failed to parse: {listed}")
+    # What parsed is evaluated; a question citing a file that did not is invalid, saying why.
+    failed = {f.source: f.problem for f in parsed.failures}
     question_set = load_questions(
-        questions_path, parsed.documents, strict=settings.strict, corpus_root=parsed.root
+        questions_path, parsed.documents, settings.strict, parsed.root, failed
     )
     files = [load_chunk_file(p, parsed.documents) for p in settings.chunk_files]
     with ExitStack() as stack:
@@ -145,7 +144,8 @@ def run_eval(
     where = {**report.settings, "corpus": corpus_identity(corpus, parsed.documents)}
     placed = [w for w in (f.warning() for f in files) if w is not None]
     placed += peer_warnings(report.runs)
-    warnings = (*parsed.notices, *parsed.warnings, *question_set.warnings(), *placed)
+    unparsed = [f"{f}; evaluated without it" for f in parsed.failures]
+    warnings = (*unparsed, *parsed.notices, *parsed.warnings, *question_set.warnings(), *placed)
     return replace(report, settings=where, warnings=warnings)
 
 

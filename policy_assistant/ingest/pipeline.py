@@ -38,8 +38,10 @@ from policy_assistant.index.store.build import (
 from policy_assistant.index.store.folder import live_generation
 from policy_assistant.index.store.reader import load_entries, verify_files
 from policy_assistant.ingest.units import UnitDocuments
-from policy_assistant.parse import CorpusOptions, CorpusRead, read_corpus
+from policy_assistant.parse import DEFAULT_MAX_FILE_SIZE, CorpusOptions, CorpusRead, read_corpus
+from policy_assistant.parse.cache import DISK_FULL, ParseCache, cache_size
 from policy_assistant.parse.corpus import CorpusFile, Reused
+from policy_assistant.parse.pdf.ocr import ocr_state
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk
 
@@ -133,18 +135,45 @@ def ingest(
         if damage is not None:  # nothing of a damaged index is kept: the corpus is read again
             previous = _Previous(damage=damage, manifest=previous.manifest)
             read, entries, chunks = read_with(previous)
-        settings = IndexSettings(chunker.spec(), params)
-        built = build_index(
-            chunks,
-            index_dir,
-            settings,
-            entries=entries,
-            damage=previous.damage,
-            documents=UnitDocuments(read, index_dir, corpus, reading) if units else None,
-            live=previous.manifest,
-            workers=reading.workers,
-        )
+        prune_cache(read, reading)
+        settings = IndexSettings(chunker.spec(), params, corpus_settings(reading))
+        try:
+            built = build_index(
+                chunks,
+                index_dir,
+                settings,
+                entries=entries,
+                damage=previous.damage,
+                documents=UnitDocuments(read, index_dir, corpus, reading) if units else None,
+                live=previous.manifest,
+                workers=reading.workers,
+            )
+        except BadIndex as exc:
+            raise naming_cache(exc, reading.cache_dir) from exc
     return summarize(read, built)
+
+
+def prune_cache(read: CorpusRead, reading: CorpusOptions) -> None:
+    """After a read that parsed something, drop the parse cache's entries it left unused
+    (ParseCache.prune): the cache is bounded by what the corpus needs, not its history."""
+    if reading.cache_dir is None or not read.parsed:
+        return  # nothing was added: the cache is no larger than after the last prune
+    ocr, fields_for = ocr_state(), read.catalog.fields_for
+    used = {ParseCache.key(f.source, f.sha256, f.fields, ocr) for f in read.reused}
+    used |= {ParseCache.key(d.source, d.sha256, fields_for(d.source), ocr) for d in read.documents}
+    ParseCache(reading.cache_dir).prune(used)
+
+
+def naming_cache(exc: BadIndex, cache_dir: Path | None) -> BadIndex:
+    """Return the error of a full disk naming the parse cache, the space one may free at once."""
+    cause = exc.__cause__
+    if cache_dir is None or not isinstance(cause, OSError) or cause.errno not in DISK_FULL:
+        return exc
+    size = cache_size(cache_dir) / (1024 * 1024)
+    return BadIndex(
+        f"{exc}; the parse cache {cache_dir} holds {size:.1f} MiB: delete that folder to free "
+        "it (it is rebuilt as needed)"
+    )
 
 
 def summarize(read: CorpusRead, built: BuildResult) -> IngestSummary:
@@ -170,35 +199,96 @@ class StickySettings:
     """The BM25 variant."""
     changed: tuple[str, ...]
     """What the options given change from the live index, one phrase each (empty: nothing)."""
+    corpus: dict[str, Any] = field(default_factory=dict)
+    """The corpus options to read with (CorpusOptions fields), those that differ from the
+    defaults only: the index's, changed where given."""
+    kept: tuple[str, ...] = ()
+    """The index's corpus options reused because none was given, one phrase each."""
+
+
+CORPUS_DEFAULTS: dict[str, Any] = {
+    "default_access": None,
+    "include": [],
+    "exclude": [],
+    "max_file_size": DEFAULT_MAX_FILE_SIZE,
+}
+"""The corpus options an index records when they differ from these (CorpusOptions fields)."""
+
+
+def corpus_settings(options: CorpusOptions) -> dict[str, Any]:
+    """Return the corpus options an index records: those that differ from the defaults."""
+    given = {key: getattr(options, key) for key in CORPUS_DEFAULTS}
+    given = {k: list(v) if isinstance(v, tuple) else v for k, v in given.items()}
+    return {k: v for k, v in given.items() if v != CORPUS_DEFAULTS[k]}
+
+
+def apply_corpus(options: CorpusOptions, corpus: dict[str, Any]) -> CorpusOptions:
+    """Return options reading with these recorded corpus options (defaults where absent)."""
+    chosen = {**CORPUS_DEFAULTS, **corpus}
+    chosen = {k: tuple(v) if isinstance(v, list) else v for k, v in chosen.items()}
+    return replace(options, **chosen)
+
+
+def _phrase(key: str, value: Any) -> str:
+    """Say one corpus option and its value as a person reads it."""
+    name = key.replace("_", " ")
+    if key == "max_file_size":
+        return f"{name} {value // (1024 * 1024)} MiB"
+    if isinstance(value, list):
+        return f"{name} {', '.join(value) or 'none'}"
+    return f"{name} {value or 'unset'}"
+
+
+def _sticky_corpus(
+    old: dict[str, Any], given: dict[str, Any]
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """Return the corpus options to use, what was kept from the index and what changed."""
+    merged = {**CORPUS_DEFAULTS, **old, **given}
+    corpus = {k: v for k, v in merged.items() if v != CORPUS_DEFAULTS[k]}
+    kept = [_phrase(k, v) for k, v in old.items() if k not in given]
+    before = {**CORPUS_DEFAULTS, **old}
+    changed = [
+        f"{_phrase(k, before[k])} -> {_phrase(k, v).removeprefix(k.replace('_', ' ') + ' ')}"
+        for k, v in given.items()
+        if before[k] != v
+    ]
+    return corpus, kept, changed
 
 
 def sticky_settings(
-    index_dir: Path, chunker: str | None, options: dict[str, int], bm25_variant: str | None
+    index_dir: Path,
+    chunker: str | None,
+    options: dict[str, int],
+    bm25_variant: str | None,
+    corpus: dict[str, Any] | None = None,
 ) -> StickySettings:
     """Return the settings an ingest uses: the index's, where the caller gives none.
 
-    An index keeps its chunker, settings and BM25 variant from run to run; an option given
-    changes only itself, and a chunker named anew starts from that chunker's defaults.
+    An index keeps its chunker, settings, BM25 variant and corpus options (corpus: those
+    given, by CorpusOptions field) from run to run; an option given changes only itself, and
+    a chunker named anew starts from that chunker's defaults.
     """
     try:
         manifest = load_manifest(index_dir)
         old = dict(manifest.chunker)
         old_variant = str(manifest.bm25.get("variant", BM25_DEFAULTS["variant"]))
-        fresh = False
+        old_corpus, fresh = dict(manifest.corpus), False
     except BadIndex:  # no index yet: nothing is changed from it
         old, old_variant = {"name": DEFAULT_CHUNKER}, str(BM25_DEFAULTS["variant"])
-        fresh = True
+        old_corpus, fresh = {}, True
+    reading, kept_corpus, corpus_changed = _sticky_corpus(old_corpus, corpus or {})
     old_name = str(old.pop("name"))
     name = chunker or old_name
     kept = old if name == old_name else {}
     settings = {**kept, **options}
     variant = bm25_variant or old_variant
     if fresh:
-        return StickySettings(name, settings, variant, ())
+        return StickySettings(name, settings, variant, (), reading)
     changed = [f"chunker {old_name} -> {name}"] if name != old_name else []
     changed += [f"{k} {kept[k]} -> {v}" for k, v in options.items() if k in kept and kept[k] != v]
     changed += [f"BM25 {old_variant} -> {variant}"] if variant != old_variant else []
-    return StickySettings(name, settings, variant, tuple(changed))
+    changed += corpus_changed
+    return StickySettings(name, settings, variant, tuple(changed), reading, tuple(kept_corpus))
 
 
 _REUSED = {empty: Reused(empty) for empty in (False, True)}

@@ -8,7 +8,7 @@ draw; `write_pages` writes the self-contained pages of a document or of a folder
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,7 +84,9 @@ def inspect_document(
     return Inspection(doc, _variant_for(doc, chunker, opened))
 
 
-def write_document_page(inspection: Inspection, target: Path, back: str | None = None) -> Path:
+def write_document_page(
+    inspection: Inspection, target: Path, back: str | None = None, warnings: Sequence[str] = ()
+) -> Path:
     """Write the page of one document: every method at three sizes, opening on its chunking."""
     variants = preset_variants(inspection.document, [inspection.variant])
     initial = next(
@@ -92,7 +94,7 @@ def write_document_page(inspection: Inspection, target: Path, back: str | None =
         for i, v in enumerate(variants)
         if v.spec == inspection.variant.spec and v.origin == inspection.variant.origin
     )
-    page = render_document_page(inspection.document, variants, initial, back)
+    page = render_document_page(inspection.document, variants, initial, back, warnings)
     atomic_write_bytes(target, page.encode("utf-8"))
     return target
 
@@ -136,11 +138,13 @@ def write_pages(
         inspection = Inspection(doc, _variant_for(doc, chunker, opened))
         page = target.parent / page_path(doc.source)
         back = Path(os.path.relpath(target, page.parent)).as_posix()
-        result.pages.append(write_document_page(inspection, page, back))
+        own = [w for w in read.warnings if w.startswith(f"{doc.source}: ")]
+        result.pages.append(write_document_page(inspection, page, back, own))
         entries.append(IndexEntry(doc, page_path(doc.source), len(inspection.variant.chunks)))
         if progress:
             progress(done, len(docs), doc.source)
     spec = opened.spec if opened else chunker.spec()
     title = f"{root.absolute().name}: chunks of {len(docs)} documents"
-    atomic_write_bytes(target, render_index_page(title, entries, spec).encode("utf-8"))
+    said = [*read.notices, *read.warnings, *(str(f) for f in read.failures)]
+    atomic_write_bytes(target, render_index_page(title, entries, spec, said).encode("utf-8"))
     return result

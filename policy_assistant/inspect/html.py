@@ -36,6 +36,27 @@ def fill(template: str, values: dict[str, str]) -> str:
     return _SLOT.sub(lambda m: values[m.group(1)], template)
 
 
+STAFF_NOTE = (
+    "This page holds the text of staff-only documents: share it with staff only, never "
+    "with the public."
+)
+"""Said on every page that embeds staff text, since a page travels further than a terminal."""
+
+
+def notes_html(lines: Sequence[str], staff: bool = False, heading: str = "Warnings") -> str:
+    """Return a page's notes: the staff-text note when it holds staff text, then the lines."""
+    parts = []
+    if staff:
+        parts.append(
+            f'<p class="note staff" role="note"><strong>Staff only.</strong> {STAFF_NOTE}</p>'
+        )
+    if lines:
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+        section = f'<section class="notes" aria-label="{heading}"><h2>{heading}</h2>'
+        parts.append(f"{section}<ul>{items}</ul></section>")
+    return "\n".join(parts)
+
+
 def script_json(value: Any) -> str:
     """Return JSON safe inside a <script> element: no '<' can close it."""
     return json_text(value).replace("<", "\\u003c")
@@ -125,9 +146,14 @@ def document_meta(doc: Document) -> str:
 
 
 def render_document_page(
-    doc: Document, variants: Sequence[Variant], initial: int = 0, back: str | None = None
+    doc: Document,
+    variants: Sequence[Variant],
+    initial: int = 0,
+    back: str | None = None,
+    warnings: Sequence[str] = (),
 ) -> str:
-    """Return the self-contained page of one document under every chunking in `variants`."""
+    """Return the self-contained page of one document under every chunking in `variants`
+    (warnings: what the terminal said of it)."""
     if not variants:
         raise ValueError("a page needs at least one chunking")
     data = page_data(doc, variants, initial)
@@ -142,6 +168,7 @@ def render_document_page(
             "lang": html.escape(doc.language),
             "title": html.escape(doc.title),
             "meta": html.escape(document_meta(doc)),
+            "notes": notes_html(warnings, doc.access == "staff"),
             "back": link,
             "spec": html.escape(chosen["specLabel"]),
             "description": html.escape(chosen["description"]),
@@ -164,8 +191,12 @@ class IndexEntry:
     """Chunks the page opens with."""
 
 
-def render_index_page(title: str, entries: Sequence[IndexEntry], spec: dict[str, Any]) -> str:
-    """Return a page that links one page per document, with a line of figures for each."""
+def render_index_page(
+    title: str, entries: Sequence[IndexEntry], spec: dict[str, Any], warnings: Sequence[str] = ()
+) -> str:
+    """Return a page that links one page per document, with a line of figures for each, and
+    the warnings the terminal gave."""
+    staff = any(e.document.access == "staff" for e in entries)
     rows = "\n".join(
         '<tr><td><a href="{href}">{title}</a></td><td>{source}</td><td>{access}</td>'
         '<td class="n">{pages}</td><td class="n">{chunks}</td></tr>'.format(
@@ -185,6 +216,7 @@ def render_index_page(title: str, entries: Sequence[IndexEntry], spec: dict[str,
             "count": str(len(entries)),
             "spec": html.escape(spec_label(spec)),
             "rows": rows,
+            "notes": notes_html(warnings, staff),
             "css": asset("inspect.css"),
         },
     )

@@ -3,8 +3,10 @@
 The key is SHA-256 over canonical JSON of: `PARSE_CACHE_VERSION`, the fingerprint of the
 parser code (every module of `policy_assistant/parse/` and `records.py`, and the versions of
 the libraries the package depends on), the document's source, its bytes' SHA-256 and its
-catalog fields. Any change to one of them is a miss, so a stale entry is never read. Entries
-are written atomically; a damaged or foreign entry reads as a miss and is written again.
+catalog fields but the access labels. Labels are no parse input: an entry keeps the label its
+front matter gives, and the reader labels a hit as the catalog now says. Any change to one of
+them is a miss, so a stale entry is never read. Entries are written atomically; a damaged or
+foreign entry reads as a miss and is written again.
 
 Entries are renamed into place but not fsynced: one lost or left empty by a crash reads as a
 miss and is parsed again, while an fsync per file cost more than the parse of a Markdown file
@@ -14,9 +16,11 @@ miss and is parsed again, while an fsync per file cost more than the parse of a 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,11 +30,14 @@ from policy_assistant.jsonio import JSONDecodeError, compact_json, loads
 from policy_assistant.parse.pdf.ocr import ocr_key, ocr_state
 from policy_assistant.records import Document
 
-PARSE_CACHE_VERSION = 1
+PARSE_CACHE_VERSION = 2
 """Bump whenever the cached form or the parsers' output changes in a way the code hash misses."""
 
 DEFAULT_CACHE_DIR = Path("build/parse-cache")
 """Where eval and inspect keep parsed documents unless told otherwise."""
+
+_LABELS = frozenset({"access", "default_access"})
+"""Catalog fields that label a document without shaping its parse."""
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 _REQUIREMENT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -93,6 +100,8 @@ class ParseCache:
         """Use `folder` (created on the first write)."""
         self.folder = folder
         self._made: set[str] = set()  # sub-folders known to exist: one mkdir each, not a put
+        self.full = False
+        """Whether a write found the disk full (the read then stops writing entries)."""
 
     def tag(self) -> None:
         """Create the folder with its cache tag, so a walk of a corpus holding it skips it."""
@@ -114,7 +123,8 @@ class ParseCache:
             "parser": parser_fingerprint(),
             "source": source,
             "sha256": sha256,
-            "catalog": fields,
+            # Labels are applied after the cache (dispatch.relabel): a label change parses nothing.
+            "catalog": {k: v for k, v in fields.items() if k not in _LABELS},
             # A scanned page parses to other text with OCR on, off or absent.
             "ocr": ocr_key(source, ocr if ocr is not None else ocr_state()),
         }
@@ -123,27 +133,86 @@ class ParseCache:
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> tuple[Document, bool] | None:
-        """Return the document stored under `key` and whether it was labelled, or None."""
+    def get(self, key: str) -> tuple[Document, str | None] | None:
+        """Return the document stored under `key` and its front matter's label, or None."""
         try:
             data = loads(self._path(key).read_bytes())
             if data["key"] != key:
                 return None
-            return Document.from_dict(data["document"]), bool(data["labelled"])
+            front = data["front_access"]
+            return Document.from_dict(data["document"]), None if front is None else str(front)
         except (OSError, JSONDecodeError, KeyError, TypeError, ValueError):
             return None  # missing or damaged: parse again
 
-    def put(self, key: str, document: Document, labelled: bool) -> None:
+    def put(self, key: str, document: Document, front_access: str | None) -> None:
         """Store `document` under `key`; a cache that cannot be written is only slower."""
-        record = {"key": key, "document": document.to_dict(), "labelled": labelled}
+        if self.full:
+            return  # a full disk stays full for this read: no write would succeed
+        record = {"key": key, "document": document.to_dict(), "front_access": front_access}
         folder = os.path.join(self.folder, key[:2])
         try:
             if folder not in self._made:
                 os.makedirs(folder, exist_ok=True)
                 self._made.add(folder)
             _replace(folder, f"{key}.json", compact_json(record))
-        except OSError:
-            return
+        except OSError as exc:
+            self.full = exc.errno in DISK_FULL
+
+    def prune(self, used: set[str]) -> int:
+        """Remove entries not in `used` (the keys a whole read used), oldest first, until they
+        take no more space than the used ones, and files a killed write left; return bytes freed.
+
+        Bounded so, a cache shared by two indexes keeps both working sets, yet every entry a
+        changed file left behind goes in time, and the cache stays near twice what a read needs.
+        """
+        kept, unused, freed = 0, [], 0
+        for path, info in _entries(self.folder):
+            if path.name.startswith("."):
+                freed += _unlink_stale(path, info)
+            elif path.stem in used:
+                kept += info.st_size
+            else:
+                unused.append((info.st_mtime_ns, info.st_size, path))
+        over = sum(size for _, size, _ in unused) - kept
+        for _, size, path in sorted(unused):
+            if over <= 0:
+                break
+            with contextlib.suppress(OSError):
+                path.unlink()
+                over, freed = over - size, freed + size
+        return freed
+
+
+DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+"""The errors of a disk (or quota) with no room left."""
+
+STALE_SECONDS = 3600
+"""A temporary file this old was left by a write that was killed (a write takes milliseconds)."""
+
+
+def _entries(folder: Path) -> list[tuple[Path, os.stat_result]]:
+    """Return every file in the cache's key folders (two hex characters) with its stat."""
+    found = []
+    for sub in folder.glob("[0-9a-f][0-9a-f]"):
+        for path in sub.iterdir():
+            with contextlib.suppress(OSError):
+                found.append((path, path.stat()))
+    return found
+
+
+def _unlink_stale(path: Path, info: os.stat_result) -> int:
+    """Remove a temporary file left by a killed write (not one being written); return its size."""
+    if time.time() - info.st_mtime < STALE_SECONDS:
+        return 0
+    with contextlib.suppress(OSError):
+        path.unlink()
+        return info.st_size
+    return 0
+
+
+def cache_size(folder: Path) -> int:
+    """Return the bytes the cache's entries take (0 for a missing folder)."""
+    return sum(info.st_size for _, info in _entries(folder)) if folder.is_dir() else 0
 
 
 def _replace(folder: str, name: str, data: bytes) -> None:

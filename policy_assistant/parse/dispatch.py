@@ -9,7 +9,7 @@ from pathlib import Path
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.ids import file_sha256
-from policy_assistant.parse.catalog import Catalog
+from policy_assistant.parse.catalog import Catalog, meta_from_fields
 from policy_assistant.parse.discover import SUFFIXES, suffix_of
 from policy_assistant.parse.limits import check_words, cpu_limit
 from policy_assistant.parse.read_records import AfterParse, Parsed
@@ -93,8 +93,25 @@ def parse_file(
         document = parse_document(data, source, catalog)
     except DocumentError as exc:
         return Parsed(None, False, None, exc.problem)
-    labelled = labelled_by(source, data, catalog.fields_for(source))
-    return Parsed(document, labelled, after_parse(document) if after_parse else None)
+    fields, front = catalog.fields_for(source), front_field("access", source, data)
+    labelled = "default_access" in fields or "access" in fields or front is not None
+    chunks = after_parse(document) if after_parse else None
+    return Parsed(document, labelled, chunks, front_access=front)
+
+
+def relabel(
+    document: Document, fields: dict[str, str], front_access: str | None
+) -> tuple[Document, bool] | None:
+    """Return a cached parse labelled as the catalog fields (and its front matter) now say,
+    and whether it is labelled; None when a label is invalid (then the parse says why)."""
+    try:
+        front = {"access": front_access} if front_access is not None else {}
+        meta = meta_from_fields(document.source, fields, front)
+    except DocumentError:
+        return None
+    if meta.access != document.access:
+        document = replace(document, access=meta.access)
+    return document, meta.labelled
 
 
 def is_labelled(source: str, data: bytes, catalog: Catalog) -> bool:
@@ -109,13 +126,16 @@ def labelled_by(source: str, data: bytes, fields: dict[str, str]) -> bool:
 
 def given_field(name: str, source: str, data: bytes, fields: dict[str, str]) -> bool:
     """Return whether catalog `fields` or the file's front matter give the field `name`."""
-    if name in fields:
-        return True
+    return name in fields or front_field(name, source, data) is not None
+
+
+def front_field(name: str, source: str, data: bytes) -> str | None:
+    """Return the field `name` of the file's front matter (Markdown only), or None."""
     if kind_of(source) != "markdown":
-        return False
+        return None
     from policy_assistant.parse.markdown import decode_markdown, split_front_matter
 
     try:
-        return name in split_front_matter(decode_markdown(data, source))[0]
+        return split_front_matter(decode_markdown(data, source))[0].get(name)
     except DocumentError:
-        return False
+        return None

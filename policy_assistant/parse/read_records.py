@@ -139,6 +139,9 @@ class Parsed:
     """Its chunks, when the reader was given an after_parse hook."""
     problem: str | None = None
     """Why it could not be parsed (a DocumentError's problem)."""
+    front_access: str | None = None
+    """The access label the file's own front matter gives, if any: kept with a cached parse,
+    so that a catalog label change relabels the document without parsing it again."""
 
 
 def document_warnings(source: str, labelled: bool, empty: bool) -> list[str]:

@@ -25,6 +25,7 @@ from policy_assistant.ids import file_sha256
 from policy_assistant.parse.cache import ParseCache
 from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.discover import Discovery
+from policy_assistant.parse.dispatch import relabel
 from policy_assistant.parse.file_table import DocMeta, FileTable
 from policy_assistant.parse.files import read_regular
 from policy_assistant.parse.language import use_model_folder
@@ -159,7 +160,7 @@ def _parse_batch(files: list[tuple[bytes, str, str]]) -> list[Wire]:
     for data, source, key in files:
         parsed = _parse_in_worker(data, source)
         if cache is not None and key and parsed.document is not None:
-            cache.put(key, parsed.document, parsed.labelled)
+            cache.put(key, parsed.document, parsed.front_access)
         wires.append(to_wire(parsed))
     return wires
 
@@ -376,7 +377,13 @@ class Reader:
         if kept is not None and meta is not None:
             return Outcome(file, _KEPT[meta.labelled], kept, by_stat=by_stat)
         hit = self.cache.get(self._key(file)) if self.cache is not None else None
-        return Outcome(file, Parsed(hit[0], hit[1], None)) if hit is not None else None
+        if hit is None:
+            return None
+        document, front = hit
+        labelled = relabel(document, file.fields, front)  # labels are applied after the cache
+        if labelled is None:
+            return None
+        return Outcome(file, Parsed(labelled[0], labelled[1], None, front_access=front))
 
     def _open(
         self, source: str, file: str, fields: dict[str, str]
@@ -432,7 +439,7 @@ class Reader:
         if step.fresh:
             result.parsed += 1
             if self.cache is not None and not step.stored:
-                self.cache.put(step.key, parsed.document, parsed.labelled)
+                self.cache.put(step.key, parsed.document, parsed.front_access)
         if parsed.chunks is not None:
             result.chunked[source] = parsed.chunks
         result.documents.append(parsed.document)

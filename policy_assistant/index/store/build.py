@@ -43,6 +43,8 @@ class IndexSettings:
     """The chunker's spec; None takes the one every chunk record names."""
     bm25: dict[str, Any] = field(default_factory=lambda: dict(BM25_DEFAULTS))
     """BM25 variant, k1 and b (missing keys take BM25_DEFAULTS)."""
+    corpus: dict[str, Any] | None = None
+    """The corpus options to record (ingest's sticky ones); None keeps the live index's."""
 
 
 @dataclass
@@ -152,11 +154,13 @@ def build_index(
         units = _units_change(index_dir, documents) if old is not None else ""
         result.rebuilt = why or units or None
         _compare(None if old is None else old[1], new, result)
-        manifest = Manifest.create(spec, _recorded(params), [])
+        live_corpus = {} if old is None else old[0].corpus
+        corpus = live_corpus if settings.corpus is None else settings.corpus
+        manifest = Manifest.create(spec, _recorded(params), [], corpus)
         job = None if documents is None else cold_units(documents, manifest.bm25)
         if old is None or why:
             make = cold_generation(rows, manifest, list(new.values()))
-        elif units or result.added or result.changed or result.removed:
+        elif units or corpus != live_corpus or result.added or result.changed or result.removed:
             fresh_sources = set(result.added) | set(result.changed)
             fresh = [c for c in rows if c.source in fresh_sources]
             replaced = result.changed + result.removed
@@ -267,8 +271,15 @@ def settings_change(manifest: Manifest, spec: dict[str, Any], params: dict[str, 
         return "tokenizer settings changed"
     # The index records derived parameters too (okapi's epsilon); compare what can be asked for.
     if {key: manifest.bm25.get(key) for key in params} != params:
-        return f"BM25 settings changed ({manifest.bm25} -> {params})"
+        old = {key: manifest.bm25.get(key) for key in params}
+        return f"BM25 settings changed ({_bm25(old)} -> {_bm25(params)})"
     return ""
+
+
+def _bm25(params: dict[str, Any]) -> str:
+    """Say BM25 parameters as a person reads them: `okapi k1=1.5 b=0.75`, not a dict."""
+    rest = " ".join(f"{k}={v}" for k, v in params.items() if k != "variant")
+    return f"{params.get('variant')} {rest}".strip()
 
 
 def _spec(spec: dict[str, Any]) -> str:

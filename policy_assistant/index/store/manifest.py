@@ -56,6 +56,8 @@ class Manifest:
     files: dict[str, str] = field(default_factory=dict)
     """Hex SHA-256 of each generation-level file (empty.json, deletion masks, units), by
     POSIX path; each segment's own files are checked through its segment.json's SHA-256."""
+    corpus: dict[str, Any] = field(default_factory=dict)
+    """The corpus options ingest read with, where they differ from the defaults (sticky)."""
     folder: Path | None = field(default=None, compare=False, repr=False)
     """The generation it was read from (where its entries are), None for a new one."""
     given: tuple[DocumentEntry, ...] | None = field(default=None, compare=False, repr=False)
@@ -63,12 +65,19 @@ class Manifest:
 
     @classmethod
     def create(
-        cls, chunker: dict[str, Any], bm25: dict[str, Any], documents: Sequence[DocumentEntry]
+        cls,
+        chunker: dict[str, Any],
+        bm25: dict[str, Any],
+        documents: Sequence[DocumentEntry],
+        corpus: dict[str, Any] | None = None,
     ) -> Manifest:
         """Return a manifest for this tool version and tokenizer, documents sorted by source."""
         ordered = tuple(sorted(documents, key=lambda d: d.source))
         tokenizer = dict(TOKENIZER_SETTINGS)
-        return cls(FORMAT_VERSION, __version__, dict(chunker), tokenizer, dict(bm25), given=ordered)
+        return cls(
+            FORMAT_VERSION, __version__, dict(chunker), tokenizer, dict(bm25),
+            corpus=dict(corpus or {}), given=ordered,
+        )  # fmt: skip
 
     @cached_property
     def documents(self) -> tuple[DocumentEntry, ...]:
@@ -103,6 +112,8 @@ class Manifest:
         """Return the JSON form."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         del data["folder"], data["given"]
+        if not data["corpus"]:  # left out, so an index built with defaults reads as before
+            del data["corpus"]
         data["segments"] = [s.to_dict() for s in self.segments]
         data["access_labels"] = list(self.access_labels)
         return data

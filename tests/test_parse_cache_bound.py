@@ -1,0 +1,76 @@
+"""The parse cache is bounded, cleans up after killed writes and is named when the disk fills."""
+
+from __future__ import annotations
+
+import errno
+import os
+import time
+from pathlib import Path
+
+import pytest
+from support.corpora import PIPELINE_FILES, write_corpus
+from support.pipeline import STRUCTURE
+from typer.testing import CliRunner
+
+from policy_assistant.cli import app
+from policy_assistant.index.store import writer
+from policy_assistant.ingest.pipeline import ingest
+from policy_assistant.parse import cache as cache_module
+from policy_assistant.parse import read_records
+
+runner = CliRunner()
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted(p for p in cache.glob("??/*") if not p.name.startswith("."))
+
+
+def test_entries_a_changed_file_left_are_dropped_and_so_are_killed_writes(tmp_path: Path) -> None:
+    corpus, index, cache = (
+        write_corpus(tmp_path / "c", PIPELINE_FILES),
+        tmp_path / "i",
+        tmp_path / "pc",
+    )
+    options = read_records.CorpusOptions(cache_dir=cache, workers=1)
+    ingest(corpus, index, STRUCTURE, options=options)
+    first = entries(cache)
+    assert len(first) == 3
+    left = first[0].parent / f".{first[0].name}.99999999.tmp"
+    left.write_bytes(b"half an entr")
+    old = time.time() - 7200  # older than any write in progress
+    os.utime(left, (old, old))
+    for round_ in range(3):  # each edit leaves an entry nothing uses any more
+        (corpus / "a.md").write_text(f"# Sprinklers\n\nEdit {round_} of the warranty.\n")
+        os.utime(first[0], (old, old))
+        ingest(corpus, index, STRUCTURE, options=options)
+    assert not left.exists()
+    assert len(entries(cache)) <= 2 * 3
+
+
+def test_a_full_disk_names_the_parse_cache_and_how_to_clear_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = write_corpus(tmp_path / "c", PIPELINE_FILES)
+    puts: list[str] = []
+    real_replace = cache_module._replace
+
+    def full(folder: str, name: str, data: bytes) -> None:
+        puts.append(name)
+        if len(puts) > 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_replace(folder, name, data)
+
+    def no_room(*_: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cache_module, "_replace", full)
+    monkeypatch.setattr(writer, "_write_generation", no_room)
+    index = tmp_path / "i"
+    result = runner.invoke(
+        app, ["ingest", str(corpus), "--index", str(index), "-q", "--workers", "1"]
+    )
+    assert result.exit_code == 1
+    line = result.stderr.strip()
+    assert "No space left on device" in line
+    assert f"parse cache {tmp_path / 'parse-cache'}" in line and "delete that folder" in line
+    assert len(puts) <= 3  # the tag, one entry, one refused: no write after the disk is full
