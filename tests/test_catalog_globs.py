@@ -184,9 +184,14 @@ def test_ingest_default_access_public_makes_unlabelled_documents_searchable(
     assert done.exit_code == 0, done.stderr
     assert "no access label" not in done.stderr
     assert open_index(index).search("sprinkler warranty", 1, "public")
-    without = runner.invoke(app, ["ingest", str(corpus), "--index", str(index)])
-    assert "a.md: no access label; treated as staff (fail closed)" in without.stderr
-    assert "changed" in without.stdout and not open_index(index).search("sprinkler", 1, "public")
+    again = runner.invoke(app, ["ingest", str(corpus), "--index", str(index)])
+    assert "kept from the index: default access public" in again.stderr  # sticky, and said
+    assert open_index(index).search("sprinkler", 1, "public")
+    staff = ["ingest", str(corpus), "--index", str(index), "--default-access", "staff"]
+    flipped = runner.invoke(app, staff)
+    assert "a.md: no access label; treated as staff (fail closed)" not in flipped.stderr
+    assert "settings changed" in flipped.stderr
+    assert "changed" in flipped.stdout and not open_index(index).search("sprinkler", 1, "public")
 
 
 def test_a_bad_default_access_is_a_usage_error(tmp_path: Path) -> None:
