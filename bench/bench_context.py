@@ -10,7 +10,7 @@ headings, paragraphs of sentences, list items and a table per section, then repo
   (units/ as the index writes it, against chunks.jsonl + bm25/);
 - per query (100 queries of 3-8 words taken from random units), in process, each row run
   PASSES times (the median of the passes' median CPU ms, and the p90 of all): plain chunk
-  search (BM25Index.search, k=10), unit search (UnitIndex.search, 50 candidates, four
+  search (memory_index's Index.search, k=10), unit search (UnitIndex.search, 50 candidates, four
   fields), and assembly alone (assemble, budget 400) on the units held
   in memory and on the units loaded from disk (memory-mapped columns, texts read on demand),
   and of the whole context (Index.context's path: unit search, hit order, assembly), in
@@ -36,6 +36,7 @@ import orjson
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index.chunks.bm25 import BM25Index
+from policy_assistant.index.chunks.search import Index, memory_index
 from policy_assistant.index.context.assembler import (
     DEFAULT_CONTEXT,
     ContextSettings,
@@ -53,7 +54,7 @@ from policy_assistant.index.store.units import (
     update_units,
     write_units,
 )
-from policy_assistant.index.tokenize import STOPWORDS, tokenize, word_terms
+from policy_assistant.index.tokenize import STOPWORDS, word_terms
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
 
@@ -191,7 +192,7 @@ def main() -> None:
         write_in_parts(docs, root / "parts", SEGMENTS)
         loaded, parts = load_units(root / "units"), load_units(root / "parts")
         print(f"unit segments: {len(loaded.segments)} (one write), {len(parts.segments)} (parts)")
-        report(index, (loaded, parts), bm25, pick_queries(index))
+        report(index, (loaded, parts), memory_index(chunks), pick_queries(index))
         close_units(loaded)
         close_units(parts)
     shutil.rmtree(root, ignore_errors=True)
@@ -219,7 +220,7 @@ def write_in_parts(docs: list[Document], folder: Path, parts: int) -> None:
 
 
 def report(
-    memory: UnitIndex, disks: tuple[SegmentedUnits, SegmentedUnits], bm25: BM25Index,
+    memory: UnitIndex, disks: tuple[SegmentedUnits, SegmentedUnits], chunk_index: Index,
     queries: list[str],
 ) -> None:  # fmt: skip
     """Print per-query times (from disk: the unit segments an index folder holds, written at
@@ -228,7 +229,7 @@ def report(
     settings = DEFAULT_CONTEXT
     hits = {q: memory.search(q, settings.candidates) for q in queries}
     rows: list[tuple[str, Callable[[Any], object]]] = [
-        ("chunk search (k=10)", lambda q: bm25.search(tokenize(q), 10)),
+        ("chunk search (k=10)", lambda q: chunk_index.search(q, 10, "staff")),
         ("unit search (50, 4 fields)", lambda q: memory.search(q, settings.candidates)),
         ("unit search, from disk", lambda q: disk.ranked(q, settings.candidates)),
         ("assembly, in memory", lambda q: assemble(memory.units, hits[q], BUDGET, settings)),

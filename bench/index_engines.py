@@ -76,13 +76,23 @@ def build_ours(data: Path, folder: Path, mode: str) -> Searcher:
 
 
 def open_ours(folder: Path, mode: str) -> Searcher:
+    """BM25Index's whole score vector and a partition: its build and files, not the chunk
+    ranker (segment_search, which `store` runs through an index folder)."""
     from policy_assistant.index.chunks.bm25 import BM25Index
     from policy_assistant.index.tokenize import tokenize
 
     index = BM25Index.load(folder)
-    if mode == "tokens":
-        return Searcher(lambda q: index.search(q, K), lambda hits: [r for r, _ in hits])
-    return Searcher(lambda q: index.search(tokenize(q), K), lambda hits: [r for r, _ in hits])
+
+    def search(q: Any) -> Any:
+        scores = index.scores(q if mode == "tokens" else tokenize(q))
+        top = np.argpartition(-scores, K)[:K] if len(scores) > K else np.arange(len(scores))
+        return top[np.lexsort((top, -scores[top]))], scores
+
+    def rows(result: Any) -> list[int]:
+        top, scores = result
+        return [int(r) for r in top if scores[r] > 0]
+
+    return Searcher(search, rows)
 
 
 CHUNKS_PER_DOCUMENT = 20

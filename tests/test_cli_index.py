@@ -107,8 +107,8 @@ def test_a_damaged_label_array_raises_instead_of_leaking() -> None:
     documents = parse_path(CORPUS).documents
     chunks = chunk_documents(documents, make_chunker("structure"))
     index = memory_index(chunks)
-    index._access = np.zeros(len(chunks), np.uint8)  # every row claims to be public
-    with pytest.raises(IndexError_, match=r"chunk_access\.npy disagrees"):
+    index.segments[0].access = np.zeros(len(chunks), np.uint8)  # every row claims public
+    with pytest.raises(IndexError_, match=r"access\.npy disagrees"):
         index.search("till refund procedure staff discount authorization", k=50)
 
 

@@ -1,13 +1,16 @@
 """Reading one segment segment_build.py wrote: arrays memory-mapped, records read by block.
 
 Opening a segment parses only its small segment.json; the arrays are memory-mapped, so a
-search touches the pages of the terms it scores and the record blocks it returns.
+search touches the pages of the terms it scores and the record blocks it returns. A
+MemorySegment holds the same arrays counted in memory (eval's index), so one search code
+(segment_search.py) serves both.
 """
 
 from __future__ import annotations
 
 import mmap
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,7 @@ from policy_assistant.index.chunks.segment_build import (
     SEGMENT_FORMAT,
     SegmentInfo,
     chunk_key,
+    count_postings,
 )
 from policy_assistant.records import Chunk
 
@@ -60,6 +64,8 @@ class Segment:
         self._ids = arrays["ids"]
         self._id_rows = arrays["id_rows"]
         self.deleted = deleted
+        self.memo: dict[Any, Any] = {}
+        """Values derived from the arrays, kept for the process's later queries (norms)."""
         self._check(meta)
 
     def _check(self, meta: dict[str, Any]) -> None:
@@ -77,10 +83,6 @@ class Segment:
     def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         """Return the term's local rows (ascending) and their term frequencies."""
         return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
-
-    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
-        """Return the postings a term's largest weight is among: all of them."""
-        return rows, tf
 
     def live_count(self, rows: Any) -> int:
         """Return how many of a term's postings (its rows) are live."""
@@ -150,6 +152,37 @@ class Segment:
         for data in (self._terms.data, self._records):
             if isinstance(data, mmap.mmap):
                 data.close()
+
+
+class MemorySegment(Segment):
+    """A segment counted in memory from chunks, rows in the order given: nothing on disk."""
+
+    def __init__(self, chunks: Sequence[Chunk], access: npt.NDArray[np.uint8]) -> None:
+        data, arrays = count_postings(c.text for c in chunks)
+        self.ptr, self.rows, self.tf, self.dl = (arrays[n] for n in ("ptr", "rows", "tf", "dl"))
+        self._terms = TermTable(data, arrays["term_offsets"])
+        self.access = access
+        self.deleted = None
+        self.memo = {}
+        self.folder = Path("memory")
+        self._chunks = tuple(chunks)
+        nonempty, length = int((self.dl > 0).sum()), int(self.dl.sum(dtype=np.int64))
+        self.info = SegmentInfo("memory", len(chunks), nonempty, length, "")
+
+    def record(self, row: int) -> Chunk:
+        """Return the chunk at a row."""
+        return self._chunks[row]
+
+    def records(self) -> list[Chunk]:
+        """Return every chunk, in row order."""
+        return list(self._chunks)
+
+    def find(self, chunk_id: str) -> int:
+        """Return the row of the first chunk with this ID, or -1."""
+        return next((row for row, c in enumerate(self._chunks) if c.id == chunk_id), -1)
+
+    def close(self) -> None:
+        """Nothing is open."""
 
 
 def term_postings(terms: TermTable, ptr: Any, rows: Any, tf: Any, term: str) -> tuple[Any, Any]:

@@ -1,11 +1,19 @@
-"""BM25 over live segments, with statistics global across them, so scores equal a cold build's.
+"""The chunk ranker: BM25 over segments, on disk or in memory, with global statistics.
 
-N, avgdl (from the manifest's per-segment counts, deleted rows taken out) and each query
-term's df (its live postings in every segment) are those of one index holding only the live
-chunks. Weights are computed from raw tf and row lengths with the operations, in the order,
-of bm25_build._scatter, and a row's terms are summed in the order BM25Index.search sums them
-(highest upper bound first, then term bytes), so the floats are the same ones. Ties break by
-(source, position): the row order of a cold build.
+Every chunk search runs search_segments: the `search` command over an index folder's live
+segments, eval over one MemorySegment (Index.search_terms calls it for both). N, avgdl (from
+the per-segment counts, deleted rows taken out) and each query term's df (its live postings
+in every segment) are those of one index holding only the live chunks, so scores equal a
+cold build's. A row's weights are summed term after term, highest repeats * idf first (then
+term bytes): an order that depends only on the live chunks, so the floats do too.
+
+MaxScore: terms are added into one score per row, highest bound first; once the k-th best
+partial score beats the bounds of the terms left, only rows already seen can reach the top
+k, and those still in reach get the remaining terms' weights by bisection in those terms'
+postings (a common term's postings are never weighed whole). The top k are then picked
+among the touched rows with a positive score only, never by a partition of every row. Each
+row's length norm under the statistics is computed once per segment and statistics
+(Segment.memo), not once per posting per query.
 """
 
 from __future__ import annotations
@@ -18,16 +26,24 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from policy_assistant.index.chunks.bm25 import OKAPI_EPSILON
 from policy_assistant.index.chunks.segment import Segment
-from policy_assistant.records import Chunk
 
 SLICE = 1 << 18
 """Postings whose weights are computed at once: bounds a query's temporary memory."""
+CHECK_RATIO = 4
+"""MaxScore tries to stop only while postings read * this <= postings left to read."""
+SPARSE_RATIO = 8
+"""Rows seen are found by sorting their postings while postings * this < rows, else by a
+pass over the score vector."""
+_SLACK = 1e-9
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 Found = tuple[int, int, float]
 """A hit: segment index, local row, score."""
+Tie = Callable[[int, int], Any]
+"""(segment index, local row) -> what orders hits of equal score, ascending."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,18 +94,8 @@ class Postings(Masked, Protocol):
     def postings(self, term: str) -> tuple[Any, Any]:
         """Return the term's local rows (ascending) and their term frequencies."""
 
-    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
-        """Return those of a term's postings (rows, tf) among which its largest live weight
-        is: all of them, or fewer when the segment knows which can hold it."""
-
     def live_count(self, rows: Any) -> int:
         """Return how many of a term's postings (its rows) are live."""
-
-
-Part = tuple[int, Any, Any]
-"""One segment's postings of a term: segment index, rows, term frequencies."""
-Planned = tuple[float, float, list[Part]]
-"""A query term as it is summed: repeats, idf, its postings per segment."""
 
 
 def _weights(stats: Statistics, term_idf: float, segment: Postings, rows: Any, tf: Any) -> Floats:
@@ -97,6 +103,17 @@ def _weights(stats: Statistics, term_idf: float, segment: Postings, rows: Any, t
     norms = row_norms(stats, segment.dl[rows])
     result: Floats = np.float64(term_idf) * saturation(stats, norms, tf)
     return result
+
+
+def statistics(
+    params: Mapping[str, Any], rows: int, nonempty: int, length: int, mean_idf: float
+) -> Statistics:
+    """Return the statistics of live rows: how many, how many with a term, their terms."""
+    counted = nonempty if params["variant"] == "lucene" else rows
+    avgdl = float(length) / counted if counted else 0.0
+    epsilon = float(params.get("epsilon", OKAPI_EPSILON))
+    return Statistics(params["variant"], params["k1"], params["b"], counted, avgdl, mean_idf,
+                      epsilon)  # fmt: skip
 
 
 def row_norms(stats: Statistics, lengths: Any) -> Floats:
@@ -114,85 +131,154 @@ def saturation(stats: Statistics, norms: Any, tf: Any) -> Floats:
     return result
 
 
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A query term as it is summed."""
+
+    repeats: float
+    """Its weight in the query (how often it occurs, or a feedback weight)."""
+    idf: float
+    """Its idf over every live segment."""
+    parts: list[tuple[int, Any, Any]]
+    """Per segment holding a live posting: segment index, rows, term frequencies."""
+    size: int
+    """Its postings, deleted ones included."""
+
+    def bound(self, stats: Statistics) -> float:
+        """Return an upper bound of its weight at any row (saturation stays below k1 + 1)."""
+        return self.repeats * self.idf * (stats.k1 + 1)
+
+
 def plan_terms(
     segments: Sequence[Postings], stats: Statistics, terms: Iterable[str] | Mapping[str, float]
 ) -> list[Planned]:
-    """Return the query terms with a live posting, in the order BM25Index sums them (highest
-    upper bound first, then term bytes), each with its global idf and postings.
-
-    A mapping gives each term its weight (its repeats), as feedback terms need.
-    """
+    """Return the query terms with a live posting, in the order their weights are summed:
+    highest repeats * idf first, then term bytes (a mapping gives each term its repeats)."""
     counts = terms if isinstance(terms, Mapping) else Counter(terms)
     per_term = []
     for term, repeats in counts.items():
         parts = [(i, *segments[i].postings(term)) for i in range(len(segments))]
-        # Postings stay memory-mapped views; deleted rows are masked a slice at a time, so
-        # no term's live postings are ever copied whole (a common term has ~700k at 1M).
+        # Postings stay memory-mapped views; deleted rows are masked a slice at a time.
         live = [segments[i].live_count(rows) for i, rows, _ in parts]
         parts = [p for p, count in zip(parts, live, strict=True) if count]
-        df = sum(live)
-        if df:
-            term_idf = float(idf(stats, np.array([df], np.float64))[0])
-            bound = max(
-                float(_weights(stats, term_idf, segments[i], some, freq).max())
-                for i, rows, tf in parts
-                for some, freq in live_slices(segments[i], *segments[i].bound_rows(term, rows, tf))
-            )
-            key = -float(repeats) * bound
-            per_term.append((key, term.encode("utf-8"), repeats, term_idf, parts))
+        if parts:
+            term_idf = float(idf(stats, np.array([sum(live)], np.float64))[0])
+            size = sum(len(rows) for _, rows, _ in parts)
+            planned = Planned(float(repeats), term_idf, parts, size)
+            per_term.append((-planned.repeats * term_idf, term.encode("utf-8"), planned))
     per_term.sort(key=lambda item: (item[0], item[1]))
-    return [(float(repeats), term_idf, parts) for _, _, repeats, term_idf, parts in per_term]
-
-
-def accumulate(
-    segments: Sequence[Postings],
-    stats: Statistics,
-    planned: Sequence[Planned],
-    bases: Any,
-    allowed: Callable[[int, Any], Any] | None = None,
-) -> Floats:
-    """Return every row's score (segment i's rows from bases[i]) summed in planned order.
-
-    allowed(segment, rows) masks postings out of the sums (None: every live posting counts).
-    Weights are computed SLICE postings at a time, so memory stays one score per row.
-    """
-    scores = np.zeros(int(bases[-1]))
-    for repeats, term_idf, parts in planned:
-        for i, rows, tf in parts:
-            for some, freq in live_slices(segments[i], rows, tf):
-                weights = _weights(stats, term_idf, segments[i], some, freq)
-                if allowed is not None:
-                    keep = allowed(i, some)
-                    some, weights = some[keep], weights[keep]
-                if repeats != 1:
-                    weights = weights * repeats
-                # Each row once per term: the sums run in term order, as np.bincount's do.
-                scores[some.astype(np.int64) + int(bases[i])] += weights
-    return scores
+    return [planned for _, _, planned in per_term]
 
 
 def search_segments(
     segments: Sequence[Segment],
     stats: Statistics,
-    terms: Sequence[str],
+    terms: Sequence[str] | Mapping[str, float],
     k: int,
     level: int,
-    key: Callable[[int, int], Chunk],
+    tie: Tie,
 ) -> list[Found]:
-    """Return up to k (segment, row, score) with score > 0 among rows with access <= level.
-
-    key(segment, row) returns the row's chunk, read only for rows that reach the top k.
-    Weights are computed SLICE postings at a time, twice (for the term's upper bound, which
-    orders the sums, then to add them), so memory stays one score per row plus a slice.
-    """
+    """Return up to k (segment, row, score) with score > 0 among rows with access <= level,
+    best first, equal scores ordered by tie(segment, row) (read only for the last few)."""
     planned = plan_terms(segments, stats, terms)
     if k <= 0 or not planned:
         return []
-    bases = np.cumsum([0] + [s.info.rows for s in segments])
-    scores = accumulate(
-        segments, stats, planned, bases, lambda i, rows: segments[i].access[rows] <= level
-    )
-    return _top(_contenders(scores, k), scores, k, bases, key)
+    ranker = _Ranker(segments, stats, level, k)
+    return _top(*ranker.run(planned), k, ranker.bases, tie)
+
+
+class _Ranker:
+    """One query's MaxScore pass: a score per row, the rows seen, the segments' norms."""
+
+    def __init__(self, segments: Sequence[Segment], stats: Statistics, level: int, k: int):
+        self.segments, self.stats, self.level, self.k = segments, stats, level, k
+        self.bases = np.cumsum([0] + [s.info.rows for s in segments])
+        self.norms = [_norms(segment, stats) for segment in segments]
+        self.scores = np.zeros(int(self.bases[-1]))
+        self.seen: list[Ints] = []
+
+    def run(self, planned: list[Planned]) -> tuple[Ints, Floats]:
+        """Return the rows (ascending) that can reach the top k and their scores."""
+        bounds = [term.bound(self.stats) for term in planned]
+        prune = all(bound >= 0 for bound in bounds)  # okapi's idf floor can be negative
+        done, left = 0, sum(term.size for term in planned)
+        for j, term in enumerate(planned):
+            self._add(term)
+            done, left = done + term.size, left - term.size
+            if not prune or left == 0 or done * CHECK_RATIO > left:
+                continue  # a check costs about what it could save
+            rows = self._touched(done)
+            if len(rows) < self.k:
+                continue
+            partial = self.scores[rows]
+            theta, rest = _kth(partial, self.k), _loose(sum(bounds[j + 1 :]))
+            if theta > rest:
+                keep = partial >= theta - rest
+                return self._finish(planned[j + 1 :], bounds[j + 1 :], rows[keep], partial[keep])
+        rows = self._touched(done)
+        return rows, self.scores[rows]
+
+    def _add(self, term: Planned) -> None:
+        """Add a term's weight at each of its live postings to the rows' scores."""
+        for i, rows, tf in term.parts:
+            for some, freq in live_slices(self.segments[i], rows, tf):
+                weights = _term_weights(self.stats, term, self.norms[i][some], freq)
+                # Each row once per term: the sums run in term order.
+                at = some.astype(np.int64) + int(self.bases[i])
+                self.scores[at] += weights
+                self.seen.append(at)
+
+    def _touched(self, done: int) -> Ints:
+        """Return the rows (ascending) with a positive score that the reader may see."""
+        if done * SPARSE_RATIO < len(self.scores):
+            rows = _unique(np.concatenate(self.seen))
+            rows = rows[self.scores[rows] > 0]
+        else:  # cheaper than sorting that many postings
+            rows = np.flatnonzero(self.scores > 0)
+        return rows[self._allowed(rows)]
+
+    def _allowed(self, rows: Ints) -> npt.NDArray[np.bool_]:
+        """Return whether the reader may see each row (rows ascending)."""
+        allowed = np.empty(len(rows), np.bool_)
+        edges = np.searchsorted(rows, self.bases)
+        for i, segment in enumerate(self.segments):
+            lo, hi = int(edges[i]), int(edges[i + 1])
+            allowed[lo:hi] = segment.access[rows[lo:hi] - self.bases[i]] <= self.level
+        return allowed
+
+    def _finish(
+        self, planned: list[Planned], bounds: list[float], rows: Ints, scores: Floats
+    ) -> tuple[Ints, Floats]:
+        """Add the remaining terms' weights to the rows' partial scores by bisection,
+        dropping after each term the rows that can no longer reach the k-th best score."""
+        for j, term in enumerate(planned):
+            edges = np.searchsorted(rows, self.bases)
+            for i, term_rows, tf in term.parts:
+                lo, hi = int(edges[i]), int(edges[i + 1])
+                local = rows[lo:hi] - self.bases[i]
+                pos = np.minimum(np.searchsorted(term_rows, local), len(term_rows) - 1)
+                hit = np.flatnonzero(term_rows[pos] == local)  # rows seen are live
+                norms = self.norms[i][local[hit]]
+                scores[lo + hit] += _term_weights(self.stats, term, norms, tf[pos[hit]])
+            if len(scores) > self.k:
+                keep = scores >= _kth(scores, self.k) - _loose(sum(bounds[j + 1 :]))
+                rows, scores = rows[keep], scores[keep]
+        return rows, scores
+
+
+def _norms(segment: Segment, stats: Statistics) -> Floats:
+    """Return every row's length norm under stats, computed once per segment and stats."""
+    norms: Floats | None = segment.memo.get(stats)
+    if norms is None:
+        segment.memo.clear()  # one set of statistics at a time: an index is one generation
+        norms = segment.memo[stats] = row_norms(stats, np.asarray(segment.dl))
+    return norms
+
+
+def _term_weights(stats: Statistics, term: Planned, norms: Floats, tf: Any) -> Floats:
+    """Return a term's weights (repeats included) at rows with these norms and tf."""
+    weights: Floats = np.float64(term.idf) * saturation(stats, norms, tf)
+    return weights * term.repeats if term.repeats != 1 else weights
 
 
 def live_slices(segment: Masked, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
@@ -206,28 +292,33 @@ def live_slices(segment: Masked, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]
             yield some, freq
 
 
-def _contenders(scores: Floats, k: int) -> Ints:
-    """Return the rows (ascending) scoring at least the k-th best positive score: every row
-    _top can choose, without an index of every matching row (up to a million)."""
-    positive = int(np.count_nonzero(scores > 0))
-    if positive <= k:
-        return np.flatnonzero(scores > 0)
-    kth = np.partition(scores, len(scores) - k)[len(scores) - k]  # > 0: more than k are
-    return np.flatnonzero(scores >= kth)
+def _kth(scores: Floats, k: int) -> float:
+    """Return the k-th largest score (len(scores) >= k)."""
+    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
 
 
-def _top(
-    rows: Any, every: Floats, k: int, bases: Any, key: Callable[[int, int], Chunk]
-) -> list[Found]:
-    """Return the k best of rows (every row's score in every): score descending, then
-    (source, position) of the chunk."""
-    scores = every[rows]
+def _loose(bound: float) -> float:
+    """Return bound widened by far more than float rounding, so pruning never drops a tie."""
+    return bound * (1 + _SLACK) + _SLACK
+
+
+def _unique(rows: Ints) -> Ints:
+    """Return the distinct rows, ascending (np.unique is far slower on large int arrays)."""
+    ordered = np.sort(rows)
+    return ordered[np.diff(ordered, prepend=-1) != 0] if len(ordered) else ordered
+
+
+def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie) -> list[Found]:
+    """Return the k best of rows (ascending, with their scores): score descending, then tie.
+
+    Only these rows are partitioned, never a vector over every row.
+    """
     if len(rows) > k:
-        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        kth = _kth(scores, k)
         above = np.flatnonzero(scores > kth)
         tied = np.flatnonzero(scores == kth)
-        # Within a segment rows are in (source, position) order: each segment's first few
-        # tied rows are the only ones that can win a place.
+        # Within a segment rows are in tie order: each segment's first few tied rows are the
+        # only ones that can win a place.
         seg_of = np.searchsorted(bases, rows[tied], side="right") - 1
         room = k - len(above)
         firsts = [tied[seg_of == s][:room] for s in np.unique(seg_of)]
@@ -237,10 +328,9 @@ def _top(
     for row, score in zip(rows.tolist(), scores.tolist(), strict=True):
         seg = int(np.searchsorted(bases, row, side="right") - 1)
         local = row - int(bases[seg])
-        chunk = key(seg, local)
-        found.append((-score, chunk.source, chunk.position, seg, local, score))
-    found.sort()
-    return [(seg, local, score) for _, _, _, seg, local, score in found[:k]]
+        found.append((-score, tie(seg, local), seg, local, score))
+    found.sort(key=lambda item: item[:4])
+    return [(seg, local, score) for _, _, seg, local, score in found[:k]]
 
 
 def okapi_mean_idf(segments: Sequence[Any], counted: int) -> float:
