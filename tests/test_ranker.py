@@ -104,6 +104,7 @@ def test_pruning_never_changes_the_results(monkeypatch, chunks, path):
         for a in ("public", "staff")
     }
     check, sparse = {"prune": (0, 8), "dense": (0, 0), "sparse": (0, 10**12)}[path]
+    monkeypatch.setattr(segment_search, "PRUNE_MIN_POSTINGS", 0)
     monkeypatch.setattr(segment_search, "CHECK_RATIO", check)
     monkeypatch.setattr(segment_search, "SPARSE_RATIO", sparse)
     finished = []

@@ -116,15 +116,17 @@ class Index:
         except (IndexError, ValueError) as exc:  # numpy on rows out of range: damage
             raise self.damage(f"damaged postings: {exc}") from exc
         hits = [
-            SearchHit(rank, score, read[seg, row], self._live_row(seg, row))
+            SearchHit(rank, score, read.get((seg, row)) or self.record(seg, row),
+                      self._live_row(seg, row))
             for rank, (seg, row, score) in enumerate(found, 1)
-        ]
+        ]  # fmt: skip
         if any(self._rank(hit.chunk.access) > level for hit in hits):
             raise self.damage("access.npy disagrees with the chunk records")
         return hits
 
     def tie_key(self, seg: int, row: int, chunk: Chunk) -> Any:
-        """Return what orders hits of equal score: (source, position), a cold build's rows."""
+        """Return what orders hits of equal score across segments: (source, position), a cold
+        build's rows (within one segment rows are in that order: the ranker orders by row)."""
         return (chunk.source, chunk.position)
 
     def record(self, seg: int, row: int) -> Chunk:
@@ -148,7 +150,8 @@ class Index:
 
 
 class MemoryIndex(Index):
-    """One segment counted in memory over chunks (eval's index), searched as a folder is."""
+    """One segment counted in memory over chunks (eval's index), searched as a folder is;
+    equal scores rank by row, as the chunks were given."""
 
     def __init__(self, chunks: Sequence[Chunk], bm25: dict[str, Any]) -> None:
         unknown = sorted({c.access for c in chunks} - set(ACCESS_LABELS))
@@ -170,10 +173,6 @@ class MemoryIndex(Index):
     def chunks(self) -> list[Chunk]:
         """Return every chunk, in row order."""
         return list(self._chunks)
-
-    def tie_key(self, seg: int, row: int, chunk: Chunk) -> Any:
-        """Return what orders hits of equal score: the row, chunks being in the order given."""
-        return row
 
 
 def build_bm25(

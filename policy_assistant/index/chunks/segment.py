@@ -34,6 +34,8 @@ from policy_assistant.records import Chunk
 Deleted = npt.NDArray[np.bool_]
 COUNT_SLICE = 1 << 18
 """Postings whose deletion flags are gathered at once: bounds a count's temporary memory."""
+FEW_DEAD = 4096
+"""Deleted rows up to which a term's deleted postings are found by bisection, not a pass."""
 
 
 class Segment:
@@ -64,6 +66,7 @@ class Segment:
         self._ids = arrays["ids"]
         self._id_rows = arrays["id_rows"]
         self.deleted = deleted
+        self._dead: Any = None
         self.memo: dict[Any, Any] = {}
         """Values derived from the arrays, kept for the process's later queries (norms)."""
         self._check(meta)
@@ -84,10 +87,27 @@ class Segment:
         """Return the term's local rows (ascending) and their term frequencies."""
         return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
 
+    def dead_positions(self, rows: Any) -> Any:
+        """Return where in a term's rows (ascending) the deleted ones are, found by bisecting
+        for each deleted row; None when the segment has too many deleted rows for that."""
+        if self.deleted is None:
+            return np.empty(0, np.int64)
+        if self._dead is None:  # the few rows an ingest replaced: read once
+            self._dead = np.flatnonzero(np.asarray(self.deleted))
+        if len(self._dead) > max(len(rows), FEW_DEAD):
+            return None
+        at = np.searchsorted(rows, self._dead)
+        inside = at < len(rows)
+        at = at[inside]
+        return at[rows[at] == self._dead[inside]]
+
     def live_count(self, rows: Any) -> int:
         """Return how many of a term's postings (its rows) are live."""
         if self.deleted is None:
             return len(rows)
+        found = self.dead_positions(rows)
+        if found is not None:
+            return len(rows) - len(found)
         dead = sum(
             int(np.count_nonzero(self.deleted[rows[at : at + COUNT_SLICE]]))
             for at in range(0, len(rows), COUNT_SLICE)
@@ -163,6 +183,7 @@ class MemorySegment(Segment):
         self._terms = TermTable(data, arrays["term_offsets"])
         self.access = access
         self.deleted = None
+        self._dead = None
         self.memo = {}
         self.folder = Path("memory")
         self._chunks = tuple(chunks)

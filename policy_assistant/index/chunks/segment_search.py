@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, Protocol
 
 import numpy as np
@@ -36,6 +37,8 @@ CHECK_RATIO = 4
 SPARSE_RATIO = 8
 """Rows seen are found by sorting their postings while postings * this < rows, else by a
 pass over the score vector."""
+PRUNE_MIN_POSTINGS = 50_000
+"""Below this many postings a query adds every one: checking where to stop costs more."""
 KTH_DIRECT = 512
 """Scores up to which _kth partitions them directly."""
 KTH_SAMPLE = 8
@@ -159,19 +162,20 @@ def plan_terms(
     """Return the query terms with a live posting, in the order their weights are summed:
     highest repeats * idf first, then term bytes (a mapping gives each term its repeats)."""
     counts = terms if isinstance(terms, Mapping) else Counter(terms)
-    per_term = []
+    found = []
     for term, repeats in counts.items():
         parts = [(i, *segments[i].postings(term)) for i in range(len(segments))]
-        # Postings stay memory-mapped views; deleted rows are masked a slice at a time.
         live = [segments[i].live_count(rows) for i, rows, _ in parts]
         parts = [p for p, count in zip(parts, live, strict=True) if count]
         if parts:
-            term_idf = float(idf(stats, np.array([sum(live)], np.float64))[0])
-            size = sum(len(rows) for _, rows, _ in parts)
-            planned = Planned(float(repeats), term_idf, parts, size)
-            per_term.append((-planned.repeats * term_idf, term.encode("utf-8"), planned))
+            found.append((term, float(repeats), parts, sum(live)))
+    idfs = idf(stats, np.array([df for *_, df in found], np.float64)).tolist()
+    per_term = []
+    for (term, repeats, parts, _), term_idf in zip(found, idfs, strict=True):
+        size = sum(len(rows) for _, rows, _ in parts)
+        per_term.append((-repeats * term_idf, term.encode("utf-8"), repeats, term_idf, parts, size))
     per_term.sort(key=lambda item: (item[0], item[1]))
-    return [planned for _, _, planned in per_term]
+    return [Planned(*item[2:]) for item in per_term]
 
 
 def search_segments(
@@ -188,7 +192,8 @@ def search_segments(
     if k <= 0 or not planned:
         return []
     ranker = _Ranker(segments, stats, level, k)
-    return _top(*ranker.run(planned), k, ranker.bases, tie)
+    rows, scores = ranker.run(planned)
+    return _top(rows, scores, k, ranker.bases, tie if len(segments) > 1 else None)
 
 
 class _Ranker:
@@ -196,7 +201,7 @@ class _Ranker:
 
     def __init__(self, segments: Sequence[Segment], stats: Statistics, level: int, k: int):
         self.segments, self.stats, self.level, self.k = segments, stats, level, k
-        self.bases = np.cumsum([0] + [s.info.rows for s in segments])
+        self.bases = np.array([0, *accumulate(s.info.rows for s in segments)])
         self.norms = [_norms(segment, stats) for segment in segments]
         self.scores = np.zeros(int(self.bases[-1]))
         self.seen: list[Ints] = []
@@ -204,8 +209,10 @@ class _Ranker:
     def run(self, planned: list[Planned]) -> tuple[Ints, Floats]:
         """Return the rows (ascending) that can reach the top k and their scores."""
         bounds = [term.bound(self.stats) for term in planned]
-        prune = all(bound >= 0 for bound in bounds)  # okapi's idf floor can be negative
         done, left = 0, sum(term.size for term in planned)
+        if left < PRUNE_MIN_POSTINGS:  # cheaper to add them all, in one pass per segment
+            return self._add_all(planned)
+        prune = all(bound >= 0 for bound in bounds)  # okapi's idf floor can be negative
         for j, term in enumerate(planned):
             self._add(term)
             done, left = done + term.size, left - term.size
@@ -225,16 +232,43 @@ class _Ranker:
     def _add(self, term: Planned) -> None:
         """Add a term's weight at each of its live postings to the rows' scores."""
         for i, rows, tf in term.parts:
-            for some, freq in live_slices(self.segments[i], rows, tf):
+            for some, freq in _live(self.segments[i], rows, tf):
                 weights = _term_weights(self.stats, term, self.norms[i][some], freq)
                 # Each row once per term: the sums run in term order.
                 at = some.astype(np.int64) + int(self.bases[i])
                 self.scores[at] += weights
                 self.seen.append(at)
 
+    def _add_all(self, planned: list[Planned]) -> tuple[Ints, Floats]:
+        """Return the rows (ascending) the terms touch that the reader may see, with their
+        scores: each segment's postings weighed at once and summed by np.bincount, which adds
+        in input order, term after term, so the floats are those _add gives."""
+        found: list[Ints] = []
+        for i, segment in enumerate(self.segments):
+            parts = [(t, live) for t in planned for j, *p in t.parts if j == i
+                     for live in _live(segment, *p)]  # fmt: skip
+            if not parts:
+                continue
+            rows = np.concatenate([live[0] for _, live in parts])
+            tf = np.concatenate([live[1] for _, live in parts])
+            sizes = [len(live[0]) for _, live in parts]
+            term_idf = np.repeat([t.idf for t, _ in parts], sizes)
+            weights = term_idf * saturation(self.stats, self.norms[i][rows], tf)
+            if any(t.repeats != 1 for t, _ in parts):
+                weights = weights * np.repeat([t.repeats for t, _ in parts], sizes)
+            sums = np.bincount(rows, weights=weights, minlength=segment.info.rows)
+            self.scores[self.bases[i] : self.bases[i + 1]] = sums
+            found.append(np.flatnonzero(sums > 0) + self.bases[i])
+        rows = np.concatenate(found) if found else np.empty(0, np.int64)
+        rows = rows[self._allowed(rows)]
+        return rows, self.scores[rows]
+
     def _touched(self, done: int) -> Ints:
         """Return the rows (ascending) with a positive score that the reader may see."""
-        if done * SPARSE_RATIO < len(self.scores):
+        if len(self.seen) == 1:  # one term's postings in one segment: ascending already
+            rows = self.seen[0]
+            rows = rows[self.scores[rows] > 0]
+        elif done * SPARSE_RATIO < len(self.scores):
             rows = _unique(np.concatenate(self.seen))
             rows = rows[self.scores[rows] > 0]
         else:  # cheaper than sorting that many postings
@@ -285,6 +319,19 @@ def _term_weights(stats: Statistics, term: Planned, norms: Floats, tf: Any) -> F
     return weights * term.repeats if term.repeats != 1 else weights
 
 
+def _live(segment: Segment, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
+    """Yield a term's live postings in one segment, SLICE postings at a time, its few
+    deleted ones (if any) found by bisection rather than by reading a flag per posting."""
+    dead = segment.dead_positions(rows)
+    if dead is None:
+        yield from live_slices(segment, rows, tf)
+        return
+    if len(dead):
+        rows, tf = np.delete(rows, dead), np.delete(tf, dead)
+    for at in range(0, len(rows), SLICE):
+        yield rows[at : at + SLICE], tf[at : at + SLICE]
+
+
 def live_slices(segment: Masked, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
     """Yield a term's live postings in one segment, SLICE postings at a time."""
     for at in range(0, len(rows), SLICE):
@@ -326,8 +373,9 @@ def _unique(rows: Ints) -> Ints:
     return ordered[np.diff(ordered, prepend=-1) != 0] if len(ordered) else ordered
 
 
-def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie) -> list[Found]:
-    """Return the k best of rows (ascending, with their scores): score descending, then tie.
+def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> list[Found]:
+    """Return the k best of rows (ascending, with their scores): score descending, then by
+    tie(segment, row), or by row when tie is None (one segment, whose rows are in tie order).
 
     Only these rows are partitioned, never a vector over every row.
     """
@@ -342,13 +390,18 @@ def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie) -> list[Found
         firsts = [tied[seg_of == s][:room] for s in np.unique(seg_of)]
         chosen = np.concatenate([above, *firsts])
         rows, scores = rows[chosen], scores[chosen]
-    found = []
-    for row, score in zip(rows.tolist(), scores.tolist(), strict=True):
-        seg = int(np.searchsorted(bases, row, side="right") - 1)
-        local = row - int(bases[seg])
-        found.append((-score, tie(seg, local), seg, local, score))
+    segs = np.searchsorted(bases, rows, side="right") - 1
+    local = rows - bases[segs]
+    if tie is None:
+        order = np.lexsort((rows, -scores))[:k]
+        picked = segs[order].tolist(), local[order].tolist(), scores[order].tolist()
+        return list(zip(*picked, strict=True))
+    found = [
+        (-score, tie(seg, row), seg, row, score)
+        for seg, row, score in zip(segs.tolist(), local.tolist(), scores.tolist(), strict=True)
+    ]
     found.sort(key=lambda item: item[:4])
-    return [(seg, local, score) for _, _, seg, local, score in found[:k]]
+    return [(seg, row, score) for _, _, seg, row, score in found[:k]]
 
 
 def okapi_mean_idf(segments: Sequence[Any], counted: int) -> float:
