@@ -120,7 +120,8 @@ class Index:
                       self._live_row(seg, row))
             for rank, (seg, row, score) in enumerate(found, 1)
         ]  # fmt: skip
-        if any(self._rank(hit.chunk.access) > level for hit in hits):
+        allowed = set(self.access_labels[: level + 1])
+        if any(hit.chunk.access not in allowed for hit in hits):
             raise self.damage("access.npy disagrees with the chunk records")
         return hits
 

@@ -164,11 +164,15 @@ def plan_terms(
     counts = terms if isinstance(terms, Mapping) else Counter(terms)
     found = []
     for term, repeats in counts.items():
-        parts = [(i, *segments[i].postings(term)) for i in range(len(segments))]
-        live = [segments[i].live_count(rows) for i, rows, _ in parts]
-        parts = [p for p, count in zip(parts, live, strict=True) if count]
+        parts, df = [], 0
+        for i, segment in enumerate(segments):
+            rows, tf = segment.postings(term)
+            live = segment.live_count(rows) if len(rows) else 0
+            if live:
+                parts.append((i, rows, tf))
+                df += live
         if parts:
-            found.append((term, float(repeats), parts, sum(live)))
+            found.append((term, float(repeats), parts, df))
     idfs = idf(stats, np.array([df for *_, df in found], np.float64)).tolist()
     per_term = []
     for (term, repeats, parts, _), term_idf in zip(found, idfs, strict=True):
@@ -277,6 +281,9 @@ class _Ranker:
 
     def _allowed(self, rows: Ints) -> npt.NDArray[np.bool_]:
         """Return whether the reader may see each row (rows ascending)."""
+        if len(self.segments) == 1:
+            allowed: npt.NDArray[np.bool_] = self.segments[0].access[rows] <= self.level
+            return allowed
         allowed = np.empty(len(rows), np.bool_)
         edges = np.searchsorted(rows, self.bases)
         for i, segment in enumerate(self.segments):
@@ -319,17 +326,17 @@ def _term_weights(stats: Statistics, term: Planned, norms: Floats, tf: Any) -> F
     return weights * term.repeats if term.repeats != 1 else weights
 
 
-def _live(segment: Segment, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
-    """Yield a term's live postings in one segment, SLICE postings at a time, its few
+def _live(segment: Segment, rows: Any, tf: Any) -> Iterable[tuple[Any, Any]]:
+    """Return a term's live postings in one segment, SLICE postings at a time, its few
     deleted ones (if any) found by bisection rather than by reading a flag per posting."""
+    if segment.deleted is None and len(rows) <= SLICE:
+        return ((rows, tf),)  # the common case, without a generator's cost
     dead = segment.dead_positions(rows)
     if dead is None:
-        yield from live_slices(segment, rows, tf)
-        return
+        return live_slices(segment, rows, tf)
     if len(dead):
         rows, tf = np.delete(rows, dead), np.delete(tf, dead)
-    for at in range(0, len(rows), SLICE):
-        yield rows[at : at + SLICE], tf[at : at + SLICE]
+    return [(rows[at : at + SLICE], tf[at : at + SLICE]) for at in range(0, len(rows), SLICE)]
 
 
 def live_slices(segment: Masked, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
@@ -368,8 +375,11 @@ def _loose(bound: float) -> float:
 
 
 def _unique(rows: Ints) -> Ints:
-    """Return the distinct rows, ascending (np.unique is far slower on large int arrays)."""
-    ordered = np.sort(rows)
+    """Return the distinct rows, ascending (np.unique is far slower on large int arrays).
+
+    The rows are runs already ascending (a term's postings), which a stable sort (timsort
+    for int64) merges rather than sorting afresh."""
+    ordered = np.sort(rows, kind="stable")
     return ordered[np.diff(ordered, prepend=-1) != 0] if len(ordered) else ordered
 
 
@@ -383,11 +393,13 @@ def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> lis
         kth = _kth(scores, k)
         above = np.flatnonzero(scores > kth)
         tied = np.flatnonzero(scores == kth)
+        room = k - len(above)
         # Within a segment rows are in tie order: each segment's first few tied rows are the
         # only ones that can win a place.
-        seg_of = np.searchsorted(bases, rows[tied], side="right") - 1
-        room = k - len(above)
-        firsts = [tied[seg_of == s][:room] for s in np.unique(seg_of)]
+        firsts = [tied[:room]]
+        if tie is not None:
+            seg_of = np.searchsorted(bases, rows[tied], side="right") - 1
+            firsts = [tied[seg_of == s][:room] for s in np.unique(seg_of)]
         chosen = np.concatenate([above, *firsts])
         rows, scores = rows[chosen], scores[chosen]
     segs = np.searchsorted(bases, rows, side="right") - 1
