@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from typing import Any, Self
 
 import numpy as np
@@ -60,10 +61,10 @@ class Index:
         self.segments = list(segments)
         self.stats = stats
         self.access_labels = tuple(labels)
-        self._live = np.cumsum([0] + [s.live_rows() for s in self.segments])
+        self._live = [0, *accumulate(s.live_rows() for s in self.segments)]
 
     def __len__(self) -> int:
-        return int(self._live[-1])
+        return self._live[-1]
 
     def __enter__(self) -> Self:
         return self
@@ -115,11 +116,15 @@ class Index:
             found = search_segments(self.segments, self.stats, terms, k, level, tie)
         except (IndexError, ValueError) as exc:  # numpy on rows out of range: damage
             raise self.damage(f"damaged postings: {exc}") from exc
+        segments, live = self.segments, self._live
+        try:
+            chunks = [read.get((seg, row)) or segments[seg].record(row) for seg, row, _ in found]
+        except IndexError_ as exc:
+            raise self.damage(str(exc)) from exc
         hits = [
-            SearchHit(rank, score, read.get((seg, row)) or self.record(seg, row),
-                      self._live_row(seg, row))
-            for rank, (seg, row, score) in enumerate(found, 1)
-        ]  # fmt: skip
+            SearchHit(rank, score, chunk, live[seg] + segments[seg].live_before(row))
+            for rank, ((seg, row, score), chunk) in enumerate(zip(found, chunks, strict=True), 1)
+        ]
         allowed = set(self.access_labels[: level + 1])
         if any(hit.chunk.access not in allowed for hit in hits):
             raise self.damage("access.npy disagrees with the chunk records")
@@ -136,10 +141,6 @@ class Index:
             return self.segments[seg].record(row)
         except IndexError_ as exc:
             raise self.damage(str(exc)) from exc
-
-    def _live_row(self, seg: int, row: int) -> int:
-        """Return the row number of a live chunk in chunks() order."""
-        return int(self._live[seg]) + self.segments[seg].live_before(row)
 
     def damage(self, problem: str) -> IndexError_:
         """Return the error for an index whose files disagree."""
