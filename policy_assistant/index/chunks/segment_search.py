@@ -218,20 +218,50 @@ class _Ranker:
             return self._add_all(planned)
         prune = all(bound >= 0 for bound in bounds)  # okapi's idf floor can be negative
         for j, term in enumerate(planned):
-            self._add(term)
             done, left = done + term.size, left - term.size
-            if not prune or left == 0 or done * CHECK_RATIO > left:
-                continue  # a check costs about what it could save
-            rows = self._touched(done)
-            if len(rows) < self.k:
+            check = prune and left > 0 and done * CHECK_RATIO <= left  # else it costs more
+            if j == 0 and check:  # the first term alone, without a score per row
+                rows, weights = self._first(term)
+                found = self._stop(planned, bounds, 0, rows, weights)
+                if found is not None:
+                    return found
+                self.scores[rows] = weights  # 0 + weight: the same floats as _add's
                 continue
-            partial = self.scores[rows]
-            theta, rest = _kth(partial, self.k), _loose(sum(bounds[j + 1 :]))
-            if theta > rest:
-                keep = partial >= theta - rest
-                return self._finish(planned[j + 1 :], bounds[j + 1 :], rows[keep], partial[keep])
+            self._add(term)
+            if check:
+                rows = self._touched(done)
+                found = self._stop(planned, bounds, j, rows, self.scores[rows])
+                if found is not None:
+                    return found
         rows = self._touched(done)
         return rows, self.scores[rows]
+
+    def _stop(
+        self, planned: list[Planned], bounds: list[float], j: int, rows: Ints, partial: Floats
+    ) -> tuple[Ints, Floats] | None:
+        """Finish by bisection when the k-th best partial score (of rows, after term j)
+        beats the bounds of the terms left; None when it does not yet."""
+        if len(rows) < self.k:
+            return None
+        theta, rest = _kth(partial, self.k), _loose(sum(bounds[j + 1 :]))
+        if theta <= rest:
+            return None
+        keep = partial >= theta - rest
+        return self._finish(planned[j + 1 :], bounds[j + 1 :], rows[keep], partial[keep])
+
+    def _first(self, term: Planned) -> tuple[Ints, Floats]:
+        """Return the first term's live postings as rows (ascending) and weights, keeping
+        only the positive ones the reader may see (the rows _touched would give)."""
+        found, weights = [], []
+        for i, rows, tf in term.parts:
+            for some, freq in _live(self.segments[i], rows, tf):
+                weights.append(_term_weights(self.stats, term, self.norms[i][some], freq))
+                found.append(some.astype(np.int64) + int(self.bases[i]))
+        rows, scores = np.concatenate(found), np.concatenate(weights)
+        self.seen.append(rows)
+        keep = scores > 0
+        keep[keep] = self._allowed(rows[keep])
+        return rows[keep], scores[keep]
 
     def _add(self, term: Planned) -> None:
         """Add a term's weight at each of its live postings to the rows' scores."""
