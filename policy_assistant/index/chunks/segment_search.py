@@ -138,7 +138,7 @@ def saturation(stats: Statistics, norms: Any, tf: Any) -> Floats:
     return result
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen one's __init__ costs a call per field
 class Planned:
     """A query term as it is summed."""
 
