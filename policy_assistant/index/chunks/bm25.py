@@ -2,13 +2,10 @@
 
 Term t's postings are rows[ptr[t]:ptr[t + 1]] (chunk rows, ascending) and the same slice of
 weights (t's whole BM25 contribution to each row, computed at build time); terms are sorted
-by their UTF-8 bytes and found by bisection, so loading parses nothing. It does not rank
-chunks: every chunk search runs segment_search.search_segments (an index folder's segments,
-or one counted in memory: search.memory_index). What it keeps is its build (the writer checks
-a build's settings and rows), its files, and the whole-vector scores() and their sparse and
-ranged forms that the retrieval units' fields are scored with. Repeated query terms count once
-per repeat, as in rank-bm25 and Elasticsearch. Weights are float64: float32 would round
-scores by ~1e-7, too coarse to reproduce rank-bm25 or to keep near-ties in order.
+by their UTF-8 bytes and found by bisection. Chunks are ranked by segment_search, not here:
+this keeps the build, the files and the scores the retrieval units' fields use. Repeated
+query terms count once per repeat, as in rank-bm25; weights are float64 (float32 would round
+scores by ~1e-7, too coarse to reproduce rank-bm25 or to keep near-ties in order).
 
 Variants (params() goes into the manifest):
 
@@ -23,9 +20,8 @@ Variants (params() goes into the manifest):
   exactly half the rows gets idf 0 and never scores.
 
 Building (counting rows, in forked workers for large builds) lives in bm25_build.py; this
-module validates the parameters, scores, saves and loads. Nothing on disk is pickled: the
-arrays are .npy files, loaded with allow_pickle=False. The only pickling is multiprocessing's
-own, passing batches to build workers and their counts back (bm25_build.py).
+module validates the parameters, scores and saves (nothing reads the files back). Only
+multiprocessing pickles, passing batches to build workers and their counts back.
 """
 
 from __future__ import annotations
@@ -35,19 +31,12 @@ import mmap
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import orjson
 
-from policy_assistant.errors import IndexError_
-from policy_assistant.index.chunks.bm25_files import (
-    check_params,
-    check_shapes,
-    load_array,
-    read_terms,
-)
 from policy_assistant.index.chunks.bm25_types import Floats, Ints, Progress, Rows, WordTerms
 from policy_assistant.index.settings import BM25_DEFAULTS as BM25_DEFAULTS  # re-exported
 from policy_assistant.index.settings import VARIANTS as VARIANTS  # re-exported
@@ -55,7 +44,7 @@ from policy_assistant.index.settings import VARIANTS as VARIANTS  # re-exported
 OKAPI_EPSILON = 0.25
 """rank-bm25's floor for negative idf, as a fraction of the mean idf."""
 BM25_FORMAT = 1
-"""Version of the files save() writes; load() refuses any other."""
+"""Version of the files save() writes."""
 Query = Iterable[str] | Mapping[str, float]
 """Query tokens (a repeated token counts once per repeat), or each term with its weight."""
 QueryTerms = list[tuple[int, float]]
@@ -226,25 +215,6 @@ class BM25Index:
             np.save(folder / f"{name}.npy", np.ascontiguousarray(self._arrays[name]))
         params = orjson.dumps(self._params, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)
         (folder / "params.json").write_bytes(params + b"\n")
-
-    @classmethod
-    def load(cls, folder: Path, mmap: bool = True) -> BM25Index:
-        """Open an index save() wrote; arrays are memory-mapped unless mmap is False."""
-        try:
-            params = orjson.loads((folder / "params.json").read_bytes())
-            if not isinstance(params, dict) or params.get("format") != BM25_FORMAT:
-                raise IndexError_(f"{folder.name} is not a BM25 index in format {BM25_FORMAT}")
-            check_params(folder, params, VARIANTS)
-            mode: Literal["r"] | None = "r" if mmap else None
-            arrays = {name: load_array(folder / f"{name}.npy", mode) for name in _FILES}
-            data = read_terms(folder / "terms.txt", mmap)
-        except OSError as exc:
-            where = Path(exc.filename).name if exc.filename else folder.name
-            raise IndexError_(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
-        except ValueError as exc:  # orjson.JSONDecodeError is one too
-            raise IndexError_(f"{folder.name}: {exc}") from exc
-        check_shapes(folder, params, arrays, len(data))
-        return cls(params, data, arrays)
 
 
 def _floats(values: npt.NDArray[Any]) -> Floats:

@@ -1,9 +1,8 @@
 """Search over one index, on disk or in memory: the one ranking and the one access check.
 
-An `Index` has chunk segments (an index folder's live ones, or one counted in memory), one
-access code per row and a way to read a row's chunk. Whoever searches (the `search` command,
-`eval`, a Python caller) goes through `Index.search_terms`, which ranks with
-segment_search.search_segments, so what eval measures is what users get.
+An `Index` holds chunk segments (an index folder's live ones, or one counted in memory).
+Whoever searches (the `search` command, `eval`, a Python caller) goes through
+`Index.search_terms` and segment_search.search_segments: what eval measures, users get.
 """
 
 from __future__ import annotations
@@ -76,12 +75,12 @@ class Index:
         """Release what the index holds open (nothing, in memory)."""
 
     def chunk(self, row: int) -> Chunk:
-        """Return the chunk at row."""
+        """Return the chunk at row (in chunks() order)."""
         raise NotImplementedError
 
     def chunks(self) -> list[Chunk]:
         """Return every chunk, in row order."""
-        return [self.chunk(row) for row in range(len(self))]
+        raise NotImplementedError
 
     def level(self, access: str | None) -> int:
         """Return the rank of an access label (None: the least restricted one)."""

@@ -185,7 +185,6 @@ class MemorySegment(Segment):
         self.deleted = None
         self._dead = None
         self.memo = {}
-        self.folder = Path("memory")
         self._chunks = tuple(chunks)
         nonempty, length = int((self.dl > 0).sum()), int(self.dl.sum(dtype=np.int64))
         self.info = SegmentInfo("memory", len(chunks), nonempty, length, "")
@@ -193,14 +192,6 @@ class MemorySegment(Segment):
     def record(self, row: int) -> Chunk:
         """Return the chunk at a row."""
         return self._chunks[row]
-
-    def records(self) -> list[Chunk]:
-        """Return every chunk, in row order."""
-        return list(self._chunks)
-
-    def find(self, chunk_id: str) -> int:
-        """Return the row of the first chunk with this ID, or -1."""
-        return next((row for row, c in enumerate(self._chunks) if c.id == chunk_id), -1)
 
     def close(self) -> None:
         """Nothing is open."""

@@ -1,19 +1,10 @@
-"""The chunk ranker: BM25 over segments, on disk or in memory, with global statistics.
+"""The chunk ranker, search_segments: BM25 over segments (an index folder's, or eval's one
+MemorySegment) with N, avgdl and df of the live rows only, so scores equal a cold build's.
 
-Every chunk search runs search_segments: the `search` command over an index folder's live
-segments, eval over one MemorySegment (Index.search_terms calls it for both). N, avgdl (from
-the per-segment counts, deleted rows taken out) and each query term's df (its live postings
-in every segment) are those of one index holding only the live chunks, so scores equal a
-cold build's. A row's weights are summed term after term, highest repeats * idf first (then
-term bytes): an order that depends only on the live chunks, so the floats do too.
-
-MaxScore: terms are added into one score per row, highest bound first; once the k-th best
-partial score beats the bounds of the terms left, only rows already seen can reach the top
-k, and those still in reach get the remaining terms' weights by bisection in those terms'
-postings (a common term's postings are never weighed whole). The top k are then picked
-among the touched rows with a positive score only, never by a partition of every row. Each
-row's length norm under the statistics is computed once per segment and statistics
-(Segment.memo), not once per posting per query.
+A row's weights are summed highest repeats * idf first (then term bytes), an order that
+depends only on the live chunks. MaxScore: once the k-th best partial score beats the bounds
+(idf * (k1 + 1)) of the terms left, the rows still in reach get those terms by bisection; the
+top k are picked among touched rows only. Row length norms are kept per segment and stats.
 """
 
 from __future__ import annotations
@@ -35,8 +26,7 @@ SLICE = 1 << 18
 CHECK_RATIO = 4
 """MaxScore tries to stop only while postings read * this <= postings left to read."""
 SPARSE_RATIO = 8
-"""Rows seen are found by sorting their postings while postings * this < rows, else by a
-pass over the score vector."""
+"""Rows seen are sorted out of their postings while postings * this < rows."""
 PRUNE_MIN_POSTINGS = 50_000
 """Below this many postings a query adds every one: checking where to stop costs more."""
 KTH_DIRECT = 512
@@ -151,10 +141,6 @@ class Planned:
     size: int
     """Its postings, deleted ones included."""
 
-    def bound(self, stats: Statistics) -> float:
-        """Return an upper bound of its weight at any row (saturation stays below k1 + 1)."""
-        return self.repeats * self.idf * (stats.k1 + 1)
-
 
 def plan_terms(
     segments: Sequence[Postings], stats: Statistics, terms: Iterable[str] | Mapping[str, float]
@@ -212,7 +198,8 @@ class _Ranker:
 
     def run(self, planned: list[Planned]) -> tuple[Ints, Floats]:
         """Return the rows (ascending) that can reach the top k and their scores."""
-        bounds = [term.bound(self.stats) for term in planned]
+        # saturation stays below k1 + 1: the bound of a term's weight at any row
+        bounds = [t.repeats * t.idf * (self.stats.k1 + 1) for t in planned]
         done, left = 0, sum(term.size for term in planned)
         if left < PRUNE_MIN_POSTINGS:  # cheaper to add them all, in one pass per segment
             return self._add_all(planned)
@@ -274,9 +261,8 @@ class _Ranker:
                 self.seen.append(at)
 
     def _add_all(self, planned: list[Planned]) -> tuple[Ints, Floats]:
-        """Return the rows (ascending) the terms touch that the reader may see, with their
-        scores: each segment's postings weighed at once and summed by np.bincount, which adds
-        in input order, term after term, so the floats are those _add gives."""
+        """Return the rows (ascending) the terms touch that the reader may see, and their
+        scores: np.bincount adds in input order, term after term, as _add does."""
         found: list[Ints] = []
         for i, segment in enumerate(self.segments):
             parts = [(t, live) for t in planned for j, *p in t.parts if j == i
@@ -381,12 +367,8 @@ def live_slices(segment: Masked, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]
 
 
 def _kth(scores: Floats, k: int) -> float:
-    """Return the k-th largest score (len(scores) >= k).
-
-    np.partition slows down twentyfold on many equal values, and BM25 scores of one common
-    term take few distinct values; so the k-th largest of a strided sample (at most the
-    whole's) cuts the scores to those above it first, until few are left.
-    """
+    """Return the k-th largest score (len(scores) >= k), first cutting to the scores above
+    a sample's (np.partition crawls on many equal values, as one term's scores are)."""
     while len(scores) > KTH_DIRECT:
         sample = scores[:: len(scores) // (KTH_SAMPLE * k) or 1]
         if len(sample) == len(scores):
@@ -405,20 +387,15 @@ def _loose(bound: float) -> float:
 
 
 def _unique(rows: Ints) -> Ints:
-    """Return the distinct rows, ascending (np.unique is far slower on large int arrays).
-
-    The rows are runs already ascending (a term's postings), which a stable sort (timsort
-    for int64) merges rather than sorting afresh."""
+    """Return the distinct rows, ascending: a stable sort (timsort) merges their ascending
+    runs (each term's postings) rather than sorting afresh."""
     ordered = np.sort(rows, kind="stable")
     return ordered[np.diff(ordered, prepend=-1) != 0] if len(ordered) else ordered
 
 
 def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> list[Found]:
     """Return the k best of rows (ascending, with their scores): score descending, then by
-    tie(segment, row), or by row when tie is None (one segment, whose rows are in tie order).
-
-    Only these rows are partitioned, never a vector over every row.
-    """
+    tie(segment, row), or by row when tie is None (one segment, whose rows are in tie order)."""
     if len(rows) > k:
         kth = _kth(scores, k)
         above = np.flatnonzero(scores > kth)
