@@ -10,7 +10,7 @@ headings, paragraphs of sentences, list items and a table per section, then repo
   documents; and the size on disk of each (units/, against chunks.jsonl + bm25/);
 - per query (100 queries of 3-8 words taken from random units), in process, each row run
   PASSES times (the median of the passes' median CPU ms, and the p90 of all): plain chunk
-  search (BM25Index.search, k=10), unit search (SegmentedUnits.ranked, 50 candidates, four
+  search (Index.search, k=10), unit search (SegmentedUnits.ranked, 50 candidates, four
   fields), assembly alone (assemble, budget 400; memory-mapped columns, texts read on
   demand), and the whole context (context_for, the path of Index.context and eval: unit
   search, hit order, assembly) over units written at once (one segment) and written in
@@ -35,6 +35,7 @@ import orjson
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.index.chunks.bm25 import BM25Index
+from policy_assistant.index.chunks.search import Index, memory_index
 from policy_assistant.index.context.assembler import (
     DEFAULT_CONTEXT,
     ContextSettings,
@@ -51,7 +52,7 @@ from policy_assistant.index.store.units import (
     update_units,
     write_units,
 )
-from policy_assistant.index.tokenize import STOPWORDS, tokenize, word_terms
+from policy_assistant.index.tokenize import STOPWORDS, word_terms
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
 
@@ -189,7 +190,7 @@ def main() -> None:
         write_in_parts(docs, root / "parts", SEGMENTS)
         parts = load_units(root / "parts")
         print(f"unit segments: {len(loaded.segments)} (one write), {len(parts.segments)} (parts)")
-        report((loaded, parts), bm25, pick_queries(units))
+        report((loaded, parts), memory_index(chunks), pick_queries(units))
         close_units(loaded)
         close_units(parts)
     shutil.rmtree(root, ignore_errors=True)
@@ -224,14 +225,14 @@ def write_in_parts(docs: list[Document], folder: Path, parts: int) -> None:
 
 
 def report(
-    disks: tuple[SegmentedUnits, SegmentedUnits], bm25: BM25Index, queries: list[str]
+    disks: tuple[SegmentedUnits, SegmentedUnits], chunk_index: Index, queries: list[str]
 ) -> None:
     """Print per-query times (the unit segments an index folder holds, written at once and in
     SEGMENTS parts)."""
     disk, parts = disks
     settings = DEFAULT_CONTEXT
     rows: list[tuple[str, Callable[[Any], object]]] = [
-        ("chunk search (k=10)", lambda q: bm25.search(tokenize(q), 10)),
+        ("chunk search (k=10)", lambda q: chunk_index.search(q, 10, "staff")),
         ("unit search (50, 4 fields)", lambda q: disk.ranked(q, settings.candidates)),
     ]
     fed = disk.with_options(feedback=Feedback())

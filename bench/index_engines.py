@@ -67,22 +67,24 @@ def whole_word(word: str) -> tuple[str, ...]:
 
 
 def build_ours(data: Path, folder: Path, mode: str) -> Searcher:
+    """BM25Index's build and its whole score vector with a partition, in memory (nothing
+    reads its files back); the chunk ranker (segment_search) is `store`, an index folder."""
     from policy_assistant.index.chunks.bm25 import BM25Index
-    from policy_assistant.index.tokenize import word_terms
+    from policy_assistant.index.tokenize import tokenize, word_terms
 
     analyze = whole_word if mode == "tokens" else word_terms
-    BM25Index.build(lines(corpus_file(data, mode)), word_terms=analyze).save(folder)
-    return open_ours(folder, mode)
+    index = BM25Index.build(lines(corpus_file(data, mode)), word_terms=analyze)
 
+    def search(q: Any) -> Any:
+        scores = index.scores(q if mode == "tokens" else tokenize(q))
+        top = np.argpartition(-scores, K)[:K] if len(scores) > K else np.arange(len(scores))
+        return top[np.lexsort((top, -scores[top]))], scores
 
-def open_ours(folder: Path, mode: str) -> Searcher:
-    from policy_assistant.index.chunks.bm25 import BM25Index
-    from policy_assistant.index.tokenize import tokenize
+    def rows(result: Any) -> list[int]:
+        top, scores = result
+        return [int(r) for r in top if scores[r] > 0]
 
-    index = BM25Index.load(folder)
-    if mode == "tokens":
-        return Searcher(lambda q: index.search(q, K), lambda hits: [r for r, _ in hits])
-    return Searcher(lambda q: index.search(tokenize(q), K), lambda hits: [r for r, _ in hits])
+    return Searcher(search, rows)
 
 
 CHUNKS_PER_DOCUMENT = 20
@@ -254,7 +256,7 @@ class Engine:
 
 
 ENGINES = {
-    "ours": Engine(build_ours, open_ours, None),
+    "ours": Engine(build_ours, None, None),
     "store": Engine(build_store, open_store, None, 100_000, ("text",)),
     "tantivy": Engine(build_tantivy, open_tantivy, "tantivy"),
     "bm25s": Engine(build_bm25s, open_bm25s, "bm25s"),

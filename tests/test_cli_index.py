@@ -108,7 +108,7 @@ def test_a_damaged_label_array_raises_instead_of_leaking() -> None:
     documents = parse_path(CORPUS).documents
     chunks = chunk_documents(documents, make_chunker("structure"))
     index = memory_index(chunks)
-    index._access = np.zeros(len(chunks), np.uint8)  # every row claims to be public
+    index.segments[0].access = np.zeros(len(chunks), np.uint8)  # every row claims public
     with pytest.raises(BadIndex, match=r"segments' access\.npy disagrees"):
         index.search("till refund procedure staff discount authorization", k=50)
 

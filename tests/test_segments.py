@@ -1,7 +1,7 @@
 """Segments: after any sequence of ingests, search equals a cold build of the final corpus.
 
-The reference for the scores is BM25Index over the same chunks in memory (weights computed
-at build time, itself checked against rank-bm25 in test_bm25.py), and a cold build of the
+The reference for the scores is memory_index over the same chunks (one segment holding the
+final corpus, its scores checked against rank-bm25 in test_ranker.py), and a cold build of the
 final corpus into a fresh folder; both must give the same IDs and the same floats.
 """
 

@@ -5,9 +5,10 @@ from itertools import chain
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.chunk_factory import bare_chunk
 
+from policy_assistant.index import memory_index
 from policy_assistant.index import tokenize as tokenize_module
-from policy_assistant.index.chunks.bm25 import BM25Index
 from policy_assistant.index.tokenize import (
     STOPWORDS,
     TOKENIZER_SETTINGS,
@@ -56,16 +57,20 @@ CHUNKS = [
 ]
 
 
+def ranked(texts: list[str], query: str, k: int) -> list[int]:
+    """Return the rows of the top k texts for query, through the chunk ranker."""
+    chunks = [bare_chunk(f"d{i}.md", 0, t, "public", {"name": "t"}) for i, t in enumerate(texts)]
+    return [hit.row for hit in memory_index(chunks).search(query, k)]
+
+
 @pytest.mark.parametrize("query", ["PW-2200", "pw2200", "PW2200"])
 def test_joined_model_number_query_ranks_the_chunk_first(query):
-    index = BM25Index.build([tokenize(c) for c in CHUNKS])
-    assert index.search(tokenize(query), 1)[0][0] == 1
+    assert ranked(CHUNKS, query, 1) == [1]
 
 
 def test_spaced_model_number_query_finds_the_chunk():
     # "PW 2200" cannot tell the model from a text holding both words; it still finds it.
-    index = BM25Index.build([tokenize(c) for c in CHUNKS])
-    assert {row for row, _ in index.search(tokenize("PW 2200"), 2)} == {1, 2}
+    assert set(ranked(CHUNKS, "PW 2200", 2)) == {1, 2}
 
 
 def test_stopwords_are_dropped():
@@ -125,9 +130,8 @@ def test_a_chinese_query_finds_its_chunk():
         "退货需在三十天内办理。",
         "The warranty lasts 18 months.",
     ]
-    index = BM25Index.build([tokenize(c) for c in chunks])
-    assert index.search(tokenize("保修期多长"), 1)[0][0] == 0
-    assert index.search(tokenize("退货"), 1)[0][0] == 1
+    assert ranked(chunks, "保修期多长", 1) == [0]
+    assert ranked(chunks, "退货", 1) == [1]
 
 
 def test_settings_record_the_pipeline():

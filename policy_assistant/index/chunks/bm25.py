@@ -2,13 +2,10 @@
 
 Term t's postings are rows[ptr[t]:ptr[t + 1]] (chunk rows, ascending) and the same slice of
 weights (t's whole BM25 contribution to each row, computed at build time); terms are sorted
-by their UTF-8 bytes and found by bisection, so loading parses nothing. A query adds up its
-terms' postings (np.bincount, or a MaxScore pass that reads common terms' postings only for
-rows that can still make the top k) and picks the top k with a partition, never a full
-sort. Every path sums a row's weights in the same order, so scores are the same floats
-whichever path ran. Repeated query terms count once per repeat, as in rank-bm25 and
-Elasticsearch; ties break by row ascending. Weights are float64: float32 would round scores
-by ~1e-7, too coarse to reproduce rank-bm25 or to keep near-ties in order.
+by their UTF-8 bytes and found by bisection. Chunks are ranked by segment_search, not here:
+this keeps the build, the files and the scores the retrieval units' fields use. Repeated
+query terms count once per repeat, as in rank-bm25; weights are float64 (float32 would round
+scores by ~1e-7, too coarse to reproduce rank-bm25 or to keep near-ties in order).
 
 Variants (params() goes into the manifest):
 
@@ -23,9 +20,8 @@ Variants (params() goes into the manifest):
   exactly half the rows gets idf 0 and never scores.
 
 Building (counting rows, in forked workers for large builds) lives in bm25_build.py; this
-module validates the parameters, searches, saves and loads. Nothing on disk is pickled: the
-arrays are .npy files, loaded with allow_pickle=False. The only pickling is multiprocessing's
-own, passing batches to build workers and their counts back (bm25_build.py).
+module validates the parameters, scores and saves (nothing reads the files back). Only
+multiprocessing pickles, passing batches to build workers and their counts back.
 """
 
 from __future__ import annotations
@@ -35,44 +31,27 @@ import mmap
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.errors import BadIndex
-from policy_assistant.index.chunks.bm25_files import (
-    check_params,
-    check_shapes,
-    load_array,
-    read_terms,
-)
 from policy_assistant.index.chunks.bm25_types import Floats, Ints, Progress, Rows, WordTerms
 from policy_assistant.index.settings import BM25_DEFAULTS as BM25_DEFAULTS  # re-exported
 from policy_assistant.index.settings import VARIANTS as VARIANTS  # re-exported
-from policy_assistant.jsonio import loads, pretty_json
+from policy_assistant.jsonio import pretty_json
 
 OKAPI_EPSILON = 0.25
 """rank-bm25's floor for negative idf, as a fraction of the mean idf."""
 BM25_FORMAT = 1
-"""Version of the files save() writes; load() refuses any other."""
-PRUNE_MIN_POSTINGS = 50_000
-"""Below this many postings a query scores every row it touches; MaxScore costs more."""
-CHECK_RATIO = 4
-"""MaxScore tries to stop only while postings read * this <= postings left to read."""
-SPARSE_RATIO = 8
-"""Score only the touched rows, not a vector over all rows, when postings * this < rows."""
-
-Mask = npt.NDArray[np.bool_]
+"""Version of the files save() writes."""
 Query = Iterable[str] | Mapping[str, float]
 """Query tokens (a repeated token counts once per repeat), or each term with its weight."""
-Hits = tuple[npt.NDArray[Any], Floats]
 QueryTerms = list[tuple[int, float]]
 
 _FILES = ("term_offsets", "ptr", "rows", "weights", "term_max")
 TERMS_SAMPLE = 32
 """TermTable keeps every this many terms in memory to narrow its bisections."""
-_SLACK = 1e-9
 
 
 class TermTable:
@@ -228,95 +207,6 @@ class BM25Index:
         rows = np.concatenate([r for r, _ in parts]) if parts else np.empty(0, np.int32)
         return rows, np.concatenate([w for _, w in parts]) if parts else np.empty(0)
 
-    def search(
-        self, query_tokens: Iterable[str], k: int, allowed: npt.NDArray[Any] | None = None
-    ) -> list[tuple[int, float]]:
-        """Return up to k (row, score) pairs with score > 0, best first, from allowed rows.
-
-        allowed is a boolean mask over rows or an array of row ids. Rows outside it are
-        dropped before the top k are chosen, so k rows come back whenever k allowed rows match.
-        Raises BadIndex when the postings name rows the index does not hold (damage).
-        """
-        mask = _as_mask(allowed, self.num_docs)
-        try:
-            found = self._search(query_tokens, k, mask)
-        except (IndexError, ValueError) as exc:  # numpy on rows out of range or negative
-            raise BadIndex(f"damaged BM25 postings: {exc}") from exc
-        if any(not 0 <= row < self.num_docs for row, _ in found):
-            raise BadIndex("damaged BM25 postings: a posting names a row outside the index")
-        return found
-
-    def _search(
-        self, query_tokens: Iterable[str], k: int, mask: Mask | None
-    ) -> list[tuple[int, float]]:
-        """Return what search does, for a mask already checked."""
-        terms = self._query_terms(query_tokens)
-        if k <= 0 or not terms:
-            return []
-        sizes = [int(self._ptr[t + 1] - self._ptr[t]) for t, _ in terms]
-        if self._params["nonnegative"] and sum(sizes) >= PRUNE_MIN_POSTINGS:
-            return _top_k(*self._maxscore(terms, sizes, k, mask), k)
-        rows, weights = self._gather(terms)
-        if sum(sizes) * SPARSE_RATIO < self.num_docs:
-            return _top_k(*_keep(*_sparse(rows, weights), mask), k)
-        dense = _floats(np.bincount(rows, weights=weights, minlength=self.num_docs))
-        touched = np.flatnonzero(dense > 0)
-        return _top_k(*_keep(touched, dense[touched], mask), k)
-
-    def _maxscore(self, terms: QueryTerms, sizes: list[int], k: int, mask: Mask | None) -> Hits:
-        """Score the rows that can reach the top k, skipping rows only low-bound terms reach.
-
-        Terms go highest upper bound first into a dense accumulator. Once the k-th best
-        partial score among rows seen (theta) beats the sum of the bounds of the terms left,
-        no unseen row can reach the top k; the seen rows that still can get the remaining
-        terms' weights by binary search in those terms' postings, which are not read whole.
-        Sums run in the same order as in scores(), so every path gives the same floats.
-        """
-        bounds = [n * float(self._term_max[t]) for t, n in terms]
-        acc = np.zeros(self.num_docs)
-        seen: list[Rows] = []
-        done, left = 0, sum(sizes)
-        for j, (term, repeats) in enumerate(terms):
-            rows, weights = self._postings(term, repeats)
-            acc[rows] += weights
-            seen.append(rows)
-            done, left = done + sizes[j], left - sizes[j]
-            if left == 0 or done * CHECK_RATIO > left:
-                continue  # a check costs about what it could save
-            if done * SPARSE_RATIO < self.num_docs:
-                candidates = _unique(np.concatenate(seen))
-            else:  # cheaper than sorting that many rows
-                candidates = np.flatnonzero(acc).astype(np.int32)
-            if mask is not None:
-                candidates = candidates[mask[candidates]]
-            if len(candidates) < k:
-                continue
-            partial = acc[candidates]
-            theta = _kth(partial, k)
-            rest = _loose(sum(bounds[j + 1 :]))
-            if theta > rest:
-                keep = partial >= theta - rest
-                return self._finish(
-                    terms[j + 1 :], bounds[j + 1 :], candidates[keep], partial[keep], k
-                )
-        touched = np.flatnonzero(acc > 0)
-        return _keep(touched, acc[touched], mask)
-
-    def _finish(
-        self, terms: QueryTerms, bounds: list[float], rows: Rows, scores: Floats, k: int
-    ) -> Hits:
-        """Add the remaining terms' weights to the rows' partial scores by binary search,
-        dropping after each term the rows that can no longer reach the k-th best score."""
-        for i, (term, repeats) in enumerate(terms):
-            term_rows, weights = self._postings(term, repeats)
-            pos = np.minimum(np.searchsorted(term_rows, rows), len(term_rows) - 1)
-            hit = term_rows[pos] == rows
-            scores[hit] += weights[pos[hit]]
-            if len(scores) > k:
-                keep = scores >= _kth(scores, k) - _loose(sum(bounds[i + 1 :]))
-                rows, scores = rows[keep], scores[keep]
-        return _keep(rows, scores, None)
-
     def save(self, folder: Path) -> None:
         """Write the index into folder (created if needed) as .npy arrays and a term list."""
         folder.mkdir(parents=True, exist_ok=True)
@@ -324,35 +214,6 @@ class BM25Index:
         for name in _FILES:
             np.save(folder / f"{name}.npy", np.ascontiguousarray(self._arrays[name]))
         (folder / "params.json").write_bytes(pretty_json(self._params))
-
-    @classmethod
-    def load(cls, folder: Path, mmap: bool = True) -> BM25Index:
-        """Open an index save() wrote; arrays are memory-mapped unless mmap is False."""
-        try:
-            params = loads((folder / "params.json").read_bytes())
-            if not isinstance(params, dict) or params.get("format") != BM25_FORMAT:
-                raise BadIndex(f"{folder.name} is not a BM25 index in format {BM25_FORMAT}")
-            check_params(folder, params, VARIANTS)
-            mode: Literal["r"] | None = "r" if mmap else None
-            arrays = {name: load_array(folder / f"{name}.npy", mode) for name in _FILES}
-            data = read_terms(folder / "terms.txt", mmap)
-        except OSError as exc:
-            where = Path(exc.filename).name if exc.filename else folder.name
-            raise BadIndex(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
-        except ValueError as exc:  # JSONDecodeError is one too
-            raise BadIndex(f"{folder.name}: {exc}") from exc
-        check_shapes(folder, params, arrays, len(data))
-        return cls(params, data, arrays)
-
-
-def _kth(scores: Floats, k: int) -> float:
-    """Return the k-th largest score (len(scores) >= k)."""
-    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
-
-
-def _loose(bound: float) -> float:
-    """Return bound widened by far more than float rounding, so pruning never drops a tie."""
-    return bound * (1 + _SLACK) + _SLACK
 
 
 def _floats(values: npt.NDArray[Any]) -> Floats:
@@ -372,40 +233,3 @@ def _sparse(rows: Rows, weights: Floats) -> tuple[Rows, Floats]:
     distinct = _unique(rows)
     inverse = np.searchsorted(distinct, rows)
     return distinct, _floats(np.bincount(inverse, weights=weights, minlength=len(distinct)))
-
-
-def _keep(rows: npt.NDArray[Any], scores: Floats, mask: Mask | None) -> Hits:
-    """Return the rows (ascending) with a positive score that the mask allows."""
-    keep = scores > 0
-    if mask is not None:
-        keep &= mask[rows]
-    return rows[keep], scores[keep]
-
-
-def _top_k(rows: npt.NDArray[Any], scores: Floats, k: int) -> list[tuple[int, float]]:
-    """Return the k best (row, score) pairs: score descending, then row ascending.
-
-    rows must be ascending, so that among rows tied at the k-th score the first ones win.
-    """
-    if len(rows) > k:
-        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
-        above = np.flatnonzero(scores > kth)
-        tied = np.flatnonzero(scores == kth)[: k - len(above)]
-        chosen = np.concatenate([above, tied])
-        rows, scores = rows[chosen], scores[chosen]
-    order = np.lexsort((rows, -scores))
-    return [(int(rows[i]), float(scores[i])) for i in order]
-
-
-def _as_mask(allowed: npt.NDArray[Any] | None, n_docs: int) -> Mask | None:
-    """Return allowed as a boolean mask over rows (None: every row allowed)."""
-    if allowed is None:
-        return None
-    allowed = np.asarray(allowed)
-    if allowed.dtype == np.bool_:
-        if allowed.shape != (n_docs,):
-            raise ValueError(f"allowed mask has shape {allowed.shape}, index has {n_docs} rows")
-        return allowed
-    mask = np.zeros(n_docs, dtype=np.bool_)
-    mask[allowed.astype(np.int64)] = True
-    return mask

@@ -351,7 +351,6 @@ def _assemble(builder: PostingsBuilder, params: dict[str, Any]) -> Built:
         "terms": len(terms),
         "postings": len(rows),
         "avgdl": avgdl,
-        "nonnegative": bool((weights >= 0).all()),
     }
     encoded = [t.encode("utf-8") + b"\n" for t in terms]
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)

@@ -1,22 +1,34 @@
-"""Search over one index, on disk or in memory: the one place access is enforced.
+"""Search over one index, on disk or in memory: the one ranking and the one access check.
 
-An `Index` has BM25 rows, one access code per row and a way to read a row's chunk. Whoever
-searches (the `search` command, `eval`, a Python caller) goes through `Index.search`, so the
-filter eval measures is the filter users get.
+An `Index` holds chunk segments (an index folder's live ones, or one counted in memory).
+Whoever searches (the `search` command, `eval`, a Python caller) goes through
+`Index.search_terms` and segment_search.search_segments: what eval measures, users get.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import accumulate
 from typing import Any, Self
 
 import numpy as np
-import numpy.typing as npt
 
 from policy_assistant.codec import to_json_dict
 from policy_assistant.errors import BadIndex, UsageError
-from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, BM25Index
+from policy_assistant.index.chunks.bm25 import (
+    BM25_DEFAULTS,
+    OKAPI_EPSILON,
+    BM25Index,
+    bm25_params,
+)
+from policy_assistant.index.chunks.segment import MemorySegment, Segment
+from policy_assistant.index.chunks.segment_search import (
+    Statistics,
+    okapi_mean_idf,
+    search_segments,
+    statistics,
+)
 from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K
 from policy_assistant.index.tokenize import tokenize, word_terms
 from policy_assistant.records import ACCESS_LABELS, Chunk
@@ -43,18 +55,18 @@ class SearchHit:
 
 
 class Index:
-    """BM25 rows with their access codes and chunks; subclasses say where chunks live."""
+    """Chunk segments with their access codes and records; search_terms is the one ranking."""
 
     def __init__(
-        self, bm25: BM25Index, access: npt.NDArray[np.uint8], labels: Sequence[str]
+        self, segments: Sequence[Segment], stats: Statistics, labels: Sequence[str]
     ) -> None:
-        self.bm25 = bm25
+        self.segments = list(segments)
+        self.stats = stats
         self.access_labels = tuple(labels)
-        self._access = access
-        self._masks: dict[str, npt.NDArray[np.bool_]] = {}
+        self._live = [0, *accumulate(s.live_rows() for s in self.segments)]
 
     def __len__(self) -> int:
-        return len(self._access)
+        return self._live[-1]
 
     def __enter__(self) -> Self:
         return self
@@ -66,12 +78,12 @@ class Index:
         """Release what the index holds open (nothing, in memory)."""
 
     def chunk(self, row: int) -> Chunk:
-        """Return the chunk at row."""
+        """Return the chunk at row (in chunks() order)."""
         raise NotImplementedError
 
     def chunks(self) -> list[Chunk]:
         """Return every chunk, in row order."""
-        return [self.chunk(row) for row in range(len(self))]
+        raise NotImplementedError
 
     def level(self, access: str | None) -> int:
         """Return the rank of an access label (None: the least restricted one)."""
@@ -80,14 +92,6 @@ class Index:
             known = ", ".join(self.access_labels)
             raise UsageError(f"unknown access level {label!r}; expected one of {known}")
         return self.access_labels.index(label)
-
-    def allowed(self, access: str | None) -> npt.NDArray[np.bool_]:
-        """Return the mask of rows a reader with this access level may see."""
-        level = self.level(access)
-        label = self.access_labels[level]
-        if label not in self._masks:
-            self._masks[label] = np.asarray(self._access) <= level
-        return self._masks[label]
 
     def search(self, query: str, k: int = DEFAULT_K, access: str | None = None) -> list[SearchHit]:
         """Return the top k chunks for query that access may see, best first.
@@ -103,14 +107,42 @@ class Index:
     ) -> list[SearchHit]:
         """Return the top k chunks for already tokenized query terms (see search)."""
         level = self.level(access)
-        pairs = self.bm25.search(terms, k, self.allowed(access))
+        read: dict[tuple[int, int], Chunk] = {}
+
+        def tie(seg: int, row: int) -> Any:
+            if (seg, row) not in read:
+                read[seg, row] = self.record(seg, row)
+            return self.tie_key(seg, row, read[seg, row])
+
+        try:
+            found = search_segments(self.segments, self.stats, terms, k, level, tie)
+        except (IndexError, ValueError) as exc:  # numpy on rows out of range: damage
+            raise self.damage(f"damaged postings: {exc}") from exc
+        segments, live = self.segments, self._live
+        try:
+            chunks = [read.get((seg, row)) or segments[seg].record(row) for seg, row, _ in found]
+        except BadIndex as exc:
+            raise self.damage(str(exc)) from exc
         hits = [
-            SearchHit(i, score, self.chunk(row), row) for i, (row, score) in enumerate(pairs, 1)
+            SearchHit(rank, score, chunk, live[seg] + segments[seg].live_before(row))
+            for rank, ((seg, row, score), chunk) in enumerate(zip(found, chunks, strict=True), 1)
         ]
-        for hit in hits:
-            if self._rank(hit.chunk.access) > level:
-                raise self.damage("the segments' access.npy disagrees with the chunk records")
+        allowed = set(self.access_labels[: level + 1])
+        if any(hit.chunk.access not in allowed for hit in hits):
+            raise self.damage("the segments' access.npy disagrees with the chunk records")
         return hits
+
+    def tie_key(self, seg: int, row: int, chunk: Chunk) -> Any:
+        """Return what orders hits of equal score across segments: (source, position), a cold
+        build's rows (within one segment rows are in that order: the ranker orders by row)."""
+        return (chunk.source, chunk.position)
+
+    def record(self, seg: int, row: int) -> Chunk:
+        """Return a segment's chunk; BadIndex naming the index when it is damaged."""
+        try:
+            return self.segments[seg].record(row)
+        except BadIndex as exc:
+            raise self.damage(str(exc)) from exc
 
     def damage(self, problem: str) -> BadIndex:
         """Return the error for an index whose files disagree."""
@@ -122,14 +154,20 @@ class Index:
 
 
 class MemoryIndex(Index):
-    """An index built in memory over chunks, searched exactly as an index on disk is."""
+    """One segment counted in memory over chunks (eval's index), searched as a folder is;
+    equal scores rank by row, as the chunks were given."""
 
-    def __init__(self, chunks: Sequence[Chunk], bm25: BM25Index) -> None:
+    def __init__(self, chunks: Sequence[Chunk], bm25: dict[str, Any]) -> None:
         unknown = sorted({c.access for c in chunks} - set(ACCESS_LABELS))
         if unknown:
             raise UsageError(f"unknown access labels {unknown}; expected one of {ACCESS_LABELS}")
         codes = np.array([ACCESS_LABELS.index(c.access) for c in chunks], np.uint8)
-        super().__init__(bm25, codes, ACCESS_LABELS)
+        segment = MemorySegment(chunks, codes)
+        info = segment.info
+        stats = statistics(bm25, info.rows, info.nonempty, info.length, 0.0)
+        if stats.variant == "okapi":
+            stats = replace(stats, mean_idf=okapi_mean_idf([segment], stats.counted))
+        super().__init__([segment], stats, ACCESS_LABELS)
         self._chunks = tuple(chunks)
 
     def chunk(self, row: int) -> Chunk:
@@ -155,5 +193,6 @@ def build_bm25(
 
 def memory_index(chunks: Sequence[Chunk], bm25: dict[str, Any] | None = None) -> MemoryIndex:
     """Return an in-memory index of chunks (in the order given) with these BM25 settings."""
-    params = {**BM25_DEFAULTS, **(bm25 or {})}
-    return MemoryIndex(chunks, build_bm25(chunks, params["variant"], params["k1"], params["b"]))
+    given = {**BM25_DEFAULTS, **(bm25 or {})}
+    epsilon = given.get("epsilon", OKAPI_EPSILON)
+    return MemoryIndex(chunks, bm25_params(given["variant"], given["k1"], given["b"], epsilon))

@@ -1,13 +1,16 @@
 """Reading one segment segment_build.py wrote: arrays memory-mapped, records read by block.
 
 Opening a segment parses only its small segment.json; the arrays are memory-mapped, so a
-search touches the pages of the terms it scores and the record blocks it returns.
+search touches the pages of the terms it scores and the record blocks it returns. A
+MemorySegment holds the same arrays counted in memory (eval's index), so one search code
+(segment_search.py) serves both.
 """
 
 from __future__ import annotations
 
 import mmap
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,7 @@ from policy_assistant.index.chunks.segment_build import (
     SEGMENT_FORMAT,
     SegmentInfo,
     chunk_key,
+    count_postings,
 )
 from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
@@ -30,6 +34,8 @@ from policy_assistant.records import Chunk
 Deleted = npt.NDArray[np.bool_]
 COUNT_SLICE = 1 << 18
 """Postings whose deletion flags are gathered at once: bounds a count's temporary memory."""
+FEW_DEAD = 4096
+"""Deleted rows up to which a term's deleted postings are found by bisection, not a pass."""
 
 
 class Segment:
@@ -60,6 +66,9 @@ class Segment:
         self._ids = arrays["ids"]
         self._id_rows = arrays["id_rows"]
         self.deleted = deleted
+        self._dead: Any = None
+        self.memo: dict[Any, Any] = {}
+        """Values derived from the arrays, kept for the process's later queries (norms)."""
         self._check(meta)
 
     def _check(self, meta: dict[str, Any]) -> None:
@@ -78,14 +87,27 @@ class Segment:
         """Return the term's local rows (ascending) and their term frequencies."""
         return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
 
-    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
-        """Return the postings a term's largest weight is among: all of them."""
-        return rows, tf
+    def dead_positions(self, rows: Any) -> Any:
+        """Return where in a term's rows (ascending) the deleted ones are, found by bisecting
+        for each deleted row; None when the segment has too many deleted rows for that."""
+        if self.deleted is None:
+            return np.empty(0, np.int64)
+        if self._dead is None:  # the few rows an ingest replaced: read once
+            self._dead = np.flatnonzero(np.asarray(self.deleted))
+        if len(self._dead) > max(len(rows), FEW_DEAD):
+            return None
+        at = np.searchsorted(rows, self._dead)
+        inside = at < len(rows)
+        at = at[inside]
+        return at[rows[at] == self._dead[inside]]
 
     def live_count(self, rows: Any) -> int:
         """Return how many of a term's postings (its rows) are live."""
         if self.deleted is None:
             return len(rows)
+        found = self.dead_positions(rows)
+        if found is not None:
+            return len(rows) - len(found)
         dead = sum(
             int(np.count_nonzero(self.deleted[rows[at : at + COUNT_SLICE]]))
             for at in range(0, len(rows), COUNT_SLICE)
@@ -150,6 +172,29 @@ class Segment:
         for data in (self._terms.data, self._records):
             if isinstance(data, mmap.mmap):
                 data.close()
+
+
+class MemorySegment(Segment):
+    """A segment counted in memory from chunks, rows in the order given: nothing on disk."""
+
+    def __init__(self, chunks: Sequence[Chunk], access: npt.NDArray[np.uint8]) -> None:
+        data, arrays = count_postings(c.text for c in chunks)
+        self.ptr, self.rows, self.tf, self.dl = (arrays[n] for n in ("ptr", "rows", "tf", "dl"))
+        self._terms = TermTable(data, arrays["term_offsets"])
+        self.access = access
+        self.deleted = None
+        self._dead = None
+        self.memo = {}
+        self._chunks = tuple(chunks)
+        nonempty, length = int((self.dl > 0).sum()), int(self.dl.sum(dtype=np.int64))
+        self.info = SegmentInfo("memory", len(chunks), nonempty, length, "")
+
+    def record(self, row: int) -> Chunk:
+        """Return the chunk at a row."""
+        return self._chunks[row]
+
+    def close(self) -> None:
+        """Nothing is open."""
 
 
 def term_postings(terms: TermTable, ptr: Any, rows: Any, tf: Any, term: str) -> tuple[Any, Any]:

@@ -1,11 +1,10 @@
-"""BM25 over live segments, with statistics global across them, so scores equal a cold build's.
+"""The chunk ranker, search_segments: BM25 over segments (an index folder's, or eval's one
+MemorySegment) with N, avgdl and df of the live rows only, so scores equal a cold build's.
 
-N, avgdl (from the manifest's per-segment counts, deleted rows taken out) and each query
-term's df (its live postings in every segment) are those of one index holding only the live
-chunks. Weights are computed from raw tf and row lengths with the operations, in the order,
-of bm25_build._scatter, and a row's terms are summed in the order BM25Index.search sums them
-(highest upper bound first, then term bytes), so the floats are the same ones. Ties break by
-(source, position): the row order of a cold build.
+A row's weights are summed highest repeats * idf first (then term bytes), an order that
+depends only on the live chunks. MaxScore: once the k-th best partial score beats the bounds
+(idf * (k1 + 1)) of the terms left, the rows still in reach get those terms by bisection; the
+top k are picked among touched rows only. Row length norms are kept per segment and stats.
 """
 
 from __future__ import annotations
@@ -13,21 +12,35 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from policy_assistant.index.chunks.bm25 import OKAPI_EPSILON
 from policy_assistant.index.chunks.segment import Segment
-from policy_assistant.records import Chunk
 
 SLICE = 1 << 18
 """Postings whose weights are computed at once: bounds a query's temporary memory."""
+CHECK_RATIO = 4
+"""MaxScore tries to stop only while postings read * this <= postings left to read."""
+SPARSE_RATIO = 8
+"""Rows seen are sorted out of their postings while postings * this < rows."""
+PRUNE_MIN_POSTINGS = 50_000
+"""Below this many postings a query adds every one: checking where to stop costs more."""
+KTH_DIRECT = 512
+"""Scores up to which _kth partitions them directly."""
+KTH_SAMPLE = 8
+"""_kth's sample holds about this many times k scores."""
+_SLACK = 1e-9
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
 Found = tuple[int, int, float]
 """A hit: segment index, local row, score."""
+Tie = Callable[[int, int], Any]
+"""(segment index, local row) -> what orders hits of equal score, ascending."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,18 +91,8 @@ class Postings(Masked, Protocol):
     def postings(self, term: str) -> tuple[Any, Any]:
         """Return the term's local rows (ascending) and their term frequencies."""
 
-    def bound_rows(self, term: str, rows: Any, tf: Any) -> tuple[Any, Any]:
-        """Return those of a term's postings (rows, tf) among which its largest live weight
-        is: all of them, or fewer when the segment knows which can hold it."""
-
     def live_count(self, rows: Any) -> int:
         """Return how many of a term's postings (its rows) are live."""
-
-
-Part = tuple[int, Any, Any]
-"""One segment's postings of a term: segment index, rows, term frequencies."""
-Planned = tuple[float, float, list[Part]]
-"""A query term as it is summed: repeats, idf, its postings per segment."""
 
 
 def _weights(stats: Statistics, term_idf: float, segment: Postings, rows: Any, tf: Any) -> Floats:
@@ -97,6 +100,17 @@ def _weights(stats: Statistics, term_idf: float, segment: Postings, rows: Any, t
     norms = row_norms(stats, segment.dl[rows])
     result: Floats = np.float64(term_idf) * saturation(stats, norms, tf)
     return result
+
+
+def statistics(
+    params: Mapping[str, Any], rows: int, nonempty: int, length: int, mean_idf: float
+) -> Statistics:
+    """Return the statistics of live rows: how many, how many with a term, their terms."""
+    counted = nonempty if params["variant"] == "lucene" else rows
+    avgdl = float(length) / counted if counted else 0.0
+    epsilon = float(params.get("epsilon", OKAPI_EPSILON))
+    return Statistics(params["variant"], params["k1"], params["b"], counted, avgdl, mean_idf,
+                      epsilon)  # fmt: skip
 
 
 def row_norms(stats: Statistics, lengths: Any) -> Floats:
@@ -114,85 +128,231 @@ def saturation(stats: Statistics, norms: Any, tf: Any) -> Floats:
     return result
 
 
+@dataclass(slots=True)  # not frozen: a frozen one's __init__ costs a call per field
+class Planned:
+    """A query term as it is summed."""
+
+    repeats: float
+    """Its weight in the query (how often it occurs, or a feedback weight)."""
+    idf: float
+    """Its idf over every live segment."""
+    parts: list[tuple[int, Any, Any]]
+    """Per segment holding a live posting: segment index, rows, term frequencies."""
+    size: int
+    """Its postings, deleted ones included."""
+
+
 def plan_terms(
     segments: Sequence[Postings], stats: Statistics, terms: Iterable[str] | Mapping[str, float]
 ) -> list[Planned]:
-    """Return the query terms with a live posting, in the order BM25Index sums them (highest
-    upper bound first, then term bytes), each with its global idf and postings.
-
-    A mapping gives each term its weight (its repeats), as feedback terms need.
-    """
+    """Return the query terms with a live posting, in the order their weights are summed:
+    highest repeats * idf first, then term bytes (a mapping gives each term its repeats)."""
     counts = terms if isinstance(terms, Mapping) else Counter(terms)
-    per_term = []
+    found = []
     for term, repeats in counts.items():
-        parts = [(i, *segments[i].postings(term)) for i in range(len(segments))]
-        # Postings stay memory-mapped views; deleted rows are masked a slice at a time, so
-        # no term's live postings are ever copied whole (a common term has ~700k at 1M).
-        live = [segments[i].live_count(rows) for i, rows, _ in parts]
-        parts = [p for p, count in zip(parts, live, strict=True) if count]
-        df = sum(live)
-        if df:
-            term_idf = float(idf(stats, np.array([df], np.float64))[0])
-            bound = max(
-                float(_weights(stats, term_idf, segments[i], some, freq).max())
-                for i, rows, tf in parts
-                for some, freq in live_slices(segments[i], *segments[i].bound_rows(term, rows, tf))
-            )
-            key = -float(repeats) * bound
-            per_term.append((key, term.encode("utf-8"), repeats, term_idf, parts))
+        parts, df = [], 0
+        for i, segment in enumerate(segments):
+            rows, tf = segment.postings(term)
+            live = segment.live_count(rows) if len(rows) else 0
+            if live:
+                parts.append((i, rows, tf))
+                df += live
+        if parts:
+            found.append((term, float(repeats), parts, df))
+    idfs = idf(stats, np.array([df for *_, df in found], np.float64)).tolist()
+    per_term = []
+    for (term, repeats, parts, _), term_idf in zip(found, idfs, strict=True):
+        size = sum(len(rows) for _, rows, _ in parts)
+        per_term.append((-repeats * term_idf, term.encode("utf-8"), repeats, term_idf, parts, size))
     per_term.sort(key=lambda item: (item[0], item[1]))
-    return [(float(repeats), term_idf, parts) for _, _, repeats, term_idf, parts in per_term]
-
-
-def accumulate(
-    segments: Sequence[Postings],
-    stats: Statistics,
-    planned: Sequence[Planned],
-    bases: Any,
-    allowed: Callable[[int, Any], Any] | None = None,
-) -> Floats:
-    """Return every row's score (segment i's rows from bases[i]) summed in planned order.
-
-    allowed(segment, rows) masks postings out of the sums (None: every live posting counts).
-    Weights are computed SLICE postings at a time, so memory stays one score per row.
-    """
-    scores = np.zeros(int(bases[-1]))
-    for repeats, term_idf, parts in planned:
-        for i, rows, tf in parts:
-            for some, freq in live_slices(segments[i], rows, tf):
-                weights = _weights(stats, term_idf, segments[i], some, freq)
-                if allowed is not None:
-                    keep = allowed(i, some)
-                    some, weights = some[keep], weights[keep]
-                if repeats != 1:
-                    weights = weights * repeats
-                # Each row once per term: the sums run in term order, as np.bincount's do.
-                scores[some.astype(np.int64) + int(bases[i])] += weights
-    return scores
+    return [Planned(*item[2:]) for item in per_term]
 
 
 def search_segments(
     segments: Sequence[Segment],
     stats: Statistics,
-    terms: Sequence[str],
+    terms: Sequence[str] | Mapping[str, float],
     k: int,
     level: int,
-    key: Callable[[int, int], Chunk],
+    tie: Tie,
 ) -> list[Found]:
-    """Return up to k (segment, row, score) with score > 0 among rows with access <= level.
-
-    key(segment, row) returns the row's chunk, read only for rows that reach the top k.
-    Weights are computed SLICE postings at a time, twice (for the term's upper bound, which
-    orders the sums, then to add them), so memory stays one score per row plus a slice.
-    """
+    """Return up to k (segment, row, score) with score > 0 among rows with access <= level,
+    best first, equal scores ordered by tie(segment, row) (read only for the last few)."""
     planned = plan_terms(segments, stats, terms)
     if k <= 0 or not planned:
         return []
-    bases = np.cumsum([0] + [s.info.rows for s in segments])
-    scores = accumulate(
-        segments, stats, planned, bases, lambda i, rows: segments[i].access[rows] <= level
-    )
-    return _top(_contenders(scores, k), scores, k, bases, key)
+    ranker = _Ranker(segments, stats, level, k)
+    rows, scores = ranker.run(planned)
+    return _top(rows, scores, k, ranker.bases, tie if len(segments) > 1 else None)
+
+
+class _Ranker:
+    """One query's MaxScore pass: a score per row, the rows seen, the segments' norms."""
+
+    def __init__(self, segments: Sequence[Segment], stats: Statistics, level: int, k: int):
+        self.segments, self.stats, self.level, self.k = segments, stats, level, k
+        self.bases = np.array([0, *accumulate(s.info.rows for s in segments)])
+        self.norms = [_norms(segment, stats) for segment in segments]
+        self.scores = np.zeros(int(self.bases[-1]))
+        self.seen: list[Ints] = []
+
+    def run(self, planned: list[Planned]) -> tuple[Ints, Floats]:
+        """Return the rows (ascending) that can reach the top k and their scores."""
+        # saturation stays below k1 + 1: the bound of a term's weight at any row
+        bounds = [t.repeats * t.idf * (self.stats.k1 + 1) for t in planned]
+        done, left = 0, sum(term.size for term in planned)
+        if left < PRUNE_MIN_POSTINGS:  # cheaper to add them all, in one pass per segment
+            return self._add_all(planned)
+        prune = all(bound >= 0 for bound in bounds)  # okapi's idf floor can be negative
+        for j, term in enumerate(planned):
+            done, left = done + term.size, left - term.size
+            check = prune and left > 0 and done * CHECK_RATIO <= left  # else it costs more
+            if j == 0 and check:  # the first term alone, without a score per row
+                rows, weights = self._first(term)
+                found = self._stop(planned, bounds, 0, rows, weights)
+                if found is not None:
+                    return found
+                self.scores[rows] = weights  # 0 + weight: the same floats as _add's
+                continue
+            self._add(term)
+            if check:
+                rows = self._touched(done)
+                found = self._stop(planned, bounds, j, rows, self.scores[rows])
+                if found is not None:
+                    return found
+        rows = self._touched(done)
+        return rows, self.scores[rows]
+
+    def _stop(
+        self, planned: list[Planned], bounds: list[float], j: int, rows: Ints, partial: Floats
+    ) -> tuple[Ints, Floats] | None:
+        """Finish by bisection when the k-th best partial score (of rows, after term j)
+        beats the bounds of the terms left; None when it does not yet."""
+        if len(rows) < self.k:
+            return None
+        theta, rest = _kth(partial, self.k), _loose(sum(bounds[j + 1 :]))
+        if theta <= rest:
+            return None
+        keep = partial >= theta - rest
+        return self._finish(planned[j + 1 :], bounds[j + 1 :], rows[keep], partial[keep])
+
+    def _first(self, term: Planned) -> tuple[Ints, Floats]:
+        """Return the first term's live postings as rows (ascending) and weights, keeping
+        only the positive ones the reader may see (the rows _touched would give)."""
+        found, weights = [], []
+        for i, rows, tf in term.parts:
+            for some, freq in _live(self.segments[i], rows, tf):
+                weights.append(_term_weights(self.stats, term, self.norms[i][some], freq))
+                found.append(some.astype(np.int64) + int(self.bases[i]))
+        rows, scores = np.concatenate(found), np.concatenate(weights)
+        self.seen.append(rows)
+        keep = scores > 0
+        keep[keep] = self._allowed(rows[keep])
+        return rows[keep], scores[keep]
+
+    def _add(self, term: Planned) -> None:
+        """Add a term's weight at each of its live postings to the rows' scores."""
+        for i, rows, tf in term.parts:
+            for some, freq in _live(self.segments[i], rows, tf):
+                weights = _term_weights(self.stats, term, self.norms[i][some], freq)
+                # Each row once per term: the sums run in term order.
+                at = some.astype(np.int64) + int(self.bases[i])
+                self.scores[at] += weights
+                self.seen.append(at)
+
+    def _add_all(self, planned: list[Planned]) -> tuple[Ints, Floats]:
+        """Return the rows (ascending) the terms touch that the reader may see, and their
+        scores: np.bincount adds in input order, term after term, as _add does."""
+        found: list[Ints] = []
+        for i, segment in enumerate(self.segments):
+            parts = [(t, live) for t in planned for j, *p in t.parts if j == i
+                     for live in _live(segment, *p)]  # fmt: skip
+            if not parts:
+                continue
+            rows = np.concatenate([live[0] for _, live in parts])
+            tf = np.concatenate([live[1] for _, live in parts])
+            sizes = [len(live[0]) for _, live in parts]
+            term_idf = np.repeat([t.idf for t, _ in parts], sizes)
+            weights = term_idf * saturation(self.stats, self.norms[i][rows], tf)
+            if any(t.repeats != 1 for t, _ in parts):
+                weights = weights * np.repeat([t.repeats for t, _ in parts], sizes)
+            sums = np.bincount(rows, weights=weights, minlength=segment.info.rows)
+            self.scores[self.bases[i] : self.bases[i + 1]] = sums
+            found.append(np.flatnonzero(sums > 0) + self.bases[i])
+        rows = np.concatenate(found) if found else np.empty(0, np.int64)
+        rows = rows[self._allowed(rows)]
+        return rows, self.scores[rows]
+
+    def _touched(self, done: int) -> Ints:
+        """Return the rows (ascending) with a positive score that the reader may see."""
+        if len(self.seen) == 1:  # one term's postings in one segment: ascending already
+            rows = self.seen[0]
+            rows = rows[self.scores[rows] > 0]
+        elif done * SPARSE_RATIO < len(self.scores):
+            rows = _unique(np.concatenate(self.seen))
+            rows = rows[self.scores[rows] > 0]
+        else:  # cheaper than sorting that many postings
+            rows = np.flatnonzero(self.scores > 0)
+        return rows[self._allowed(rows)]
+
+    def _allowed(self, rows: Ints) -> npt.NDArray[np.bool_]:
+        """Return whether the reader may see each row (rows ascending)."""
+        if len(self.segments) == 1:
+            allowed: npt.NDArray[np.bool_] = self.segments[0].access[rows] <= self.level
+            return allowed
+        allowed = np.empty(len(rows), np.bool_)
+        edges = np.searchsorted(rows, self.bases)
+        for i, segment in enumerate(self.segments):
+            lo, hi = int(edges[i]), int(edges[i + 1])
+            allowed[lo:hi] = segment.access[rows[lo:hi] - self.bases[i]] <= self.level
+        return allowed
+
+    def _finish(
+        self, planned: list[Planned], bounds: list[float], rows: Ints, scores: Floats
+    ) -> tuple[Ints, Floats]:
+        """Add the remaining terms' weights to the rows' partial scores by bisection,
+        dropping after each term the rows that can no longer reach the k-th best score."""
+        for j, term in enumerate(planned):
+            edges = np.searchsorted(rows, self.bases)
+            for i, term_rows, tf in term.parts:
+                lo, hi = int(edges[i]), int(edges[i + 1])
+                local = rows[lo:hi] - self.bases[i]
+                pos = np.minimum(np.searchsorted(term_rows, local), len(term_rows) - 1)
+                hit = np.flatnonzero(term_rows[pos] == local)  # rows seen are live
+                norms = self.norms[i][local[hit]]
+                scores[lo + hit] += _term_weights(self.stats, term, norms, tf[pos[hit]])
+            if len(scores) > self.k:
+                keep = scores >= _kth(scores, self.k) - _loose(sum(bounds[j + 1 :]))
+                rows, scores = rows[keep], scores[keep]
+        return rows, scores
+
+
+def _norms(segment: Segment, stats: Statistics) -> Floats:
+    """Return every row's length norm under stats, computed once per segment and stats."""
+    norms: Floats | None = segment.memo.get(stats)
+    if norms is None:
+        segment.memo.clear()  # one set of statistics at a time: an index is one generation
+        norms = segment.memo[stats] = row_norms(stats, np.asarray(segment.dl))
+    return norms
+
+
+def _term_weights(stats: Statistics, term: Planned, norms: Floats, tf: Any) -> Floats:
+    """Return a term's weights (repeats included) at rows with these norms and tf."""
+    weights: Floats = np.float64(term.idf) * saturation(stats, norms, tf)
+    return weights * term.repeats if term.repeats != 1 else weights
+
+
+def _live(segment: Segment, rows: Any, tf: Any) -> Iterable[tuple[Any, Any]]:
+    """Return a term's live postings in one segment, SLICE postings at a time, its few
+    deleted ones (if any) found by bisection rather than by reading a flag per posting."""
+    if segment.deleted is None and len(rows) <= SLICE:
+        return ((rows, tf),)  # the common case, without a generator's cost
+    dead = segment.dead_positions(rows)
+    if dead is None:
+        return live_slices(segment, rows, tf)
+    if len(dead):
+        rows, tf = np.delete(rows, dead), np.delete(tf, dead)
+    return [(rows[at : at + SLICE], tf[at : at + SLICE]) for at in range(0, len(rows), SLICE)]
 
 
 def live_slices(segment: Masked, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
@@ -206,41 +366,61 @@ def live_slices(segment: Masked, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]
             yield some, freq
 
 
-def _contenders(scores: Floats, k: int) -> Ints:
-    """Return the rows (ascending) scoring at least the k-th best positive score: every row
-    _top can choose, without an index of every matching row (up to a million)."""
-    positive = int(np.count_nonzero(scores > 0))
-    if positive <= k:
-        return np.flatnonzero(scores > 0)
-    kth = np.partition(scores, len(scores) - k)[len(scores) - k]  # > 0: more than k are
-    return np.flatnonzero(scores >= kth)
+def _kth(scores: Floats, k: int) -> float:
+    """Return the k-th largest score (len(scores) >= k), first cutting to the scores above
+    a sample's (np.partition crawls on many equal values, as one term's scores are)."""
+    while len(scores) > KTH_DIRECT:
+        sample = scores[:: len(scores) // (KTH_SAMPLE * k) or 1]
+        if len(sample) == len(scores):
+            break
+        low = _kth(sample, k)
+        above = scores[scores > low]
+        if len(above) < k:
+            return low  # k scores are at least low, fewer than k above it
+        scores = above
+    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
 
 
-def _top(
-    rows: Any, every: Floats, k: int, bases: Any, key: Callable[[int, int], Chunk]
-) -> list[Found]:
-    """Return the k best of rows (every row's score in every): score descending, then
-    (source, position) of the chunk."""
-    scores = every[rows]
+def _loose(bound: float) -> float:
+    """Return bound widened by far more than float rounding, so pruning never drops a tie."""
+    return bound * (1 + _SLACK) + _SLACK
+
+
+def _unique(rows: Ints) -> Ints:
+    """Return the distinct rows, ascending: a stable sort (timsort) merges their ascending
+    runs (each term's postings) rather than sorting afresh."""
+    ordered = np.sort(rows, kind="stable")
+    return ordered[np.diff(ordered, prepend=-1) != 0] if len(ordered) else ordered
+
+
+def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> list[Found]:
+    """Return the k best of rows (ascending, with their scores): score descending, then by
+    tie(segment, row), or by row when tie is None (one segment, whose rows are in tie order)."""
     if len(rows) > k:
-        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        kth = _kth(scores, k)
         above = np.flatnonzero(scores > kth)
         tied = np.flatnonzero(scores == kth)
-        # Within a segment rows are in (source, position) order: each segment's first few
-        # tied rows are the only ones that can win a place.
-        seg_of = np.searchsorted(bases, rows[tied], side="right") - 1
         room = k - len(above)
-        firsts = [tied[seg_of == s][:room] for s in np.unique(seg_of)]
+        # Within a segment rows are in tie order: each segment's first few tied rows are the
+        # only ones that can win a place.
+        firsts = [tied[:room]]
+        if tie is not None:
+            seg_of = np.searchsorted(bases, rows[tied], side="right") - 1
+            firsts = [tied[seg_of == s][:room] for s in np.unique(seg_of)]
         chosen = np.concatenate([above, *firsts])
         rows, scores = rows[chosen], scores[chosen]
-    found = []
-    for row, score in zip(rows.tolist(), scores.tolist(), strict=True):
-        seg = int(np.searchsorted(bases, row, side="right") - 1)
-        local = row - int(bases[seg])
-        chunk = key(seg, local)
-        found.append((-score, chunk.source, chunk.position, seg, local, score))
-    found.sort()
-    return [(seg, local, score) for _, _, _, seg, local, score in found[:k]]
+    segs = np.searchsorted(bases, rows, side="right") - 1
+    local = rows - bases[segs]
+    if tie is None:
+        order = np.lexsort((rows, -scores))[:k]
+        picked = segs[order].tolist(), local[order].tolist(), scores[order].tolist()
+        return list(zip(*picked, strict=True))
+    found = [
+        (-score, tie(seg, row), seg, row, score)
+        for seg, row, score in zip(segs.tolist(), local.tolist(), scores.tolist(), strict=True)
+    ]
+    found.sort(key=lambda item: item[:4])
+    return [(seg, row, score) for _, _, seg, row, score in found[:k]]
 
 
 def okapi_mean_idf(segments: Sequence[Any], counted: int) -> float:

@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from policy_assistant.errors import BadIndex, StaleIndex
-from policy_assistant.index.chunks.bm25 import OKAPI_EPSILON
 from policy_assistant.index.chunks.bm25_files import load_array
-from policy_assistant.index.chunks.search import Index, SearchHit
+from policy_assistant.index.chunks.search import Index
 from policy_assistant.index.chunks.segment import Segment
-from policy_assistant.index.chunks.segment_search import Statistics, search_segments
-from policy_assistant.index.settings import DEFAULT_K
+from policy_assistant.index.chunks.segment_search import Statistics, statistics
 from policy_assistant.index.store.entries import DELETED_DIR, SEGMENTS_DIR, SegmentEntries
 from policy_assistant.index.store.folder import (
     checksum,
@@ -92,24 +89,17 @@ class LoadedIndex(Index):
         self.index_dir = index_dir
         self.manifest = manifest
         self.generation = generation
-        self.access_labels = tuple(manifest.access_labels)
-        self._masks = {}
         self._units: Any = None
-        self.segments: list[Segment] = []
+        segments: list[Segment] = []
         try:
             for live in manifest.segments:
-                self.segments.append(
-                    Segment(
-                        generation / SEGMENTS_DIR / live.info.name,
-                        live.info,
-                        _mask(generation, live),
-                    )
-                )
+                folder = generation / SEGMENTS_DIR / live.info.name
+                segments.append(Segment(folder, live.info, _mask(generation, live)))
         except (BadIndex, OSError, ValueError) as exc:
-            self.close()
+            for segment in segments:
+                segment.close()
             raise damaged(index_dir, exc) from exc
-        self._live = np.cumsum([0] + [s.live for s in manifest.segments])
-        self._stats = _statistics(manifest)
+        super().__init__(segments, _statistics(manifest), manifest.access_labels)
         self._units = preload_units(generation)  # kept open: a writer's swap cannot take them
 
     def __len__(self) -> int:
@@ -126,41 +116,6 @@ class LoadedIndex(Index):
             close_units(self._units)
             self._units = None
 
-    def search_terms(
-        self, terms: Sequence[str], k: int = DEFAULT_K, access: str | None = None
-    ) -> list[SearchHit]:
-        """Return the top k chunks for already tokenized query terms (see Index.search)."""
-        level = self.level(access)
-        read: dict[tuple[int, int], Chunk] = {}
-
-        def record(seg: int, row: int) -> Chunk:
-            if (seg, row) not in read:
-                read[seg, row] = self._record(seg, row)
-            return read[seg, row]
-
-        try:
-            found = search_segments(self.segments, self._stats, terms, k, level, record)
-        except (IndexError, ValueError) as exc:  # numpy on rows out of range: damage
-            raise self.damage(f"damaged postings: {exc}") from exc
-        hits = [
-            SearchHit(rank, score, read[seg, row], self._live_row(seg, row))
-            for rank, (seg, row, score) in enumerate(found, 1)
-        ]
-        if any(self._rank(hit.chunk.access) > level for hit in hits):
-            raise self.damage("access.npy disagrees with the chunk records")
-        return hits
-
-    def _record(self, seg: int, row: int) -> Chunk:
-        """Return a segment's chunk; BadIndex naming the index when it is damaged."""
-        try:
-            return self.segments[seg].record(row)
-        except BadIndex as exc:
-            raise self.damage(str(exc)) from exc
-
-    def _live_row(self, seg: int, row: int) -> int:
-        """Return the row number of a live chunk in chunks() order."""
-        return int(self._live[seg]) + self.segments[seg].live_before(row)
-
     def chunk(self, row: int) -> Chunk:
         """Return the chunk at a row of chunks() order, reading only its block."""
         if not 0 <= row < len(self):
@@ -170,7 +125,7 @@ class LoadedIndex(Index):
         deleted = self.segments[seg].deleted
         if deleted is not None:
             local = int(np.flatnonzero(~np.asarray(deleted))[local])
-        return self._record(seg, local)
+        return self.record(seg, local)
 
     def chunks(self) -> list[Chunk]:
         """Return every live chunk: segment by segment, each in (source, position) order."""
@@ -192,7 +147,7 @@ class LoadedIndex(Index):
         for seg, segment in enumerate(self.segments):
             row = segment.find(chunk_id)
             if row >= 0:
-                return self._record(seg, row)
+                return self.record(seg, row)
         return None
 
     def damage(self, problem: str) -> BadIndex:
@@ -301,17 +256,11 @@ def _mask(generation: Path, live: LiveSegment) -> Any:
 
 def _statistics(manifest: Manifest) -> Statistics:
     """Return the global BM25 statistics of the live segments."""
-    params = manifest.bm25
     segments = manifest.segments
     rows = sum(s.live for s in segments)
     nonempty = sum(s.info.nonempty - s.deleted_nonempty for s in segments)
     length = sum(s.info.length - s.deleted_length for s in segments)
-    counted = nonempty if params["variant"] == "lucene" else rows
-    avgdl = float(length) / counted if counted else 0.0
-    epsilon = float(params.get("epsilon", OKAPI_EPSILON))
-    return Statistics(
-        params["variant"], params["k1"], params["b"], counted, avgdl, manifest.mean_idf, epsilon
-    )
+    return statistics(manifest.bm25, rows, nonempty, length, manifest.mean_idf)
 
 
 def open_index(
