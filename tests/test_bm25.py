@@ -147,7 +147,7 @@ from pathlib import Path
 from policy_assistant.index.chunks import bm25_build
 from policy_assistant.index.chunks.bm25 import BM25Index
 from policy_assistant.index.tokenize import word_terms
-from tests.test_bm25 import zipf_corpus
+from support.zipf import zipf_corpus
 
 class CountingPool(bm25_build.ProcessPoolExecutor):
     submitted = 0
@@ -177,7 +177,7 @@ json.dump(digests, sys.stdout)
 
 
 def test_worker_processes_do_not_change_the_index():
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}  # for support/
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(WORKER_BUILDS)],
         capture_output=True,
