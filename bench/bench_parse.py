@@ -14,7 +14,7 @@ and milliseconds per page for parse_pdf and for opening the file and calling
 page.get_text("dict") on every page, both measured in this run in CPU time (best of N,
 the two timed in turn after one warm-up each), their ratio, and how many pages ran
 table detection. The load average is printed with the table: the machine may be shared.
-Generated files live in a temporary directory; nothing is written into the repository.
+Generated files live in a temporary directory; the table goes into bench/RESULTS.md.
 Exits 1 if the parser falls below half the raw extraction speed on text pages or an
 eighth on table-heavy pages.
 """
@@ -248,4 +248,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from results import recording, write_section  # bench/ is on sys.path when run from it
+
+    with recording() as printed:
+        status = main()
+    write_section("bench_parse", "```\n" + printed.getvalue() + "```")
+    sys.exit(status)
