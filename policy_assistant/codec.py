@@ -22,6 +22,8 @@ T = TypeVar("T")
 
 OMIT_NONE: dict[str, str] = {"json": "omit_none"}
 """Field metadata: the key is left out of the JSON form when the value is None."""
+OMIT_EMPTY: dict[str, str] = {"json": "omit_empty"}
+"""Field metadata: the key is left out of the JSON form when the value is empty (falsy)."""
 SKIP: dict[str, str] = {"json": "skip"}
 """Field metadata: not part of the JSON form (read back as the field's default)."""
 
@@ -161,6 +163,8 @@ def _build_encoder(cls: type) -> Callable[[Any], dict[str, Any]]:
         expr = _encode_expr(tp, f"o.{f.name}", ns) or f"o.{f.name}"
         if f.metadata.get("json") == "omit_none":
             optional.append(f"    if o.{f.name} is not None:\n        out[{f.name!r}] = {expr}\n")
+        elif f.metadata.get("json") == "omit_empty":
+            optional.append(f"    if o.{f.name}:\n        out[{f.name!r}] = {expr}\n")
         else:
             items.append(f"{f.name!r}: {expr}")
     body = "".join(optional)

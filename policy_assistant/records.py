@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Self, TypeGuard, get_args
 
-from policy_assistant.codec import OMIT_NONE, from_json_dict, to_json_dict
+from policy_assistant.codec import OMIT_EMPTY, OMIT_NONE, from_json_dict, to_json_dict
 
 BlockKind = Literal["heading", "paragraph", "list_item", "table", "code"]
 """What a block is; checked when a block is read from JSON."""
 Access = Literal["public", "staff"]
 """Access labels, least restricted first; checked when a record is read from JSON."""
+PageBox = tuple[int, float, float, float, float]
+"""(page, x0, y0, x1, y1): an area of a 1-based PDF page in points, origin top left, y down,
+in the space the page's text was read in (the unrotated page; a page read as shown, turned)."""
 BLOCK_KINDS: tuple[BlockKind, ...] = get_args(BlockKind)
 ACCESS_LABELS: tuple[Access, ...] = get_args(Access)
 
@@ -53,6 +56,8 @@ class Block(JsonRecord):
     """Heading path above the block, outermost first; a heading's path ends with itself."""
     level: int | None = field(default=None, metadata=OMIT_NONE)
     """Heading level (1 is the top); None for other kinds."""
+    boxes: tuple[PageBox, ...] = field(default=(), metadata=OMIT_EMPTY)
+    """Where the block is: one box a page it spans, in page order; empty for other formats."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +152,9 @@ class Chunk(JsonRecord):
     """Words in text, prefix included."""
     sha256: str = ""
     """Hex SHA-256 of the document file's bytes ("" when the producer did not say)."""
+    boxes: tuple[PageBox, ...] = field(default=(), metadata=OMIT_EMPTY)
+    """Where the body is: per page, the union of its blocks' boxes (whole blocks, also where
+    the body starts or ends inside one); empty for other formats."""
 
     @property
     def prefix_length(self) -> int:

@@ -373,6 +373,7 @@ def test_the_fingerprint_follows_the_parsers_not_the_reader(tmp_path: Path) -> N
     copy = tmp_path / "pkg"
     shutil.copytree(package / "parse", copy / "parse")
     shutil.copy(package / "records.py", copy / "records.py")
+    shutil.copy(package / "boxes.py", copy / "boxes.py")
     first = cache_module.code_fingerprint(copy)
     assert first == cache_module.code_fingerprint(package)
     for name in sorted(cache_module.READER_ONLY):

@@ -20,6 +20,7 @@ LAYERS: tuple[frozenset[str], ...] = (
         {
             "<root>",
             "records",
+            "boxes",
             "errors",
             "ids",
             "text",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
 
+from policy_assistant.boxes import on_pages
 from policy_assistant.errors import UsageError
 from policy_assistant.ids import content_id
 from policy_assistant.records import Block, Chunk, Document
@@ -219,6 +220,7 @@ class ChunkEmitter:
         self._seen[text] = occurrence + 1
         identity = {"source": doc.source, "chunker": self._spec, "text": text, "n": occurrence}
         touched = self._touched(start, end)
+        pages = self._pages(start, end, touched)
         self.chunks.append(
             Chunk(
                 id=content_id(identity),
@@ -231,11 +233,14 @@ class ChunkEmitter:
                 position=len(self.chunks),
                 start=start,
                 end=end,
-                pages=self._pages(start, end, touched),
+                pages=pages,
                 sections=tuple(dict.fromkeys(b.section for b in touched)),
                 text=text,
                 words=words,
                 sha256=doc.sha256,
+                # Whole blocks' boxes, on the pages the body touches: a body that starts
+                # or ends inside a block is not cut to its first or last line.
+                boxes=on_pages((box for b in touched for box in b.boxes), pages),
             )
         )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policy_assistant.records import Block, BlockKind, Document, DocumentMeta
+from policy_assistant.records import Block, BlockKind, Document, DocumentMeta, PageBox
 
 BLOCK_SEPARATOR = "\n\n"
 """Blocks are joined by one blank line in Document.text."""
@@ -36,7 +36,9 @@ class DocumentBuilder:
         """Return the current heading path, outermost first."""
         return tuple(text for _, text in self._headings)
 
-    def heading(self, text: str, level: int, pages: tuple[int, ...] = ()) -> Block | None:
+    def heading(
+        self, text: str, level: int, pages: tuple[int, ...] = (), boxes: tuple[PageBox, ...] = ()
+    ) -> Block | None:
         """Add a heading block and make it the innermost section."""
         text = text.strip()
         if not text:
@@ -44,24 +46,35 @@ class DocumentBuilder:
         while self._headings and self._headings[-1][0] >= level:
             self._headings.pop()
         self._headings.append((level, text))
-        return self._append("heading", text, pages, level)
+        return self._append("heading", text, pages, level, boxes)
 
-    def add(self, kind: BlockKind, text: str, pages: tuple[int, ...] = ()) -> Block | None:
+    def add(
+        self,
+        kind: BlockKind,
+        text: str,
+        pages: tuple[int, ...] = (),
+        boxes: tuple[PageBox, ...] = (),
+    ) -> Block | None:
         """Add a non-heading block under the current section; empty text is dropped."""
         text = text.strip("\n").rstrip()
         if not text.strip():
             return None
-        return self._append(kind, text, pages, None)
+        return self._append(kind, text, pages, None, boxes)
 
     def _append(
-        self, kind: BlockKind, text: str, pages: tuple[int, ...], level: int | None
+        self,
+        kind: BlockKind,
+        text: str,
+        pages: tuple[int, ...],
+        level: int | None,
+        boxes: tuple[PageBox, ...] = (),
     ) -> Block:
         start = self.offset
         if self._parts:
             self._parts.append(BLOCK_SEPARATOR)
         self._parts.append(text)
         self._offset = start + len(text)
-        block = Block(kind, text, start, self._offset, pages, self.section(), level)
+        block = Block(kind, text, start, self._offset, pages, self.section(), level, boxes)
         self._blocks.append(block)
         return block
 

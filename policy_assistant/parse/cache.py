@@ -1,9 +1,9 @@
 """The parse cache: a parsed Document kept on disk, keyed by what can change it.
 
 The key is SHA-256 over canonical JSON of: `PARSE_CACHE_VERSION`, the fingerprint of the
-parser code (every module of `policy_assistant/parse/` and `records.py`, and the versions of
-the libraries the package depends on), the document's source, its bytes' SHA-256 and its
-catalog fields but the access labels. Labels are no parse input: an entry keeps the label its
+parser code (every module of `policy_assistant/parse/`, `records.py` and `boxes.py`, and the
+versions of the libraries the package depends on), the document's source, its bytes' SHA-256
+and its catalog fields but the access labels. Labels are no parse input: an entry keeps the label its
 front matter gives, and the reader labels a hit as the catalog now says. Any change to one of
 them is a miss, so a stale entry is never read. Entries are written atomically; a damaged or
 foreign entry reads as a miss and is written again.
@@ -57,10 +57,12 @@ def parser_fingerprint() -> str:
 
 def code_fingerprint(package: Path) -> str:
     """Return a hash of the package's modules that shape a parse (parse/ but READER_ONLY)."""
-    modules = [p for p in sorted((package / "parse").glob("*.py")) if p.name not in READER_ONLY]
+    # The format parsers' subpackages (parse/pdf/) shape a parse as much as parse/ does.
+    modules = [p for p in sorted((package / "parse").rglob("*.py")) if p.name not in READER_ONLY]
     digest = hashlib.sha256()
-    for module in [*modules, package / "records.py"]:
-        digest.update(module.name.encode() + b"\0" + module.read_bytes() + b"\0")
+    for module in [*modules, package / "records.py", package / "boxes.py"]:
+        name = module.relative_to(package).as_posix()
+        digest.update(name.encode() + b"\0" + module.read_bytes() + b"\0")
     return digest.hexdigest()
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from policy_assistant.codec import to_json_dict
+from policy_assistant.codec import OMIT_EMPTY, to_json_dict
 from policy_assistant.index.context.units import UnitSet
+from policy_assistant.records import PageBox
 from policy_assistant.text import count_words
 
 PATH_SEPARATOR = " > "
@@ -56,6 +57,9 @@ class ContextPassage:
     """The prefix (title, heading path), then the body: what the model reads."""
     words: int
     """Words of text, prefix included: what the budget counts."""
+    boxes: tuple[PageBox, ...] = field(default=(), metadata=OMIT_EMPTY)
+    """Where the body is: per page, the union of its blocks' whole boxes; empty for other
+    formats (records.Chunk.boxes)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
@@ -117,6 +121,7 @@ def to_passage(units: UnitSet, span: Span, rank: int) -> ContextPassage:
     if header >= 0:
         prefix += units.unit_text(header) + "\n"
     sections = sorted({int(s) for s in cols["unit_section"][span.first : span.last + 1]})
+    pages = pages_of(info.pages, start, end)
     return ContextPassage(
         rank=rank,
         score=span.score,
@@ -126,10 +131,11 @@ def to_passage(units: UnitSet, span: Span, rank: int) -> ContextPassage:
         access=info.access,
         start=start,
         end=end,
-        pages=pages_of(info.pages, start, end),
+        pages=pages,
         sections=tuple(units.paths[s] for s in sections),
         text=prefix + units.texts[span.doc][start:end],
         words=count_words(prefix) + units.words(span.first, span.last),
+        boxes=info.boxes_of(start, end, pages),
     )
 
 

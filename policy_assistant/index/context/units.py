@@ -13,6 +13,7 @@ block, a section or a document are one contiguous range of rows.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -20,8 +21,9 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.codec import from_json_dict, to_json_dict
-from policy_assistant.records import Access, Block, Document
+from policy_assistant.boxes import on_pages
+from policy_assistant.codec import OMIT_EMPTY, from_json_dict, to_json_dict
+from policy_assistant.records import Access, Block, Document, PageBox
 from policy_assistant.sentences import line_spans, sentence_spans
 from policy_assistant.text import count_words
 
@@ -30,6 +32,8 @@ UNIT_KINDS = ("heading", "sentence", "item", "row", "line")
 MAX_ITEM_WORDS = 60
 """A list item longer than this is split into its sentences."""
 ROW, HEADING = UNIT_KINDS.index("row"), UNIT_KINDS.index("heading")
+BlockBox = tuple[int, int, int, float, float, float, float]
+"""(start, end, page, x0, y0, x1, y1): a block's text span and its box on one page."""
 
 Ints = npt.NDArray[np.int64]
 
@@ -50,6 +54,9 @@ class DocInfo:
     """The document's language."""
     pages: tuple[int, ...]
     """Character offset where each PDF page starts; empty for Markdown."""
+    boxes: tuple[BlockBox, ...] = field(default=(), metadata=OMIT_EMPTY)
+    """Where each block is: (start, end, page, x0, y0, x1, y1) a page it spans, in text
+    order; empty where the format has no pages."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
@@ -63,7 +70,24 @@ class DocInfo:
     @classmethod
     def of(cls, doc: Document) -> DocInfo:
         """Return a document's citation fields."""
-        return cls(doc.source, doc.title, doc.version, doc.access, doc.language, doc.pages)
+        boxes = tuple((b.start, b.end, *box) for b in doc.blocks for box in b.boxes)
+        return cls(doc.source, doc.title, doc.version, doc.access, doc.language, doc.pages, boxes)
+
+    def boxes_of(self, start: int, end: int, pages: tuple[int, ...]) -> tuple[PageBox, ...]:
+        """Return, per page of pages, the union of the boxes of the blocks [start, end) touches."""
+        if not self.boxes:
+            return ()
+        # Blocks come in text order: the first that may touch is found by its start.
+        first = max(bisect.bisect_right(self.boxes, (start,)) - 1, 0)
+        while first > 0 and self.boxes[first - 1][0] == self.boxes[first][0]:
+            first -= 1
+        touched = []
+        for row in self.boxes[first:]:
+            if row[0] >= end:
+                break
+            if row[1] > start:
+                touched.append((int(row[2]), row[3], row[4], row[5], row[6]))
+        return on_pages(touched, pages)
 
 
 class Text(Protocol):

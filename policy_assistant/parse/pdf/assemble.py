@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from policy_assistant.boxes import page_boxes
 from policy_assistant.parse.builder import BLOCK_SEPARATOR, DocumentBuilder
 from policy_assistant.parse.pdf.lines import (
     Line,
@@ -16,7 +17,7 @@ from policy_assistant.parse.pdf.lines import (
 from policy_assistant.parse.pdf.structure import Run
 from policy_assistant.parse.pdf.tables import Table, same_row, table_text
 from policy_assistant.parse.pdf.words import Vocabulary
-from policy_assistant.records import BlockKind, Dropped
+from policy_assistant.records import BlockKind, Dropped, PageBox
 
 _CLOSERS = "'\"”’)]"
 """Quotes and brackets that may close a sentence after its final stop."""
@@ -53,6 +54,14 @@ class _Pending:
     marks: list[tuple[int, int]] = field(default_factory=list)
     """(page, position) where a page's content begins inside the block: a character
     offset for prose, a line index for code, a row index for a table."""
+    areas: list[PageBox] = field(default_factory=list)
+    """Areas the block covers besides its lines': a table's, one a page."""
+
+
+def _boxes(pending: _Pending) -> tuple[PageBox, ...]:
+    """Return the boxes of a block: its lines' and its other areas', one a page."""
+    lines = [(ln.page, ln.x0, ln.y0, ln.x1, ln.y1) for ln in pending.lines]
+    return page_boxes(lines + pending.areas)
 
 
 def _code_rows(lines: list[Line]) -> list[list[Line]]:
@@ -186,9 +195,9 @@ class BlockAssembler:
             self._builder.begin_page(page, begin + position)
         pages = tuple(sorted(pending.pages))
         if pending.kind == "heading":
-            self._builder.heading(text, pending.level or 1, pages)
+            self._builder.heading(text, pending.level or 1, pages, _boxes(pending))
         else:
-            self._builder.add(pending.kind, text, pages)
+            self._builder.add(pending.kind, text, pages, _boxes(pending))
 
     def add_table(self, table: Table, first_on_page: bool) -> None:
         """Add a table, merging it into the previous one if it continues it on a new page."""
@@ -207,14 +216,18 @@ class BlockAssembler:
                 self.dropped.append(Dropped(header, "repeated table header", table.page))
             self._mark(pending, len(pending.rows), table.page)
             pending.rows.extend(rows)
+            pending.areas.append(_table_area(table))
             return
-        self._start(_Pending("table", [], rows=[list(r) for r in table.rows]), table.page)
+        rows = [list(r) for r in table.rows]
+        self._start(_Pending("table", [], rows=rows, areas=[_table_area(table)]), table.page)
 
     def add_runs(self, runs: list[Run], first_on_page: bool) -> None:
         """Add the runs of one region."""
         for index, run in enumerate(runs):
             if run.kind == "heading":
-                heading = _Pending("heading", [], text=run.text, level=run.level)
+                heading = _Pending(
+                    "heading", [], text=run.text, level=run.level, lines=list(run.lines)
+                )
                 self._start(heading, run.lines[0].page)
                 self._flush()
             elif run.kind == "code" and self._pending and self._completes_sentence(run.lines):
@@ -315,3 +328,8 @@ class BlockAssembler:
         """Whether a first-line indent after a finished sentence starts a new paragraph."""
         indented = line.x0 > prev.x0 + 0.8 * line.size
         return indented and ends_sentence(prev.text)
+
+
+def _table_area(table: Table) -> PageBox:
+    """Return the area of a table on its page."""
+    return (table.page, table.x0, table.y0, table.x1, table.y1)
