@@ -18,7 +18,10 @@ Per file, against a reader other than our parser (scripts/source_truth.py):
   (`doc.get_toc()`) or markdown-it's headings, on normalised text (no leading section
   number, letters and digits only);
 - tables: table blocks (and, for Markdown, the tables markdown-it sees);
-- junk: control characters, U+FFFD and private-use characters in the parsed text.
+- junk: control characters, U+FFFD and private-use characters in the parsed text;
+- defects (PDF): glued compounds, URLs split by a space, running lines dropped that stand on
+  one page only, contents and index entries kept in blocks, blocks interleaving two
+  columns (scripts/parse_defects.py says how each is counted); totals per kind.
 
 Words are compared after NFKC, case folding and removal of every character that is not a
 letter or digit (so punctuation-only words do not count); a run of up to four consecutive
@@ -41,6 +44,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from parse_defects import KINDS, count_defects
 from source_truth import SourceTruth, markdown_truth, pdf_truth
 
 from policy_assistant.errors import DocumentError
@@ -194,6 +198,8 @@ class FileReport:
     """Up to ten extra block words, in reading order."""
     worst_pages: list[list[int]] = field(default_factory=list)
     """Up to three [page, words lost, words on the page], most lost first (PDF)."""
+    defects: dict[str, int] = field(default_factory=dict)
+    """PDF: counts of the defects scripts/parse_defects.py looks for, by kind."""
     error: str | None = None
     """Why the file did not parse, if it did not."""
 
@@ -289,6 +295,7 @@ def report_file(path: Path, source: str, catalog: Catalog, report: FileReport) -
     measure(document, truth, report)
     if source.lower().endswith(".pdf"):
         pdf_coverage(document, text_layer_words(data), report)
+        report.defects = count_defects(document, data)
     return report
 
 
@@ -331,6 +338,7 @@ def totals(reports: list[FileReport]) -> dict[str, Any]:
         "files_with_outline": len(scored),
         "heading_recall_mean": _mean([r.heading_recall for r in scored]),
         "heading_precision_mean": _mean([r.heading_precision for r in scored]),
+        "defects": {kind: sum(r.defects.get(kind, 0) for r in ok) for kind in KINDS},
     }
     return out
 
@@ -372,8 +380,10 @@ def _pct(value: float | None) -> str:
 HEADER = (
     f"{'file':<52} {'pages':>5} {'source':>7} {'blocks':>7} {'lost':>6} {'lost%':>6} "
     f"{'dropped':>7} {'extra':>6} {'toc':>4} {'heads':>5} {'h-rec':>5} {'h-prec':>6} "
-    f"{'tables':>6} {'junk':>5}"
+    f"{'tables':>6} {'junk':>5} {'glued':>5} {'url':>4} {'furn':>4} {'toc+':>4} {'intl':>4}"
 )
+"""The table's columns; the last five are the defects of scripts/parse_defects.py."""
+_DEFECT_WIDTHS = (5, 4, 4, 4, 4)
 
 
 def row(name: str, r: dict[str, Any]) -> str:
@@ -388,8 +398,17 @@ def row(name: str, r: dict[str, Any]) -> str:
         f"{name[:52]:<52} {r['pages']:>5} {r['source_words']:>7} {r['block_words']:>7} "
         f"{r['lost']:>6} {100 * share:>5.1f}% {r['dropped']:>7} {r['extra']:>6} "
         f"{r.get('outline', r.get('files_with_outline', 0)):>4} {r.get('headings', ''):>5} "
-        f"{_pct(recall):>5} {_pct(precision):>6} {tables:>6} {r['junk']:>5}"
+        f"{_pct(recall):>5} {_pct(precision):>6} {tables:>6} {r['junk']:>5} "
+        + _defect_cells(r.get("defects") or {})
     ) + (f"  {r['failed']} failed ({r['failed_source_words']} words)" if r.get("failed") else "")
+
+
+def _defect_cells(defects: dict[str, int]) -> str:
+    """Return the defect counts as table cells; '-' where not counted (Markdown)."""
+    return " ".join(
+        f"{defects.get(kind, '-'):>{width}}"
+        for kind, width in zip(KINDS, _DEFECT_WIDTHS, strict=True)
+    )
 
 
 def as_table(reports: list[FileReport]) -> str:
@@ -407,6 +426,8 @@ def as_table(reports: list[FileReport]) -> str:
     reasons = ", ".join(f"{reason} {n}" for reason, n in total["dropped_by_reason"].items())
     lines += [f"words dropped, by reason: {reasons or 'none'}"]
     lines += [f"PDF letters and digits missing overall: {total['missing_characters']}"]
+    defects = ", ".join(f"{kind} {n}" for kind, n in total["defects"].items())
+    lines += [f"PDF defects: {defects}"]
     return "\n".join(lines)
 
 

@@ -71,3 +71,77 @@ def test_a_footnote_at_the_foot_of_a_column_goes_after_the_page_body() -> None:
         " ".join(left + right),
         "1 Guards are sold as part number 21-0700.",
     ]
+
+
+def paragraphs(text: str, count: int, per_line: int = 4) -> list[list[str]]:
+    """Return count paragraphs of wrapped lines, each numbered so its place shows."""
+    return [wrapped(words(f"{text} {n} " + LOREM), per_line) for n in range(1, count + 1)]
+
+
+LOREM = "ends here with a few more words set to fill the column lines."
+
+
+def column_items(
+    lefts: list[float], top: float, count: int = 2, per_line: int = 7
+) -> tuple[list[tuple[float, float, str]], list[str], float]:
+    """Set count paragraphs in each column at lefts from top; return items, texts, bottom."""
+    items: list[tuple[float, float, str]] = []
+    texts: list[str] = []
+    bottom = top
+    for number, x in enumerate(lefts, start=1):
+        y = top
+        for paragraph in paragraphs(f"Column {number} paragraph", count, per_line):
+            texts.append(" ".join(paragraph))
+            for line in paragraph:
+                items.append((x, y, line))
+                y += 12
+            y += 18  # the space between paragraphs parts MuPDF's blocks
+        bottom = max(bottom, y)
+    return items, texts, bottom
+
+
+def test_two_columns_under_a_centred_title_are_read_one_after_the_other() -> None:
+    items = [(230, 110, "A Short Centred Title")]
+    body, texts, _ = column_items([MARGIN, 310], 150)
+    document = parse(lines_pdf([items + body], fontsize=10))
+    assert [b.text for b in document.blocks] == ["A Short Centred Title", *texts]
+
+
+def test_three_columns_under_a_title_across_two_of_them_are_read_column_by_column() -> None:
+    items = [(MARGIN, 110, "A Title Set Across The First Two Of Three Columns")]
+    body, texts, _ = column_items([MARGIN, 230, 404], 150, per_line=5)
+    document = parse(lines_pdf([items + body], fontsize=9))
+    assert [b.text for b in document.blocks] == [items[0][2], *texts]
+
+
+def test_a_figure_between_two_column_regions_keeps_its_place() -> None:
+    above, above_texts, bottom = column_items([MARGIN, 310], 110)
+    caption_y = bottom + 150
+    below, below_texts, _ = column_items([MARGIN, 310], caption_y + 40)
+    caption = "Figure 1: The mower deck"
+    data = lines_pdf([[*above, (250, caption_y, caption), *below]], fontsize=10)
+    doc = pymupdf.open("pdf", data)
+    doc[0].draw_rect(pymupdf.Rect(MARGIN, bottom + 10, 540, caption_y - 20), fill=(0.5, 0.5, 0.5))
+    document = parse(doc.tobytes())
+    assert [b.text for b in document.blocks] == [*above_texts, caption, *below_texts]
+
+
+def test_a_full_width_abstract_between_two_column_regions_keeps_its_place() -> None:
+    above, above_texts, bottom = column_items([MARGIN, 310], 110, count=1)
+    abstract = "Abstract"
+    # Set in a narrow measure across the gutter: narrower than the wide blocks that split
+    # bands today, yet neither column's.
+    lines = wrapped(words(CLOSING + " " + CLOSING), 10)
+    items = [*above, (275, bottom + 10, abstract)]
+    y = bottom + 30
+    for line in lines:
+        items.append((170, y, line))
+        y += 12
+    below, below_texts, _ = column_items([MARGIN, 310], y + 20, count=1)
+    document = parse(lines_pdf([[*items, *below]], fontsize=10))
+    assert [b.text for b in document.blocks] == [
+        *above_texts,
+        abstract,
+        " ".join(lines),
+        *below_texts,
+    ]

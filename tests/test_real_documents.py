@@ -33,12 +33,13 @@ def load(name: str, path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # parse_report imports source_truth by this name
+    sys.modules[name] = module  # parse_report imports source_truth and parse_defects by name
     spec.loader.exec_module(module)
     return module
 
 
 truth = load("source_truth", ROOT / "scripts" / "source_truth.py")
+defects = load("parse_defects", ROOT / "scripts" / "parse_defects.py")
 report = load("parse_report", ROOT / "scripts" / "parse_report.py")
 fetch = load("realdocs_fetch", ROOT / "external" / "fetch.py")
 

@@ -16,6 +16,12 @@ WIDE_SHARE = 0.6
 """A region wider than this share of the text area spans the columns and splits bands."""
 ROW_TOLERANCE = 3.0
 """Regions whose tops are this close (points) stand on one row."""
+GUTTER_WIDTH = 6.0
+"""A gutter between columns is at least this wide (points)."""
+MIN_COLUMN_LINES = 3
+"""Lines a column of text holds at least, on each side of a gutter..."""
+COLUMN_SHARE = 0.2
+"""...and the share of the band's width it is at least as wide as."""
 FOOTNOTE_ZONE = 0.5
 """Footnotes start below this share of the page height."""
 
@@ -132,7 +138,79 @@ def _side_by_side(columns: list[list[Region]]) -> bool:
     return False
 
 
+def _gutters(band: list[Region]) -> list[tuple[float, float]]:
+    """Return the x intervals, GUTTER_WIDTH wide or more, that no region of a band covers."""
+    gutters: list[tuple[float, float]] = []
+    right = min((r.x1 for r in band), default=0.0)
+    for region in sorted(band, key=lambda r: r.x0):
+        if region.x0 - right >= GUTTER_WIDTH:
+            gutters.append((right, region.x0))
+        right = max(right, region.x1)
+    return gutters
+
+
+def _shares_height(region: Region, others: list[Region]) -> bool:
+    """Whether another region stands level with this one for more than a point."""
+    return any(o is not region and min(region.y1, o.y1) - max(region.y0, o.y0) > 1 for o in others)
+
+
+def _text_column(regions: list[Region], span: float) -> bool:
+    """Whether regions make a column of text: MIN_COLUMN_LINES lines, COLUMN_SHARE wide.
+
+    Margin notes, line numbers, slide symbols and a code line's comment stand beside the
+    text too, but narrow or short: they make no columns to read one after the other.
+    """
+    lines = sum(len(r.lines) for r in regions)
+    if not regions or lines < MIN_COLUMN_LINES:
+        return False
+    width = max(r.x1 for r in regions) - min(r.x0 for r in regions)
+    return width >= COLUMN_SHARE * span and not all(ln.mono for r in regions for ln in r.lines)
+
+
+def _straddling(band: list[Region]) -> list[Region]:
+    """Return the regions that stand alone across a gutter between columns of the band.
+
+    The gutters come from the regions that stand level with another one; a region level
+    with none that runs across such a gutter (a centred title, a caption, an abstract) is
+    no column's, and only where the regions left and right of the gutter stand side by side.
+    """
+    alone = [r for r in band if not _shares_height(r, band)]
+    paired = [r for r in band if _shares_height(r, band)]
+    span = max(r.x1 for r in band) - min(r.x0 for r in band)
+    found: dict[int, Region] = {}
+    for lo, hi in _gutters(paired):
+        left = [r for r in paired if r.x1 <= lo]
+        right = [r for r in paired if r.x0 >= hi]
+        if _text_column(left, span) and _text_column(right, span) and _side_by_side([left, right]):
+            # Across its middle: a column's ragged line may reach into the gutter a little.
+            middle = (lo + hi) / 2
+            found.update((id(r), r) for r in alone if r.x0 < middle < r.x1)
+    return list(found.values())
+
+
 def _order_band(band: list[Region]) -> list[Region]:
+    """Order a band of regions: split at regions across a gutter, then column by column.
+
+    Each part between two regions that cross the columns' gutter has its own columns (two
+    above a figure's caption, three below it) and is ordered on its own.
+    """
+    across = _straddling(band) if len(band) > 2 else []
+    if across and len(across) < len(band):
+        ids = {id(r) for r in across}
+        ordered: list[Region] = []
+        part: list[Region] = []
+        for region in sorted(band, key=lambda r: (r.y0, r.x0)):
+            if id(region) in ids:
+                ordered.extend(_order_band(part))
+                ordered.append(region)
+                part = []
+            else:
+                part.append(region)
+        return ordered + _order_band(part)
+    return _order_columns(band)
+
+
+def _order_columns(band: list[Region]) -> list[Region]:
     """Order a band of regions column by column, each column top to bottom."""
     columns = _columns(band)
     if columns is None:
