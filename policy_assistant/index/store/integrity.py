@@ -41,18 +41,18 @@ def check_on_open(index_dir: Path, generation: Path, manifest: Manifest) -> None
     if tuple(manifest.access_labels) != ACCESS_LABELS:
         found = ", ".join(map(str, manifest.access_labels))
         raise damaged(index_dir, f"manifest.json has access labels ({found}), not {ACCESS_LABELS}")
-    _check_name(index_dir, generation)
+    check_name(index_dir, generation)
     for name, digest in manifest.files.items():
         if name.startswith((DELETED_DIR + "/", f"units/{DELETED_DIR}/")):
-            _check(index_dir, generation, name, digest)
+            check_file(index_dir, generation, name, digest)
         elif not name.startswith("units/"):  # the units' loader checks those, format first
             _check_if_small(index_dir, generation, name, digest)
     for live in manifest.segments:
         folder = f"{SEGMENTS_DIR}/{live.info.name}"
-        _check(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
+        check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
         for name, digest in _segment_files(index_dir, generation, folder).items():
             if name in ALWAYS:
-                _check(index_dir, generation, f"{folder}/{name}", digest)
+                check_file(index_dir, generation, f"{folder}/{name}", digest)
             elif name not in SELF_CHECKED:
                 _check_if_small(index_dir, generation, f"{folder}/{name}", digest)
 
@@ -73,10 +73,10 @@ def _check_if_small(index_dir: Path, generation: Path, name: str, digest: str) -
     except OSError as exc:
         raise damaged(index_dir, f"{name}: {exc.strerror or exc}") from exc
     if size <= SMALL_FILE:
-        _check(index_dir, generation, name, digest)
+        check_file(index_dir, generation, name, digest)
 
 
-def _check(index_dir: Path, generation: Path, name: str, digest: str) -> None:
+def check_file(index_dir: Path, generation: Path, name: str, digest: str) -> None:
     """Raise BadIndex unless the file has this SHA-256."""
     try:
         with (generation / name).open("rb") as handle:
@@ -87,8 +87,12 @@ def _check(index_dir: Path, generation: Path, name: str, digest: str) -> None:
         raise damaged(index_dir, f"{name} does not match its checksum")
 
 
-def _check_name(index_dir: Path, generation: Path) -> None:
-    """Raise BadIndex unless the manifest's bytes hash to the generation's name."""
+def check_name(index_dir: Path, generation: Path) -> None:
+    """Raise BadIndex unless the manifest's bytes hash to the generation's name.
+
+    The writer names a generation after that hash, so this checks the manifest itself, which
+    holds the other files' checksums and so cannot hold its own.
+    """
     try:
         digest = hashlib.sha256((generation / "manifest.json").read_bytes()).hexdigest()
     except OSError as exc:

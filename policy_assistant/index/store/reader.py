@@ -6,7 +6,6 @@ writer retired the generation before they opened it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,12 @@ from policy_assistant.index.chunks.segment import Segment
 from policy_assistant.index.chunks.segment_search import Statistics, statistics
 from policy_assistant.index.store.entries import DELETED_DIR, SEGMENTS_DIR, SegmentEntries
 from policy_assistant.index.store.folder import (
-    checksum,
     damaged,
     ingest_hint,
     live_generation,
     read_current,
 )
-from policy_assistant.index.store.integrity import check_on_open
+from policy_assistant.index.store.integrity import check_file, check_name, check_on_open
 from policy_assistant.index.store.manifest import (
     FORMAT_VERSION,
     DocumentEntry,
@@ -187,7 +185,7 @@ def verify_files(
     expected = dict(manifest.files)
     for live in manifest.segments:
         folder = f"{SEGMENTS_DIR}/{live.info.name}"
-        _check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
+        check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
         try:
             files = loads((generation / folder / "segment.json").read_bytes())["files"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -198,10 +196,10 @@ def verify_files(
         if name.startswith(skip):
             continue
         if checksums:
-            _check_file(index_dir, generation, name, digest)
+            check_file(index_dir, generation, name, digest)
         elif not os.path.isfile(generation / name):
             raise damaged(index_dir, f"{name}: missing")
-    _verify_name(index_dir, generation)
+    check_name(index_dir, generation)
 
 
 def _unit_files(index_dir: Path, generation: Path, manifest: Manifest) -> dict[str, str]:
@@ -210,38 +208,13 @@ def _unit_files(index_dir: Path, generation: Path, manifest: Manifest) -> dict[s
 
     name = f"{UNITS_DIR}/{UNITS_FILE}"
     if name in manifest.files:
-        _check_file(index_dir, generation, name, manifest.files[name])
+        check_file(index_dir, generation, name, manifest.files[name])
     try:
         return unit_checksums(generation, manifest.files)
     except BadIndex as exc:
         raise damaged(index_dir, exc) from exc
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise damaged(index_dir, f"{UNITS_DIR}: {exc}") from exc
-
-
-def _check_file(index_dir: Path, generation: Path, name: str, expected: str) -> None:
-    """Raise BadIndex unless the file has this SHA-256."""
-    try:
-        with (generation / name).open("rb") as handle:
-            found = checksum(handle)
-    except OSError as exc:
-        raise damaged(index_dir, f"{name}: {exc.strerror or exc}") from exc
-    if found != expected:
-        raise damaged(index_dir, f"{name} does not match its checksum")
-
-
-def _verify_name(index_dir: Path, generation: Path) -> None:
-    """Raise BadIndex unless the generation's name is the hash of its manifest.
-
-    The writer names a generation after that hash, so this checks the manifest itself, which
-    holds the other files' checksums and so cannot hold its own.
-    """
-    try:
-        digest = hashlib.sha256((generation / "manifest.json").read_bytes())
-    except OSError as exc:
-        raise damaged(index_dir, f"{exc.filename}: {exc.strerror or exc}") from exc
-    if generation.name.removesuffix("-b") != f"gen-{digest.hexdigest()[:16]}":
-        raise damaged(index_dir, "manifest.json does not match the generation's name")
 
 
 def _mask(generation: Path, live: LiveSegment) -> Any:
