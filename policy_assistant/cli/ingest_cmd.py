@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import importlib
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -55,7 +56,12 @@ from policy_assistant.cli.summary import summary_table
 from policy_assistant.errors import UsageError
 from policy_assistant.index import resolve_index_dir
 from policy_assistant.index.settings import VARIANTS
-from policy_assistant.ingest.pipeline import apply_corpus, ingest, sticky_settings
+from policy_assistant.ingest.pipeline import (
+    IngestSummary,
+    apply_corpus,
+    ingest,
+    sticky_settings,
+)
 from policy_assistant.jsonio import json_text
 from policy_assistant.parse.files import printable
 
@@ -123,57 +129,28 @@ def ingest_command(
     ray_address: RayAddress = None,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
-    if bm25_variant is not None:
-        check_bm25_variant(bm25_variant)
-    if watch and strict:
-        raise UsageError("--strict stops at the first bad file and --watch goes on: give one")
-    if watch:
-        require_watchdog()
+    _check_usage(bm25_variant, watch, strict)
     set_wait(wait)
     given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     index_dir = resolve_index_dir(index)
     reading = given_corpus(include, exclude, default_access, max_file_size)
     sticky = sticky_settings(index_dir, chunker, given, bm25_variant, reading)
-    made = make_cli_chunker(sticky.chunker, sticky.chunker_settings)
-    if sticky.changed:
-        err.print(f"settings changed: {escape('; '.join(sticky.changed))}", highlight=False)
-    if sticky.kept:
-        err.print(f"kept from the index: {escape('; '.join(sticky.kept))}", highlight=False)
+    _say_sticky(sticky.changed, sticky.kept)
     set_ocr(no_ocr)
     options = apply_corpus(corpus_options(None, None, None, None, workers=workers), sticky.corpus)
     engine = chosen_engine(engine_name, ray_address, watch)
     options = replace(options, engine=engine)
     stages = Stages(engine.report) if engine is not None else None
+    made = make_cli_chunker(sticky.chunker, sticky.chunker_settings)
     bm25 = {"variant": sticky.bm25_variant}
     watcher = _watcher(corpus, index_dir, made, bm25, options, units) if watch else None
     with progress_bar("ingesting", quiet) as progress:
         if watcher is not None:
             summary = watcher.ingest(progress)
         else:
-            if stages is not None:  # on Ray, the bar counts batches, not files
-                batch_progress(stages.report, progress)
-            summary = ingest(
-                corpus,
-                index_dir,
-                made,
-                bm25=bm25,
-                strict=strict,
-                progress=progress if stages is None else None,
-                options=options,
-                units=units,
-            )
-            if stages is not None:
-                stages.end()
-    print_notices(summary.notices)
-    print_warnings(summary.warnings)
-    if as_json:
-        extra = {"engine": stages.to_dict()} if stages is not None else {}
-        typer.echo(json_text({**summary.to_dict(), **extra}))
-    else:
-        failed = [f.source for f in summary.failures]
-        out.print(summary_table(summary, summary.index_dir.as_posix(), failed))
-        for line in stages.lines() if stages is not None else []:
-            out.print(f" {escape(line)}", highlight=False)
+            run = IngestRun(corpus, index_dir, made, bm25, strict, options, units)
+            summary = run.ingest(progress, stages)
+    _print_summary(summary, stages, as_json)
     code = report_failures(summary.failures)
     if watcher is not None:
         from policy_assistant.cli.watch_view import WatchPrinter
@@ -182,6 +159,71 @@ def ingest_command(
         watch_rounds(watcher, WatchPrinter(as_json, quiet))
         code = 0  # Ctrl-C is how a watch ends
     raise typer.Exit(code)
+
+
+def _check_usage(bm25_variant: str | None, watch: bool, strict: bool) -> None:
+    """Refuse option combinations that cannot run, before anything is read."""
+    if bm25_variant is not None:
+        check_bm25_variant(bm25_variant)
+    if watch and strict:
+        raise UsageError("--strict stops at the first bad file and --watch goes on: give one")
+    if watch:
+        require_watchdog()
+
+
+def _say_sticky(changed: Sequence[str], kept: Sequence[str]) -> None:
+    """Tell, on stderr, which settings an option changed and which the index kept."""
+    if changed:
+        err.print(f"settings changed: {escape('; '.join(changed))}", highlight=False)
+    if kept:
+        err.print(f"kept from the index: {escape('; '.join(kept))}", highlight=False)
+
+
+@dataclass(frozen=True)
+class IngestRun:
+    """One ingest as the command runs it: the library's ingest, with the engine's progress."""
+
+    corpus: Path
+    index_dir: Path
+    chunker: Chunker
+    bm25: dict[str, Any]
+    strict: bool
+    options: CorpusOptions
+    units: bool
+
+    def ingest(
+        self, progress: Callable[[int, int, str], None], stages: Stages | None
+    ) -> IngestSummary:
+        """Run it; on Ray the bar counts batches, not files, and the stages are timed."""
+        if stages is not None:
+            batch_progress(stages.report, progress)
+        summary = ingest(
+            self.corpus,
+            self.index_dir,
+            self.chunker,
+            bm25=self.bm25,
+            strict=self.strict,
+            progress=progress if stages is None else None,
+            options=self.options,
+            units=self.units,
+        )
+        if stages is not None:
+            stages.end()
+        return summary
+
+
+def _print_summary(summary: IngestSummary, stages: Stages | None, as_json: bool) -> None:
+    """Print the notices and warnings on stderr, and the summary (table or JSON) on stdout."""
+    print_notices(summary.notices)
+    print_warnings(summary.warnings)
+    if as_json:
+        extra = {"engine": stages.to_dict()} if stages is not None else {}
+        typer.echo(json_text({**summary.to_dict(), **extra}))
+        return
+    failed = [f.source for f in summary.failures]
+    out.print(summary_table(summary, summary.index_dir.as_posix(), failed))
+    for line in stages.lines() if stages is not None else []:
+        out.print(f" {escape(line)}", highlight=False)
 
 
 def require_watchdog() -> None:
