@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -54,7 +54,7 @@ from policy_assistant.cli.options import (
 from policy_assistant.cli.summary import summary_table
 from policy_assistant.errors import UsageError
 from policy_assistant.index import resolve_index_dir
-from policy_assistant.index.settings import VARIANTS
+from policy_assistant.index.settings import VARIANTS, BM25Settings
 from policy_assistant.ingest.pipeline import apply_corpus, ingest, sticky_settings
 from policy_assistant.jsonio import json_text
 from policy_assistant.parse.files import printable
@@ -144,7 +144,7 @@ def ingest_command(
     engine = chosen_engine(engine_name, ray_address, watch)
     options = replace(options, engine=engine)
     stages = Stages(engine.report) if engine is not None else None
-    bm25 = {"variant": sticky.bm25_variant}
+    bm25 = sticky.bm25
     watcher = _watcher(corpus, index_dir, made, bm25, options, units) if watch else None
     with progress_bar("ingesting", quiet) as progress:
         if watcher is not None:
@@ -198,7 +198,7 @@ def _watcher(
     corpus: Path,
     index_dir: Path,
     chunker: Chunker,
-    bm25: dict[str, Any],
+    bm25: BM25Settings,
     options: CorpusOptions,
     units: bool,
 ) -> Watch:
