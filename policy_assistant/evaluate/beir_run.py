@@ -80,6 +80,7 @@ class BeirReport:
 
     def to_dict(self, detail: bool = True) -> dict[str, Any]:
         """Return the JSON form; without detail, no comparisons and no per-query rows."""
+        # Hand-written: figures per variant and measure, a short and a long form.
         out: dict[str, Any] = {
             "settings": self.settings,
             "chunkers": {

@@ -66,6 +66,8 @@ class IngestSummary(BuildResult):
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
+        # Hand-written: index_dir renamed `index` as a POSIX path, failures as source and
+        # problem, `damaged` left out (the warning says it).
         return {
             "index": self.index_dir.as_posix(),
             "added": self.added,

@@ -8,13 +8,13 @@ Whoever searches (the `search` command, `eval`, a Python caller) goes through
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any, Self
 
 import numpy as np
 
-from policy_assistant.codec import to_json_dict
+from policy_assistant.codec import SKIP, to_json_dict
 from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.chunks.segment import MemorySegment, Segment
@@ -39,14 +39,13 @@ class SearchHit:
     """BM25 score."""
     chunk: Chunk
     """The chunk found."""
-    row: int = -1
-    """The chunk's row in the index (what eval keys its figures by)."""
+    row: int = field(default=-1, metadata=SKIP)
+    """The chunk's row in the index (what eval keys its figures by): where the chunk sits in
+    this index, so not part of a hit's JSON form."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        out = to_json_dict(self)
-        del out["row"]  # where the chunk sits in this index: not part of a hit's JSON
-        return out
+        return to_json_dict(self)
 
 
 class Index:

@@ -111,6 +111,8 @@ class Manifest:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
+        # Hand-written: segments in LiveSegment's flattened form, folder and given left out,
+        # corpus left out when empty.
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         del data["folder"], data["given"]
         if not data["corpus"]:  # left out, so an index built with defaults reads as before
@@ -123,6 +125,7 @@ class Manifest:
     @classmethod
     def from_dict(cls, data: dict[str, Any], folder: Path | None = None) -> Manifest:
         """Rebuild a manifest from its JSON form."""
+        # Hand-written: reads the flattened segments, and takes the folder it was read from.
         segments = tuple(LiveSegment.from_dict(s) for s in data["segments"])
         labels = tuple(data["access_labels"])
         bm25 = BM25Settings.from_dict(data["bm25"])

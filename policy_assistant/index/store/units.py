@@ -81,12 +81,14 @@ class LiveUnits:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
+        # Hand-written: the segment's fields flattened, each field's counts as a list.
         removed = {n: c.to_list() for n, c in sorted(self.removed.items())}
         return {**self.info.to_dict(), "deleted": self.deleted, "removed": removed}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LiveUnits:
         """Rebuild from the JSON form."""
+        # Hand-written: reads the flattened form and the counts lists to_dict writes.
         removed = {str(k): FieldCounts(*(int(x) for x in v)) for k, v in data["removed"].items()}
         return cls(UnitSegmentInfo.from_dict(data), int(data["deleted"]), removed)
 
