@@ -174,7 +174,7 @@ def main() -> None:
     chunks, bm25 = pair  # type: ignore[misc]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        unit_s, _ = timed(lambda: write_units(docs, root / "units", dict(BM25_DEFAULTS)))
+        unit_s, _ = timed(lambda: write_units(docs, root / "units", BM25_DEFAULTS))
         loaded = load_units(root / "units")
         units = _segment_units(loaded)
         print(f"{len(docs)} documents, {len(units)} units, {len(chunks)} chunks")
@@ -216,10 +216,10 @@ def write_in_parts(docs: list[Document], folder: Path, parts: int) -> None:
     """Write the units of docs as an index's ingests would: one write, then updates that add
     the rest a part at a time (each a new segment; the folder ends as the last one)."""
     size = -(-len(docs) // parts)
-    write_units(docs[:size], folder.with_name("part-0"), dict(BM25_DEFAULTS))
+    write_units(docs[:size], folder.with_name("part-0"), BM25_DEFAULTS)
     for n in range(1, parts):
         old, new = folder.with_name(f"part-{n - 1}"), folder.with_name(f"part-{n}")
-        update_units(old, new, [], docs[n * size : (n + 1) * size], dict(BM25_DEFAULTS))
+        update_units(old, new, [], docs[n * size : (n + 1) * size], BM25_DEFAULTS)
         shutil.rmtree(old)
     folder.with_name(f"part-{parts - 1}").rename(folder)
 

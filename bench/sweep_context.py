@@ -26,6 +26,7 @@ from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, score_strateg
 from policy_assistant.index.context.assembler import ContextSettings
 from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.unit_rank import SegmentedUnits
+from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.store.units import units_of
 from policy_assistant.parse import parse_path
 from policy_assistant.records import Document
@@ -90,7 +91,7 @@ def outcomes(
     """Return (complete, hit, miss) per budget of each question under one variant."""
     key = (id(docs), tuple(sorted(variant.bm25.items())))
     if key not in cache:
-        cache[key] = units_of(docs, variant.bm25)
+        cache[key] = units_of(docs, BM25_DEFAULTS.with_changes(variant.bm25))
     index = cache[key].with_options(variant.weights, feedback=variant.feedback)
     rows = []
     for q in questions:

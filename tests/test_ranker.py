@@ -21,7 +21,7 @@ from policy_assistant.cli import app
 from policy_assistant.errors import BadIndex
 from policy_assistant.evaluate.questions import Question
 from policy_assistant.evaluate.retrieval import chunk_retriever
-from policy_assistant.index import build_index, memory_index, open_index
+from policy_assistant.index import BM25Settings, build_index, memory_index, open_index
 from policy_assistant.index.chunks import search as search_module
 from policy_assistant.index.chunks import segment_search
 from policy_assistant.index.store.build import IndexSettings, sort_chunks
@@ -89,7 +89,7 @@ def test_memory_and_folder_scores_match_the_lucene_formula(corpus, chunks, tmp_p
 
 
 def test_okapi_scores_match_rank_bm25(corpus, chunks):
-    settings = {"variant": "okapi", "k1": 1.5, "b": 0.75, "epsilon": 0.25}
+    settings = BM25Settings("okapi", k1=1.5, b=0.75, epsilon=0.25)
     queries = [tokenize(" ".join(q)) for q in zipf_queries(15)]
     check_against(memory_index(chunks, settings), BM25Okapi(corpus).get_scores, queries)
 
@@ -143,7 +143,7 @@ def test_repeats_unknown_terms_empty_queries_and_half_the_rows(chunks):
     assert index.search_terms(["w0"], 0) == []
     # rank-bm25's trap on tiny corpora: okapi's idf is 0 for a term in exactly half the rows
     tiny = chunks_of([["policy", "refund"], ["policy"], ["leave"], ["travel"]])
-    assert memory_index(tiny, {"variant": "okapi"}).search("policy", 5) == []
+    assert memory_index(tiny, BM25Settings("okapi")).search("policy", 5) == []
     assert [h.row for h in memory_index(tiny).search("policy", 5)] == [1, 0]
 
 

@@ -18,7 +18,7 @@ import pytest
 from support.chunk_factory import bare_chunk
 
 from policy_assistant.ids import content_id
-from policy_assistant.index import build_index, open_index
+from policy_assistant.index import BM25Settings, build_index, open_index
 from policy_assistant.index.chunks import segment_search
 from policy_assistant.index.chunks.search import memory_index
 from policy_assistant.index.chunks.segment import Segment
@@ -89,7 +89,7 @@ def step(rng: random.Random, corpus: Corpus, serial: list[int]) -> Corpus:
 def ingest(folder: Path, before: Corpus, after: Corpus, variant: str, partial: bool) -> None:
     """Index after: the whole stream, or (partial, as ingest does) only what changed."""
     chunks = corpus_chunks(after)
-    settings = IndexSettings(CHUNKER, {"variant": variant})
+    settings = IndexSettings(CHUNKER, BM25Settings(variant))
     if not partial:
         build_index(chunks, folder, settings)
         return
@@ -132,7 +132,7 @@ def placed_entries(folder: Path) -> list[tuple[DocumentEntry, int]]:
 
 
 def reference(chunks: list[Chunk], variant: str) -> list[list[tuple[str, float]]]:
-    index = memory_index(sort_chunks(chunks), {"variant": variant})
+    index = memory_index(sort_chunks(chunks), BM25Settings(variant))
     return [
         [(h.chunk.id, h.score) for h in index.search(query, k, access)]
         for query in QUERIES
@@ -172,7 +172,7 @@ def test_any_sequence_of_ingests_searches_as_a_cold_build(
 ) -> None:
     corpus, counts = run_sequence(tmp_path / "i", seed, variant, steps=14)
     final = corpus_chunks(corpus)
-    build_index(final, tmp_path / "cold", IndexSettings(CHUNKER, {"variant": variant}))
+    build_index(final, tmp_path / "cold", IndexSettings(CHUNKER, BM25Settings(variant)))
     incremental = results(tmp_path / "i")
     assert incremental == results(tmp_path / "cold")
     assert incremental == reference(final, variant)

@@ -27,11 +27,11 @@ def test_an_index_keeps_its_settings_and_only_given_options_change_them(tmp_path
     assert json.loads(again.stdout)["written"] is False
     assert "settings changed" not in again.stderr
     manifest = load_manifest(tmp_path / "i")
-    assert (manifest.chunker, manifest.bm25["variant"]) == ({"name": "fixed", "size": 80}, "okapi")
+    assert (manifest.chunker, manifest.bm25.variant) == ({"name": "fixed", "size": 80}, "okapi")
     smaller = ingest(corpus, "--index", index, "--size", "60")
     assert "settings changed: size 80 -> 60" in smaller.stderr
     assert load_manifest(tmp_path / "i").chunker == {"name": "fixed", "size": 60}
-    assert load_manifest(tmp_path / "i").bm25["variant"] == "okapi"
+    assert load_manifest(tmp_path / "i").bm25.variant == "okapi"
 
 
 def test_a_new_chunker_starts_from_its_own_defaults(tmp_path: Path) -> None:
@@ -43,7 +43,7 @@ def test_a_new_chunker_starts_from_its_own_defaults(tmp_path: Path) -> None:
     assert (sticky.chunker, sticky.chunker_settings) == ("overlapping", {"overlap": 10})
     assert sticky.changed == ("chunker fixed -> overlapping",)
     fresh = sticky_settings(tmp_path / "none", None, {}, None)
-    assert (fresh.chunker, fresh.bm25_variant, fresh.changed) == ("structure", "lucene", ())
+    assert (fresh.chunker, fresh.bm25.variant, fresh.changed) == ("structure", "lucene", ())
 
 
 def test_a_first_ingest_reports_no_change_of_settings(tmp_path: Path) -> None:
@@ -52,4 +52,4 @@ def test_a_first_ingest_reports_no_change_of_settings(tmp_path: Path) -> None:
     assert first.exit_code == 0, first.output
     assert "settings changed" not in first.stderr
     fresh = sticky_settings(tmp_path / "none", "fixed", {"size": 80}, "okapi")
-    assert (fresh.chunker, fresh.bm25_variant, fresh.changed) == ("fixed", "okapi", ())
+    assert (fresh.chunker, fresh.bm25.variant, fresh.changed) == ("fixed", "okapi", ())

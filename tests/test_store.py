@@ -32,6 +32,7 @@ from policy_assistant.index import (
     write_index,
 )
 from policy_assistant.index.chunks.bm25 import BM25Index
+from policy_assistant.index.settings import BM25Settings
 from policy_assistant.index.store.entries import entries_bytes, parse_entries
 from policy_assistant.index.store.manifest import ids_digest
 from policy_assistant.records import Chunk, Document
@@ -129,7 +130,7 @@ entries = st.builds(
 @pytest.mark.slow
 @given(st.lists(entries, max_size=5))
 def test_manifest_and_entries_survive_json(documents):
-    manifest = Manifest.create({"name": "x", "size": 3}, {"variant": "lucene"}, documents)
+    manifest = Manifest.create({"name": "x", "size": 3}, BM25Settings(), documents)
     assert Manifest.from_dict(orjson.loads(orjson.dumps(manifest.to_dict()))) == manifest
     back = parse_entries(entries_bytes(manifest.documents), "seg-x")
     assert back == list(manifest.documents)

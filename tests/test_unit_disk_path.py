@@ -65,10 +65,10 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Document], Pa
     """Return documents and a units folder holding them in two segments, one deleted row."""
     docs = documents(400, 1)
     folder = tmp_path_factory.mktemp("u")
-    unit_store.write_units(docs[:300], folder / "a", dict(BM25_DEFAULTS))
+    unit_store.write_units(docs[:300], folder / "a", BM25_DEFAULTS)
     # The second write deletes one document of the first segment and adds the rest.
     unit_store.update_units(folder / "a", folder / "b", [docs[7].source], docs[300:],
-                            dict(BM25_DEFAULTS))  # fmt: skip
+                            BM25_DEFAULTS)  # fmt: skip
     live = [d for d in docs if d.source != docs[7].source]
     return live, folder / "b"
 
@@ -138,7 +138,7 @@ def test_contexts_from_disk_equal_a_cold_build(
     docs, folder = stored
     monkeypatch.setattr(unit_segment, "FRAME_CHARS", 64)  # passages span frames
     small = folder.parent / "small"
-    unit_store.write_units(docs, small, dict(BM25_DEFAULTS))
+    unit_store.write_units(docs, small, BM25_DEFAULTS)
     views = []
     real = unit_open.segment_units
     monkeypatch.setattr(unit_rank, "segment_units", lambda s: views.append(1) or real(s))
@@ -162,7 +162,7 @@ def test_a_framed_text_slices_as_the_text_does(
 ) -> None:
     monkeypatch.setattr(unit_segment, "FRAME_CHARS", 5)
     docs = documents(3, seed)
-    unit_store.write_units(docs, tmp_path / "u", dict(BM25_DEFAULTS))
+    unit_store.write_units(docs, tmp_path / "u", BM25_DEFAULTS)
     index = unit_store.load_units(tmp_path / "u")
     try:
         segment = index.segments[0]
@@ -181,7 +181,7 @@ def test_a_framed_text_slices_as_the_text_does(
 
 
 def test_units_of_the_previous_format_are_refused_with_what_to_do(tmp_path: Path) -> None:
-    unit_store.write_units(documents(2, 1), tmp_path / "u", dict(BM25_DEFAULTS))
+    unit_store.write_units(documents(2, 1), tmp_path / "u", BM25_DEFAULTS)
     path = tmp_path / "u" / unit_store.UNITS_FILE
     data = orjson.loads(path.read_bytes())
     path.write_bytes(orjson.dumps({**data, "format": 1}))
@@ -191,7 +191,7 @@ def test_units_of_the_previous_format_are_refused_with_what_to_do(tmp_path: Path
 
 
 def test_a_segment_without_text_frames_is_refused(tmp_path: Path) -> None:
-    unit_store.write_units(documents(2, 1), tmp_path / "u", dict(BM25_DEFAULTS))
+    unit_store.write_units(documents(2, 1), tmp_path / "u", BM25_DEFAULTS)
     (segment,) = (p for p in (tmp_path / "u").iterdir() if p.name.startswith("useg-"))
     np.save(segment / "text_frames.npy", np.zeros(1, np.int64))
     with pytest.raises(BadIndex, match="disagree"):

@@ -23,6 +23,7 @@ from policy_assistant.index import (
 from policy_assistant.index.chunks import segment_search
 from policy_assistant.index.context import unit_rank, unit_segment
 from policy_assistant.index.context.assembler import ContextSettings, context_for
+from policy_assistant.index.settings import BM25Settings
 from policy_assistant.index.store import plan
 from policy_assistant.index.store import units as unit_store
 from policy_assistant.index.store.folder import live_generation
@@ -109,7 +110,7 @@ def contexts(index_dir: Path) -> list[object]:
 
 
 def reference(corpus: Path, variant: str = "lucene") -> list[object]:
-    memory = unit_store.units_of(parse_path(corpus).documents, {"variant": variant})
+    memory = unit_store.units_of(parse_path(corpus).documents, BM25Settings(variant))
     return [
         context_for(memory, query, budget, access, settings)
         for query in QUERIES
@@ -121,7 +122,7 @@ def reference(corpus: Path, variant: str = "lucene") -> list[object]:
 
 def run(corpus: Path, index: Path, workers: int = 1, variant: str = "lucene") -> None:
     options = CorpusOptions(cache_dir=index.parent / f"{index.name}-cache", workers=workers)
-    ingest(corpus, index, CHUNKER, options=options, bm25={"variant": variant})
+    ingest(corpus, index, CHUNKER, options=options, bm25=BM25Settings(variant))
 
 
 def segment_count(index_dir: Path) -> int:

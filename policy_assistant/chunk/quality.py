@@ -71,6 +71,7 @@ class Quality:
 
     def to_dict(self) -> dict[str, int | float]:
         """Return the JSON form, derived figures included."""
+        # Hand-written: the derived figures (starts_inside, stored_ratio rounded) added.
         out: dict[str, int | float] = asdict(self)
         out["starts_inside"] = self.starts_inside
         out["stored_ratio"] = round(self.stored_ratio, 4)

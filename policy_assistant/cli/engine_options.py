@@ -74,6 +74,7 @@ class Stages:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form: the cluster, the batches and the stages' seconds."""
+        # Hand-written: derived stage seconds, rounded, beside the engine's own report.
         stages = {name: round(s, 3) for name, s in self.seconds().items()}
         return {**self.report.to_dict(), "stages_s": stages}
 

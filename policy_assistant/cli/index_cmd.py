@@ -14,7 +14,7 @@ from policy_assistant.cli.index_options import (
     Bm25Variant,
     IndexDir,
     LockWait,
-    check_bm25_variant,
+    bm25_settings,
     set_wait,
 )
 from policy_assistant.index.settings import BM25_DEFAULTS
@@ -34,7 +34,7 @@ def index_command(
         typer.Argument(help="Chunk records as JSON lines (`chunk --json` output); - reads stdin."),
     ],
     index: IndexDir = None,
-    bm25_variant: Bm25Variant = BM25_DEFAULTS["variant"],
+    bm25_variant: Bm25Variant = BM25_DEFAULTS.variant,
     as_json: AsJson = False,
     wait: LockWait = None,
 ) -> None:
@@ -44,7 +44,7 @@ def index_command(
     from policy_assistant.index.store.chunk_file import read_chunk_lines
     from policy_assistant.jsonio import json_text
 
-    check_bm25_variant(bm25_variant)
+    bm25 = bm25_settings(bm25_variant)
     set_wait(wait)
     index_dir = resolve_index_dir(index)
     if chunks_file == STDIN:
@@ -52,7 +52,7 @@ def index_command(
     else:
         with chunks_file.open("rb") as stream:
             chunks = read_chunk_lines(stream, str(chunks_file))
-    result = build_index(chunks, index_dir, IndexSettings(bm25={"variant": bm25_variant}))
+    result = build_index(chunks, index_dir, IndexSettings(bm25=bm25))
     if as_json:
         data = {**vars(result), "index_dir": result.index_dir.as_posix()}
         typer.echo(json_text(data))

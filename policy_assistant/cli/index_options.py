@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from policy_assistant.errors import UsageError
-from policy_assistant.index.settings import VARIANTS
+from policy_assistant.index.settings import BM25_DEFAULTS, VARIANTS, BM25Settings
 
 IndexDir = Annotated[
     Path | None,
@@ -55,3 +55,9 @@ def check_bm25_variant(variant: str) -> None:
     """Raise UsageError unless variant names a BM25 variant."""
     if variant not in VARIANTS:
         raise UsageError(f"--bm25 must be one of {', '.join(VARIANTS)}, got {variant!r}")
+
+
+def bm25_settings(variant: str) -> BM25Settings:
+    """Return the BM25 settings --bm25 names (the defaults but the variant); UsageError else."""
+    check_bm25_variant(variant)
+    return BM25_DEFAULTS.with_changes({"variant": variant})

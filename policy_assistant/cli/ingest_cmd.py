@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -55,7 +55,7 @@ from policy_assistant.cli.options import (
 from policy_assistant.cli.summary import summary_table
 from policy_assistant.errors import UsageError
 from policy_assistant.index import resolve_index_dir
-from policy_assistant.index.settings import VARIANTS
+from policy_assistant.index.settings import VARIANTS, BM25Settings
 from policy_assistant.ingest.pipeline import (
     IngestSummary,
     apply_corpus,
@@ -142,7 +142,7 @@ def ingest_command(
     options = replace(options, engine=engine)
     stages = Stages(engine.report) if engine is not None else None
     made = make_cli_chunker(sticky.chunker, sticky.chunker_settings)
-    bm25 = {"variant": sticky.bm25_variant}
+    bm25 = sticky.bm25
     watcher = _watcher(corpus, index_dir, made, bm25, options, units) if watch else None
     with progress_bar("ingesting", quiet) as progress:
         if watcher is not None:
@@ -186,7 +186,7 @@ class IngestRun:
     corpus: Path
     index_dir: Path
     chunker: Chunker
-    bm25: dict[str, Any]
+    bm25: BM25Settings
     strict: bool
     options: CorpusOptions
     units: bool
@@ -240,7 +240,7 @@ def _watcher(
     corpus: Path,
     index_dir: Path,
     chunker: Chunker,
-    bm25: dict[str, Any],
+    bm25: BM25Settings,
     options: CorpusOptions,
     units: bool,
 ) -> Watch:

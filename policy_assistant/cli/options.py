@@ -29,6 +29,9 @@ from policy_assistant.cli.index_options import (
     IndexDir as IndexDir,
 )
 from policy_assistant.cli.index_options import (
+    bm25_settings as bm25_settings,
+)
+from policy_assistant.cli.index_options import (
     check_bm25_variant as check_bm25_variant,
 )
 from policy_assistant.errors import UsageError
@@ -132,6 +135,7 @@ __all__ = [
     "Quiet",
     "Size",
     "Workers",
+    "bm25_settings",
     "check_bm25_variant",
     "chunker_settings",
     "corpus_options",

@@ -99,6 +99,7 @@ class SectionRow:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the row as JSON: the path as a question's `section` writes it, and its parts."""
+        # Hand-written: the derived `section` string beside the path's parts.
         section = show_path(self.path)
         return {"section": section, "path": list(self.path), "start": self.start, "end": self.end,
                 "words": self.words}  # fmt: skip

@@ -31,7 +31,7 @@ from policy_assistant.evaluate.questions import Question
 from policy_assistant.evaluate.report import Comparison, comparison_dict
 from policy_assistant.evaluate.retrieval import Retriever, chunk_retriever
 from policy_assistant.evaluate.run import EvalSettings, Progress, portable_path, ranking_settings
-from policy_assistant.index.settings import BM25_DEFAULTS
+from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
 from policy_assistant.records import Chunk
 
 NO_CHUNK_FIGURES = (
@@ -80,6 +80,7 @@ class BeirReport:
 
     def to_dict(self, detail: bool = True) -> dict[str, Any]:
         """Return the JSON form; without detail, no comparisons and no per-query rows."""
+        # Hand-written: figures per variant and measure, a short and a long form.
         out: dict[str, Any] = {
             "settings": self.settings,
             "chunkers": {
@@ -142,7 +143,7 @@ def run_beir_eval(
         rows.append((given.name, given.spec, partial(tuple, given.chunks)))
     runs = []
     for done, (name, spec, make) in enumerate(rows, 1):
-        runs.append(run_variant(name, spec, tuple(make()), beir.queries))
+        runs.append(run_variant(name, spec, tuple(make()), beir.queries, settings.bm25))
         if progress:
             progress(done, len(rows), name)
     boot = Bootstrap(len(beir.queries), settings.seed, settings.resamples, settings.level)
@@ -159,10 +160,11 @@ def run_beir_eval(
 
 
 def run_variant(
-    name: str, spec: dict[str, Any], chunks: tuple[Chunk, ...], queries: Sequence[BeirQuery]
-) -> BeirRun:
+    name: str, spec: dict[str, Any], chunks: tuple[Chunk, ...], queries: Sequence[BeirQuery],
+    bm25: BM25Settings = BM25_DEFAULTS,
+) -> BeirRun:  # fmt: skip
     """Index one variant's chunks and rank documents for every query."""
-    retriever = chunk_retriever(chunks, BM25_DEFAULTS)
+    retriever = chunk_retriever(chunks, bm25)
     sources = [c.source for c in chunks]
     rankings = tuple(document_ranking(retriever, sources, q) for q in queries)
     per_query = [measure_query(r, q.judged) for r, q in zip(rankings, queries, strict=True)]

@@ -37,6 +37,7 @@ class Interval:
 
     def to_dict(self, digits: int = 6) -> dict[str, float]:
         """Return the JSON form, rounded so the bytes are the same on every machine."""
+        # Hand-written: rounded figures, and the reports' key names (ci_low, ci_high).
         return {
             "value": round(self.value, digits),
             "ci_low": round(self.low, digits),

@@ -219,6 +219,7 @@ class EvalReport:
         shows which questions changed. The detail adds every pairwise comparison and, per
         question, what was retrieved and packed.
         """
+        # Hand-written: figures summarized and outcomes keyed by question, a short and a long form.
         out: dict[str, Any] = {
             "settings": self.settings,
             "chunkers": {s.name: summary_dict(s) for s in self.summaries},

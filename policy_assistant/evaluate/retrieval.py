@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from policy_assistant.evaluate.questions import Question
 from policy_assistant.index.chunks.search import Index, memory_index
+from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import Chunk
 
@@ -42,7 +43,7 @@ class IndexRetriever:
         ]
 
 
-def chunk_retriever(chunks: Sequence[Chunk], bm25: dict[str, Any] | None = None) -> IndexRetriever:
+def chunk_retriever(chunks: Sequence[Chunk], bm25: BM25Settings = BM25_DEFAULTS) -> IndexRetriever:
     """Return a retriever over an in-memory index of chunks, rows in the order given."""
     return IndexRetriever(memory_index(chunks, bm25))
 

@@ -38,7 +38,7 @@ from policy_assistant.evaluate.score import Layout, QuestionOutcome, score_quest
 from policy_assistant.evaluate.variants import Variant, parse_variants, report_spec
 from policy_assistant.ids import content_id
 from policy_assistant.index import Index, open_index
-from policy_assistant.index.settings import BM25_DEFAULTS
+from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.parse import CorpusOptions, read_corpus
 from policy_assistant.records import Chunk, Document
@@ -84,6 +84,8 @@ class EvalSettings:
     """Context strategies over retrieval units (evaluate/strategies.py), beside the chunkers."""
     budget_unit: str = WORDS
     """What budgets count: words, or tokens (evaluate/budget_units.py)."""
+    bm25: BM25Settings = BM25_DEFAULTS
+    """How chunks are scored (the report records it)."""
 
     def __post_init__(self) -> None:
         # Every stage indexes budgets by position: one order (ascending, no repeats) for all.
@@ -190,7 +192,7 @@ def evaluate(
 ) -> EvalReport:
     """Compare the chunkers (and chunk files, shipped indexes) on parsed documents and questions."""
     variants = settings.check()
-    factory = make_retriever or (lambda chunks: chunk_retriever(chunks, BM25_DEFAULTS))
+    factory = make_retriever or (lambda chunks: chunk_retriever(chunks, settings.bm25))
     questions = question_set.questions
     if not questions:
         raise QuestionsError(f"{question_set.path}: no valid questions to evaluate")
@@ -293,7 +295,7 @@ def ranking_settings(settings: EvalSettings) -> dict[str, Any]:
     """Return the settings every report records of how it ranked and resampled."""
     return {
         "tokenizer": TOKENIZER_SETTINGS,
-        "bm25": BM25_DEFAULTS,
+        "bm25": settings.bm25.to_dict(),
         "bootstrap": {
             "seed": settings.seed,
             "resamples": settings.resamples,

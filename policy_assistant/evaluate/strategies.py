@@ -52,6 +52,7 @@ from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.passages import ContextPassage, prefix_words
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UnitSet, build_units
+from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.store.units import close_units, units_of
 from policy_assistant.records import Document
 
@@ -102,7 +103,8 @@ class Strategy:
     feedback: Feedback | None = None
     """Pseudo-relevance feedback for the unit ranking (None: off)."""
     bm25: dict[str, float] | None = None
-    """BM25 settings of the four unit fields (k1, b; None: the index's defaults)."""
+    """Changes to the default BM25 settings of the four unit fields (k1, b; None: none),
+    kept as given since the report records them so (BM25Settings.with_changes applies them)."""
 
 
 def named_strategies(names: Sequence[str]) -> list[Strategy]:
@@ -281,7 +283,7 @@ def with_strategies(
         for strategy in strategies:
             params = tuple(sorted((strategy.bm25 or {}).items()))
             if params not in indexes:  # one store per BM25 setting, shared by its strategies
-                indexes[params] = units_of(documents, dict(params))
+                indexes[params] = units_of(documents, BM25_DEFAULTS.with_changes(dict(params)))
             found += strategy_runs(indexes[params], question_set.questions, [strategy],
                                    report.settings["k"], budgets)  # fmt: skip
         size = len(next(iter(indexes.values()))) if indexes else len(build_units(documents))

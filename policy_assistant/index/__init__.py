@@ -17,7 +17,12 @@ if TYPE_CHECKING:
         build_bm25,
         memory_index,
     )
-    from policy_assistant.index.settings import BM25_DEFAULTS, DEFAULT_ACCESS, DEFAULT_K
+    from policy_assistant.index.settings import (
+        BM25_DEFAULTS,
+        DEFAULT_ACCESS,
+        DEFAULT_K,
+        BM25Settings,
+    )
     from policy_assistant.index.store.build import (
         BuildResult,
         IndexSettings,
@@ -57,7 +62,7 @@ _HOMES = {
         "build_bm25",
         "memory_index",
     ),
-    "settings": ("BM25_DEFAULTS", "DEFAULT_ACCESS", "DEFAULT_K"),
+    "settings": ("BM25_DEFAULTS", "DEFAULT_ACCESS", "DEFAULT_K", "BM25Settings"),
     "store.writer": ("LOCK_TIMEOUT", "IndexBusyError", "Progress", "index_lock", "write_index"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
@@ -70,6 +75,7 @@ __all__ = [
     "FORMAT_VERSION",
     "INDEX_ENV",
     "LOCK_TIMEOUT",
+    "BM25Settings",
     "BuildResult",
     "DocumentEntry",
     "Index",

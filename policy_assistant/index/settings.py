@@ -2,13 +2,74 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
+from policy_assistant.codec import from_json_dict, to_json_dict
 from policy_assistant.records import ACCESS_LABELS
 
 VARIANTS = ("lucene", "okapi")
 """BM25 scoring variants: Elasticsearch's, and rank-bm25's BM25Okapi."""
-BM25_DEFAULTS: dict[str, Any] = {"variant": "lucene", "k1": 1.2, "b": 0.75}
+Variant = Literal["lucene", "okapi"]
+"""A BM25 variant's name (one of VARIANTS)."""
+OKAPI_EPSILON = 0.25
+"""rank-bm25's floor for negative idf, as a fraction of the mean idf."""
+
+
+@dataclass(frozen=True, slots=True)
+class BM25Settings:
+    """How BM25 scores: its variant and parameters, checked when the record is made."""
+
+    variant: Variant = "lucene"
+    """lucene (Elasticsearch's) or okapi (rank-bm25's BM25Okapi)."""
+    k1: float = 1.2
+    """Term frequency saturation, >= 0."""
+    b: float = 0.75
+    """Length normalization, in [0, 1]."""
+    epsilon: float = OKAPI_EPSILON
+    """okapi's floor for negative idf, as a fraction of the mean idf (lucene ignores it)."""
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ValueError(f"unknown BM25 variant {self.variant!r}; expected one of {VARIANTS}")
+        for name in ("k1", "b", "epsilon"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"BM25 {name} must be a number, got {value!r}")
+            # Floats always, so an int given (k1=2) is written as 2.0, as the files always had it.
+            object.__setattr__(self, name, float(value))
+        if not self.k1 >= 0 or not 0 <= self.b <= 1:
+            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form (manifest, units.json, reports): epsilon for okapi only."""
+        data = to_json_dict(self)
+        # Beyond the codec: lucene never scores with epsilon, and its files never held it.
+        if self.variant == "lucene":
+            del data["epsilon"]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BM25Settings:
+        """Rebuild from the JSON form (a missing key takes its default); ValueError if bad."""
+        return from_json_dict(cls, data)
+
+    def with_changes(self, changes: Mapping[str, Any]) -> BM25Settings:
+        """Return these settings with some fields changed (a strategy's k1 or b); ValueError
+        for a field BM25Settings does not have."""
+        unknown = sorted(set(changes) - {"variant", "k1", "b", "epsilon"})
+        if unknown:
+            raise ValueError(f"unknown BM25 settings {unknown}; expected variant, k1, b, epsilon")
+        return replace(self, **changes)
+
+    def describe(self) -> str:
+        """Say the settings as a person reads them: `okapi k1=1.5 b=0.75`."""
+        extra = f" epsilon={self.epsilon}" if self.epsilon != OKAPI_EPSILON else ""
+        return f"{self.variant} k1={self.k1} b={self.b}{extra}"
+
+
+BM25_DEFAULTS = BM25Settings()
 """Default scoring: Elasticsearch's BM25."""
 DEFAULT_K = 5
 """Results a search returns when the caller does not say."""

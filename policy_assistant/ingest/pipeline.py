@@ -22,6 +22,7 @@ from policy_assistant.collector import fewer_collections
 from policy_assistant.errors import BadIndex, DocumentError
 from policy_assistant.index import (
     BM25_DEFAULTS,
+    BM25Settings,
     DocumentEntry,
     Manifest,
     index_lock,
@@ -65,6 +66,8 @@ class IngestSummary(BuildResult):
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
+        # Hand-written: index_dir renamed `index` as a POSIX path, failures as source and
+        # problem, `damaged` left out (the warning says it).
         return {
             "index": self.index_dir.as_posix(),
             "added": self.added,
@@ -98,7 +101,7 @@ def ingest(
     index_dir: Path,
     chunker: Chunker,
     *,
-    bm25: dict[str, Any] | None = None,
+    bm25: BM25Settings = BM25_DEFAULTS,
     strict: bool = False,
     progress: Progress | None = None,
     options: CorpusOptions | None = None,
@@ -108,7 +111,7 @@ def ingest(
 
     units (the default) also stores the documents' retrieval units, for Index.context.
     """
-    params = {**BM25_DEFAULTS, **(bm25 or {})}
+    params = bm25
     reading = with_cache(options, index_dir)
 
     def read_with(previous: _Previous) -> tuple[CorpusRead, list[DocumentEntry], list[Chunk]]:
@@ -195,8 +198,8 @@ class StickySettings:
     """Registry name of the chunker."""
     chunker_settings: dict[str, int]
     """Its settings."""
-    bm25_variant: str
-    """The BM25 variant."""
+    bm25: BM25Settings
+    """The BM25 settings: the defaults but the variant (the index's, unless one is given)."""
     changed: tuple[str, ...]
     """What the options given change from the live index, one phrase each (empty: nothing)."""
     corpus: dict[str, Any] = field(default_factory=dict)
@@ -271,10 +274,10 @@ def sticky_settings(
     try:
         manifest = load_manifest(index_dir)
         old = dict(manifest.chunker)
-        old_variant = str(manifest.bm25.get("variant", BM25_DEFAULTS["variant"]))
+        old_variant = manifest.bm25.variant
         old_corpus, fresh = dict(manifest.corpus), False
     except BadIndex:  # no index yet: nothing is changed from it
-        old, old_variant = {"name": DEFAULT_CHUNKER}, str(BM25_DEFAULTS["variant"])
+        old, old_variant = {"name": DEFAULT_CHUNKER}, BM25_DEFAULTS.variant
         old_corpus, fresh = {}, True
     reading, kept_corpus, corpus_changed = _sticky_corpus(old_corpus, corpus or {})
     old_name = str(old.pop("name"))
@@ -282,13 +285,15 @@ def sticky_settings(
     kept = old if name == old_name else {}
     settings = {**kept, **options}
     variant = bm25_variant or old_variant
+    # Only the variant sticks (k1 and b take the defaults): what --bm25 can ask for.
+    bm25 = BM25_DEFAULTS.with_changes({"variant": variant})
     if fresh:
-        return StickySettings(name, settings, variant, (), reading)
+        return StickySettings(name, settings, bm25, (), reading)
     changed = [f"chunker {old_name} -> {name}"] if name != old_name else []
     changed += [f"{k} {kept[k]} -> {v}" for k, v in options.items() if k in kept and kept[k] != v]
     changed += [f"BM25 {old_variant} -> {variant}"] if variant != old_variant else []
     changed += corpus_changed
-    return StickySettings(name, settings, variant, tuple(changed), reading, tuple(kept_corpus))
+    return StickySettings(name, settings, bm25, tuple(changed), reading, tuple(kept_corpus))
 
 
 _REUSED = {empty: Reused(empty) for empty in (False, True)}
@@ -371,7 +376,7 @@ def _damage(index_dir: Path, checking: SideJob | str | None) -> str | None:
 
 
 def _load_previous(
-    index_dir: Path, spec: dict[str, Any], params: dict[str, Any], checksums: bool = True
+    index_dir: Path, spec: dict[str, Any], params: BM25Settings, checksums: bool = True
 ) -> _Previous:
     """Read what the old index offers: its per-document entries, never its chunks (those of
     an unchanged document stay in their segment); nothing to reuse when it is unusable or

@@ -21,12 +21,11 @@ import os
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
 
 from policy_assistant.chunk import Chunker
 from policy_assistant.collector import fewer_collections
 from policy_assistant.errors import BadIndex
-from policy_assistant.index import BM25_DEFAULTS, DocumentEntry, Manifest, index_lock
+from policy_assistant.index import BM25_DEFAULTS, BM25Settings, DocumentEntry, Manifest, index_lock
 from policy_assistant.index.store.build import IndexSettings, build_index, settings_change
 from policy_assistant.index.store.entries import (
     SegmentEntries,
@@ -59,14 +58,14 @@ class Watch:
         index_dir: Path,
         chunker: Chunker,
         *,
-        bm25: dict[str, Any] | None = None,
+        bm25: BM25Settings = BM25_DEFAULTS,
         options: CorpusOptions | None = None,
         units: bool = True,
     ) -> None:
         """Watch the corpus folder, keeping the index at index_dir current (as ingest would)."""
         self.corpus, self.index_dir = Path(os.path.abspath(corpus)), index_dir
         self.chunker, self.units = chunker, units
-        self.params = {**BM25_DEFAULTS, **(bm25 or {})}
+        self.params = bm25
         self.options = with_cache(options, index_dir)  # the parse cache ingest keeps
         self.known: SegmentEntries = {}
         self.manifest: Manifest | None = None

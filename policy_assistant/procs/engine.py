@@ -64,6 +64,7 @@ class EngineReport:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form (without the callback)."""
+        # Hand-written: per-batch lists summed into totals, rounded, and renamed with units.
         return {
             "nodes": self.nodes,
             "cpus": self.cpus,

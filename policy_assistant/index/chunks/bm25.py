@@ -36,13 +36,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from policy_assistant.codec import to_json_dict
 from policy_assistant.index.chunks.bm25_types import Floats, Ints, Progress, Rows, WordTerms
 from policy_assistant.index.settings import BM25_DEFAULTS as BM25_DEFAULTS  # re-exported
+from policy_assistant.index.settings import OKAPI_EPSILON as OKAPI_EPSILON  # re-exported
 from policy_assistant.index.settings import VARIANTS as VARIANTS  # re-exported
+from policy_assistant.index.settings import BM25Settings, Variant
 from policy_assistant.jsonio import pretty_json
 
-OKAPI_EPSILON = 0.25
-"""rank-bm25's floor for negative idf, as a fraction of the mean idf."""
 BM25_FORMAT = 1
 """Version of the files save() writes."""
 Query = Iterable[str] | Mapping[str, float]
@@ -88,20 +89,19 @@ class TermTable:
         return lo if lo < self._count and self._term(lo) == key else -1
 
 
-def bm25_params(variant: str, k1: float, b: float, epsilon: float) -> dict[str, Any]:
-    """Return validated scoring parameters."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown BM25 variant {variant!r}; expected one of {VARIANTS}")
-    if k1 < 0 or not 0 <= b <= 1:
-        raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
-    return {"variant": variant, "k1": float(k1), "b": float(b), "epsilon": float(epsilon)}
-
-
 class BM25Index:
     """An immutable BM25 index: term list, postings rows and weights, per-term offsets."""
 
-    def __init__(self, params: dict[str, Any], data: bytes | mmap.mmap, arrays: dict[str, Any]):
-        self._params = params
+    def __init__(
+        self,
+        settings: BM25Settings,
+        counts: dict[str, Any],
+        data: bytes | mmap.mmap,
+        arrays: dict[str, Any],
+    ) -> None:
+        self._settings = settings
+        # params.json: every parameter (epsilon too), the files' format and the build's counts.
+        self._params = {**to_json_dict(settings), "format": BM25_FORMAT, **counts}
         self._terms = TermTable(data, arrays["term_offsets"])
         self._arrays = arrays
         self._ptr: Ints = arrays["ptr"]
@@ -114,16 +114,15 @@ class BM25Index:
         """Rows (chunks) the index covers."""
         return int(self._params["documents"])
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> BM25Settings:
         """Return the scoring variant and parameters, for the manifest."""
-        keys = ["variant", "k1", "b"] + (["epsilon"] if self._params["variant"] == "okapi" else [])
-        return {key: self._params[key] for key in keys}
+        return self._settings
 
     @classmethod
     def build(
         cls,
         rows: Iterable[Sequence[str]] | Iterable[str],
-        variant: str = "lucene",
+        variant: Variant = "lucene",
         k1: float = 1.2,
         b: float = 0.75,
         epsilon: float = OKAPI_EPSILON,
@@ -140,13 +139,13 @@ class BM25Index:
         rows (bm25_build); the result does not depend on workers. progress gets the rows
         counted so far, once per batch.
         """
-        params = bm25_params(variant, k1, b, epsilon)
+        settings = BM25Settings(variant, k1, b, epsilon)
         # The builder (multiprocessing and all) loads only when an index is built, not searched.
         from policy_assistant.index.chunks.bm25_build import BUILD_WORKERS, build_postings
 
         chosen = BUILD_WORKERS if workers is None else workers
-        counts, data, arrays = build_postings(rows, params, word_terms, progress, chosen)
-        return cls({**params, "format": BM25_FORMAT, **counts}, data, arrays)
+        counts, data, arrays = build_postings(rows, settings, word_terms, progress, chosen)
+        return cls(settings, counts, data, arrays)
 
     def _query_terms(self, query_tokens: Query) -> QueryTerms:
         """Return (term id, repeats) of the known query terms, highest upper bound first.

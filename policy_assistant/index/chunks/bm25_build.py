@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.index.chunks.bm25_types import Floats, Ints, Progress, Rows, WordTerms
+from policy_assistant.index.settings import BM25Settings
 from policy_assistant.procs.children import die_with_parent
 
 BATCH_ROWS = 32768
@@ -91,14 +92,14 @@ class PostingsBuilder:
 
 def build_postings(
     rows: Iterable[Any],
-    params: dict[str, Any],
+    params: BM25Settings,
     word_terms: WordTerms | None,
     progress: Progress | None,
     workers: int,
 ) -> Built:
     """Count the rows (texts with word_terms, else token lists) and lay out their postings.
 
-    params holds the validated variant, k1, b and epsilon.
+    params are the variant, k1, b and epsilon the weights are computed with.
     """
     builder = PostingsBuilder()
     feed_rows(rows, word_terms, builder, workers, progress)
@@ -334,17 +335,17 @@ def sorted_terms(builder: PostingsBuilder) -> tuple[list[str], Rows, Ints, Ints]
     return terms, new_of_old, lengths, df
 
 
-def _assemble(builder: PostingsBuilder, params: dict[str, Any]) -> Built:
+def _assemble(builder: PostingsBuilder, params: BM25Settings) -> Built:
     """Turn counted batches into the sorted term list and the postings arrays."""
     terms, new_of_old, lengths, df = sorted_terms(builder)
     if any("\n" in t for t in terms):
         raise ValueError("a token contains a newline; tokens must be single-line strings")
-    counted = int((lengths > 0).sum()) if params["variant"] == "lucene" else len(lengths)
+    counted = int((lengths > 0).sum()) if params.variant == "lucene" else len(lengths)
     avgdl = float(lengths.sum()) / counted if counted else 0.0
-    idf = _idf(params["variant"], df.astype(np.float64), counted, params["epsilon"])
+    idf = _idf(params.variant, df.astype(np.float64), counted, params.epsilon)
     ptr = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(df, out=ptr[1:])
-    norm = (params["k1"], params["b"], lengths.astype(np.float64), avgdl or 1.0)
+    norm = (params.k1, params.b, lengths.astype(np.float64), avgdl or 1.0)
     rows, weights = _scatter(builder, new_of_old, ptr, idf, norm)
     counts = {
         "documents": len(lengths),

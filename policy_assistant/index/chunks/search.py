@@ -8,20 +8,15 @@ Whoever searches (the `search` command, `eval`, a Python caller) goes through
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Any, Self
 
 import numpy as np
 
-from policy_assistant.codec import to_json_dict
+from policy_assistant.codec import SKIP, to_json_dict
 from policy_assistant.errors import BadIndex, UsageError
-from policy_assistant.index.chunks.bm25 import (
-    BM25_DEFAULTS,
-    OKAPI_EPSILON,
-    BM25Index,
-    bm25_params,
-)
+from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.chunks.segment import MemorySegment, Segment
 from policy_assistant.index.chunks.segment_search import (
     Statistics,
@@ -29,7 +24,7 @@ from policy_assistant.index.chunks.segment_search import (
     search_segments,
     statistics,
 )
-from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K
+from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K, BM25Settings
 from policy_assistant.index.tokenize import tokenize, word_terms
 from policy_assistant.records import ACCESS_LABELS, Chunk
 
@@ -44,14 +39,13 @@ class SearchHit:
     """BM25 score."""
     chunk: Chunk
     """The chunk found."""
-    row: int = -1
-    """The chunk's row in the index (what eval keys its figures by)."""
+    row: int = field(default=-1, metadata=SKIP)
+    """The chunk's row in the index (what eval keys its figures by): where the chunk sits in
+    this index, so not part of a hit's JSON form."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        out = to_json_dict(self)
-        del out["row"]  # where the chunk sits in this index: not part of a hit's JSON
-        return out
+        return to_json_dict(self)
 
 
 class Index:
@@ -157,7 +151,7 @@ class MemoryIndex(Index):
     """One segment counted in memory over chunks (eval's index), searched as a folder is;
     equal scores rank by row, as the chunks were given."""
 
-    def __init__(self, chunks: Sequence[Chunk], bm25: dict[str, Any]) -> None:
+    def __init__(self, chunks: Sequence[Chunk], bm25: BM25Settings) -> None:
         unknown = sorted({c.access for c in chunks} - set(ACCESS_LABELS))
         if unknown:
             raise UsageError(f"unknown access labels {unknown}; expected one of {ACCESS_LABELS}")
@@ -180,19 +174,14 @@ class MemoryIndex(Index):
 
 
 def build_bm25(
-    chunks: Sequence[Chunk],
-    variant: str = BM25_DEFAULTS["variant"],
-    k1: float = BM25_DEFAULTS["k1"],
-    b: float = BM25_DEFAULTS["b"],
-    progress: Any = None,
+    chunks: Sequence[Chunk], settings: BM25Settings = BM25_DEFAULTS, progress: Any = None
 ) -> BM25Index:
     """Return the BM25 index of the chunks' texts under tokenize(), one row per chunk."""
     texts = (chunk.text for chunk in chunks)
-    return BM25Index.build(texts, variant, k1, b, word_terms=word_terms, progress=progress)
+    variant, k1, b, epsilon = settings.variant, settings.k1, settings.b, settings.epsilon
+    return BM25Index.build(texts, variant, k1, b, epsilon, word_terms, progress)
 
 
-def memory_index(chunks: Sequence[Chunk], bm25: dict[str, Any] | None = None) -> MemoryIndex:
+def memory_index(chunks: Sequence[Chunk], bm25: BM25Settings = BM25_DEFAULTS) -> MemoryIndex:
     """Return an in-memory index of chunks (in the order given) with these BM25 settings."""
-    given = {**BM25_DEFAULTS, **(bm25 or {})}
-    epsilon = given.get("epsilon", OKAPI_EPSILON)
-    return MemoryIndex(chunks, bm25_params(given["variant"], given["k1"], given["b"], epsilon))
+    return MemoryIndex(chunks, bm25)

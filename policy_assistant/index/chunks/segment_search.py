@@ -18,8 +18,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.index.chunks.bm25 import OKAPI_EPSILON
 from policy_assistant.index.chunks.segment import Segment
+from policy_assistant.index.settings import BM25Settings
 
 SLICE = 1 << 18
 """Postings whose weights are computed at once: bounds a query's temporary memory."""
@@ -103,14 +103,13 @@ def _weights(stats: Statistics, term_idf: float, segment: Postings, rows: Any, t
 
 
 def statistics(
-    params: Mapping[str, Any], rows: int, nonempty: int, length: int, mean_idf: float
+    params: BM25Settings, rows: int, nonempty: int, length: int, mean_idf: float
 ) -> Statistics:
     """Return the statistics of live rows: how many, how many with a term, their terms."""
-    counted = nonempty if params["variant"] == "lucene" else rows
+    counted = nonempty if params.variant == "lucene" else rows
     avgdl = float(length) / counted if counted else 0.0
-    epsilon = float(params.get("epsilon", OKAPI_EPSILON))
-    return Statistics(params["variant"], params["k1"], params["b"], counted, avgdl, mean_idf,
-                      epsilon)  # fmt: skip
+    return Statistics(params.variant, params.k1, params.b, counted, avgdl, mean_idf,
+                      params.epsilon)  # fmt: skip
 
 
 def row_norms(stats: Statistics, lengths: Any) -> Floats:

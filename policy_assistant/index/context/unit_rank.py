@@ -48,6 +48,7 @@ from policy_assistant.index.context.unit_terms import (
     top_rows,
 )
 from policy_assistant.index.context.units import UnitSet
+from policy_assistant.index.settings import BM25Settings
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS
 
@@ -442,16 +443,16 @@ def _no_weights() -> TermWeights:
 
 def field_statistics(
     counts: Mapping[str, tuple[int, int, int]],
-    bm25: Mapping[str, Any],
+    bm25: BM25Settings,
     mean_idf: Mapping[str, float],
 ) -> dict[str, Statistics]:
     """Return each field's Statistics from its live (rows, nonempty, length) and settings."""
     out = {}
     for name, (rows, nonempty, length) in counts.items():
-        counted = nonempty if bm25["variant"] == "lucene" else rows
+        counted = nonempty if bm25.variant == "lucene" else rows
         avgdl = float(length) / counted if counted else 0.0
         out[name] = Statistics(
-            bm25["variant"], bm25["k1"], bm25["b"], counted, avgdl,
-            float(mean_idf.get(name, 0.0)), float(bm25.get("epsilon", 0.25)),
+            bm25.variant, bm25.k1, bm25.b, counted, avgdl,
+            float(mean_idf.get(name, 0.0)), bm25.epsilon,
         )  # fmt: skip
     return out

@@ -121,12 +121,14 @@ class UnitSegmentInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
+        # Hand-written: rows written as `docs`, each field's counts as a list.
         fields = {name: counts.to_list() for name, counts in sorted(self.fields.items())}
         return {"name": self.name, "docs": self.rows, "fields": fields, "sha256": self.sha256}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> UnitSegmentInfo:
         """Rebuild from the JSON form."""
+        # Hand-written: reads `docs` and the counts lists to_dict writes.
         fields = {str(k): FieldCounts(*(int(x) for x in v)) for k, v in data["fields"].items()}
         return cls(str(data["name"]), int(data["docs"]), fields, str(data["sha256"]))
 

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant.errors import BadIndex, PolicyAssistantError
-from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, OKAPI_EPSILON
-from policy_assistant.index.chunks.bm25 import bm25_params as bm25_params
+from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
 from policy_assistant.index.store.folder import ingest_hint
 from policy_assistant.index.store.manifest import DocumentEntry, Manifest
 from policy_assistant.index.store.plan import Change, cold_generation, incremental_generation
@@ -41,8 +40,8 @@ class IndexSettings:
 
     chunker: dict[str, Any] | None = None
     """The chunker's spec; None takes the one every chunk record names."""
-    bm25: dict[str, Any] = field(default_factory=lambda: dict(BM25_DEFAULTS))
-    """BM25 variant, k1 and b (missing keys take BM25_DEFAULTS)."""
+    bm25: BM25Settings = BM25_DEFAULTS
+    """BM25 variant and parameters."""
     corpus: dict[str, Any] | None = None
     """The corpus options to record (ingest's sticky ones); None keeps the live index's."""
 
@@ -144,7 +143,7 @@ def build_index(
             "two chunks share an ID; the chunk stream holds a document twice"
         )
     spec = settings.chunker or chunker_spec(rows)
-    params = {**BM25_DEFAULTS, **settings.bm25}
+    params = settings.bm25
     new = {e.source: e for e in (entries if entries is not None else entries_of(rows))}
     result = BuildResult(index_dir)
     with index_lock(index_dir):
@@ -156,7 +155,7 @@ def build_index(
         _compare(None if old is None else old[1], new, result)
         live_corpus = {} if old is None else old[0].corpus
         corpus = live_corpus if settings.corpus is None else settings.corpus
-        manifest = Manifest.create(spec, _recorded(params), [], corpus)
+        manifest = Manifest.create(spec, params, [], corpus)
         job = None if documents is None else cold_units(documents, manifest.bm25)
         if old is None or why:
             make = cold_generation(rows, manifest, list(new.values()))
@@ -190,13 +189,6 @@ _CHUNKS = operator.attrgetter("chunks")
 _WORDS = operator.attrgetter("words")
 
 
-def _recorded(params: dict[str, Any]) -> dict[str, Any]:
-    """Return the BM25 parameters as the manifest records them (okapi's epsilon too)."""
-    checked = bm25_params(params["variant"], params["k1"], params["b"], OKAPI_EPSILON)
-    keys = ["variant", "k1", "b"] + (["epsilon"] if checked["variant"] == "okapi" else [])
-    return {key: checked[key] for key in keys}
-
-
 def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> str:
     """Return why the live generation's units (held or not) must be written whole or dropped,
     or an empty string when they can be updated as they are."""
@@ -213,7 +205,7 @@ def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> str:
 
 def _units_update(
     old: Manifest, documents: Sequence[Document], fresh: set[str], replaced: Sequence[str],
-    bm25: dict[str, Any],
+    bm25: BM25Settings,
 ) -> UnitsJob:  # fmt: skip
     """Return the job writing the old generation's units with the replaced sources deleted
     and the fresh ones' documents (only those are gathered) in a new unit segment."""
@@ -236,7 +228,7 @@ Previous = tuple[Manifest, dict[str, DocumentEntry]]
 def _previous(
     index_dir: Path,
     spec: dict[str, Any],
-    params: dict[str, Any],
+    params: BM25Settings,
     live: Manifest | None,
     live_entries: dict[str, DocumentEntry] | None = None,
 ) -> tuple[Previous | None, str | None, bool]:
@@ -263,23 +255,15 @@ def unusable(index_dir: Path, exc: BadIndex) -> str:
     return f"the old index is unusable ({problem}); rebuilt from the corpus"
 
 
-def settings_change(manifest: Manifest, spec: dict[str, Any], params: dict[str, Any]) -> str:
+def settings_change(manifest: Manifest, spec: dict[str, Any], params: BM25Settings) -> str:
     """Return why the old index's settings rule out reuse, or an empty string."""
     if manifest.chunker != spec:
         return f"chunker settings changed ({_spec(manifest.chunker)} -> {_spec(spec)})"
     if manifest.tokenizer != TOKENIZER_SETTINGS:
         return "tokenizer settings changed"
-    # The index records derived parameters too (okapi's epsilon); compare what can be asked for.
-    if {key: manifest.bm25.get(key) for key in params} != params:
-        old = {key: manifest.bm25.get(key) for key in params}
-        return f"BM25 settings changed ({_bm25(old)} -> {_bm25(params)})"
+    if manifest.bm25 != params:
+        return f"BM25 settings changed ({manifest.bm25.describe()} -> {params.describe()})"
     return ""
-
-
-def _bm25(params: dict[str, Any]) -> str:
-    """Say BM25 parameters as a person reads them: `okapi k1=1.5 b=0.75`, not a dict."""
-    rest = " ".join(f"{k}={v}" for k, v in params.items() if k != "variant")
-    return f"{params.get('variant')} {rest}".strip()
 
 
 def _spec(spec: dict[str, Any]) -> str:

@@ -85,6 +85,7 @@ class DocumentEntry:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
+        # Hand-written for speed: one attrgetter call per entry, 100,000 entries a write.
         return dict(zip(_ENTRY_FIELDS, _ENTRY_ATTRS(self), strict=True))
 
     @classmethod
@@ -132,12 +133,14 @@ class LiveSegment:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
+        # Hand-written: the segment's fields flattened beside the deleted counts, not nested.
         counts = {"deleted": self.deleted, "deleted_nonempty": self.deleted_nonempty}
         return {**self.info.to_dict(), **counts, "deleted_length": self.deleted_length}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LiveSegment:
         """Rebuild from the JSON form."""
+        # Hand-written: reads the flattened form to_dict writes.
         info = SegmentInfo.from_dict(data)
         counts = (data["deleted"], data["deleted_nonempty"], data["deleted_length"])
         return cls(info, *(int(c) for c in counts))

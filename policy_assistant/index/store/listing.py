@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
+from policy_assistant.codec import to_json_dict
 from policy_assistant.errors import PolicyAssistantError
 from policy_assistant.index.store.reader import LoadedIndex, load_entries
 from policy_assistant.records import Chunk
@@ -31,7 +32,7 @@ class DocumentListing:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return asdict(self)
+        return to_json_dict(self)
 
 
 def list_documents(index: LoadedIndex) -> list[DocumentListing]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant import __version__
+from policy_assistant.index.settings import BM25Settings
 from policy_assistant.index.store.documents import DocumentEntry as DocumentEntry
 from policy_assistant.index.store.documents import LiveSegment as LiveSegment
 from policy_assistant.index.store.documents import ids_digest as ids_digest
@@ -43,7 +44,7 @@ class Manifest:
     """The chunker's name and settings."""
     tokenizer: dict[str, Any]
     """TOKENIZER_SETTINGS the chunks were indexed with."""
-    bm25: dict[str, Any]
+    bm25: BM25Settings
     """BM25 variant and parameters."""
     segments: tuple[LiveSegment, ...] = ()
     """The live segments, in row order."""
@@ -67,7 +68,7 @@ class Manifest:
     def create(
         cls,
         chunker: dict[str, Any],
-        bm25: dict[str, Any],
+        bm25: BM25Settings,
         documents: Sequence[DocumentEntry],
         corpus: dict[str, Any] | None = None,
     ) -> Manifest:
@@ -75,7 +76,7 @@ class Manifest:
         ordered = tuple(sorted(documents, key=lambda d: d.source))
         tokenizer = dict(TOKENIZER_SETTINGS)
         return cls(
-            FORMAT_VERSION, __version__, dict(chunker), tokenizer, dict(bm25),
+            FORMAT_VERSION, __version__, dict(chunker), tokenizer, bm25,
             corpus=dict(corpus or {}), given=ordered,
         )  # fmt: skip
 
@@ -110,10 +111,13 @@ class Manifest:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
+        # Hand-written: segments in LiveSegment's flattened form, folder and given left out,
+        # corpus left out when empty.
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         del data["folder"], data["given"]
         if not data["corpus"]:  # left out, so an index built with defaults reads as before
             del data["corpus"]
+        data["bm25"] = self.bm25.to_dict()
         data["segments"] = [s.to_dict() for s in self.segments]
         data["access_labels"] = list(self.access_labels)
         return data
@@ -121,6 +125,9 @@ class Manifest:
     @classmethod
     def from_dict(cls, data: dict[str, Any], folder: Path | None = None) -> Manifest:
         """Rebuild a manifest from its JSON form."""
+        # Hand-written: reads the flattened segments, and takes the folder it was read from.
         segments = tuple(LiveSegment.from_dict(s) for s in data["segments"])
         labels = tuple(data["access_labels"])
-        return cls(**{**data, "segments": segments, "access_labels": labels}, folder=folder)
+        bm25 = BM25Settings.from_dict(data["bm25"])
+        given = {**data, "bm25": bm25, "segments": segments, "access_labels": labels}
+        return cls(**given, folder=folder)

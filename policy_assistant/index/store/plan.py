@@ -224,7 +224,7 @@ def _finish(
 ) -> Generation:
     """Return the generation, with okapi's mean idf computed over its live segments."""
     mean_idf = 0.0
-    if manifest.bm25.get("variant") == "okapi":
+    if manifest.bm25.variant == "okapi":
         segments = [
             (opened or {}).get(s.info.name) or Segment(folder / s.info.name, s.info, None)
             for s in live

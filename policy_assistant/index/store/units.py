@@ -42,7 +42,7 @@ from policy_assistant.index.context.unit_segment import (
     field_counts,
     write_unit_segment,
 )
-from policy_assistant.index.settings import BM25_DEFAULTS
+from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
 from policy_assistant.index.store.plan import choose_merges
 from policy_assistant.jsonio import loads, pretty_json
 from policy_assistant.records import Document
@@ -81,12 +81,14 @@ class LiveUnits:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
+        # Hand-written: the segment's fields flattened, each field's counts as a list.
         removed = {n: c.to_list() for n, c in sorted(self.removed.items())}
         return {**self.info.to_dict(), "deleted": self.deleted, "removed": removed}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LiveUnits:
         """Rebuild from the JSON form."""
+        # Hand-written: reads the flattened form and the counts lists to_dict writes.
         removed = {str(k): FieldCounts(*(int(x) for x in v)) for k, v in data["removed"].items()}
         return cls(UnitSegmentInfo.from_dict(data), int(data["deleted"]), removed)
 
@@ -97,7 +99,7 @@ class UnitsState:
 
     segments: tuple[LiveUnits, ...]
     """The live unit segments, in the order they were added."""
-    bm25: dict[str, Any]
+    bm25: BM25Settings
     """The BM25 settings of the four fields (the chunks')."""
     weights: dict[str, float]
     """The field weights the context search uses."""
@@ -109,7 +111,7 @@ class UnitsState:
         data = {
             "format": UNITS_FORMAT,
             "segments": [s.to_dict() for s in self.segments],
-            "bm25": self.bm25,
+            "bm25": self.bm25.to_dict(),
             "weights": self.weights,
             "mean_idf": self.mean_idf,
         }
@@ -135,7 +137,8 @@ def read_state(folder: Path) -> UnitsState:
                 f"{UNITS_FORMAT}"
             )
         segments = tuple(LiveUnits.from_dict(s) for s in data["segments"])
-        return UnitsState(segments, dict(data["bm25"]), dict(data["weights"]), data["mean_idf"])
+        bm25 = BM25Settings.from_dict(data["bm25"])
+        return UnitsState(segments, bm25, dict(data["weights"]), data["mean_idf"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise BadIndex(f"units of {folder.parent.name}: {UNITS_FILE}: {exc}") from exc
 
@@ -168,16 +171,16 @@ def _statistics(state: UnitsState) -> dict[str, Any]:
     return field_statistics(counts, state.bm25, state.mean_idf)
 
 
-def units_of(documents: Sequence[Document], bm25: dict[str, Any] | None = None) -> SegmentedUnits:
+def units_of(documents: Sequence[Document], bm25: BM25Settings = BM25_DEFAULTS) -> SegmentedUnits:
     """Return the documents' units as a one-segment store, ranked as an index folder's are:
-    written by write_units into a temporary folder and opened (BM25 settings over the
-    defaults). The folder is removed at once: its files stay open, memory-mapped."""
+    written by write_units into a temporary folder and opened. The folder is removed at
+    once: its files stay open, memory-mapped."""
     # In RAM where there is a tmpfs: the writer's fsyncs cost nothing there (39 documents:
     # 37 ms against 186 ms on disk; UnitIndex built them in memory in 33 ms).
     shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="units-", dir=shm) as tmp:
         folder = Path(tmp) / UNITS_DIR
-        write_units(documents, folder, {**BM25_DEFAULTS, **(bm25 or {})})
+        write_units(documents, folder, bm25)
         return load_units(folder)
 
 
@@ -186,16 +189,16 @@ def close_units(index: SegmentedUnits) -> None:
     index.close()
 
 
-def write_units(documents: Sequence[Document], folder: Path, bm25: dict[str, Any]) -> None:
+def write_units(documents: Sequence[Document], folder: Path, bm25: BM25Settings) -> None:
     """Write the units of documents into folder as one unit segment (a cold build)."""
     folder.mkdir(parents=True)
     live = [LiveUnits(write_unit_segment(folder, documents))] if documents else []
-    _finish(folder, live, {}, bm25_params(bm25))
+    _finish(folder, live, {}, bm25)
 
 
 def update_units(
     old: Path, folder: Path, replaced: Sequence[str], fresh: Sequence[Document],
-    bm25: dict[str, Any],
+    bm25: BM25Settings,
 ) -> None:  # fmt: skip
     """Write into folder the units of old with the replaced sources' documents deleted and
     the fresh documents (added or changed) added as a new unit segment.
@@ -225,7 +228,7 @@ def update_units(
             live.append(LiveUnits(write_unit_segment(folder, docs)))
         _link(old, folder, kept)
         masks = {n: m for n in kept if (m := dead[n]) is not None and counts[n].deleted}
-        _finish(folder, live, masks, bm25_params(bm25))
+        _finish(folder, live, masks, bm25)
     finally:
         for opened_segment in opened.values():
             opened_segment.close()
@@ -258,11 +261,6 @@ def _replaced_rows(
         finally:
             listed.close()
     return found
-
-
-def bm25_params(bm25: dict[str, Any]) -> dict[str, Any]:
-    """Return the BM25 settings the fields are scored with."""
-    return {k: v for k, v in bm25.items() if k in ("variant", "k1", "b", "epsilon")}
 
 
 def _row_of(sources: Sequence[str], dead: Mask | None, source: str) -> int:
@@ -302,7 +300,7 @@ def _link(old: Path, folder: Path, names: Sequence[str]) -> None:
 
 def _finish(
     folder: Path, live: list[LiveUnits], masks: dict[str, npt.NDArray[np.bool_]],
-    bm25: dict[str, Any],
+    bm25: BM25Settings,
 ) -> None:  # fmt: skip
     """Write the deletion masks and units.json (okapi's mean idf computed over live rows)."""
     if masks:
@@ -310,7 +308,7 @@ def _finish(
         for name, mask in sorted(masks.items()):
             np.save(folder / DELETED / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
     state = UnitsState(tuple(live), bm25, dict(FIELD_WEIGHTS), {})
-    if bm25.get("variant") == "okapi":
+    if bm25.variant == "okapi":
         state = replace(state, mean_idf=_mean_idf(folder, state))
     (folder / UNITS_FILE).write_bytes(state.to_bytes())
 

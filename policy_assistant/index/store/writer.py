@@ -24,13 +24,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import orjson
 
 from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25 import BM25Index
+from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
 from policy_assistant.index.store.entries import (
     DELETED_DIR,
     EMPTY_FILE,
@@ -280,7 +280,7 @@ def write_generation(
     lock_timeout: float | None = None,
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
-    bm25: dict[str, Any] | None = None,
+    bm25: BM25Settings | None = None,
     workers: int | None = None,
     units: UnitsJob | None = None,
 ) -> Path:
@@ -349,7 +349,9 @@ def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Ind
     if bm25.num_docs != len(chunks):
         raise ValueError(f"BM25 index has {bm25.num_docs} rows for {len(chunks)} chunks")
     if bm25.params() != manifest.bm25:
-        raise ValueError(f"manifest BM25 settings {manifest.bm25} != index {bm25.params()}")
+        raise ValueError(
+            f"manifest BM25 settings {manifest.bm25.describe()} != index {bm25.params().describe()}"
+        )
     if unknown := {c.access for c in chunks} - set(manifest.access_labels):
         raise ValueError(f"unknown access labels {sorted(unknown)}")
 
@@ -358,11 +360,11 @@ UnitsJob = Callable[[Path], object]
 """Writes a generation's units into the folder it is given (unit_store.py)."""
 
 
-def cold_units(documents: Sequence[Document], bm25: dict[str, Any] | None) -> UnitsJob:
+def cold_units(documents: Sequence[Document], bm25: BM25Settings | None) -> UnitsJob:
     """Return the job writing the units of documents whole, with these BM25 settings."""
     from policy_assistant.index.store.units import write_units
 
-    params = dict(bm25 or {})
+    params = bm25 or BM25_DEFAULTS
     return lambda folder: write_units(documents, folder, params)
 
 
