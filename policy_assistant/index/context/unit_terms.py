@@ -147,6 +147,46 @@ def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> F
     out = np.full(len(ids), -np.inf)
     if not len(present):
         return out
+    term_idf = plan.idf[present]
+    if (term_idf < 0).any():  # a negative factor turns the largest weight into the least
+        return _frontier_bounds(view, stats, plan, seg)
+    tops, dirty = frontier_tops(view, stats)
+    # Rounding a product is monotonic: an idf >= 0 times the largest saturation is the
+    # largest of the idf times each one.
+    out[present] = term_idf * tops[ids[present]]
+    for j in present[dirty[ids[present]]].tolist():
+        out[j] = _live_bound(view, stats, plan, j, int(ids[j]))
+    return out
+
+
+def frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, npt.NDArray[np.bool_]]:
+    """Return each term's largest saturation over its frontier postings under stats and
+    whether its frontier holds a deleted row: derived from the field's arrays alone, so
+    kept while it is open, as its length norms are (a pass over every frontier posting)."""
+    key = ("front", stats.k1, stats.b, stats.avgdl)
+    found = view.kept.get(key)
+    if found is None:
+        front = np.asarray(view.front)
+        rows, tf = np.asarray(view.rows[front]), np.asarray(view.tf[front])
+        sizes = np.diff(np.asarray(view.front_ptr, np.int64))
+        tops = np.full(len(sizes), -np.inf)
+        dirty = np.zeros(len(sizes), np.bool_)
+        some = np.flatnonzero(sizes > 0)
+        if len(some):
+            starts = np.asarray(view.front_ptr, np.int64)[some]
+            sat = saturation(stats, norms_at(view, stats, rows), tf)
+            tops[some] = np.maximum.reduceat(sat, starts)
+            if view.deleted is not None:
+                dirty[some] = np.logical_or.reduceat(view.deleted[rows], starts)
+        found = view.kept[key] = tops, dirty
+    return found
+
+
+def _frontier_bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> Floats:
+    """Return what _bounds does, weighing each frontier posting."""
+    ids = plan.ids[seg]
+    present = np.flatnonzero(ids >= 0)
+    out = np.full(len(ids), -np.inf)
     lo, hi = view.front_ptr[ids[present]], view.front_ptr[ids[present] + 1]
     at = np.asarray(view.front[runs(lo, hi)])
     rows, tf = np.asarray(view.rows[at]), np.asarray(view.tf[at])
