@@ -342,12 +342,15 @@ class SegmentedUnits:
             terms_of.append(found.terms)
             weights_of.append(found.weights)
         codes = np.concatenate(codes_of) if codes_of else np.zeros(0, np.int64)
-        unique = np.unique(codes)
+        # The chosen sections' units are few: a mark per unit finds the distinct codes and
+        # each one's place without sorting the postings.
+        touched = np.zeros(int(base[-1]), np.bool_)
+        touched[codes] = True
+        unique = np.flatnonzero(touched)
         matrix = np.zeros((len(plan), len(unique)))
         if len(codes):
-            matrix[np.concatenate(terms_of), np.searchsorted(unique, codes)] = np.concatenate(
-                weights_of
-            )
+            place = np.cumsum(touched) - 1
+            matrix[np.concatenate(terms_of), place[codes]] = np.concatenate(weights_of)
         section = np.searchsorted(base, unique, side="right") - 1
         units = np.column_stack([chosen.seg[section], unique - base[section] + firsts[section]])
         return units.astype(np.int64), matrix, chosen.part[section]

@@ -72,6 +72,14 @@ class FieldTerms:
             found = found * self.repeats[terms]
         return found
 
+    def term_weights(self, stats: Statistics, term: int, norms: Floats, tf: Ints) -> Floats:
+        """Return weights (as weights gives them) of postings of one term (its position)."""
+        # A float times an array gives the floats an array of that float gives.
+        found: Floats = self.idf[term] * saturation(stats, norms, tf)
+        if (self.repeats != 1).any():
+            found *= self.repeats[term]
+        return found
+
 
 NORM_ROWS = 1 << 18
 """norms_at keeps the length norms of a field of at most this many rows (the section and
@@ -139,6 +147,46 @@ def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> F
     out = np.full(len(ids), -np.inf)
     if not len(present):
         return out
+    term_idf = plan.idf[present]
+    if (term_idf < 0).any():  # a negative factor turns the largest weight into the least
+        return _frontier_bounds(view, stats, plan, seg)
+    tops, dirty = frontier_tops(view, stats)
+    # Rounding a product is monotonic: an idf >= 0 times the largest saturation is the
+    # largest of the idf times each one.
+    out[present] = term_idf * tops[ids[present]]
+    for j in present[dirty[ids[present]]].tolist():
+        out[j] = _live_bound(view, stats, plan, j, int(ids[j]))
+    return out
+
+
+def frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, npt.NDArray[np.bool_]]:
+    """Return each term's largest saturation over its frontier postings under stats and
+    whether its frontier holds a deleted row: derived from the field's arrays alone, so
+    kept while it is open, as its length norms are (a pass over every frontier posting)."""
+    key = ("front", stats.k1, stats.b, stats.avgdl)
+    found = view.kept.get(key)
+    if found is None:
+        front = np.asarray(view.front)
+        rows, tf = np.asarray(view.rows[front]), np.asarray(view.tf[front])
+        sizes = np.diff(np.asarray(view.front_ptr, np.int64))
+        tops = np.full(len(sizes), -np.inf)
+        dirty = np.zeros(len(sizes), np.bool_)
+        some = np.flatnonzero(sizes > 0)
+        if len(some):
+            starts = np.asarray(view.front_ptr, np.int64)[some]
+            sat = saturation(stats, norms_at(view, stats, rows), tf)
+            tops[some] = np.maximum.reduceat(sat, starts)
+            if view.deleted is not None:
+                dirty[some] = np.logical_or.reduceat(view.deleted[rows], starts)
+        found = view.kept[key] = tops, dirty
+    return found
+
+
+def _frontier_bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> Floats:
+    """Return what _bounds does, weighing each frontier posting."""
+    ids = plan.ids[seg]
+    present = np.flatnonzero(ids >= 0)
+    out = np.full(len(ids), -np.inf)
     lo, hi = view.front_ptr[ids[present]], view.front_ptr[ids[present] + 1]
     at = np.asarray(view.front[runs(lo, hi)])
     rows, tf = np.asarray(view.rows[at]), np.asarray(view.tf[at])
@@ -233,9 +281,10 @@ def _weighted(
         if tid < 0:
             continue
         for rows, tf in live_slices(view, *view.term_rows(tid)):
-            terms = np.full(len(rows), term, np.int64)
-            weights = plan.weights(stats, terms, norms_at(view, stats, rows), tf)
-            yield rows.astype(np.int64) + int(bases[seg]), weights
+            yield (
+                rows.astype(np.int64) + int(bases[seg]),
+                plan.term_weights(stats, term, norms_at(view, stats, rows), tf),
+            )
 
 
 def scores_at(
@@ -329,22 +378,36 @@ def top_rows(
     order = np.argsort(plan.postings(views), kind="stable")
     if lower is not others:
         np.copyto(lower, others)
-    matched = np.zeros(len(others), np.bool_)
+    # A row no scored term matches sums others alone: when none of those reaches, the reach
+    # test reads the matched rows only, not every section.
+    untouched = float(others.max(initial=0.0))
     scored = np.zeros(len(plan), np.bool_)
     # Every section allowed (as when every document is public): no mask to apply per term.
-    every = bool(allowed.all())
-    mask = None if every else allowed
+    mask = None if bool(allowed.all()) else allowed
+    known = np.zeros(0, np.int64)
     for j in order[:-1].tolist():
         scored[j] = True
-        matched[_add_term(views, stats, plan, bases, j, weight, lower)] = True
-        known = np.flatnonzero(matched if mask is None else matched & mask)
-        candidates = _contenders(plan, weight, scored, lower, known, mask, count)
+        rows = _add_term(views, stats, plan, bases, j, weight, lower)
+        known = _merged(known, rows if mask is None else rows[mask[rows]])
+        candidates = _contenders(plan, weight, scored, (lower, untouched), known, mask, count)
         if candidates is not None:
             seg = np.searchsorted(bases, candidates, side="right") - 1
             scores = scores_at(views, stats, plan, seg, candidates - bases[seg])
             positive = scores > 0
             return candidates[positive], scores[positive]
     return None
+
+
+def _merged(known: Ints, rows: Ints) -> Ints:
+    """Return the ascending distinct rows of both (each ascending and distinct already): a
+    stable sort merges two runs in one pass (timsort), not a pass over every section."""
+    if not len(known):
+        return rows
+    both = np.sort(np.concatenate([known, rows]), kind="stable")
+    keep = np.ones(len(both), np.bool_)
+    np.not_equal(both[1:], both[:-1], out=keep[1:])
+    merged: Ints = both[keep]
+    return merged
 
 
 def _add_term(
@@ -359,17 +422,38 @@ def _add_term(
     return np.concatenate(touched) if touched else np.zeros(0, np.int64)
 
 
+KTH_DIRECT = 512
+"""Sums up to which kth_largest partitions them directly."""
+
+
+def kth_largest(scores: Floats, k: int) -> float:
+    """Return the k-th largest score (len(scores) >= k), first cutting to the scores above a
+    sample's: np.partition crawls on many equal values (a term's sums at rows of one length)."""
+    while len(scores) > KTH_DIRECT:
+        sample = scores[:: len(scores) // (8 * k) or 1]
+        if len(sample) == len(scores):
+            break
+        low = kth_largest(sample, k)
+        above = scores[scores > low]
+        if len(above) < k:
+            return low  # k scores are at least low, fewer than k above it
+        scores = above
+    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
+
+
 def _contenders(
-    plan: FieldTerms, weight: float, scored: npt.NDArray[np.bool_], lower: Floats,
+    plan: FieldTerms, weight: float, scored: npt.NDArray[np.bool_], sums: tuple[Floats, float],
     known: Ints, allowed: npt.NDArray[np.bool_] | None, count: int,
 ) -> Ints | None:  # fmt: skip
-    """Return the allowed rows (None: every row) whose sum so far (lower) plus the largest
-    weights of the terms not yet scored reaches the count-th best sum of the known rows
-    (allowed, matching a scored term), or None when too many do or too few are known."""
-    sums = lower[known]
-    if len(sums) < count:
+    """Return the allowed rows (None: every row) whose sum so far (sums: every row's, and
+    the largest of a row no scored term matches) plus the largest weights of the terms not
+    yet scored reaches the count-th best sum of the known rows (allowed, matching a scored
+    term), or None when too many do or too few are known."""
+    lower, untouched = sums
+    found = lower[known]
+    if len(found) < count:
         return None
-    floor = float(np.partition(sums, len(sums) - count)[len(sums) - count])
+    floor = kth_largest(found, count)
     left = ~scored
     lift = weight * float((plan.bounds[left] * plan.repeats[left]).sum())
     # Sums in another order differ by rounding: a margin far above it keeps every contender.
@@ -377,9 +461,12 @@ def _contenders(
     reach = floor - lift - margin
     if reach <= 0:  # every row can still reach it: no term can be left out yet
         return None
-    above = lower >= reach
+    if untouched < reach:  # only matched rows can reach it
+        above: Ints = known[found >= reach]
+        return above if len(above) <= MAX_CANDIDATES else None
+    reached = lower >= reach
     if allowed is not None:
-        above &= allowed
-    if np.count_nonzero(above) > MAX_CANDIDATES:
+        reached &= allowed
+    if np.count_nonzero(reached) > MAX_CANDIDATES:
         return None
-    return np.flatnonzero(above)
+    return np.flatnonzero(reached)
