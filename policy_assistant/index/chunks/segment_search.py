@@ -30,9 +30,9 @@ SPARSE_RATIO = 8
 PRUNE_MIN_POSTINGS = 50_000
 """Below this many postings a query adds every one: checking where to stop costs more."""
 KTH_DIRECT = 512
-"""Scores up to which _kth partitions them directly."""
+"""Scores up to which kth_largest partitions them directly."""
 KTH_SAMPLE = 8
-"""_kth's sample holds about this many times k scores."""
+"""kth_largest's sample holds about this many times k scores."""
 _SLACK = 1e-9
 
 Floats = npt.NDArray[np.float64]
@@ -229,7 +229,7 @@ class _Ranker:
         beats the bounds of the terms left; None when it does not yet."""
         if len(rows) < self.k:
             return None
-        theta, rest = _kth(partial, self.k), _loose(sum(bounds[j + 1 :]))
+        theta, rest = kth_largest(partial, self.k), _loose(sum(bounds[j + 1 :]))
         if theta <= rest:
             return None
         keep = partial >= theta - rest
@@ -321,7 +321,7 @@ class _Ranker:
                 norms = self.norms[i][local[hit]]
                 scores[lo + hit] += _term_weights(self.stats, term, norms, tf[pos[hit]])
             if len(scores) > self.k:
-                keep = scores >= _kth(scores, self.k) - _loose(sum(bounds[j + 1 :]))
+                keep = scores >= kth_largest(scores, self.k) - _loose(sum(bounds[j + 1 :]))
                 rows, scores = rows[keep], scores[keep]
         return rows, scores
 
@@ -365,14 +365,14 @@ def live_slices(segment: Masked, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]
             yield some, freq
 
 
-def _kth(scores: Floats, k: int) -> float:
+def kth_largest(scores: Floats, k: int) -> float:
     """Return the k-th largest score (len(scores) >= k), first cutting to the scores above
     a sample's (np.partition crawls on many equal values, as one term's scores are)."""
     while len(scores) > KTH_DIRECT:
         sample = scores[:: len(scores) // (KTH_SAMPLE * k) or 1]
         if len(sample) == len(scores):
             break
-        low = _kth(sample, k)
+        low = kth_largest(sample, k)
         above = scores[scores > low]
         if len(above) < k:
             return low  # k scores are at least low, fewer than k above it
@@ -396,7 +396,7 @@ def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> lis
     """Return the k best of rows (ascending, with their scores): score descending, then by
     tie(segment, row), or by row when tie is None (one segment, whose rows are in tie order)."""
     if len(rows) > k:
-        kth = _kth(scores, k)
+        kth = kth_largest(scores, k)
         above = np.flatnonzero(scores > kth)
         tied = np.flatnonzero(scores == kth)
         room = k - len(above)

@@ -25,6 +25,7 @@ from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.segment_search import (
     Statistics,
     idf,
+    kth_largest,
     live_slices,
     row_norms,
     saturation,
@@ -420,25 +421,6 @@ def _add_term(
         lower[rows] += weight * weights
         touched.append(rows)
     return np.concatenate(touched) if touched else np.zeros(0, np.int64)
-
-
-KTH_DIRECT = 512
-"""Sums up to which kth_largest partitions them directly."""
-
-
-def kth_largest(scores: Floats, k: int) -> float:
-    """Return the k-th largest score (len(scores) >= k), first cutting to the scores above a
-    sample's: np.partition crawls on many equal values (a term's sums at rows of one length)."""
-    while len(scores) > KTH_DIRECT:
-        sample = scores[:: len(scores) // (8 * k) or 1]
-        if len(sample) == len(scores):
-            break
-        low = kth_largest(sample, k)
-        above = scores[scores > low]
-        if len(above) < k:
-            return low  # k scores are at least low, fewer than k above it
-        scores = above
-    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
 
 
 def _contenders(
