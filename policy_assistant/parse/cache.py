@@ -3,10 +3,10 @@
 The key is SHA-256 over canonical JSON of: `PARSE_CACHE_VERSION`, the fingerprint of the
 parser code (every module of `policy_assistant/parse/`, `records.py` and `boxes.py`, and the
 versions of the libraries the package depends on), the document's source, its bytes' SHA-256
-and its catalog fields but the access labels. Labels are no parse input: an entry keeps the label its
-front matter gives, and the reader labels a hit as the catalog now says. Any change to one of
-them is a miss, so a stale entry is never read. Entries are written atomically; a damaged or
-foreign entry reads as a miss and is written again.
+and its catalog fields but the access labels. Labels are no parse input: an entry keeps the
+label its front matter gives, and the reader labels a hit as the catalog now says. Any change
+to one of them is a miss, so a stale entry is never read. Entries are written atomically; a
+damaged or foreign entry reads as a miss and is written again.
 
 Entries are renamed into place but not fsynced: one lost or left empty by a crash reads as a
 miss and is parsed again, while an fsync per file cost more than the parse of a Markdown file
