@@ -125,3 +125,26 @@ def test_chunk_has_help() -> None:
         "--out",
     ):
         assert option in result.stdout
+
+
+def chunk_numbers(text: str, ids: list[str]) -> list[int]:
+    """Return the number shown on the row of each chunk ID, in the order of ids."""
+    rows = {i: line for line in text.splitlines() for i in ids if i in line}
+    return [int(rows[i].split(i)[0].strip(" │✂")) for i in ids]
+
+
+def test_chunk_and_inspect_number_the_same_chunk_alike_from_1(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "c", FILES)
+    path, settings = str(corpus / "a.md"), ["--chunker", "fixed", "--size", "5"]
+    listed = runner.invoke(APP, ["chunk", path, "--json", *settings])
+    records = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert [r["position"] for r in records] == list(range(len(records)))  # JSON stays 0-based
+    ids = [r["id"] for r in records]
+    table = runner.invoke(APP, ["chunk", path, "-q", *settings], env={"COLUMNS": "120"})
+    drawn = runner.invoke(
+        APP, ["inspect", "a.md", "--corpus", str(corpus), "-q", *settings], env={"COLUMNS": "120"}
+    )
+    assert table.exit_code == drawn.exit_code == 0, table.output + drawn.output
+    expected = list(range(1, len(ids) + 1))
+    assert chunk_numbers(drawn.stdout, ids) == expected
+    assert chunk_numbers(table.stdout, ids) == expected

@@ -66,3 +66,47 @@ def test_the_budget_table_never_breaks_an_interval_just_above_the_narrow_width(
     # An interval cut across two lines leaves a line ending in "[0.4" or starting with "5]".
     assert not re.search(r"\[\d\.\d{0,2}\s*│", text)
     assert set(NUMBER.findall(render(200, args))) <= set(NUMBER.findall(text))
+
+
+BOX_LEFT = "│┃┏┡├└┗┣┢"
+BOX_RIGHT = "│┃┓┩┤┘┛┫┪"
+
+
+def table_lines(text: str) -> list[str]:
+    """Return the lines of bordered tables: those that start with a box character."""
+    return [line for line in text.splitlines() if line[:1] in BOX_LEFT]
+
+
+def k_table_lines(text: str) -> list[str]:
+    """Return the lines of eval's equal-k table, between its title and the next title."""
+    after = text.split("At equal k", 1)[1]
+    return table_lines(after.split("At equal budgets", 1)[0])
+
+
+def test_eval_at_60_columns_keeps_the_chunker_names_and_the_borders() -> None:
+    args = [*COMMANDS["eval"][:-2], "--chunker", "structure,fixed"]
+    text = render(60, args)
+    assert max(len(line) for line in text.splitlines()) <= 60
+    rows = k_table_lines(text)
+    assert rows
+    assert any("structure" in line for line in rows), "\n".join(rows)
+    assert any(" fixed " in line for line in rows), "\n".join(rows)
+    assert all(line.rstrip()[-1] in BOX_RIGHT for line in table_lines(text))
+
+
+@pytest.mark.parametrize("budget", ([], ["--budget", "100"]), ids=("ranked", "context"))
+@pytest.mark.parametrize("query", ("sprinkler warranty", "how long do I have to return a mower"))
+def test_search_at_80_columns_closes_its_borders(index: str, query: str, budget: list[str]) -> None:
+    text = render(80, ["search", query, "--index", index, *budget])
+    lines = table_lines(text)
+    assert lines
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert all(line.rstrip()[-1] in BOX_RIGHT for line in lines), "\n".join(lines)
+
+
+def test_ls_puts_the_title_under_the_source(index: str) -> None:
+    text = render(120, ["ls", "--index", index])
+    assert "\\n" not in text
+    assert any(
+        "Home Composting Guide" in line and "guides/" not in line for line in text.splitlines()
+    )

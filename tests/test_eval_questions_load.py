@@ -198,3 +198,24 @@ def test_file_offsets_that_do_not_hold_the_quote_or_lack_the_corpus_are_refused(
     path = write_questions(tmp_path / "q.jsonl", [file_pinned(in_file, in_file + 7)])
     with pytest.raises(QuestionsError, match="need the corpus folder"):
         load_questions(path, documents)
+
+
+def test_a_file_for_another_corpus_is_summarised_one_problem_a_line(tmp_path: Path) -> None:
+    corpus = write_eval_corpus(tmp_path / "corpus")
+    elsewhere = [
+        {**QUESTIONS[0], "id": f"other{i}", "relevant": [{**QUESTIONS[0]["relevant"][0],
+         "evidence": f"a sentence {i} of a handbook this corpus never held"}]}
+        for i in range(40)
+    ]  # fmt: skip
+    path = write_questions(tmp_path / "q.jsonl", elsewhere)
+    args = ["--corpus", str(corpus), "--questions", str(path), "--chunker", "fixed", "-q"]
+    result = runner.invoke(APP, ["eval", *args])
+    assert result.exit_code == 1
+    head, *problems, more = result.stderr.splitlines()
+    assert head == f"error: {path}: no valid questions; 40 problems:"
+    assert problems and all(
+        re.match(r"  line \d+: question 'other\d+': .*quote ", p) for p in problems
+    )
+    assert all(len(p) < 200 for p in problems)
+    counted = re.fullmatch(r"  and (\d+) more", more)
+    assert counted and len(problems) + int(counted.group(1)) == 40

@@ -126,7 +126,7 @@ def render(documents: list[Document], chunks: list[Chunk], chunker: Chunker) -> 
 
 
 def chunk_table(doc: Document, chunks: list[Chunk], chunker_label: str) -> Table:
-    """Return one document's chunks: #, ID, characters, pages, words, innermost headings."""
+    """Return one document's chunks: # (from 1), ID, characters, pages, words, headings."""
     count = f"{len(chunks)} chunk{'' if len(chunks) == 1 else 's'}"
     title = f"{escape(doc.source)}: {count} ({escape(chunker_label)})"
     table = Table(title=title, title_justify="left")
@@ -136,7 +136,7 @@ def chunk_table(doc: Document, chunks: list[Chunk], chunker_label: str) -> Table
         pages = ",".join(str(p) for p in c.pages) or "-"
         sections = "; ".join(s[-1] if s else "(before any heading)" for s in c.sections)
         table.add_row(
-            str(c.position), c.id, str(len(c.text)), pages, str(c.words), escape(sections)
+            str(c.position + 1), c.id, str(len(c.text)), pages, str(c.words), escape(sections)
         )
     return table
 

@@ -14,6 +14,7 @@ from typing import Any, ParamSpec, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 
 from policy_assistant.atomic import atomic_write_bytes
@@ -51,10 +52,27 @@ class FittingConsole(Console):
                 if self._too_wide(table):
                     for column in table.columns:
                         column.min_width = None  # paths fold rather than crop the numbers
+                if self._measure(table).maximum > self.width:
+                    pin_min_widths(table)
         super().print(*objects, **kwargs)
 
     def _too_wide(self, table: Table) -> bool:
-        return table.__rich_measure__(self, self.options).minimum > self.width
+        return self._measure(table).minimum > self.width
+
+    def _measure(self, table: Table) -> Measurement:
+        return table.__rich_measure__(self, self.options)
+
+
+def pin_min_widths(table: Table) -> None:
+    """Fix each column that has a minimum width at that width, for a table that must shrink.
+
+    rich shrinks the widest wrapping columns first and then widens a column back to its
+    minimum, so the table ends wider than the terminal and its right border is cropped; a
+    pinned column is left alone and the others shrink enough.
+    """
+    for column in table.columns:
+        if column.min_width and not column.no_wrap:
+            column.width = column.min_width
 
 
 def tables_in(renderable: Any) -> list[Table]:

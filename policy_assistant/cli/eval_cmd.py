@@ -384,10 +384,13 @@ def k_table(report: EvalReport) -> Table:
     k = report.settings["k"]
     n = len(report.questions)
     table = Table(title=f"At equal k (k={k}, {n} questions, 95% intervals)", title_justify="left")
-    for name in ("chunker", "chunks", f"hit@{k}", f"median words in top {k}", "leaks"):
-        table.add_column(name, justify="left" if name == "chunker" else "right")
+    gap = "\n" if out.width < NARROW else " "
+    # Narrow, the header folds too: the numbers under it never do, so it sets the width.
+    words_head = f"median{gap}words{gap}in top {k}"
+    table.add_column("chunker", min_width=name_width(report))
+    for name in ("chunks", f"hit@{k}", words_head, "leaks"):
+        table.add_column(name, justify="right")
     for s in report.summaries:
-        gap = "\n" if out.width < NARROW else " "
         words = f"{s.words_at_k.value:.0f}{gap}[{s.words_at_k.low:.0f}-{s.words_at_k.high:.0f}]"
         table.add_row(s.name, str(s.chunks), show(s.hit_at_k), words, str(s.leaks))
     return table
@@ -430,14 +433,18 @@ NAME_FOLD = 12
 """Columns a variant's name may be folded into: names fold, numbers never do."""
 
 
+def name_width(report: EvalReport) -> int:
+    """Return the columns a variant's name keeps however narrow: up to NAME_FOLD."""
+    return min(max((len(s.name) for s in report.summaries), default=7), NAME_FOLD)
+
+
 def wide_width(report: EvalReport, one_line: bool) -> int:
     """Return the columns the budget table needs with every number whole on its lines."""
     budgets = [b for s in report.summaries for b in s.budgets]
     figures = [b.figures[m] for b in budgets for m in BUDGET_METRICS]
     cell = max((len(line) for f in figures for line in show(f, one_line).splitlines()), default=0)
-    names = [s.name for s in report.summaries]
     widths = [
-        min(max(map(len, names), default=7), NAME_FOLD),
+        name_width(report),
         max([1] + [len(str(b.budget)) for b in budgets]),
         *(max(cell, len(f"{m}@B")) for m in BUDGET_METRICS),
         max(cell, len(CEILING)),

@@ -33,6 +33,9 @@ def ls_command(index: IndexDir = None, as_json: AsJson = False) -> None:
         numeric = name in ("chunks", "words")
         table.add_column(name, justify="right" if numeric else "left", overflow="fold")
     for d in listing:
-        row = (f"{d.source}\n{d.title}", d.version, d.access, d.language)
-        table.add_row(*(escape(printable(v)) for v in row), str(d.chunks), str(d.words))
+        source, title, *rest = (
+            escape(printable(v)) for v in (d.source, d.title, d.version, d.access, d.language)
+        )
+        # The title goes under the source: joined after escaping, the newline stays a newline.
+        table.add_row(f"{source}\n{title}", *rest, str(d.chunks), str(d.words))
     out.print(table)

@@ -131,7 +131,7 @@ def run_beir_eval(
     variants = settings.check()
     beir = load_beir(folder)
     if settings.strict and beir.bad:
-        listed = "\n".join(f"  {row.describe()}" for row in beir.bad)
+        listed = "\n".join(row.describe() for row in beir.bad)  # the error indents them
         raise QuestionsError(f"{folder}: {len(beir.bad)} bad lines (--strict):\n{listed}")
     documents = beir.documents
     rows: list[Row] = []

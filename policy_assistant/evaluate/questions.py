@@ -183,11 +183,16 @@ def question_format(path: Path) -> str:
 
 
 def describe_problems(path: Path, problems: list[InvalidQuestion]) -> str:
-    """Return one error message listing every problem of a questions file, by line."""
-    shown = [f"  {p.describe()}" for p in problems]
-    return "\n".join(
-        [f"{path}: {len(problems)} problem{'s' if len(problems) > 1 else ''}:", *shown]
-    )
+    """Return one error message: the file's own problems, then one line per bad question.
+
+    A problem of the whole file (no valid questions, not UTF-8) goes in the first line and is
+    not counted with the lines': the error boundary indents the rest and caps their number.
+    """
+    whole = [p.reason for p in problems if p.line == 0]
+    lines = [p.describe() for p in problems if p.line]
+    if lines:
+        whole.append(f"{len(lines)} problem{'s' if len(lines) > 1 else ''}:")
+    return "\n".join([f"{path}: {'; '.join(whole)}", *lines])
 
 
 def read_csv(

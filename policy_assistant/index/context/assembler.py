@@ -41,6 +41,7 @@ from policy_assistant.index.context.passages import (
     prefix_words,
     span_words,
     to_passage,
+    without_lead_in,
 )
 from policy_assistant.index.context.unit_rank import SegmentedUnits, TermWeights
 from policy_assistant.index.context.units import HEADING, UnitSet
@@ -115,6 +116,7 @@ def assemble(
             width = window if i < settings.wide_hits else narrow
             builder.add_window(_Hit(row, score, docs[i], sections[i], words[i]), width)
     spans = sorted(builder.spans, key=lambda s: (-s.score, s.doc, s.first))
+    spans = [without_lead_in(units, s) for s in spans]
     return [to_passage(units, span, rank) for rank, span in enumerate(spans, 1)]
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policy_assistant.codec import OMIT_EMPTY, to_json_dict
-from policy_assistant.index.context.units import UnitSet
+from policy_assistant.index.context.units import ROW, UNIT_KINDS, UnitSet
 from policy_assistant.records import PageBox
 from policy_assistant.text import count_words
 
@@ -146,3 +146,19 @@ def pages_of(page_starts: tuple[int, ...], start: int, end: int) -> tuple[int, .
     first = max(1, bisect.bisect_right(page_starts, start))
     last = max(first, bisect.bisect_right(page_starts, max(start, end - 1)))
     return tuple(range(first, last + 1))
+
+
+LISTED = (UNIT_KINDS.index("item"), ROW)
+"""Unit kinds a lead-in line ending in ":" introduces."""
+
+
+def without_lead_in(units: UnitSet, span: Span) -> Span:
+    """Return the span without a last line that only introduces a list or table it leaves out."""
+    last = span.last
+    if last <= span.first or last + 1 >= len(units):
+        return span
+    if int(units.col("unit_kind")[last + 1]) not in LISTED:
+        return span
+    if not units.unit_text(last).rstrip().endswith(":"):
+        return span
+    return Span(span.doc, span.first, last - 1, span.score)

@@ -1,0 +1,29 @@
+"""A passage never ends on a bare lead-in line whose list it leaves out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from policy_assistant.index.context.assembler import ContextSettings, assemble
+from policy_assistant.index.context.units import UNIT_KINDS, build_units
+from policy_assistant.parse import parse_path
+
+GUIDE = (
+    "---\naccess: public\n---\n# Care guide\n\n## Cover\n\n"
+    "Keep the receipt for every repair. The warranty does not cover:\n\n"
+    "- frost damage to timers\n- flooding and storms\n"
+)
+
+
+def test_a_window_drops_a_lead_in_line_whose_list_it_leaves_out(tmp_path: Path) -> None:
+    (tmp_path / "guide.md").write_text(GUIDE)
+    units = build_units(parse_path(tmp_path).documents)
+    texts = [units.unit_text(r) for r in range(len(units))]
+    hit = texts.index("Keep the receipt for every repair.")
+    assert texts[hit + 1].endswith(":") and UNIT_KINDS[units.col("unit_kind")[hit + 2]] == "item"
+    settings = ContextSettings(strategy="window", window=1, narrow_below=0)
+    (passage,) = assemble(units, [(hit, 1.0)], 100, settings)
+    assert passage.text.rstrip().endswith("Keep the receipt for every repair.")
+    # With its list in reach, the lead-in stays: it introduces what follows.
+    (whole,) = assemble(units, [(hit + 2, 1.0)], 100, ContextSettings("window", window=2))
+    assert "does not cover:" in whole.text and "frost damage" in whole.text
