@@ -25,6 +25,7 @@ from policy_assistant.index.chunks.bm25 import (
 from policy_assistant.index.chunks.segment import MemorySegment, Segment
 from policy_assistant.index.chunks.segment_search import (
     Statistics,
+    keep_weights,
     okapi_mean_idf,
     search_segments,
     statistics,
@@ -167,6 +168,7 @@ class MemoryIndex(Index):
         stats = statistics(bm25, info.rows, info.nonempty, info.length, 0.0)
         if stats.variant == "okapi":
             stats = replace(stats, mean_idf=okapi_mean_idf([segment], stats.counted))
+        keep_weights(segment, stats)  # one segment, never changed: its weights hold for good
         super().__init__([segment], stats, ACCESS_LABELS)
         self._chunks = tuple(chunks)
 
