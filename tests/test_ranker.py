@@ -197,3 +197,11 @@ def test_kept_weights_and_the_short_path_give_the_general_floats(monkeypatch, ch
     assert run() == kept
     monkeypatch.setattr(segment_search, "_search_one", lambda *a: None)
     assert run() == kept
+
+
+def test_search_rows_are_search_terms_hits_as_row_and_score(chunks):
+    index = memory_index(chunks)
+    for query in [tokenize(" ".join(q)) for q in zipf_queries(10)]:
+        for access in ("public", "staff"):
+            hits = index.search_terms(query, 10, access)
+            assert index.search_rows(query, 10, access) == [(h.row, h.score) for h in hits]

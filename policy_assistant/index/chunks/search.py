@@ -107,6 +107,26 @@ class Index:
         self, terms: Sequence[str], k: int = DEFAULT_K, access: str | None = None
     ) -> list[SearchHit]:
         """Return the top k chunks for already tokenized query terms (see search)."""
+        found, chunks, rows = self._checked(terms, k, access)
+        return [
+            SearchHit(rank, score, chunk, row)
+            for rank, ((_, _, score), chunk, row) in enumerate(
+                zip(found, chunks, rows, strict=True), 1
+            )
+        ]
+
+    def search_rows(
+        self, terms: Sequence[str], k: int = DEFAULT_K, access: str | None = None
+    ) -> list[tuple[int, float]]:
+        """Return search_terms' hits as (row, score) pairs, same ranking and checks (eval's)."""
+        found, _, rows = self._checked(terms, k, access)
+        return list(zip(rows, [score for _, _, score in found], strict=True))
+
+    def _checked(
+        self, terms: Sequence[str], k: int, access: str | None
+    ) -> tuple[list[tuple[int, int, float]], list[Chunk], list[int]]:
+        """Return the ranker's hits, their chunks and index rows, each chunk's own label
+        checked against the access level."""
         level = self.level(access)
         read: dict[tuple[int, int], Chunk] = {}
 
@@ -119,19 +139,26 @@ class Index:
             found = search_segments(self.segments, self.stats, terms, k, level, tie)
         except (IndexError, ValueError) as exc:  # numpy on rows out of range: damage
             raise self.damage(f"damaged postings: {exc}") from exc
-        segments, live = self.segments, self._live
         try:
-            chunks = [read.get((seg, row)) or segments[seg].record(row) for seg, row, _ in found]
+            chunks, rows = self._placed(found, read)
         except BadIndex as exc:
             raise self.damage(str(exc)) from exc
-        hits = [
-            SearchHit(rank, score, chunk, live[seg] + segments[seg].live_before(row))
-            for rank, ((seg, row, score), chunk) in enumerate(zip(found, chunks, strict=True), 1)
-        ]
         allowed = set(self.access_labels[: level + 1])
-        if any(hit.chunk.access not in allowed for hit in hits):
+        if any(chunk.access not in allowed for chunk in chunks):
             raise self.damage("the segments' access.npy disagrees with the chunk records")
-        return hits
+        return found, chunks, rows
+
+    def _placed(
+        self, found: list[tuple[int, int, float]], read: dict[tuple[int, int], Chunk]
+    ) -> tuple[list[Chunk], list[int]]:
+        """Return the found hits' chunks (those tie read, or read now) and index rows."""
+        segments, live = self.segments, self._live
+        if len(segments) == 1 and segments[0].deleted is None:  # local rows are index rows
+            record = segments[0].record
+            rows = [row for _, row, _ in found]
+            return [read.get((0, row)) or record(row) for row in rows], rows
+        chunks = [read.get((seg, row)) or segments[seg].record(row) for seg, row, _ in found]
+        return chunks, [live[seg] + segments[seg].live_before(row) for seg, row, _ in found]
 
     def tie_key(self, seg: int, row: int, chunk: Chunk) -> Any:
         """Return what orders hits of equal score across segments: (source, position), a cold

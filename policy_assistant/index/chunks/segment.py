@@ -194,9 +194,18 @@ class MemorySegment(Segment):
         self._dead = None
         self.memo = {}
         self.weighed = None
+        self._spans: dict[str, tuple[int, int]] = {}
         self._chunks = tuple(chunks)
         nonempty, length = int((self.dl > 0).sum()), int(self.dl.sum(dtype=np.int64))
         self.info = SegmentInfo("memory", len(chunks), nonempty, length, "")
+
+    def span(self, term: str) -> tuple[int, int]:
+        """Return where the term's postings start and stop ((0, 0): none), each term looked
+        up once (eval asks the same terms at every depth and for many questions)."""
+        found = self._spans.get(term)
+        if found is None:
+            found = self._spans[term] = super().span(term)
+        return found
 
     def record(self, row: int) -> Chunk:
         """Return the chunk at a row."""
