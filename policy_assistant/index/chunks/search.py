@@ -144,7 +144,7 @@ class Index:
         except BadIndex as exc:
             raise self.damage(str(exc)) from exc
         allowed = set(self.access_labels[: level + 1])
-        if any(chunk.access not in allowed for chunk in chunks):
+        if not {chunk.access for chunk in chunks} <= allowed:
             raise self.damage("the segments' access.npy disagrees with the chunk records")
         return found, chunks, rows
 
@@ -156,6 +156,8 @@ class Index:
         if len(segments) == 1 and segments[0].deleted is None:  # local rows are index rows
             record = segments[0].record
             rows = [row for _, row, _ in found]
+            if not read:  # tie is never asked within one segment
+                return [record(row) for row in rows], rows
             return [read.get((0, row)) or record(row) for row in rows], rows
         chunks = [read.get((seg, row)) or segments[seg].record(row) for seg, row, _ in found]
         return chunks, [live[seg] + segments[seg].live_before(row) for seg, row, _ in found]

@@ -221,13 +221,13 @@ def _search_one(
     if sum(sizes) >= PRUNE_MIN_POSTINGS:
         return None
     rows = np.concatenate([segment.rows[start:stop] for *_, start, stop in per_term])
-    weights = np.repeat([item[3] for item in per_term], sizes) * _saturations(
-        segment, stats, rows, [item[4:] for item in per_term]
-    )
+    # Arrays' own repeat and nonzero: np.repeat and np.flatnonzero add a Python call each.
+    term_idf = np.array([item[3] for item in per_term]).repeat(sizes)
+    weights = term_idf * _saturations(segment, stats, rows, [item[4:] for item in per_term])
     if any(item[2] != 1 for item in per_term):
-        weights = weights * np.repeat([item[2] for item in per_term], sizes)
+        weights = weights * np.array([item[2] for item in per_term]).repeat(sizes)
     sums = np.bincount(rows, weights=weights, minlength=segment.info.rows)
-    rows = np.flatnonzero(sums > 0)
+    rows = (sums > 0).nonzero()[0]
     rows = rows[segment.access[rows] <= level]
     rows, scores = _ordered(rows, sums[rows], k)
     return list(zip([0] * len(rows), rows.tolist(), scores.tolist(), strict=True))
@@ -485,8 +485,8 @@ def _ordered(rows: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
     """Return the k best of rows (ascending) and their scores, score descending, then row."""
     if len(rows) > k:
         kth = _kth(scores, k)
-        above = np.flatnonzero(scores > kth)
-        tied = np.flatnonzero(scores == kth)[: k - len(above)]
+        above = (scores > kth).nonzero()[0]
+        tied = (scores == kth).nonzero()[0][: k - len(above)]
         chosen = np.concatenate([above, tied])
         rows, scores = rows[chosen], scores[chosen]
     order = np.lexsort((rows, -scores))[:k]
