@@ -175,3 +175,33 @@ def test_eval_and_the_search_command_run_the_one_ranker(monkeypatch, chunks, tmp
     ranked = chunk_retriever(sort_chunks(chunks)).search(question, 5)
     assert calls == [1, 1]
     assert [sort_chunks(chunks)[row].id for row, _ in ranked] == shown
+
+
+@pytest.mark.parametrize("variant", ["lucene", "okapi"])
+def test_kept_weights_and_the_short_path_give_the_general_floats(monkeypatch, chunks, variant):
+    """A MemorySegment's kept saturations, or its short one-segment path, change no float:
+    hits equal those of the general path computing every weight at query time."""
+    index = memory_index(chunks, {"variant": variant})
+    queries = [tokenize(" ".join(q)) for q in zipf_queries(30)] + [{"w1": 2.5, "w7": 1.0}]
+
+    def run() -> list[Any]:
+        return [
+            [(h.row, h.score) for h in index.search_terms(q, 10, a)]  # type: ignore[arg-type]
+            for q in queries
+            for a in ("public", "staff")
+        ]
+
+    kept = run()
+    assert index.segments[0].weighed is not None and index.segments[0].weighed[0] is index.stats
+    index.segments[0].weighed = None
+    assert run() == kept
+    monkeypatch.setattr(segment_search, "_search_one", lambda *a: None)
+    assert run() == kept
+
+
+def test_search_rows_are_search_terms_hits_as_row_and_score(chunks):
+    index = memory_index(chunks)
+    for query in [tokenize(" ".join(q)) for q in zipf_queries(10)]:
+        for access in ("public", "staff"):
+            hits = index.search_terms(query, 10, access)
+            assert index.search_rows(query, 10, access) == [(h.row, h.score) for h in hits]

@@ -23,10 +23,11 @@ class Retriever(Protocol):
 
 
 class IndexRetriever:
-    """Eval's view of an Index: each question searched with its audience, through Index.search.
+    """Eval's view of an Index: each question searched with its audience, through
+    Index.search_rows (search_terms' ranking and checks, without building its hits).
 
     The access filter eval measures (`leaks`) is therefore the product's own: the mask and the
-    second check of each returned record in Index.search_terms.
+    second check of each returned record, shared by search_terms and search_rows.
     """
 
     def __init__(self, index: Index) -> None:
@@ -38,9 +39,7 @@ class IndexRetriever:
         terms = self._terms.get(question.question)
         if terms is None:
             terms = self._terms[question.question] = tokenize(question.question)
-        return [
-            (hit.row, hit.score) for hit in self.index.search_terms(terms, n, question.audience)
-        ]
+        return self.index.search_rows(terms, n, question.audience)
 
 
 def chunk_retriever(chunks: Sequence[Chunk], bm25: BM25Settings = BM25_DEFAULTS) -> IndexRetriever:

@@ -20,6 +20,7 @@ from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.chunks.segment import MemorySegment, Segment
 from policy_assistant.index.chunks.segment_search import (
     Statistics,
+    keep_weights,
     okapi_mean_idf,
     search_segments,
     statistics,
@@ -100,6 +101,26 @@ class Index:
         self, terms: Sequence[str], k: int = DEFAULT_K, access: str | None = None
     ) -> list[SearchHit]:
         """Return the top k chunks for already tokenized query terms (see search)."""
+        found, chunks, rows = self._checked(terms, k, access)
+        return [
+            SearchHit(rank, score, chunk, row)
+            for rank, ((_, _, score), chunk, row) in enumerate(
+                zip(found, chunks, rows, strict=True), 1
+            )
+        ]
+
+    def search_rows(
+        self, terms: Sequence[str], k: int = DEFAULT_K, access: str | None = None
+    ) -> list[tuple[int, float]]:
+        """Return search_terms' hits as (row, score) pairs, same ranking and checks (eval's)."""
+        found, _, rows = self._checked(terms, k, access)
+        return list(zip(rows, [score for _, _, score in found], strict=True))
+
+    def _checked(
+        self, terms: Sequence[str], k: int, access: str | None
+    ) -> tuple[list[tuple[int, int, float]], list[Chunk], list[int]]:
+        """Return the ranker's hits, their chunks and index rows, each chunk's own label
+        checked against the access level."""
         level = self.level(access)
         read: dict[tuple[int, int], Chunk] = {}
 
@@ -112,19 +133,28 @@ class Index:
             found = search_segments(self.segments, self.stats, terms, k, level, tie)
         except (IndexError, ValueError) as exc:  # numpy on rows out of range: damage
             raise self.damage(f"damaged postings: {exc}") from exc
-        segments, live = self.segments, self._live
         try:
-            chunks = [read.get((seg, row)) or segments[seg].record(row) for seg, row, _ in found]
+            chunks, rows = self._placed(found, read)
         except BadIndex as exc:
             raise self.damage(str(exc)) from exc
-        hits = [
-            SearchHit(rank, score, chunk, live[seg] + segments[seg].live_before(row))
-            for rank, ((seg, row, score), chunk) in enumerate(zip(found, chunks, strict=True), 1)
-        ]
         allowed = set(self.access_labels[: level + 1])
-        if any(hit.chunk.access not in allowed for hit in hits):
+        if not {chunk.access for chunk in chunks} <= allowed:
             raise self.damage("the segments' access.npy disagrees with the chunk records")
-        return hits
+        return found, chunks, rows
+
+    def _placed(
+        self, found: list[tuple[int, int, float]], read: dict[tuple[int, int], Chunk]
+    ) -> tuple[list[Chunk], list[int]]:
+        """Return the found hits' chunks (those tie read, or read now) and index rows."""
+        segments, live = self.segments, self._live
+        if len(segments) == 1 and segments[0].deleted is None:  # local rows are index rows
+            record = segments[0].record
+            rows = [row for _, row, _ in found]
+            if not read:  # tie is never asked within one segment
+                return [record(row) for row in rows], rows
+            return [read.get((0, row)) or record(row) for row in rows], rows
+        chunks = [read.get((seg, row)) or segments[seg].record(row) for seg, row, _ in found]
+        return chunks, [live[seg] + segments[seg].live_before(row) for seg, row, _ in found]
 
     def tie_key(self, seg: int, row: int, chunk: Chunk) -> Any:
         """Return what orders hits of equal score across segments: (source, position), a cold
@@ -161,6 +191,7 @@ class MemoryIndex(Index):
         stats = statistics(bm25, info.rows, info.nonempty, info.length, 0.0)
         if stats.variant == "okapi":
             stats = replace(stats, mean_idf=okapi_mean_idf([segment], stats.counted))
+        keep_weights(segment, stats)  # one segment, never changed: its weights hold for good
         super().__init__([segment], stats, ACCESS_LABELS)
         self._chunks = tuple(chunks)
 

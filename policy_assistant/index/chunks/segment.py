@@ -69,6 +69,9 @@ class Segment:
         self._dead: Any = None
         self.memo: dict[Any, Any] = {}
         """Values derived from the arrays, kept for the process's later queries (norms)."""
+        self.weighed: tuple[Any, Any] | None = None
+        """Statistics and every posting's saturation under them, kept by keep_weights for a
+        segment whose statistics never change (eval's MemorySegment)."""
         self._check(meta)
 
     def _check(self, meta: dict[str, Any]) -> None:
@@ -86,6 +89,11 @@ class Segment:
     def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         """Return the term's local rows (ascending) and their term frequencies."""
         return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
+
+    def span(self, term: str) -> tuple[int, int]:
+        """Return where the term's postings start and stop in rows and tf ((0, 0): none)."""
+        found = self._terms.find(term)
+        return (int(self.ptr[found]), int(self.ptr[found + 1])) if found >= 0 else (0, 0)
 
     def dead_positions(self, rows: Any) -> Any:
         """Return where in a term's rows (ascending) the deleted ones are, found by bisecting
@@ -185,9 +193,19 @@ class MemorySegment(Segment):
         self.deleted = None
         self._dead = None
         self.memo = {}
+        self.weighed = None
+        self._spans: dict[str, tuple[int, int]] = {}
         self._chunks = tuple(chunks)
         nonempty, length = int((self.dl > 0).sum()), int(self.dl.sum(dtype=np.int64))
         self.info = SegmentInfo("memory", len(chunks), nonempty, length, "")
+
+    def span(self, term: str) -> tuple[int, int]:
+        """Return where the term's postings start and stop ((0, 0): none), each term looked
+        up once (eval asks the same terms at every depth and for many questions)."""
+        found = self._spans.get(term)
+        if found is None:
+            found = self._spans[term] = super().span(term)
+        return found
 
     def record(self, row: int) -> Chunk:
         """Return the chunk at a row."""

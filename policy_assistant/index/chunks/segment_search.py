@@ -177,12 +177,71 @@ def search_segments(
 ) -> list[Found]:
     """Return up to k (segment, row, score) with score > 0 among rows with access <= level,
     best first, equal scores ordered by tie(segment, row) (read only for the last few)."""
+    if len(segments) == 1 and segments[0].deleted is None:
+        found = _search_one(segments[0], stats, terms, k, level)
+        if found is not None:
+            return found
     planned = plan_terms(segments, stats, terms)
     if k <= 0 or not planned:
         return []
     ranker = _Ranker(segments, stats, level, k)
     rows, scores = ranker.run(planned)
     return _top(rows, scores, k, ranker.bases, tie if len(segments) > 1 else None)
+
+
+def keep_weights(segment: Segment, stats: Statistics) -> None:
+    """Keep every posting's saturation under stats on a segment whose statistics never change
+    (eval's MemorySegment: one segment, no deletions), for search_segments to read."""
+    norms = _norms(segment, stats)
+    segment.weighed = (stats, saturation(stats, norms[np.asarray(segment.rows)], segment.tf))
+
+
+def _search_one(
+    segment: Segment, stats: Statistics, terms: Sequence[str] | Mapping[str, float], k: int,
+    level: int,
+) -> list[Found] | None:  # fmt: skip
+    """Return what search_segments does over one segment without deletions, in fewer steps
+    (eval's sizes, where each step's Python cost counts); None above PRUNE_MIN_POSTINGS."""
+    counts = terms if isinstance(terms, Mapping) else Counter(terms)
+    found = []
+    for term, repeats in counts.items():
+        start, stop = segment.span(term)
+        if stop > start:
+            found.append((term, float(repeats), start, stop))
+    if k <= 0 or not found:
+        return []
+    # The idf and order of plan_terms (df: every posting is live) and the sums of _add_all.
+    idfs = idf(stats, np.array([stop - start for *_, start, stop in found], np.float64))
+    per_term = sorted(
+        (-repeats * term_idf, term.encode("utf-8"), repeats, term_idf, start, stop)
+        for (term, repeats, start, stop), term_idf in zip(found, idfs.tolist(), strict=True)
+    )
+    sizes = [stop - start for *_, start, stop in per_term]
+    if sum(sizes) >= PRUNE_MIN_POSTINGS:
+        return None
+    rows = np.concatenate([segment.rows[start:stop] for *_, start, stop in per_term])
+    # Arrays' own repeat and nonzero: np.repeat and np.flatnonzero add a Python call each.
+    term_idf = np.array([item[3] for item in per_term]).repeat(sizes)
+    weights = term_idf * _saturations(segment, stats, rows, [item[4:] for item in per_term])
+    if any(item[2] != 1 for item in per_term):
+        weights = weights * np.array([item[2] for item in per_term]).repeat(sizes)
+    sums = np.bincount(rows, weights=weights, minlength=segment.info.rows)
+    rows = (sums > 0).nonzero()[0]
+    rows = rows[segment.access[rows] <= level]
+    rows, scores = _ordered(rows, sums[rows], k)
+    return list(zip([0] * len(rows), rows.tolist(), scores.tolist(), strict=True))
+
+
+def _saturations(
+    segment: Segment, stats: Statistics, rows: Any, spans: list[tuple[int, int]]
+) -> Floats:
+    """Return the saturations of the postings in spans (at rows): the segment's kept ones
+    when stats are the very statistics they were kept for, else computed."""
+    weighed = segment.weighed
+    if weighed is not None and weighed[0] is stats:
+        return np.concatenate([weighed[1][start:stop] for start, stop in spans])
+    tf = np.concatenate([segment.tf[start:stop] for start, stop in spans])
+    return saturation(stats, _norms(segment, stats)[rows], tf)
 
 
 class _Ranker:
@@ -395,6 +454,11 @@ def _unique(rows: Ints) -> Ints:
 def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> list[Found]:
     """Return the k best of rows (ascending, with their scores): score descending, then by
     tie(segment, row), or by row when tie is None (one segment, whose rows are in tie order)."""
+    if tie is None:
+        rows, scores = _ordered(rows, scores, k)
+        segs = np.searchsorted(bases, rows, side="right") - 1
+        picked = segs.tolist(), (rows - bases[segs]).tolist(), scores.tolist()
+        return list(zip(*picked, strict=True))
     if len(rows) > k:
         kth = kth_largest(scores, k)
         above = np.flatnonzero(scores > kth)
@@ -402,24 +466,30 @@ def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> lis
         room = k - len(above)
         # Within a segment rows are in tie order: each segment's first few tied rows are the
         # only ones that can win a place.
-        firsts = [tied[:room]]
-        if tie is not None:
-            seg_of = np.searchsorted(bases, rows[tied], side="right") - 1
-            firsts = [tied[seg_of == s][:room] for s in np.unique(seg_of)]
+        seg_of = np.searchsorted(bases, rows[tied], side="right") - 1
+        firsts = [tied[seg_of == s][:room] for s in np.unique(seg_of)]
         chosen = np.concatenate([above, *firsts])
         rows, scores = rows[chosen], scores[chosen]
     segs = np.searchsorted(bases, rows, side="right") - 1
     local = rows - bases[segs]
-    if tie is None:
-        order = np.lexsort((rows, -scores))[:k]
-        picked = segs[order].tolist(), local[order].tolist(), scores[order].tolist()
-        return list(zip(*picked, strict=True))
     found = [
         (-score, tie(seg, row), seg, row, score)
         for seg, row, score in zip(segs.tolist(), local.tolist(), scores.tolist(), strict=True)
     ]
     found.sort(key=lambda item: item[:4])
     return [(seg, row, score) for _, _, seg, row, score in found[:k]]
+
+
+def _ordered(rows: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
+    """Return the k best of rows (ascending) and their scores, score descending, then row."""
+    if len(rows) > k:
+        kth = _kth(scores, k)
+        above = (scores > kth).nonzero()[0]
+        tied = (scores == kth).nonzero()[0][: k - len(above)]
+        chosen = np.concatenate([above, tied])
+        rows, scores = rows[chosen], scores[chosen]
+    order = np.lexsort((rows, -scores))[:k]
+    return rows[order], scores[order]
 
 
 def okapi_mean_idf(segments: Sequence[Any], counted: int) -> float:
