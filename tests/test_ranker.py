@@ -181,7 +181,7 @@ def test_eval_and_the_search_command_run_the_one_ranker(monkeypatch, chunks, tmp
 def test_kept_weights_and_the_short_path_give_the_general_floats(monkeypatch, chunks, variant):
     """A MemorySegment's kept saturations, or its short one-segment path, change no float:
     hits equal those of the general path computing every weight at query time."""
-    index = memory_index(chunks, {"variant": variant})
+    index = memory_index(chunks, BM25Settings(variant=variant))
     queries = [tokenize(" ".join(q)) for q in zipf_queries(30)] + [{"w1": 2.5, "w7": 1.0}]
 
     def run() -> list[Any]:

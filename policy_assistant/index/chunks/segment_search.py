@@ -483,7 +483,7 @@ def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> lis
 def _ordered(rows: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
     """Return the k best of rows (ascending) and their scores, score descending, then row."""
     if len(rows) > k:
-        kth = _kth(scores, k)
+        kth = kth_largest(scores, k)
         above = (scores > kth).nonzero()[0]
         tied = (scores == kth).nonzero()[0][: k - len(above)]
         chosen = np.concatenate([above, tied])
