@@ -14,6 +14,7 @@ import gc
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -100,16 +101,14 @@ def main() -> None:
         print("msgspec      not installed")
     else:
         timed("msgspec", msgspec.to_builtins, lambda d: msgspec.convert(d, Chunk), records)
+    scratch = Path(tempfile.mkdtemp(prefix="bench-codec-"))
     for name, root in (("after", ROOT), ("before", args.before)):
         if root is not None:
-            out = Path(f"/tmp/bench-codec-{name}.jsonl")
+            out = scratch / f"{name}.jsonl"
             seconds = min(parse_seconds(root, out) for _ in range(3))
             print(f"parse corpus --json ({name}): {seconds:.3f} s, {out.stat().st_size} bytes")
     if args.before is not None:
-        same = (
-            Path("/tmp/bench-codec-after.jsonl").read_bytes()
-            == Path("/tmp/bench-codec-before.jsonl").read_bytes()
-        )
+        same = (scratch / "after.jsonl").read_bytes() == (scratch / "before.jsonl").read_bytes()
         print("same bytes" if same else "BYTES DIFFER")
 
 
