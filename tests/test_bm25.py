@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import math
 import os
 import random
 import subprocess
@@ -13,7 +12,7 @@ import numpy as np
 import orjson
 import pytest
 from rank_bm25 import BM25Okapi
-from support.zipf import zipf_corpus, zipf_queries
+from support.zipf import naive_lucene, zipf_corpus, zipf_queries
 
 from policy_assistant.index.chunks import bm25 as bm25_module
 from policy_assistant.index.chunks import bm25_build
@@ -38,23 +37,6 @@ def test_okapi_matches_rank_bm25(corpus: list[list[str]]):
     assert common > len(corpus) / 2  # negative idf, so the epsilon floor is exercised
     for query in zipf_queries():
         np.testing.assert_allclose(index.scores(query), reference.get_scores(query), atol=1e-9)
-
-
-def naive_lucene(corpus: list[list[str]], query: list[str], k1=1.2, b=0.75) -> list[float]:
-    """Elasticsearch's BM25, one row and one term at a time."""
-    counted = [doc for doc in corpus if doc]
-    n, avgdl = len(counted), sum(map(len, counted)) / len(counted)
-    df = Counter(t for doc in corpus for t in set(doc))
-    scores = []
-    for doc in corpus:
-        tf, total = Counter(doc), 0.0
-        for term in query:
-            if tf[term]:
-                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
-                norm = k1 * (1 - b + b * len(doc) / avgdl)
-                total += idf * tf[term] * (k1 + 1) / (tf[term] + norm)
-        scores.append(total)
-    return scores
 
 
 def test_lucene_matches_the_formula(corpus: list[list[str]], lucene: BM25Index):

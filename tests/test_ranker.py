@@ -5,8 +5,6 @@ Lucene's formula, its pruning, access filter and ties, and that eval and `search
 from __future__ import annotations
 
 import json
-import math
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +12,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 from support.chunk_factory import bare_chunk
-from support.zipf import zipf_corpus, zipf_queries
+from support.zipf import naive_lucene, zipf_corpus, zipf_queries
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
@@ -50,23 +48,6 @@ def corpus() -> list[list[str]]:
 @pytest.fixture(scope="module")
 def chunks() -> list[Chunk]:
     return chunks_of(zipf_corpus(1200))
-
-
-def naive_lucene(corpus: list[list[str]], query: list[str], k1=1.2, b=0.75) -> list[float]:
-    """Elasticsearch's BM25, one row and one term at a time."""
-    counted = [doc for doc in corpus if doc]
-    n, avgdl = len(counted), sum(map(len, counted)) / len(counted)
-    df = Counter(t for doc in corpus for t in set(doc))
-    scores = []
-    for doc in corpus:
-        tf, total = Counter(doc), 0.0
-        for term in query:
-            if tf[term]:
-                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
-                norm = k1 * (1 - b + b * len(doc) / avgdl)
-                total += idf * tf[term] * (k1 + 1) / (tf[term] + norm)
-        scores.append(total)
-    return scores
 
 
 def check_against(index: Any, reference: Any, queries: list[list[str]]) -> None:
