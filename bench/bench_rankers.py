@@ -56,6 +56,10 @@ RANKERS: list[tuple[str, RankerSettings]] = [
     ("rrf", RankerSettings("hybrid", "rrf")),
     *[(f"minmax w={w}", RankerSettings("hybrid", weight=w, norm="minmax")) for w in WEIGHTS],
     *[(f"max w={w}", RankerSettings("hybrid", weight=w, norm="max")) for w in WEIGHTS],
+    *[
+        (f"minmax w=0.5 depth={d}", RankerSettings("hybrid", weight=0.5, depth=d))
+        for d in (30, 300)
+    ],
 ]
 
 
