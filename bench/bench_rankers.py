@@ -45,6 +45,8 @@ BUNDLED = f"{ROOT / 'corpus'}:{ROOT / 'questions' / 'questions.jsonl'}"
 EXTERNAL = ("licences", "coreutils-news", "fhs", "gpl-3")
 """External sets used when fetched (build/external/NAME); heldout-rsync-man never is."""
 MODEL = ROOT / "build" / "models" / "all-MiniLM-L6-v2"
+NAME = 22
+"""The width of the table's ranker column."""
 DEPTH = 20
 """Results ranked per question: the deepest figure is hit@20."""
 
@@ -126,12 +128,12 @@ def time_dense(rows: int, dimension: int = 384, queries: int = 5) -> list[str]:
 
 def table(results: list[tuple[str, int, dict[str, tuple[float, ...]]]]) -> str:
     """Return the figures as a fixed-width table: a row per ranker, a column group per set."""
-    head = f"{'ranker':<14}" + "".join(f" | {name[:24]:<24}" for name, _, _ in results)
-    sub = f"{'':<14}" + "".join(f" | {'hit@5':>7} {'MRR@10':>7} {'hit@20':>7}" for _ in results)
-    lines = [head, sub, f"{'':<14}" + "".join(f" | n={n:<22}" for _, n, _ in results)]
+    head = f"{'ranker':<{NAME}}" + "".join(f" | {name[:24]:<24}" for name, _, _ in results)
+    sub = f"{'':<{NAME}}" + "".join(f" | {'hit@5':>7} {'MRR@10':>7} {'hit@20':>7}" for _ in results)
+    lines = [head, sub, f"{'':<{NAME}}" + "".join(f" | n={n:<22}" for _, n, _ in results)]
     for name, _ in RANKERS:
         cells = "".join(" | {:7.1f} {:7.1f} {:7.1f}".format(*found[name]) for *_, found in results)
-        lines.append(f"{name:<14}{cells}")
+        lines.append(f"{name:<{NAME}}{cells}")
     lines.append("")
     lines += choices(results)
     return "\n".join(lines)
