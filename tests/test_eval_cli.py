@@ -262,3 +262,11 @@ def test_the_gate_fails_when_the_settings_differ_unless_accepted(
     )
     assert accepted.exit_code == 0, accepted.output
     assert "none fell more than" in accepted.stderr
+
+
+def test_explain_numbers_chunks_from_one_as_chunk_and_inspect_do(paths: tuple[Path, Path]) -> None:
+    table = run(paths, "--explain", "sprinkler", "--chunker", "structure")
+    assert table.exit_code == 0, table.output
+    rows = [line.split("│") for line in table.stdout.splitlines() if line.count("│") > 6]
+    numbers = {cells[4].strip() for cells in rows[1:] if cells[1].strip().isdigit()}
+    assert numbers and "0" not in numbers and all(n.isdigit() for n in numbers)

@@ -520,13 +520,13 @@ def explain_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
     """Return a chunker's ranking for one question, with what each budget packed."""
     table = Table(title=f"{run.name}: {len(outcome.retrieved)} candidates", title_justify="left")
     budgets = [b.budget for b in outcome.budgets]
-    heads = ("rank", "chunk", "source", "pos", "words", "relevant", "holds quote")
+    heads = ("rank", "chunk", "source", "#", "words", "relevant", "holds quote")
     for name in (*heads, *(f"in {b}" for b in budgets)):
         table.add_column(name, justify="left" if name in ("chunk", "source") else "right")
     for r in outcome.retrieved:
         packed = [in_context(r.rank, b) for b in outcome.budgets]
         flags = ("yes" if r.relevant else "", "yes" if r.holds else "")
-        row = (str(r.rank), r.chunk.id, escape(r.chunk.source), str(r.chunk.position))
+        row = (str(r.rank), r.chunk.id, escape(r.chunk.source), str(r.chunk.position + 1))
         table.add_row(*row, str(r.chunk.words), *flags, *packed)
     return table
 
