@@ -270,3 +270,10 @@ def test_explain_numbers_chunks_from_one_as_chunk_and_inspect_do(paths: tuple[Pa
     rows = [line.split("│") for line in table.stdout.splitlines() if line.count("│") > 6]
     numbers = {cells[4].strip() for cells in rows[1:] if cells[1].strip().isdigit()}
     assert numbers and "0" not in numbers and all(n.isdigit() for n in numbers)
+
+
+def test_explain_says_one_chunk_not_one_chunks(paths: tuple[Path, Path]) -> None:
+    result = run(paths, "--explain", "sprinkler", "--chunker", "structure", "--budget", "5,400")
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert " 1 chunk," in text and " 1 chunks" not in text

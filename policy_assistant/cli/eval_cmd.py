@@ -61,6 +61,7 @@ from policy_assistant.evaluate.strategies import DEFAULT_NAME
 from policy_assistant.evaluate.verdict import leak_messages, reading_lines, verdicts
 from policy_assistant.jsonio import pretty_json
 from policy_assistant.parse import CorpusOptions
+from policy_assistant.text import counted
 
 Opt = typer.Option
 
@@ -552,7 +553,8 @@ def miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
         if b.limit is not None:
             detail += f"; {LIMIT_WORDS.get(b.limit, b.limit)}"
         lines.append(
-            f"  at {b.budget}: {b.packed} chunks, {b.words} {unit}; hit {yes_no(b.hit)}, "
+            f"  at {b.budget}: {counted(b.packed, 'chunk')}, {b.words} {unit}; "
+            f"hit {yes_no(b.hit)}, "
             f"recall {b.recall:.2f}, evidence {b.evidence:.2f} (share of the quotes held), "
             f"ceiling {yes_no(b.ceiling)}; {state}{detail}"
         )
