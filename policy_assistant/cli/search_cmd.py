@@ -66,9 +66,7 @@ def search_command(
     if not tokenize(query):
         raise UsageError(f"the query {query!r} has no words to search for")
     if budget is not None:
-        if ranker not in (None, "bm25"):
-            raise UsageError(f"--budget ranks retrieval units by BM25 only: drop --ranker {ranker}")
-        show_context(resolve_index_dir(index), query, budget, access, as_json)
+        show_context(resolve_index_dir(index), query, budget, access, as_json, ranker_name(ranker))
         return
     with open_index(resolve_index_dir(index), verify=verify) as opened:
         hits = opened.search(query, k, access, ranker=ranker_name(ranker))
@@ -96,10 +94,13 @@ def say_no_results(message: str, access: str) -> None:
     err.print(f"{escape(message)} at access {access}{note}", highlight=False, soft_wrap=True)
 
 
-def show_context(index_dir: Path, query: str, budget: int, access: str, as_json: bool) -> None:
+def show_context(
+    index_dir: Path, query: str, budget: int, access: str, as_json: bool,
+    ranker: Ranker | None = None,
+) -> None:  # fmt: skip
     """Print the context assembled to budget words, passage by passage with citations."""
     with open_index(index_dir) as opened:
-        passages = opened.context(query, budget, access)
+        passages = opened.context(query, budget, access, ranker=ranker)
     if as_json:
         emit_json_lines((p.to_dict() for p in passages), None)
     elif passages:

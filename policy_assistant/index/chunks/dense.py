@@ -44,12 +44,20 @@ def segment_scores(segment: Segment, query: Floats, level: int) -> tuple[Ints, F
     seen = np.asarray(segment.access) <= level
     if segment.deleted is not None:
         seen &= ~np.asarray(segment.deleted)
-    scores = np.empty(rows, np.float32)
-    for start in range(0, rows, BLOCK_ROWS):
-        block = np.asarray(vectors[start : start + BLOCK_ROWS], dtype=np.float32)
+    return seen_products(vectors, query, seen)
+
+
+def seen_products(
+    vectors: npt.ArrayLike, query: Floats, seen: npt.NDArray[np.bool_]
+) -> tuple[Ints, Floats]:
+    """Return the rows seen marks (ascending) and their vectors' inner products with query;
+    a row whose product is NaN (a damaged vector) ranks nowhere rather than everywhere."""
+    matrix = np.asarray(vectors)
+    scores = np.empty(len(matrix), np.float32)
+    for start in range(0, len(matrix), BLOCK_ROWS):
+        block = np.asarray(matrix[start : start + BLOCK_ROWS], dtype=np.float32)
         scores[start : start + BLOCK_ROWS] = block @ query
-    seen &= ~np.isnan(scores)  # a damaged vector ranks nowhere rather than everywhere
-    found = np.flatnonzero(seen)
+    found = np.flatnonzero(seen & ~np.isnan(scores))
     return found, scores[found]
 
 

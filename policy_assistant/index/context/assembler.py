@@ -45,6 +45,7 @@ from policy_assistant.index.context.passages import (
 )
 from policy_assistant.index.context.unit_rank import SegmentedUnits, TermWeights
 from policy_assistant.index.context.units import HEADING, UnitSet
+from policy_assistant.index.settings import RankerSettings
 
 STRATEGIES = ("units", "window", "automerge")
 """Context strategies over units; "chunks" (packing whole chunks) is the index's search."""
@@ -154,12 +155,12 @@ Ranked = tuple[UnitSet, list[tuple[int, float]], TermWeights]
 
 def ranked_units(
     index: SegmentedUnits, query: str, access: str | None, settings: ContextSettings,
-    at_least: int = 0,
+    at_least: int = 0, ranker: RankerSettings | None = None, vector: Any = None,
 ) -> Ranked:  # fmt: skip
     """Return the unit ranking a context is assembled from: settings.candidates hits (or
-    at_least, when more) for query as access may see them. Index.context and eval both rank
-    here."""
-    return index.ranked(query, max(settings.candidates, at_least), access)
+    at_least, when more) for query as access may see them, by ranker (None: BM25; dense and
+    hybrid need the query's vector). Index.context and eval both rank here."""
+    return index.ranked(query, max(settings.candidates, at_least), access, ranker, vector)
 
 
 def assemble_ranked(ranked: Ranked, budget: int, settings: ContextSettings) -> list[ContextPassage]:
@@ -172,14 +173,16 @@ def assemble_ranked(ranked: Ranked, budget: int, settings: ContextSettings) -> l
 
 def context_for(
     index: SegmentedUnits, query: str, budget: int, access: str | None = None,
-    settings: ContextSettings | None = None,
+    settings: ContextSettings | None = None, ranker: RankerSettings | None = None,
+    vector: Any = None,
 ) -> list[ContextPassage]:  # fmt: skip
     """Rank units for query as access may see them and assemble the context (index.context)."""
     settings = settings or DEFAULT_CONTEXT
     settings.check()
     if budget < 1:
         raise UsageError(f"the budget must be at least 1 word, got {budget}")
-    return assemble_ranked(ranked_units(index, query, access, settings), budget, settings)
+    ranked = ranked_units(index, query, access, settings, 0, ranker, vector)
+    return assemble_ranked(ranked, budget, settings)
 
 
 def window_gains(

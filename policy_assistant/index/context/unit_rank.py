@@ -35,9 +35,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from policy_assistant.errors import UsageError
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.segment_search import Statistics
 from policy_assistant.index.context.feedback import Feedback
+from policy_assistant.index.context.unit_dense import has_unit_vectors, ranked_by_vectors
 from policy_assistant.index.context.unit_open import UnitSegment, doc_units, segment_units
 from policy_assistant.index.context.unit_terms import (
     Scratch,
@@ -48,7 +50,7 @@ from policy_assistant.index.context.unit_terms import (
     top_rows,
 )
 from policy_assistant.index.context.units import UnitSet
-from policy_assistant.index.settings import BM25Settings
+from policy_assistant.index.settings import BM25Settings, RankerSettings
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS
 
@@ -147,6 +149,10 @@ class SegmentedUnits:
             "documents": _bases([s.info.rows for s in self.segments]),
         }
 
+    def has_vectors(self) -> bool:
+        """Return whether every live unit segment holds vectors (dense and hybrid can rank)."""
+        return has_unit_vectors(self.segments)
+
     @property
     def weights(self) -> dict[str, float]:
         """Weights of the section, document and passage fields."""
@@ -171,11 +177,23 @@ class SegmentedUnits:
         return sum(len(v.dl) - int(d.sum() if d is not None else 0)
                    for v, d in zip(self._views["body"], dead, strict=True))  # fmt: skip
 
-    def ranked(self, query: str, n: int, access: str | None = None) -> tuple[UnitSet, Hits, Any]:
+    def ranked(
+        self, query: str, n: int, access: str | None = None,
+        ranker: RankerSettings | None = None, vector: Any = None,
+    ) -> tuple[UnitSet, Hits, Any]:  # fmt: skip
         """Return the hits' documents as units, up to n (row, score) hits there that access may
         see (None: public, fail closed), best first (ties: by row), and each query term's
-        unit-text weight at every unit of the sections searched (what window_gains reads)."""
+        unit-text weight at every unit of the sections searched (what window_gains reads).
+
+        ranker None or bm25: BM25 over the unit fields; dense or hybrid: unit_dense, with
+        the query's vector."""
         level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
+        if ranker is not None and ranker.ranker != "bm25":
+            if vector is None:
+                raise UsageError(f"the {ranker.ranker} ranker needs the query's vector")
+            if n <= 0 or not self.segments:
+                return doc_units(self.segments, []), [], _no_weights()
+            return ranked_by_vectors(self, query, vector, n, level, ranker)
         terms = tokenize(query)
         if n <= 0 or not terms or not self.segments:
             return doc_units(self.segments, []), [], _no_weights()
@@ -187,12 +205,18 @@ class SegmentedUnits:
 
     def _ranked(self, counts: Mapping[str, float], n: int, level: int) -> tuple[UnitSet, Hits, Any]:
         """Return what ranked does for weighted query terms."""
+        units, matrix, hits = self.scored(counts, n, level)
+        return self.answer(units, matrix, hits)
+
+    def scored(self, counts: Mapping[str, float], n: int, level: int) -> tuple[Ints, Floats, Hits]:
+        """Return the units scored for weighted query terms ((segment, row) pairs in a cold
+        build's order), each term's weight at each, and the n best as (position, score)."""
         chosen = self._sections(counts, max(SECTIONS, SECTIONS_PER_HIT * n), level)
         units, matrix, part = self._unit_scores(counts, chosen)
         total = matrix.sum(axis=0) + part
         keep = best_rows(np.arange(len(units)), total, n)
         order = keep[np.lexsort((keep, -total[keep]))]
-        return self._answer(units, matrix, [(int(i), float(total[i])) for i in order])
+        return units, matrix, [(int(i), float(total[i])) for i in order]
 
     def _field(self, name: str, counts: Mapping[str, float]) -> Floats:
         """Return one field's score of every row (sections or documents, segment by segment)."""
@@ -366,8 +390,9 @@ class SegmentedUnits:
             stops[mine] = first[chosen.local[mine] + 1]
         return firsts, stops
 
-    def _answer(self, units: Any, matrix: Floats, hits: Hits) -> tuple[UnitSet, Hits, Any]:
-        """Return the hits' documents' UnitSet, the hits and term weights renumbered in it."""
+    def answer(self, units: Any, matrix: Floats, hits: Hits) -> tuple[UnitSet, Hits, Any]:
+        """Return the hits' documents' UnitSet, the hits and term weights renumbered in it
+        (units: (segment, row) pairs in a cold build's order; hits: positions in units)."""
         segs, rows = np.asarray(units[:, 0], np.int64), np.asarray(units[:, 1], np.int64)
         hit_segs = {int(segs[i]) for i, _ in hits}
         if len(hit_segs) == 1:  # the whole segment stands for the hits' documents: no copy

@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from policy_assistant.errors import BadIndex, StaleIndex
+from policy_assistant.errors import BadIndex, StaleIndex, UsageError
 from policy_assistant.index.chunks.bm25_files import load_array
-from policy_assistant.index.chunks.search import Index
+from policy_assistant.index.chunks.search import Index, no_vectors_message
 from policy_assistant.index.chunks.segment import Segment
 from policy_assistant.index.chunks.segment_search import Statistics, statistics
+from policy_assistant.index.settings import BM25_RANKER, Ranker, RankerSettings, ranker_settings
 from policy_assistant.index.store.entries import DELETED_DIR, SEGMENTS_DIR, SegmentEntries
 from policy_assistant.index.store.folder import (
     damaged,
@@ -153,22 +154,39 @@ class LoadedIndex(Index):
         return damaged(self.index_dir, problem)
 
     def context(
-        self, query: str, budget: int, access: str | None = None, settings: Any = None
-    ) -> list[Any]:
+        self, query: str, budget: int, access: str | None = None, settings: Any = None,
+        ranker: Ranker | RankerSettings | None = None,
+    ) -> list[Any]:  # fmt: skip
         """Return the context for query: whole passages within budget words, best first.
 
         Access as in search (None is public); each passage's label is checked again. The
         units are opened with the chunks (reader_units.py); settings is a ContextSettings.
+        ranker as in search; None: the search default when the units hold vectors, else BM25.
         """
         from policy_assistant.index.context.assembler import context_for
 
         level = self.level(access)
         if self._units is None:
             self._units = units_for(self.index_dir, self.generation)
-        passages = context_for(self._units, query, budget, self.access_labels[level], settings)
+        chosen = self._unit_ranker(query, ranker)
+        vector = None if chosen.ranker == "bm25" else self.query_vector(query, chosen)
+        label = self.access_labels[level]
+        passages = context_for(self._units, query, budget, label, settings, chosen, vector)
         if any(self._rank(p.access) > level for p in passages):
             raise self.damage("units disagree with their documents' labels")
         return passages
+
+    def _unit_ranker(self, query: str, ranker: Ranker | RankerSettings | None) -> RankerSettings:
+        """Return the ranker units are ranked by: the one named (UsageError when the units
+        hold no vectors for it), else the search default if the units can serve it."""
+        units_ready = self._units is not None and self._units.has_vectors()
+        if ranker is None:
+            chosen = self.default_ranker()
+            return chosen if units_ready else BM25_RANKER
+        chosen = ranker_settings(ranker)
+        if chosen.ranker != "bm25" and not units_ready:
+            raise UsageError(no_vectors_message(chosen.ranker))
+        return chosen
 
 
 def verify_files(
