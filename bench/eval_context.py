@@ -150,23 +150,64 @@ def passage_strategies() -> list[Strategy]:
         named("passages-rerank-10", mix=10.0),
         named("passages-rerank-1-windows", mix=1.0, blocks=False, sections=False, pages=False),
         named("passages-rerank-1-f0", mix=1.0, fields=0.0),
-        Strategy("window-cover-035", replace(DEFAULT, strategy="passages", passages=replace(
-            base.passages, mix=0.35, text=0.0, fields=0.0))),
-        Strategy("window-cover-1", replace(DEFAULT, strategy="passages", passages=replace(
-            base.passages, mix=1.0, text=0.0, fields=0.0))),
-        Strategy("window-cover-01", replace(DEFAULT, strategy="passages", passages=replace(
-            base.passages, mix=0.1, text=0.0, fields=0.0))),
-        Strategy("window-cover-w-035", replace(DEFAULT, strategy="passages", passages=replace(
-            base.passages, mix=0.35, text=0.0, fields=0.0, blocks=False, sections=False,
-            pages=False))),
-        Strategy("window-rank-01", replace(DEFAULT, strategy="passages", passages=replace(
-            base.passages, mix=0.1))),
-        Strategy("window-rank-005", replace(DEFAULT, strategy="passages", passages=replace(
-            base.passages, mix=0.05))),
-        Strategy("window-rank-02", replace(DEFAULT, strategy="passages", passages=replace(
-            base.passages, mix=0.2))),
-        Strategy("window-rank-01-nopage", replace(DEFAULT, strategy="passages", passages=replace(
-            base.passages, mix=0.1, pages=False))),
+        Strategy(
+            "window-cover-035",
+            replace(
+                DEFAULT,
+                strategy="passages",
+                passages=replace(base.passages, mix=0.35, text=0.0, fields=0.0),
+            ),
+        ),
+        Strategy(
+            "window-cover-1",
+            replace(
+                DEFAULT,
+                strategy="passages",
+                passages=replace(base.passages, mix=1.0, text=0.0, fields=0.0),
+            ),
+        ),
+        Strategy(
+            "window-cover-01",
+            replace(
+                DEFAULT,
+                strategy="passages",
+                passages=replace(base.passages, mix=0.1, text=0.0, fields=0.0),
+            ),
+        ),
+        Strategy(
+            "window-cover-w-035",
+            replace(
+                DEFAULT,
+                strategy="passages",
+                passages=replace(
+                    base.passages,
+                    mix=0.35,
+                    text=0.0,
+                    fields=0.0,
+                    blocks=False,
+                    sections=False,
+                    pages=False,
+                ),
+            ),
+        ),
+        Strategy(
+            "window-rank-01",
+            replace(DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.1)),
+        ),
+        Strategy(
+            "window-rank-005",
+            replace(DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.05)),
+        ),
+        Strategy(
+            "window-rank-02",
+            replace(DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.2)),
+        ),
+        Strategy(
+            "window-rank-01-nopage",
+            replace(
+                DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.1, pages=False)
+            ),
+        ),
         named("passages-f3-len120-s100", fields=3.0, length=120, spread=100),
         named("passages-noblock", blocks=False),
         named("passages-nosection", sections=False),

@@ -20,6 +20,7 @@ from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS, Chunk
 
 if TYPE_CHECKING:
+    from policy_assistant.index.context.assembler import ContextSettings
     from policy_assistant.index.context.passages import ContextPassage
 _WORD = re.compile(r"\S+")
 
@@ -50,6 +51,13 @@ def search_command(
             "--budget", min=1, help="Print the context assembled to this many words instead."
         ),
     ] = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy",
+            help="With --budget: the context strategy, one of eval's (default: window).",
+        ),
+    ] = None,
 ) -> None:
     """Search the index; a public search never returns a staff chunk."""
     if access not in ACCESS_LABELS:
@@ -58,8 +66,15 @@ def search_command(
         )
     if not tokenize(query):
         raise UsageError(f"the query {query!r} has no words to search for")
+    if strategy is not None and budget is None:
+        raise UsageError("--strategy chooses how a context is assembled: it needs --budget")
     if budget is not None:
-        show_context(resolve_index_dir(index), query, budget, access, as_json)
+        settings = None
+        if strategy is not None:
+            from policy_assistant.evaluate.strategies import named_strategies  # only when asked
+
+            settings = named_strategies([strategy])[0].context
+        show_context(resolve_index_dir(index), query, budget, access, as_json, settings)
         return
     with open_index(resolve_index_dir(index), verify=verify) as opened:
         hits = opened.search(query, k, access)
@@ -82,10 +97,14 @@ def say_no_results(message: str, access: str) -> None:
     err.print(f"{escape(message)} at access {access}{note}", highlight=False, soft_wrap=True)
 
 
-def show_context(index_dir: Path, query: str, budget: int, access: str, as_json: bool) -> None:
-    """Print the context assembled to budget words, passage by passage with citations."""
+def show_context(
+    index_dir: Path, query: str, budget: int, access: str, as_json: bool,
+    settings: ContextSettings | None = None,
+) -> None:  # fmt: skip
+    """Print the context assembled to budget words (settings None: the default strategy),
+    passage by passage with citations."""
     with open_index(index_dir) as opened:
-        passages = opened.context(query, budget, access)
+        passages = opened.context(query, budget, access, settings)
     if as_json:
         emit_json_lines((p.to_dict() for p in passages), None)
     elif passages:

@@ -30,7 +30,7 @@ context is empty only when no hit fits at all. Passages are then ordered by scor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -87,7 +87,7 @@ class ContextSettings:
     maxp: float = 0.0
     """"window": order hits by their score plus this times their window's gain (each query
     term at its best unit of the window, window_gains); 0: by their own score."""
-    passages: PassageSettings = PassageSettings()
+    passages: PassageSettings = field(default_factory=PassageSettings)
     """"passages": how candidate passages are scored (passage_rank.py)."""
 
     def check(self) -> None:
@@ -176,15 +176,26 @@ def assemble_ranked(ranked: Ranked, budget: int, settings: ContextSettings) -> l
     hits in the order a context takes them, assembled."""
     units, hits, weights = ranked
     if settings.strategy == "passages":
-        window, top, scoring = window_for(settings, budget), hits[: settings.candidates], settings.passages
-        if not scoring.mix:
-            units = replace(units, header_rows=settings.header_rows)
-            return passage_context(units, top, weights, budget, window, scoring)
-        top = order_hits(units, weights, top, budget, replace(settings, strategy="window"))
-        ordered = rank_hits(units, top, weights, budget, window, scoring)
-        return assemble(units, ordered, budget, replace(settings, strategy="window"))
+        return _passages(ranked, budget, settings)
     ordered = order_hits(units, weights, hits[: settings.candidates], budget, settings)
     return assemble(units, ordered, budget, settings)
+
+
+def _passages(ranked: Ranked, budget: int, settings: ContextSettings) -> list[ContextPassage]:
+    """Return the "passages" context: the best candidates whole, or (with mix) the windows of
+    the hits re-scored by their best candidate (passage_rank.py)."""
+    units, hits, weights = ranked
+    window, top, scoring = (
+        window_for(settings, budget),
+        hits[: settings.candidates],
+        settings.passages,
+    )
+    if not scoring.mix:
+        units = replace(units, header_rows=settings.header_rows)
+        return passage_context(units, top, weights, budget, window, scoring)
+    windows = replace(settings, strategy="window")
+    top = order_hits(units, weights, top, budget, windows)
+    return assemble(units, rank_hits(units, top, weights, budget, window, scoring), budget, windows)
 
 
 def context_for(

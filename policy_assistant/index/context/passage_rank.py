@@ -195,7 +195,7 @@ def score_spans(
     out = []
     for span in spans:
         words = span_words(units, span)
-        tf = (terms.cum[:, span.last + 1 - terms.first] - terms.cum[:, span.first - terms.first])
+        tf = terms.cum[:, span.last + 1 - terms.first] - terms.cum[:, span.first - terms.first]
         text = bm25(tf, terms.best, words, settings)
         near = settings.coverage * proximity(units, terms, span, settings.spread)
         context = max((f for row, f in fields.items() if span.first <= row <= span.last), default=0)
