@@ -55,3 +55,8 @@ def printable(text: str) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """Return `1 chunk`, `2 chunks`: a count and its noun in the right number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"

@@ -27,3 +27,22 @@ def test_a_window_drops_a_lead_in_line_whose_list_it_leaves_out(tmp_path: Path) 
     # With its list in reach, the lead-in stays: it introduces what follows.
     (whole,) = assemble(units, [(hit + 2, 1.0)], 100, ContextSettings("window", window=2))
     assert "does not cover:" in whole.text and "frost damage" in whole.text
+
+
+MANUAL = (
+    "---\naccess: public\n---\n# Pump manual\n\n## Priming\n\n"
+    "Open the vent screw until water flows. Close it by hand.\n"
+)
+
+
+def test_a_passage_opening_on_its_heading_shows_the_heading_once(tmp_path: Path) -> None:
+    (tmp_path / "pump.md").write_text(MANUAL)
+    units = build_units(parse_path(tmp_path).documents)
+    texts = [units.unit_text(r) for r in range(len(units))]
+    heading = texts.index("Priming")
+    assert UNIT_KINDS[units.col("unit_kind")[heading]] == "heading"
+    settings = ContextSettings(strategy="window", window=1, narrow_below=0)
+    (passage,) = assemble(units, [(heading + 1, 1.0)], 100, settings)
+    assert passage.text.count("Priming") == 1
+    assert passage.text.startswith("Pump manual\n")
+    assert passage.words == len(passage.text.split()) - passage.text.count(" > ")

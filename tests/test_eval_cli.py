@@ -262,3 +262,18 @@ def test_the_gate_fails_when_the_settings_differ_unless_accepted(
     )
     assert accepted.exit_code == 0, accepted.output
     assert "none fell more than" in accepted.stderr
+
+
+def test_explain_numbers_chunks_from_one_as_chunk_and_inspect_do(paths: tuple[Path, Path]) -> None:
+    table = run(paths, "--explain", "sprinkler", "--chunker", "structure")
+    assert table.exit_code == 0, table.output
+    rows = [line.split("│") for line in table.stdout.splitlines() if line.count("│") > 6]
+    numbers = {cells[4].strip() for cells in rows[1:] if cells[1].strip().isdigit()}
+    assert numbers and "0" not in numbers and all(n.isdigit() for n in numbers)
+
+
+def test_explain_says_one_chunk_not_one_chunks(paths: tuple[Path, Path]) -> None:
+    result = run(paths, "--explain", "sprinkler", "--chunker", "structure", "--budget", "5,400")
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert " 1 chunk," in text and " 1 chunks" not in text

@@ -74,3 +74,25 @@ def test_a_full_disk_names_the_parse_cache_and_how_to_clear_it(
     assert "No space left on device" in line
     assert f"parse cache {tmp_path / 'parse-cache'}" in line and "delete that folder" in line
     assert len(puts) <= 3  # the tag, one entry, one refused: no write after the disk is full
+
+
+@pytest.mark.parametrize("command", ["eval", "sections"])
+def test_every_command_that_fills_the_parse_cache_bounds_it(tmp_path: Path, command: str) -> None:
+    corpus, cache = write_corpus(tmp_path / "c", PIPELINE_FILES), tmp_path / "pc"
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        '{"id": "q1", "question": "How long is the sprinkler warranty?", '
+        '"audience": "public", "relevant": [{"source": "a.md", "evidence": "18 month warranty"}]}\n'
+    )
+    args = {
+        "eval": ["eval", "--corpus", str(corpus), "--questions", str(questions)],
+        "sections": ["sections", "a.md", "--corpus", str(corpus)],
+    }[command]
+    old = time.time() - 7200
+    for round_ in range(8):  # each edit leaves an entry nothing uses any more
+        (corpus / "b.md").write_text(f"# Hoses\n\nEdit {round_} of the hose guide.\n")
+        result = runner.invoke(app, [*args, "--parse-cache", str(cache)])
+        assert result.exit_code == 0, result.output
+        for entry in entries(cache):
+            os.utime(entry, (old, old))
+    assert 0 < len(entries(cache)) <= 2 * 3  # three documents, and as much again unused

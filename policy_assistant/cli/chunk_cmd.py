@@ -49,6 +49,7 @@ from policy_assistant.cli.options import (
 from policy_assistant.parse import CorpusOptions, ParseResult
 from policy_assistant.parse.output import read_documents
 from policy_assistant.records import Chunk, Document
+from policy_assistant.text import counted
 
 
 def register(app: typer.Typer) -> None:
@@ -127,7 +128,7 @@ def render(documents: list[Document], chunks: list[Chunk], chunker: Chunker) -> 
 
 def chunk_table(doc: Document, chunks: list[Chunk], chunker_label: str) -> Table:
     """Return one document's chunks: # (from 1), ID, characters, pages, words, headings."""
-    count = f"{len(chunks)} chunk{'' if len(chunks) == 1 else 's'}"
+    count = counted(len(chunks), "chunk")
     title = f"{escape(doc.source)}: {count} ({escape(chunker_label)})"
     table = Table(title=title, title_justify="left")
     for name in ("#", "id", "chars", "pages", "words", "sections"):

@@ -15,6 +15,7 @@ import typer
 
 from policy_assistant.errors import UsageError
 from policy_assistant.procs.engine import ENGINES, RAY_INSTALL, Engine, EngineReport
+from policy_assistant.text import counted
 
 EngineName = Annotated[
     str,
@@ -84,7 +85,7 @@ class Stages:
         if not report.nodes:
             cluster = "ray       not started: nothing to parse"
         else:
-            nodes = f"{report.nodes} node{'s' if report.nodes != 1 else ''}"
+            nodes = counted(report.nodes, "node")
             cluster = f"ray       {nodes}, {report.cpus:g} CPUs, {report.batches_done} batches"
         stages = " · ".join(f"{name} {s:.2f} s" for name, s in self.seconds().items())
         return [cluster, f"stages    {stages}"]

@@ -61,6 +61,7 @@ from policy_assistant.evaluate.strategies import DEFAULT_NAME
 from policy_assistant.evaluate.verdict import leak_messages, reading_lines, verdicts
 from policy_assistant.jsonio import pretty_json
 from policy_assistant.parse import CorpusOptions
+from policy_assistant.text import counted
 
 Opt = typer.Option
 
@@ -520,13 +521,13 @@ def explain_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
     """Return a chunker's ranking for one question, with what each budget packed."""
     table = Table(title=f"{run.name}: {len(outcome.retrieved)} candidates", title_justify="left")
     budgets = [b.budget for b in outcome.budgets]
-    heads = ("rank", "chunk", "source", "pos", "words", "relevant", "holds quote")
+    heads = ("rank", "chunk", "source", "#", "words", "relevant", "holds quote")
     for name in (*heads, *(f"in {b}" for b in budgets)):
         table.add_column(name, justify="left" if name in ("chunk", "source") else "right")
     for r in outcome.retrieved:
         packed = [in_context(r.rank, b) for b in outcome.budgets]
         flags = ("yes" if r.relevant else "", "yes" if r.holds else "")
-        row = (str(r.rank), r.chunk.id, escape(r.chunk.source), str(r.chunk.position))
+        row = (str(r.rank), r.chunk.id, escape(r.chunk.source), str(r.chunk.position + 1))
         table.add_row(*row, str(r.chunk.words), *flags, *packed)
     return table
 
@@ -552,7 +553,8 @@ def miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
         if b.limit is not None:
             detail += f"; {LIMIT_WORDS.get(b.limit, b.limit)}"
         lines.append(
-            f"  at {b.budget}: {b.packed} chunks, {b.words} {unit}; hit {yes_no(b.hit)}, "
+            f"  at {b.budget}: {counted(b.packed, 'chunk')}, {b.words} {unit}; "
+            f"hit {yes_no(b.hit)}, "
             f"recall {b.recall:.2f}, evidence {b.evidence:.2f} (share of the quotes held), "
             f"ceiling {yes_no(b.ceiling)}; {state}{detail}"
         )

@@ -32,6 +32,7 @@ from policy_assistant.evaluate.locate import (
 from policy_assistant.ids import file_sha256
 from policy_assistant.jsonio import JSONDecodeError, loads
 from policy_assistant.records import ACCESS_LABELS, Document
+from policy_assistant.text import counted
 
 QUESTION_KEYS = frozenset({"id", "question", "audience", "relevant", "tags"})
 """Fields a question may have."""
@@ -191,7 +192,7 @@ def describe_problems(path: Path, problems: list[InvalidQuestion]) -> str:
     whole = [p.reason for p in problems if p.line == 0]
     lines = [p.describe() for p in problems if p.line]
     if lines:
-        whole.append(f"{len(lines)} problem{'s' if len(lines) > 1 else ''}:")
+        whole.append(f"{counted(len(lines), 'problem')}:")
     return "\n".join([f"{path}: {'; '.join(whole)}", *lines])
 
 

@@ -6,8 +6,15 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from policy_assistant.evaluate.questions import Question
-from policy_assistant.index.chunks.search import Index, memory_index
-from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
+from policy_assistant.index.chunks.search import Index, QueryEncoder, memory_index
+from policy_assistant.index.chunks.segment import Vectors
+from policy_assistant.index.settings import (
+    BM25_DEFAULTS,
+    BM25Settings,
+    Ranker,
+    RankerSettings,
+    ranker_settings,
+)
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import Chunk
 
@@ -30,21 +37,32 @@ class IndexRetriever:
     second check of each returned record, shared by search_terms and search_rows.
     """
 
-    def __init__(self, index: Index) -> None:
+    def __init__(self, index: Index, ranker: Ranker | RankerSettings | None = None) -> None:
         self.index = index
+        self.ranker = index.default_ranker() if ranker is None else ranker_settings(ranker)
+        """What ranks: the index's default (search's) unless one is named."""
         self._terms: dict[str, list[str]] = {}
 
     def search(self, question: Question, n: int) -> list[tuple[int, float]]:
         """Return the top n rows the question's audience may see."""
+        if self.ranker.uses_vectors:  # the text: the index encodes it (once) for dense
+            return self.index.search_rows(question.question, n, question.audience, self.ranker)
         terms = self._terms.get(question.question)
         if terms is None:
             terms = self._terms[question.question] = tokenize(question.question)
-        return self.index.search_rows(terms, n, question.audience)
+        return self.index.search_rows(terms, n, question.audience, self.ranker)
 
 
-def chunk_retriever(chunks: Sequence[Chunk], bm25: BM25Settings = BM25_DEFAULTS) -> IndexRetriever:
-    """Return a retriever over an in-memory index of chunks, rows in the order given."""
-    return IndexRetriever(memory_index(chunks, bm25))
+def chunk_retriever(
+    chunks: Sequence[Chunk],
+    bm25: BM25Settings = BM25_DEFAULTS,
+    vectors: Vectors | None = None,
+    encoder: QueryEncoder | None = None,
+    ranker: Ranker | RankerSettings | None = None,
+) -> IndexRetriever:
+    """Return a retriever over an in-memory index of chunks, rows in the order given;
+    vectors (one per chunk) and a query encoder let it rank dense or hybrid."""
+    return IndexRetriever(memory_index(chunks, bm25, vectors, encoder), ranker)
 
 
 def candidates(

@@ -49,7 +49,7 @@ from policy_assistant.index.context.assembler import (
     ranked_units,
 )
 from policy_assistant.index.context.feedback import Feedback
-from policy_assistant.index.context.passages import ContextPassage, prefix_words
+from policy_assistant.index.context.passages import ContextPassage, passage_prefix_words
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UnitSet, build_units
 from policy_assistant.index.settings import BM25_DEFAULTS
@@ -226,8 +226,7 @@ def evidence_words(units: UnitSet, passages: Sequence[Passage]) -> int | None:
             merged[-1] = (merged[-1][0], max(merged[-1][1], last))
         else:
             merged.append((first, last))
-    sections = units.col("unit_section")
-    return sum(units.words(f, la) + prefix_words(units, int(sections[f])) for f, la in merged)
+    return sum(units.words(f, la) + passage_prefix_words(units, f) for f, la in merged)
 
 
 def _same_doc(units: UnitSet, a: int, b: int) -> bool:

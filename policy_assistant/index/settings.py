@@ -75,3 +75,91 @@ DEFAULT_K = 5
 """Results a search returns when the caller does not say."""
 DEFAULT_ACCESS = ACCESS_LABELS[0]
 """What a caller that names no access level sees: the least restricted label (fail closed)."""
+
+RANKERS = ("bm25", "dense", "hybrid")
+"""How chunks are ranked: BM25 alone, vectors alone, or the two fused."""
+Ranker = Literal["bm25", "dense", "hybrid"]
+"""A ranker's name (one of RANKERS)."""
+FUSIONS = ("weighted", "rrf")
+"""How hybrid fuses its two lists: a weighted sum of normalised scores, or reciprocal ranks."""
+Fusion = Literal["weighted", "rrf"]
+"""A fusion's name (one of FUSIONS)."""
+NORMS = ("max", "minmax")
+"""How a weighted fusion scales each list: by its best score, or from its worst to its best."""
+Norm = Literal["max", "minmax"]
+"""A normalisation's name (one of NORMS)."""
+FUSION_DEPTH = 100
+"""Results each list contributes to a hybrid ranking when k is smaller."""
+RRF_K = 60
+"""Reciprocal-rank fusion's constant (Cormack et al. 2009): 1 / (RRF_K + rank)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankerSettings:
+    """Which ranker runs and, for hybrid, how its BM25 and dense lists are fused."""
+
+    ranker: Ranker = "bm25"
+    """bm25, dense (exact inner product of unit vectors) or hybrid (both, fused)."""
+    fusion: Fusion = "weighted"
+    """hybrid's fusion: weighted (normalised scores summed) or rrf (reciprocal ranks summed)."""
+    weight: float = 1.0
+    """The dense list's weight; the BM25 list weighs 1."""
+    norm: Norm = "minmax"
+    """How a weighted fusion scales each list before summing (rrf ignores it)."""
+    depth: int = FUSION_DEPTH
+    """Each list contributes its top max(k, depth) to the candidates hybrid fuses."""
+    rrf_k: int = RRF_K
+    """rrf's constant, added to each rank (weighted ignores it)."""
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("ranker", RANKERS), ("fusion", FUSIONS), ("norm", NORMS)):
+            if getattr(self, name) not in allowed:
+                value = getattr(self, name)
+                raise ValueError(f"unknown {name} {value!r}; expected one of {allowed}")
+        if isinstance(self.weight, bool) or not isinstance(self.weight, int | float):
+            raise ValueError(f"the dense weight must be a number, got {self.weight!r}")
+        object.__setattr__(self, "weight", float(self.weight))
+        if not self.weight >= 0:
+            raise ValueError(f"the dense weight must be >= 0, got {self.weight}")
+        for name in ("depth", "rrf_k"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form (reports, a bench's settings)."""
+        return to_json_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RankerSettings:
+        """Rebuild from the JSON form (a missing key takes its default); ValueError if bad."""
+        return from_json_dict(cls, data)
+
+    @property
+    def uses_vectors(self) -> bool:
+        """Whether this ranker needs the index's vectors and a query encoder."""
+        return self.ranker != "bm25"
+
+    def describe(self) -> str:
+        """Say the settings as a person reads them: `hybrid weighted minmax weight=1.0`."""
+        if self.ranker != "hybrid":
+            return self.ranker
+        if self.fusion == "rrf":
+            return f"hybrid rrf k={self.rrf_k} depth={self.depth}"
+        return f"hybrid weighted {self.norm} weight={self.weight} depth={self.depth}"
+
+
+BM25_RANKER = RankerSettings()
+"""BM25 alone: what an index without vectors ranks by."""
+HYBRID_RANKER = RankerSettings("hybrid", "weighted", weight=0.5, norm="minmax")
+"""hybrid's fusion when none is named: of those bench/bench_rankers.py measured (rrf, and
+both scalings at dense weights 0.25 to 3), the one whose worst question set scored best."""
+
+
+def ranker_settings(ranker: Ranker | RankerSettings) -> RankerSettings:
+    """Return a ranker's settings: a name takes that ranker's defaults; ValueError if unknown."""
+    if isinstance(ranker, RankerSettings):
+        return ranker
+    if ranker == "hybrid":
+        return HYBRID_RANKER
+    return RankerSettings(ranker)

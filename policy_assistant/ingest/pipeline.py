@@ -40,9 +40,8 @@ from policy_assistant.index.store.folder import live_generation
 from policy_assistant.index.store.reader import load_entries, verify_files
 from policy_assistant.ingest.units import UnitDocuments
 from policy_assistant.parse import DEFAULT_MAX_FILE_SIZE, CorpusOptions, CorpusRead, read_corpus
-from policy_assistant.parse.cache import DISK_FULL, ParseCache, cache_size
+from policy_assistant.parse.cache import DISK_FULL, cache_size
 from policy_assistant.parse.corpus import CorpusFile, Reused
-from policy_assistant.parse.pdf.ocr import ocr_state
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk
 
@@ -138,7 +137,6 @@ def ingest(
         if damage is not None:  # nothing of a damaged index is kept: the corpus is read again
             previous = _Previous(damage=damage, manifest=previous.manifest)
             read, entries, chunks = read_with(previous)
-        prune_cache(read, reading)
         settings = IndexSettings(chunker.spec(), params, corpus_settings(reading))
         try:
             built = build_index(
@@ -154,17 +152,6 @@ def ingest(
         except BadIndex as exc:
             raise naming_cache(exc, reading.cache_dir) from exc
     return summarize(read, built)
-
-
-def prune_cache(read: CorpusRead, reading: CorpusOptions) -> None:
-    """After a read that parsed something, drop the parse cache's entries it left unused
-    (ParseCache.prune): the cache is bounded by what the corpus needs, not its history."""
-    if reading.cache_dir is None or not read.parsed:
-        return  # nothing was added: the cache is no larger than after the last prune
-    ocr, fields_for = ocr_state(), read.catalog.fields_for
-    used = {ParseCache.key(f.source, f.sha256, f.fields, ocr) for f in read.reused}
-    used |= {ParseCache.key(d.source, d.sha256, fields_for(d.source), ocr) for d in read.documents}
-    ParseCache(reading.cache_dir).prune(used)
 
 
 def naming_cache(exc: BadIndex, cache_dir: Path | None) -> BadIndex:

@@ -82,9 +82,27 @@ def read_corpus(
         read.table.save(whole=_whole_root(path, options, found))
     result = read.result
     result.notices = _notices(path, found, result.catalog)
+    if root is None or _absolute_path(root) == _absolute_path(path):  # a part keeps the rest
+        prune_cache(result, options.cache_dir)
     if not (result.documents or result.reused or result.failures):
         raise PolicyAssistantError(_nothing_to_read(path, found))
     return result
+
+
+def _absolute_path(path: Path) -> str:
+    """Return the path absolute with '..' folded, to tell a whole corpus from a part of it."""
+    return os.path.abspath(path)
+
+
+def prune_cache(read: CorpusRead, cache_dir: Path | None) -> None:
+    """After a whole read that parsed something, drop the parse cache's entries it left
+    unused (ParseCache.prune): every command's cache is bounded by what its corpus needs."""
+    if cache_dir is None or not read.parsed:
+        return  # nothing was added: the cache is no larger than after the last prune
+    ocr, fields_for = ocr_state(), read.catalog.fields_for
+    used = {ParseCache.key(f.source, f.sha256, f.fields, ocr) for f in read.reused}
+    used |= {ParseCache.key(d.source, d.sha256, fields_for(d.source), ocr) for d in read.documents}
+    ParseCache(cache_dir).prune(used)
 
 
 def read_sources(

@@ -22,6 +22,7 @@ from policy_assistant.errors import DocumentError, UsageError
 from policy_assistant.parse.catalog import CATALOG_NAME
 from policy_assistant.parse.files import file_kind, is_utf8_name, printable
 from policy_assistant.parse.globs import Glob, excluded_folder, path_selected
+from policy_assistant.text import counted
 
 SUFFIXES = {
     ".pdf": "pdf",
@@ -388,4 +389,4 @@ def skipped_line(skipped: Counter[str]) -> str:
     if not total:
         return ""
     parts = ", ".join(f"{key} {count}" for key, count in sorted(skipped.items()) if count)
-    return f"skipped {total} file{'s' if total != 1 else ''}: {parts}"
+    return f"skipped {counted(total, 'file')}: {parts}"

@@ -32,6 +32,8 @@ from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
 
 Deleted = npt.NDArray[np.bool_]
+Vectors = npt.NDArray[np.float32]
+"""One unit-length vector per row: (rows, dimension)."""
 COUNT_SLICE = 1 << 18
 """Postings whose deletion flags are gathered at once: bounds a count's temporary memory."""
 FEW_DEAD = 4096
@@ -175,6 +177,11 @@ class Segment:
         """Return the rows not deleted."""
         return self.info.rows - (0 if self.deleted is None else int(self.deleted.sum()))
 
+    def vectors(self) -> Vectors | None:
+        """Return one unit-length vector per row (rows, dimension), deleted rows included;
+        None when the segment holds no vectors (dense.py ranks by them)."""
+        return None
+
     def close(self) -> None:
         """Release the memory maps that can be closed (numpy's close with their arrays)."""
         for data in (self._terms.data, self._records):
@@ -185,7 +192,12 @@ class Segment:
 class MemorySegment(Segment):
     """A segment counted in memory from chunks, rows in the order given: nothing on disk."""
 
-    def __init__(self, chunks: Sequence[Chunk], access: npt.NDArray[np.uint8]) -> None:
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        access: npt.NDArray[np.uint8],
+        vectors: Vectors | None = None,
+    ) -> None:
         data, arrays = count_postings(c.text for c in chunks)
         self.ptr, self.rows, self.tf, self.dl = (arrays[n] for n in ("ptr", "rows", "tf", "dl"))
         self._terms = TermTable(data, arrays["term_offsets"])
@@ -198,6 +210,7 @@ class MemorySegment(Segment):
         self._chunks = tuple(chunks)
         nonempty, length = int((self.dl > 0).sum()), int(self.dl.sum(dtype=np.int64))
         self.info = SegmentInfo("memory", len(chunks), nonempty, length, "")
+        self._vectors = vectors
 
     def span(self, term: str) -> tuple[int, int]:
         """Return where the term's postings start and stop ((0, 0): none), each term looked
@@ -210,6 +223,10 @@ class MemorySegment(Segment):
     def record(self, row: int) -> Chunk:
         """Return the chunk at a row."""
         return self._chunks[row]
+
+    def vectors(self) -> Vectors | None:
+        """Return the vectors given, one per row, or None."""
+        return self._vectors
 
     def close(self) -> None:
         """Nothing is open."""

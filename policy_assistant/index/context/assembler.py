@@ -342,7 +342,8 @@ class _Context:
         free = self.free()
         # Every window holds the hit and its section's prefix: once that is too much, none
         # fits (the hit's words alone tell, without reading the prefix, once the budget fills).
-        if hit.words > free or hit.words + prefix_words(self.units, hit.section) > free:
+        # (A window opening on the heading saves the " > " before it in the prefix: one word.)
+        if hit.words > free or hit.words + prefix_words(self.units, hit.section) - 1 > free:
             return
         lo, hi = self.units.section_range(hit.section)
         for w in range(window, -1, -1):

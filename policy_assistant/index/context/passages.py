@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from policy_assistant.codec import OMIT_EMPTY, to_json_dict
-from policy_assistant.index.context.units import ROW, UNIT_KINDS, UnitSet
+from policy_assistant.index.context.units import HEADING, ROW, UNIT_KINDS, UnitSet
 from policy_assistant.records import PageBox
 from policy_assistant.text import count_words
 
@@ -66,13 +66,21 @@ class ContextPassage:
         return to_json_dict(self)
 
 
-def prefix_of(units: UnitSet, doc: int, section: int) -> str:
-    """Return the prefix of a passage that starts in section: title, then heading path."""
+def prefix_of(units: UnitSet, doc: int, section: int, at_heading: bool = False) -> str:
+    """Return the prefix of a passage that starts in section: title, then heading path.
+
+    at_heading: the passage opens on the section's heading, which its body shows, so the
+    prefix names only the parents (and not the title either when that heading is the title).
+    """
     title = units.docs[doc].title.strip()
     path = units.paths[section]
+    heading = path[-1].strip() if at_heading and path else None
+    if heading is not None:
+        path = path[:-1]
     if path and path[0].strip() == title:
         path = path[1:]
-    lines = [line for line in (title, PATH_SEPARATOR.join(path)) if line]
+    shown = "" if heading == title else title
+    lines = [line for line in (shown, PATH_SEPARATOR.join(path)) if line]
     return "\n".join(lines) + "\n\n" if lines else ""
 
 
@@ -80,16 +88,28 @@ PREFIX_WORDS = "section_prefix_words"
 """The column of each section's prefix words, where a unit set stores it (unit segments)."""
 
 
-def prefix_words(units: UnitSet, section: int) -> int:
-    """Return the words of the prefix of a passage starting in section."""
+def prefix_words(units: UnitSet, section: int, at_heading: bool = False) -> int:
+    """Return the words of the prefix of a passage starting in section (on its heading)."""
     stored = units.columns.get(PREFIX_WORDS)
-    if stored is not None:
+    if stored is not None and not at_heading:
         return int(stored[section])
-    words = units.cache.get(section)
+    key = ~section if at_heading else section  # one cache, both prefixes: ~s is negative
+    words = units.cache.get(key)
     if words is None:
         doc = int(units.col("section_doc")[section])
-        words = units.cache[section] = count_words(prefix_of(units, doc, section))
+        words = units.cache[key] = count_words(prefix_of(units, doc, section, at_heading))
     return words
+
+
+def opens_on_heading(units: UnitSet, first: int) -> bool:
+    """Return whether a passage starting at unit `first` opens on its section's heading."""
+    return int(units.col("unit_kind")[first]) == HEADING
+
+
+def passage_prefix_words(units: UnitSet, first: int) -> int:
+    """Return the words of the prefix of a passage starting at unit `first`."""
+    section = int(units.col("unit_section")[first])
+    return prefix_words(units, section, opens_on_heading(units, first))
 
 
 def lead_header(units: UnitSet, first: int) -> int:
@@ -104,10 +124,9 @@ def lead_header(units: UnitSet, first: int) -> int:
 
 def span_words(units: UnitSet, span: Span) -> int:
     """Return the words a span takes in the context, its prefix included."""
-    section = int(units.col("unit_section")[span.first])
     header = lead_header(units, span.first)
     extra = int(units.col("unit_words")[header]) if header >= 0 else 0
-    return prefix_words(units, section) + extra + units.words(span.first, span.last)
+    return passage_prefix_words(units, span.first) + extra + units.words(span.first, span.last)
 
 
 def to_passage(units: UnitSet, span: Span, rank: int) -> ContextPassage:
@@ -116,7 +135,7 @@ def to_passage(units: UnitSet, span: Span, rank: int) -> ContextPassage:
     info = units.docs[span.doc]
     start, end = int(cols["unit_start"][span.first]), int(cols["unit_end"][span.last])
     first_section = int(cols["unit_section"][span.first])
-    prefix = prefix_of(units, span.doc, first_section)
+    prefix = prefix_of(units, span.doc, first_section, opens_on_heading(units, span.first))
     header = lead_header(units, span.first)
     if header >= 0:
         prefix += units.unit_text(header) + "\n"

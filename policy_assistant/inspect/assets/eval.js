@@ -128,7 +128,7 @@
     item.dataset.chunk = result.chunk;
     const head = el("div", "result-head");
     head.append(el("span", "rank", "#" + result.rank), el("span", "", result.source +
-      " · chunk " + result.position), el("span", "", result.words + " " + data.unit),
+      " · chunk " + (result.position + 1)), el("span", "", result.words + " " + data.unit),
       el("span", "", "score " + result.score));
     if (result.relevant) head.append(el("span", "badge relevant", "relevant"));
     if (result.holds_evidence) head.append(el("span", "badge holds", "holds the quote"));

@@ -1,0 +1,93 @@
+"""The dense ranker: exact inner product of a query vector with every row's vector.
+
+Vectors are unit length, so the inner product is the cosine. Every live row the reader may
+see is scored (no approximate index: bench/bench_rankers.py times the exact product), in
+blocks so a float16 or int8 store's float32 copy stays small. The access codes and deletion
+flags are those search_segments filters by; equal scores rank by (segment, row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from policy_assistant.errors import BadIndex
+from policy_assistant.index.chunks.segment import Segment
+
+BLOCK_ROWS = 1 << 15
+"""Rows whose vectors are multiplied at once: bounds a query's temporary memory."""
+
+Floats = npt.NDArray[np.float32]
+Ints = npt.NDArray[np.int64]
+Found = tuple[int, int, float]
+"""A hit: segment index, local row, score."""
+
+
+def has_vectors(segments: Sequence[Segment]) -> bool:
+    """Return whether every segment holds vectors (an empty index has none to rank by)."""
+    return bool(segments) and all(segment.vectors() is not None for segment in segments)
+
+
+def segment_scores(segment: Segment, query: Floats, level: int) -> tuple[Ints, Floats]:
+    """Return the live rows with access <= level (ascending) and their inner products."""
+    vectors = segment.vectors()
+    if vectors is None:
+        raise BadIndex(f"segment {segment.info.name} holds no vectors")
+    rows = segment.info.rows
+    if vectors.ndim != 2 or vectors.shape[0] != rows or vectors.shape[1] != len(query):
+        raise BadIndex(
+            f"segment {segment.info.name}: vectors of shape {vectors.shape}, expected "
+            f"({rows}, {len(query)})"
+        )
+    seen = np.asarray(segment.access) <= level
+    if segment.deleted is not None:
+        seen &= ~np.asarray(segment.deleted)
+    scores = np.empty(rows, np.float32)
+    for start in range(0, rows, BLOCK_ROWS):
+        block = np.asarray(vectors[start : start + BLOCK_ROWS], dtype=np.float32)
+        scores[start : start + BLOCK_ROWS] = block @ query
+    seen &= ~np.isnan(scores)  # a damaged vector ranks nowhere rather than everywhere
+    found = np.flatnonzero(seen)
+    return found, scores[found]
+
+
+def top_rows(rows: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
+    """Return the k best (row, score), best first, equal scores by row (rows ascending)."""
+    if len(rows) > k:
+        # Every row tied with the k-th best is kept, so the cut never depends on partition.
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        keep = scores >= kth
+        rows, scores = rows[keep], scores[keep]
+    order = np.lexsort((rows, -scores))[:k]
+    return rows[order], scores[order]
+
+
+def dense_search(segments: Sequence[Segment], query: Floats, k: int, level: int) -> list[Found]:
+    """Return up to k (segment, row, score) by inner product with query among live rows with
+    access <= level, best first, equal scores ordered by (segment, row)."""
+    if k <= 0:
+        return []
+    query = np.asarray(query, dtype=np.float32)
+    found: list[Found] = []
+    for i, segment in enumerate(segments):
+        rows, scores = top_rows(*segment_scores(segment, query, level), k)
+        found += zip([i] * len(rows), rows.tolist(), scores.tolist(), strict=True)
+    # Python's sort is stable and found is in (segment, row) order within each score.
+    found.sort(key=lambda hit: -hit[2])
+    return found[:k]
+
+
+def scores_of(
+    segments: Sequence[Segment], query: Floats, wanted: Sequence[tuple[int, int]]
+) -> list[float]:
+    """Return the inner product of query with the vector of each (segment, row) wanted."""
+    query = np.asarray(query, dtype=np.float32)
+    out = []
+    for seg, row in wanted:
+        vectors = segments[seg].vectors()
+        if vectors is None:
+            raise BadIndex(f"segment {segments[seg].info.name} holds no vectors")
+        out.append(float(np.asarray(vectors[row], dtype=np.float32) @ query))
+    return out
