@@ -1,11 +1,16 @@
 """Compare context strategies with fixed and overlapping windows and the chunkers, at equal budgets.
 
-    python bench/eval_context.py --corpus corpus --questions questions/questions.jsonl
+    python bench/eval_context.py --set corpus:questions/questions.jsonl \
+        --set build/external/licences:questions/external/licences.jsonl \
+        --strategies window,passages --sizes 50,75,100,150,200,300 --section eval_context_sets
 
-Prints, per run and budget, complete@B, hit@B, evidence recall@B (v: the share of the
-evidence's words inside the context) and empty contexts, then the paired difference
-in complete@B (and hit@B) of the best strategy against the best window and against structure.
-Windows run at every size in --sizes (overlap a quarter of the size).
+Prints, per set (and pooled when several are given), run and budget: complete@B, hit@B,
+evidence recall@B (v: the share of the evidence's words inside the context) and empty
+contexts; then the paired differences (bootstrap, 95%) of the strategy of record (--of-record)
+and of the best strategy against the best window by complete@B, on complete@B and hit@B,
+against structure, and on hit@B against the best window by hit@B. Windows run at every size
+in --sizes (overlap a quarter of the size). The printed output becomes the --section section
+of bench/RESULTS.md; run a held-out set on its own, into its own section.
 """
 
 from __future__ import annotations
