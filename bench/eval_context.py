@@ -1,10 +1,16 @@
 """Compare context strategies with fixed and overlapping windows and the chunkers, at equal budgets.
 
-    python bench/eval_context.py --corpus corpus --questions questions/questions.jsonl
+    python bench/eval_context.py --set corpus:questions/questions.jsonl \
+        --set build/external/licences:questions/external/licences.jsonl \
+        --strategies window,passages --sizes 50,75,100,150,200,300 --section eval_context_sets
 
-Prints, per run and budget, complete@B, hit@B and empty contexts, then the paired difference
-in complete@B (and hit@B) of the best strategy against the best window and against structure.
-Windows run at every size in --sizes (overlap a quarter of the size).
+Prints, per set (and pooled when several are given), run and budget: complete@B, hit@B,
+evidence recall@B (v: the share of the evidence's words inside the context) and empty
+contexts; then the paired differences (bootstrap, 95%) of the strategy of record (--of-record)
+and of the best strategy against the best window by complete@B, on complete@B and hit@B,
+against structure, and on hit@B against the best window by hit@B. Windows run at every size
+in --sizes (overlap a quarter of the size). The printed output becomes the --section section
+of bench/RESULTS.md; run a held-out set on its own, into its own section.
 """
 
 from __future__ import annotations
@@ -125,8 +131,105 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("window-k1-16", DEFAULT, bm25={"k1": 1.6}),
         Strategy("window-b05", DEFAULT, bm25={"b": 0.5}),
         Strategy("window-b09", DEFAULT, bm25={"b": 0.9}),
+        *passage_strategies(),
     ]
     return [s for s in all_ if not names or s.name in names]
+
+
+def passage_strategies() -> list[Strategy]:
+    """Return the "passages" strategy and one change each (passage_rank.py)."""
+    base, DEFAULT = NAMED_STRATEGIES["passages"], NAMED_STRATEGIES["window"]
+
+    def named(name: str, **changes: object) -> Strategy:
+        return Strategy(name, replace(base, passages=replace(base.passages, **changes)))
+
+    return [
+        Strategy("passages", base),
+        named("passages-f2", fields=2.0),
+        named("passages-f3", fields=3.0),
+        named("passages-f2-len120-s100", fields=2.0, length=120, spread=100),
+        named("passages-len120-s100", length=120, spread=100),
+        named("passages-rerank-035", mix=0.35),
+        named("passages-rerank-1", mix=1.0),
+        named("passages-rerank-3", mix=3.0),
+        named("passages-rerank-10", mix=10.0),
+        named("passages-rerank-1-windows", mix=1.0, blocks=False, sections=False, pages=False),
+        named("passages-rerank-1-f0", mix=1.0, fields=0.0),
+        Strategy(
+            "window-cover-035",
+            replace(
+                DEFAULT,
+                strategy="passages",
+                passages=replace(base.passages, mix=0.35, text=0.0, fields=0.0),
+            ),
+        ),
+        Strategy(
+            "window-cover-1",
+            replace(
+                DEFAULT,
+                strategy="passages",
+                passages=replace(base.passages, mix=1.0, text=0.0, fields=0.0),
+            ),
+        ),
+        Strategy(
+            "window-cover-01",
+            replace(
+                DEFAULT,
+                strategy="passages",
+                passages=replace(base.passages, mix=0.1, text=0.0, fields=0.0),
+            ),
+        ),
+        Strategy(
+            "window-cover-w-035",
+            replace(
+                DEFAULT,
+                strategy="passages",
+                passages=replace(
+                    base.passages,
+                    mix=0.35,
+                    text=0.0,
+                    fields=0.0,
+                    blocks=False,
+                    sections=False,
+                    pages=False,
+                ),
+            ),
+        ),
+        Strategy(
+            "window-rank-01",
+            replace(DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.1)),
+        ),
+        Strategy(
+            "window-rank-005",
+            replace(DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.05)),
+        ),
+        Strategy(
+            "window-rank-02",
+            replace(DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.2)),
+        ),
+        Strategy(
+            "window-rank-01-nopage",
+            replace(
+                DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.1, pages=False)
+            ),
+        ),
+        named("passages-f3-len120-s100", fields=3.0, length=120, spread=100),
+        named("passages-noblock", blocks=False),
+        named("passages-nosection", sections=False),
+        named("passages-nopage", pages=False),
+        named("passages-windows", blocks=False, sections=False, pages=False),
+        named("passages-cov0", coverage=0.0),
+        named("passages-cov2", coverage=2.0),
+        named("passages-f0", fields=0.0),
+        named("passages-f05", fields=0.5),
+        named("passages-len30", length=30),
+        named("passages-len120", length=120),
+        named("passages-b03", b=0.3),
+        named("passages-spread10", spread=10),
+        named("passages-spread100", spread=100),
+        Strategy("passages-w1", replace(base, window=1)),
+        Strategy("passages-w3", replace(base, window=3)),
+    ]
 
 
 def usable_questions(path: Path, docs: list[Document]) -> QuestionSet:
@@ -199,7 +302,7 @@ def pooled(reports: list[EvalReport]) -> EvalReport:
     )  # fmt: skip
 
 
-def main() -> None:
+def main() -> str:
     """Run the comparison and print it."""
     parser = argparse.ArgumentParser()
     parser.add_argument(
@@ -212,6 +315,7 @@ def main() -> None:
     parser.add_argument(
         "--documents", action="store_true", help="also print how often the right document is first"
     )
+    parser.add_argument("--section", default="eval_context", help="the RESULTS.md section")
     args = parser.parse_args()
     global DOCUMENT_READOUT
     DOCUMENT_READOUT = args.documents
@@ -226,29 +330,32 @@ def main() -> None:
     if len(reports) > 1:
         print(f"pooled: {sum(len(r.questions) for r in reports)} questions")
         show(pooled(reports), [s.name for s in chosen], args.of_record)
+    return str(args.section)
 
 
 def show(report: EvalReport, strategy_names: list[str], of_record: str) -> None:
     """Print the table and the paired differences."""
-    print("run".ljust(22) + "".join(f"  c@{b:<4} h@{b:<4} e@{b:<3}" for b in BUDGETS))
+    print("run".ljust(22) + "".join(f"  c@{b:<4} h@{b:<4} v@{b:<4} e@{b:<3}" for b in BUDGETS))
     for s in report.summaries:
         cells = "".join(
             f"  {b.figures['complete'].value * 100:5.1f} {b.figures['hit'].value * 100:5.1f}"
-            f" {b.empty_contexts:4d}"
+            f" {b.figures['evidence'].value * 100:5.1f} {b.empty_contexts:4d}"
             for b in s.budgets
         )
         print(s.name.ljust(22) + cells)
     by_name = {s.name: s for s in report.summaries}
     windows = [n for n in by_name if n.startswith(("fixed-", "overlap-"))]
     for budget in BUDGETS[1:]:
-        metric = f"complete@{budget}"
+        metric, hit = f"complete@{budget}", f"hit@{budget}"
         best_s = max(strategy_names, key=lambda n: by_name[n].figure(metric).value)
         best_w = max(windows, key=lambda n: by_name[n].figure(metric).value)
-        for name, other in ((best_s, best_w), (best_s, "structure"), (of_record, best_w),
-                            (of_record, "structure")):  # fmt: skip
-            for m in (metric, f"hit@{budget}"):
-                value, low, high = paired(report, m, name, other)
-                print(f"{m}: {name} - {other} = {value:+.1f} [{low:+.1f}, {high:+.1f}]")
+        best_hit = max(windows, key=lambda n: by_name[n].figure(hit).value)
+        pairs = {(best_s, best_w, metric), (best_s, best_w, hit), (best_s, "structure", metric),
+                 (of_record, best_w, metric), (of_record, best_w, hit),
+                 (of_record, "structure", metric), (of_record, best_hit, hit)}  # fmt: skip
+        for name, other, m in sorted(pairs, key=lambda p: (p[0] != of_record, p[2], p[1])):
+            value, low, high = paired(report, m, name, other)
+            print(f"{m}: {name} - {other} = {value:+.1f} [{low:+.1f}, {high:+.1f}]")
 
 
 def paired(report: EvalReport, metric: str, a: str, b: str) -> tuple[float, float, float]:
@@ -263,5 +370,5 @@ def paired(report: EvalReport, metric: str, a: str, b: str) -> tuple[float, floa
 
 if __name__ == "__main__":
     with recording() as printed:
-        main()
-    write_section("eval_context", "```\n" + printed.getvalue() + "```")
+        section = main()
+    write_section(section, "```\n" + printed.getvalue() + "```")

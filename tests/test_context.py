@@ -226,6 +226,12 @@ def test_search_budget_prints_the_context_with_citations(tmp_path: Path) -> None
     assert all(p["access"] == "public" for p in passages)
     bad = CliRunner().invoke(app, [*args[:-1], "0"])
     assert bad.exit_code == 2
+    named = CliRunner().invoke(app, [*args, "--strategy", "passages", "--json"])
+    assert named.exit_code == 0 and named.output.splitlines()
+    for wrong in ([*args, "--strategy", "nope"], [*args[:-2], "--strategy", "passages"]):
+        refused = CliRunner().invoke(app, wrong)
+        assert refused.exit_code == 2 and "strategy" in refused.output
+        assert "Traceback" not in refused.output
 
 
 @pytest.mark.slow

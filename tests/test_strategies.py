@@ -54,8 +54,9 @@ def test_a_strategy_with_bm25_settings_ranks_on_its_own_index(corpus_dir: Path) 
     assert recorded["fed"]["feedback"]["weight"] == 1.0
 
 
+@pytest.mark.parametrize("name", ["window", "passages"])
 def test_eval_ranks_and_assembles_as_search_budget_does(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
     """Eval's context strategies and `search --budget` run one path: the same calls to the
     one unit ranker, the same hits, the same contexts (both driven through the CLI)."""
@@ -94,12 +95,12 @@ def test_eval_ranks_and_assembles_as_search_budget_does(
     monkeypatch.setattr(assembler, "assemble_ranked", assembling)
     monkeypatch.setattr(strategies, "assemble_ranked", assembling)
     search = ["search", query, "--index", str(tmp_path / "i"), "--access", "staff"]
-    shown = runner.invoke(app, [*search, "--budget", str(budget), "--json"])
+    shown = runner.invoke(app, [*search, "--budget", str(budget), "--strategy", name, "--json"])
     assert shown.exit_code == 0, shown.output
     path[0] = "eval"
     evaluated = runner.invoke(app, [
         "eval", "--corpus", str(corpus), "--questions", str(tmp_path / "q.jsonl"),
-        "--chunker", "fixed", "--strategy", "window", "--budget", str(budget), "-q", "--json",
+        "--chunker", "fixed", "--strategy", name, "--budget", str(budget), "-q", "--json",
         "--workers", "1", "--parse-cache", str(tmp_path / "pc"),
     ])  # fmt: skip
     assert evaluated.exit_code == 0, evaluated.output

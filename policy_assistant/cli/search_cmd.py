@@ -20,6 +20,7 @@ from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS, Chunk
 
 if TYPE_CHECKING:
+    from policy_assistant.index.context.assembler import ContextSettings
     from policy_assistant.index.context.passages import ContextPassage
 _WORD = re.compile(r"\S+")
 RANKER_HELP = (
@@ -55,6 +56,13 @@ def search_command(
         ),
     ] = None,
     ranker: Annotated[str | None, typer.Option("--ranker", help=RANKER_HELP)] = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy",
+            help="With --budget: the context strategy, one of eval's (default: window).",
+        ),
+    ] = None,
 ) -> None:
     """Search the index; a public search never returns a staff chunk."""
     if access not in ACCESS_LABELS:
@@ -65,8 +73,16 @@ def search_command(
         raise typer.BadParameter(f"expected one of {', '.join(RANKERS)}", param_hint="--ranker")
     if not tokenize(query):
         raise UsageError(f"the query {query!r} has no words to search for")
+    if strategy is not None and budget is None:
+        raise UsageError("--strategy chooses how a context is assembled: it needs --budget")
     if budget is not None:
-        show_context(resolve_index_dir(index), query, budget, access, as_json, ranker_name(ranker))
+        settings = None
+        if strategy is not None:
+            from policy_assistant.evaluate.strategies import named_strategies  # only when asked
+
+            settings = named_strategies([strategy])[0].context
+        chosen = ranker_name(ranker)
+        show_context(resolve_index_dir(index), query, budget, access, as_json, settings, chosen)
         return
     with open_index(resolve_index_dir(index), verify=verify) as opened:
         hits = opened.search(query, k, access, ranker=ranker_name(ranker))
@@ -96,11 +112,13 @@ def say_no_results(message: str, access: str) -> None:
 
 def show_context(
     index_dir: Path, query: str, budget: int, access: str, as_json: bool,
+    settings: ContextSettings | None = None,
     ranker: Ranker | None = None,
 ) -> None:  # fmt: skip
-    """Print the context assembled to budget words, passage by passage with citations."""
+    """Print the context assembled to budget words (settings None: the default strategy),
+    passage by passage with citations."""
     with open_index(index_dir) as opened:
-        passages = opened.context(query, budget, access, ranker=ranker)
+        passages = opened.context(query, budget, access, settings, ranker=ranker)
     if as_json:
         emit_json_lines((p.to_dict() for p in passages), None)
     elif passages:

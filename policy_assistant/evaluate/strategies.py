@@ -63,6 +63,7 @@ NAMED_STRATEGIES: dict[str, ContextSettings] = {
     "window-1": ContextSettings("window", window=1),
     "window-2": ContextSettings("window", window=2, narrow_below=0),
     "automerge": ContextSettings("automerge"),
+    "passages": ContextSettings("passages"),
 }
 """What `eval --strategy` can name: context strategies over units, beside the chunkers
 ("window" is what search --budget assembles; "window-plain" the same windows, every hit +-2,

@@ -24,14 +24,16 @@ fail() {
     exit 1
 }
 
-# deb PACKAGE: download the package's .deb into the cache (once) and unpack it there.
+# deb PACKAGE [VERSION]: download the package's .deb (that version when given, since a
+# security update can replace the candidate) into the cache (once) and unpack it there.
 deb() {
     mkdir -p "$CACHE/debs" "$CACHE/unpacked"
-    if ! ls "$CACHE/debs/$1"_*.deb >/dev/null 2>&1; then
-        (cd "$CACHE/debs" && apt-get download "$1") ||
-            fail "apt-get download $1 failed (run apt-get update first?)"
+    pattern="$1_${2:-*}_*.deb"
+    if ! ls "$CACHE/debs/"$pattern >/dev/null 2>&1; then
+        (cd "$CACHE/debs" && apt-get download "$1${2:+=$2}") ||
+            fail "apt-get download $1${2:+=$2} failed (run apt-get update first?)"
     fi
-    for f in "$CACHE/debs/$1"_*.deb; do dpkg -x "$f" "$CACHE/unpacked"; done
+    for f in "$CACHE/debs/"$pattern; do dpkg -x "$f" "$CACHE/unpacked"; done
 }
 
 # check FILE SHA256: stop unless FILE has the expected SHA-256.
@@ -146,7 +148,7 @@ SUMS
 # (-rHY=0), as plain characters without overstriking (-P -cbou): another groff may lay the
 # text out otherwise, and the SHA-256 check says so.
 set_heldout_rsync_man() {
-    deb rsync
+    deb rsync 3.2.7-1+deb12u6
     command -v groff >/dev/null || fail "groff is needed to render the rsync man page"
     dir="$OUT/heldout-rsync-man"
     mkdir -p "$dir"

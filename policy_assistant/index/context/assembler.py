@@ -17,6 +17,8 @@ Strategies (STRATEGIES):
   neighbour with the higher score (the following one on a tie) until the next unit would not
   fit. One passage may take at most `share` of the budget still free (at least its best
   hit), so later groups keep room.
+- "passages": candidate passages around the hits (windows, block, section, PDF page) scored
+  each as one text and the best taken (passage_rank.py).
 
 In every strategy a passage is a run of whole units (never a cut sentence or table row) behind
 its title and heading path, counted in the budget; passages of one document that overlap or
@@ -28,13 +30,18 @@ context is empty only when no hit fits at all. Passages are then ordered by scor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from policy_assistant.errors import UsageError
 from policy_assistant.index.chunks.bm25_types import Floats
+from policy_assistant.index.context.passage_rank import (
+    PassageSettings,
+    passage_context,
+    rank_hits,
+)
 from policy_assistant.index.context.passages import (
     ContextPassage,
     Span,
@@ -47,7 +54,7 @@ from policy_assistant.index.context.unit_rank import SegmentedUnits, TermWeights
 from policy_assistant.index.context.units import HEADING, UnitSet
 from policy_assistant.index.settings import RankerSettings
 
-STRATEGIES = ("units", "window", "automerge")
+STRATEGIES = ("units", "window", "automerge", "passages")
 """Context strategies over units; "chunks" (packing whole chunks) is the index's search."""
 DEFAULT_STRATEGY = "window"
 """The strategy measured best on the external question sets (bench/RESULTS.md, eval_context)."""
@@ -81,6 +88,8 @@ class ContextSettings:
     maxp: float = 0.0
     """"window": order hits by their score plus this times their window's gain (each query
     term at its best unit of the window, window_gains); 0: by their own score."""
+    passages: PassageSettings = field(default_factory=PassageSettings)
+    """"passages": how candidate passages are scored (passage_rank.py)."""
 
     def check(self) -> None:
         """Raise UsageError when the settings cannot be run."""
@@ -128,7 +137,7 @@ for the first two hits and +-1 for the rest, hits ordered with MaxP at 0.35 (ben
 
 def window_for(settings: ContextSettings, budget: int) -> int:
     """Return the units either side of a hit a window takes at this budget."""
-    window = settings.window if settings.strategy == "window" else 0
+    window = settings.window if settings.strategy in ("window", "passages") else 0
     return 1 if window and budget < settings.narrow_below else window
 
 
@@ -167,8 +176,27 @@ def assemble_ranked(ranked: Ranked, budget: int, settings: ContextSettings) -> l
     """Return the context of a unit ranking at one budget: its first settings.candidates
     hits in the order a context takes them, assembled."""
     units, hits, weights = ranked
+    if settings.strategy == "passages":
+        return _passages(ranked, budget, settings)
     ordered = order_hits(units, weights, hits[: settings.candidates], budget, settings)
     return assemble(units, ordered, budget, settings)
+
+
+def _passages(ranked: Ranked, budget: int, settings: ContextSettings) -> list[ContextPassage]:
+    """Return the "passages" context: the best candidates whole, or (with mix) the windows of
+    the hits re-scored by their best candidate (passage_rank.py)."""
+    units, hits, weights = ranked
+    window, top, scoring = (
+        window_for(settings, budget),
+        hits[: settings.candidates],
+        settings.passages,
+    )
+    if not scoring.mix:
+        units = replace(units, header_rows=settings.header_rows)
+        return passage_context(units, top, weights, budget, window, scoring)
+    windows = replace(settings, strategy="window")
+    top = order_hits(units, weights, top, budget, windows)
+    return assemble(units, rank_hits(units, top, weights, budget, window, scoring), budget, windows)
 
 
 def context_for(
