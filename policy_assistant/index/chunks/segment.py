@@ -24,6 +24,7 @@ from policy_assistant.index.chunks.segment_build import (
     ARRAYS,
     RECORDS_PER_BLOCK,
     SEGMENT_FORMAT,
+    VECTORS_FILE,
     SegmentInfo,
     chunk_key,
     count_postings,
@@ -175,6 +176,23 @@ class Segment:
         """Return the rows not deleted."""
         return self.info.rows - (0 if self.deleted is None else int(self.deleted.sum()))
 
+    def vectors(self) -> npt.NDArray[np.float32] | None:
+        """Return the rows' unit-length vectors as float32 (rows = the segment's rows, deleted
+        ones included), or None when the index holds no vectors; read once, then kept."""
+        if VECTORS_FILE not in self.files:
+            return None
+        found = self.memo.get(VECTORS_FILE)
+        if found is None:
+            try:
+                stored = load_array(self.folder / VECTORS_FILE, "r")
+            except (OSError, ValueError) as exc:
+                raise BadIndex(f"{self.folder.name}/{VECTORS_FILE}: {exc}") from exc
+            if stored.ndim != 2 or len(stored) != self.info.rows:
+                raise BadIndex(f"{self.folder.name}/{VECTORS_FILE}: not one row per chunk")
+            # float32 already is served as its memory map; float16 is widened once.
+            found = self.memo[VECTORS_FILE] = np.asarray(stored, np.float32)
+        return found
+
     def close(self) -> None:
         """Release the memory maps that can be closed (numpy's close with their arrays)."""
         for data in (self._terms.data, self._records):
@@ -210,6 +228,10 @@ class MemorySegment(Segment):
     def record(self, row: int) -> Chunk:
         """Return the chunk at a row."""
         return self._chunks[row]
+
+    def vectors(self) -> npt.NDArray[np.float32] | None:
+        """A segment counted in memory holds no vectors."""
+        return None
 
     def close(self) -> None:
         """Nothing is open."""

@@ -103,6 +103,12 @@ class LoadedIndex(Index):
     def __len__(self) -> int:
         return self.manifest.rows
 
+    @property
+    def embedding(self) -> dict[str, Any] | None:
+        """Return the model the segments' vectors were made with (its identity under
+        "identity", as embed.ModelIdentity.as_dict gives it) and how, or None without vectors."""
+        return self.manifest.embedding
+
     def close(self) -> None:
         """Close the segments' files and the units."""
         for segment in self.segments:
