@@ -22,10 +22,17 @@ from support.pipeline import STRUCTURE, tree_digest
 from policy_assistant.embed.model import ModelIdentity
 from policy_assistant.errors import BadIndex
 from policy_assistant.index import load_manifest, open_index
-from policy_assistant.index.chunks.segment_build import VECTORS_FILE
-from policy_assistant.index.store.vectors import Embedding, chunk_text
+from policy_assistant.index.context.unit_open import segment_units
+from policy_assistant.index.store.folder import live_generation
+from policy_assistant.index.store.units import UNITS_DIR, load_units
+from policy_assistant.index.chunks.vector_file import VECTORS_FILE
+from policy_assistant.index.store.vectors import Embedding, chunk_text, unit_text
 from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.ingest.watch import Watch
+from policy_assistant.parse import CorpusOptions
+
+ONE_PROCESS = CorpusOptions(workers=1)
+"""Units written in this process, not a forked child, so their encoder calls are counted."""
 
 DIM = 8
 
@@ -79,10 +86,14 @@ def served(index_dir: Path, salt: str = "fake") -> dict[str, str]:
 def test_a_cold_ingest_embeds_each_distinct_text_once(tmp_path: Path) -> None:
     encoder = CountingEncoder()
     ingest(
-        write_pipeline_corpus(tmp_path / "c"), tmp_path / "i", STRUCTURE, embed=embedded(encoder)
+        write_pipeline_corpus(tmp_path / "c"),
+        tmp_path / "i",
+        STRUCTURE,
+        options=ONE_PROCESS,
+        embed=embedded(encoder),
     )
-    texts = served(tmp_path / "i")
-    assert sorted(encoder.texts) == sorted(set(texts.values()))
+    texts = set(served(tmp_path / "i").values()) | served_units(tmp_path / "i")
+    assert sorted(encoder.texts) == sorted(texts)
     with open_index(tmp_path / "i") as index:
         assert index.embedding is not None
         assert index.embedding["identity"] == encoder.identity.as_dict()
@@ -92,21 +103,30 @@ def test_a_cold_ingest_embeds_each_distinct_text_once(tmp_path: Path) -> None:
 
 def test_an_unchanged_corpus_encodes_nothing_and_writes_nothing(tmp_path: Path) -> None:
     corpus = write_pipeline_corpus(tmp_path / "c")
-    ingest(corpus, tmp_path / "i", STRUCTURE, embed=embedded(CountingEncoder()))
+    ingest(
+        corpus, tmp_path / "i", STRUCTURE, options=ONE_PROCESS, embed=embedded(CountingEncoder())
+    )
     before = tree_digest(tmp_path / "i")
     encoder = CountingEncoder()
-    summary = ingest(corpus, tmp_path / "i", STRUCTURE, embed=embedded(encoder))
+    summary = ingest(
+        corpus, tmp_path / "i", STRUCTURE, options=ONE_PROCESS, embed=embedded(encoder)
+    )
     assert (encoder.calls, summary.written) == (0, False)
     assert tree_digest(tmp_path / "i") == before
 
 
 def test_one_changed_file_encodes_only_its_new_texts(tmp_path: Path) -> None:
     corpus = write_pipeline_corpus(tmp_path / "c")
-    ingest(corpus, tmp_path / "i", STRUCTURE, embed=embedded(CountingEncoder()))
+    ingest(
+        corpus, tmp_path / "i", STRUCTURE, options=ONE_PROCESS, embed=embedded(CountingEncoder())
+    )
     old = set(served(tmp_path / "i").values())
     (corpus / "b.md").write_text("# Mowers\n\nLawn mowers now carry a three year warranty.\n")
     encoder = CountingEncoder()
-    summary = ingest(corpus, tmp_path / "i", STRUCTURE, embed=embedded(encoder))
+    summary = ingest(
+        corpus, tmp_path / "i", STRUCTURE, options=CorpusOptions(workers=1), units=False,
+        embed=embedded(encoder),
+    )  # fmt: skip
     assert summary.changed == ["b.md"]
     with open_index(tmp_path / "i") as index:
         of_b = {chunk_text(c) for c in index.chunks() if c.source == "b.md"}
@@ -116,8 +136,12 @@ def test_one_changed_file_encodes_only_its_new_texts(tmp_path: Path) -> None:
 
 def test_the_same_corpus_gives_the_same_vector_bytes(tmp_path: Path) -> None:
     corpus = write_pipeline_corpus(tmp_path / "c")
-    ingest(corpus, tmp_path / "one", STRUCTURE, embed=embedded(CountingEncoder()))
-    ingest(corpus, tmp_path / "two", STRUCTURE, embed=embedded(CountingEncoder()))
+    ingest(
+        corpus, tmp_path / "one", STRUCTURE, options=ONE_PROCESS, embed=embedded(CountingEncoder())
+    )
+    ingest(
+        corpus, tmp_path / "two", STRUCTURE, options=ONE_PROCESS, embed=embedded(CountingEncoder())
+    )
     assert tree_digest(tmp_path / "one") == tree_digest(tmp_path / "two")
 
 
@@ -139,7 +163,7 @@ def edit(rng: random.Random, corpus: Path, step: int) -> str:
 def test_rounds_and_merges_keep_every_vector_and_encode_only_new_text(tmp_path: Path) -> None:
     corpus = write_pipeline_corpus(tmp_path / "c")
     encoder = CountingEncoder()
-    watch = Watch(corpus, tmp_path / "w", STRUCTURE, embed=embedded(encoder))
+    watch = Watch(corpus, tmp_path / "w", STRUCTURE, options=ONE_PROCESS, embed=embedded(encoder))
     watch.ingest()
     seen = set(encoder.texts)
     rng = random.Random(7)
@@ -148,31 +172,36 @@ def test_rounds_and_merges_keep_every_vector_and_encode_only_new_text(tmp_path: 
         source = edit(rng, corpus, step)
         encoder.texts.clear()
         watch.round({source})
-        texts = set(served(tmp_path / "w").values())
-        assert set(encoder.texts) <= texts - seen  # never a text the index had embedded
+        texts = set(served(tmp_path / "w").values()) | served_units(tmp_path / "w")
+        assert set(encoder.texts) == texts - seen  # never a text the index had embedded
         assert len(encoder.texts) == len(set(encoder.texts))
         seen |= texts
         segment_counts.append(len(load_manifest(tmp_path / "w").segments))
     assert max(segment_counts) > 1
     cold = CountingEncoder()
-    ingest(corpus, tmp_path / "cold", STRUCTURE, embed=embedded(cold))
+    ingest(corpus, tmp_path / "cold", STRUCTURE, options=ONE_PROCESS, embed=embedded(cold))
     assert sorted(served(tmp_path / "cold").values()) == sorted(served(tmp_path / "w").values())
 
 
 def test_another_model_re_encodes_everything_and_says_so(tmp_path: Path) -> None:
     corpus = write_pipeline_corpus(tmp_path / "c")
-    ingest(corpus, tmp_path / "i", STRUCTURE, embed=embedded(CountingEncoder()))
+    ingest(
+        corpus, tmp_path / "i", STRUCTURE, options=ONE_PROCESS, embed=embedded(CountingEncoder())
+    )
     other = CountingEncoder("other")
-    summary = ingest(corpus, tmp_path / "i", STRUCTURE, embed=embedded(other))
+    summary = ingest(corpus, tmp_path / "i", STRUCTURE, options=ONE_PROCESS, embed=embedded(other))
     assert summary.rebuilt is not None and "embedding model changed" in summary.rebuilt
     texts = served(tmp_path / "i", salt="other")
-    assert sorted(other.texts) == sorted(set(texts.values()))
+    assert set(texts.values()) <= set(other.texts)
+    assert len(other.texts) == len(set(other.texts))
 
 
 def test_dropping_the_embedding_drops_the_vectors(tmp_path: Path) -> None:
     corpus = write_pipeline_corpus(tmp_path / "c")
-    ingest(corpus, tmp_path / "i", STRUCTURE, embed=embedded(CountingEncoder()))
-    summary = ingest(corpus, tmp_path / "i", STRUCTURE)
+    ingest(
+        corpus, tmp_path / "i", STRUCTURE, options=ONE_PROCESS, embed=embedded(CountingEncoder())
+    )
+    summary = ingest(corpus, tmp_path / "i", STRUCTURE, options=ONE_PROCESS)
     assert summary.rebuilt == "vectors dropped"
     with open_index(tmp_path / "i") as index:
         assert index.embedding is None
@@ -180,10 +209,11 @@ def test_dropping_the_embedding_drops_the_vectors(tmp_path: Path) -> None:
     assert not list((tmp_path / "i").rglob(VECTORS_FILE))
 
 
-def test_verify_finds_a_damaged_vectors_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["segments", "units"])
+def test_verify_finds_a_damaged_vectors_file(tmp_path: Path, where: str) -> None:
     ingest(write_pipeline_corpus(tmp_path / "c"), tmp_path / "i", STRUCTURE,
-           embed=embedded(CountingEncoder()))  # fmt: skip
-    (path,) = (tmp_path / "i").rglob(VECTORS_FILE)
+           options=ONE_PROCESS, embed=embedded(CountingEncoder()))  # fmt: skip
+    (path,) = (p for p in (tmp_path / "i").rglob(VECTORS_FILE) if where in p.parts)
     data = bytearray(path.read_bytes())
     data[-1] ^= 0xFF
     path.write_bytes(bytes(data))
@@ -193,7 +223,7 @@ def test_verify_finds_a_damaged_vectors_file(tmp_path: Path) -> None:
 
 def test_an_index_with_vectors_serves_bm25_without_the_dense_extra(tmp_path: Path) -> None:
     ingest(write_pipeline_corpus(tmp_path / "c"), tmp_path / "i", STRUCTURE,
-           embed=embedded(CountingEncoder()))  # fmt: skip
+           options=ONE_PROCESS, embed=embedded(CountingEncoder()))  # fmt: skip
     script = (
         "import sys\n"
         "sys.modules['onnxruntime'] = None\n"
@@ -207,3 +237,50 @@ def test_an_index_with_vectors_serves_bm25_without_the_dense_extra(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     count, name = done.stdout.split()
     assert int(count) > 0 and name == "fake"
+
+
+def served_units(index_dir: Path) -> set[str]:
+    """Check every live unit's vector is its text's; return the live units' embedded texts."""
+    texts = set()
+    units = load_units(live_generation(index_dir) / UNITS_DIR)
+    try:
+        for segment in units.segments:
+            vectors, unit_set = segment.vectors(), segment_units(segment)
+            assert vectors is not None and vectors.shape == (len(unit_set), DIM)
+            dead = segment.dead_docs
+            for row in range(len(unit_set)):
+                if dead is not None and dead[int(unit_set.col("unit_doc")[row])]:
+                    continue
+                text = unit_text(unit_set, row)
+                assert np.allclose(vectors[row], vector_of(text), atol=1e-3)
+                texts.add(text)
+    finally:
+        units.close()
+    return texts
+
+
+def test_units_get_vectors_and_a_change_encodes_only_new_unit_and_chunk_texts(
+    tmp_path: Path,
+) -> None:
+    corpus = write_pipeline_corpus(tmp_path / "c")
+    encoder = CountingEncoder()
+    embed = embedded(encoder)
+    ingest(corpus, tmp_path / "i", STRUCTURE, options=ONE_PROCESS, embed=embed)
+    old = set(served(tmp_path / "i").values()) | served_units(tmp_path / "i")
+    assert sorted(encoder.texts) == sorted(old)
+    encoder.texts.clear()
+    ingest(corpus, tmp_path / "i", STRUCTURE, options=ONE_PROCESS, embed=embed)
+    assert encoder.texts == []
+    (corpus / "b.md").write_text("# Mowers\n\nLawn mowers now carry a three year warranty.\n")
+    ingest(corpus, tmp_path / "i", STRUCTURE, options=ONE_PROCESS, embed=embed)
+    now = set(served(tmp_path / "i").values()) | served_units(tmp_path / "i")
+    assert encoder.texts and sorted(encoder.texts) == sorted(now - old)
+
+
+def test_units_without_an_embedding_have_no_vectors(tmp_path: Path) -> None:
+    ingest(write_pipeline_corpus(tmp_path / "c"), tmp_path / "i", STRUCTURE)
+    units = load_units(live_generation(tmp_path / "i") / UNITS_DIR)
+    try:
+        assert [s.vectors() for s in units.segments] == [None]
+    finally:
+        units.close()

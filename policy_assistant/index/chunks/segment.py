@@ -24,11 +24,11 @@ from policy_assistant.index.chunks.segment_build import (
     ARRAYS,
     RECORDS_PER_BLOCK,
     SEGMENT_FORMAT,
-    VECTORS_FILE,
     SegmentInfo,
     chunk_key,
     count_postings,
 )
+from policy_assistant.index.chunks.vector_file import VECTORS_FILE, load_vectors
 from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
 
@@ -183,14 +183,7 @@ class Segment:
             return None
         found = self.memo.get(VECTORS_FILE)
         if found is None:
-            try:
-                stored = load_array(self.folder / VECTORS_FILE, "r")
-            except (OSError, ValueError) as exc:
-                raise BadIndex(f"{self.folder.name}/{VECTORS_FILE}: {exc}") from exc
-            if stored.ndim != 2 or len(stored) != self.info.rows:
-                raise BadIndex(f"{self.folder.name}/{VECTORS_FILE}: not one row per chunk")
-            # float32 already is served as its memory map; float16 is widened once.
-            found = self.memo[VECTORS_FILE] = np.asarray(stored, np.float32)
+            found = self.memo[VECTORS_FILE] = load_vectors(self.folder, self.info.rows)
         return found
 
     def close(self) -> None:

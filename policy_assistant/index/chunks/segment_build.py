@@ -41,10 +41,6 @@ SEGMENT_FORMAT = 2
 """Version of a segment's files; a reader refuses any other (2: with its entries.json)."""
 ARRAYS = ("term_offsets", "ptr", "rows", "tf", "dl", "access", "blocks", "ids", "id_rows")
 """The .npy files of a segment."""
-VECTORS_FILE = "vectors.npy"
-"""A segment's vectors (float16, one unit-length row per row), when the index embeds."""
-VECTOR_KEYS_FILE = "vector_keys.npy"
-"""Each row's content key (uint64) of its vector: how a later write finds it again."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,8 +168,8 @@ def build_index(
         live_corpus = {} if old is None else old[0].corpus
         corpus = live_corpus if settings.corpus is None else settings.corpus
         manifest = Manifest.create(spec, params, [], corpus, embedding)
-        job = None if documents is None else cold_units(documents, manifest.bm25)
         vectors = _reusing(settings.embedding, None if old is None else old[0])
+        job = None if documents is None else cold_units(documents, manifest.bm25, vectors)
         if old is None or why:
             make = cold_generation(rows, manifest, list(new.values()), vectors)
         elif units or corpus != live_corpus or result.added or result.changed or result.removed:
@@ -180,7 +180,9 @@ def build_index(
             change = Change(old[0], old[1], new, written, replaced)
             make = incremental_generation(change, fresh, manifest, vectors)
             if documents is not None and not units:
-                job = _units_update(old[0], documents, fresh_sources, replaced, manifest.bm25)
+                job = _units_update(
+                    old[0], documents, fresh_sources, replaced, manifest.bm25, vectors
+                )
         else:
             make = None
         if make is not None:
@@ -203,7 +205,9 @@ def _reusing(embedding: Embedding | None, old: Manifest | None) -> Embedding | N
     if embedding is not None:
         folder = None if old is None else old.folder
         names = [] if old is None else [s.info.name for s in old.segments]
-        embedding.reuse_from([folder / SEGMENTS_DIR / n for n in names] if folder else [])
+        chunks = [folder / SEGMENTS_DIR / n for n in names] if folder else []
+        units = sorted(folder.glob("units/useg-*")) if folder else []
+        embedding.reuse_from([*chunks, *units])
     return embedding
 
 
@@ -227,7 +231,7 @@ def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> str:
 
 def _units_update(
     old: Manifest, documents: Sequence[Document], fresh: set[str], replaced: Sequence[str],
-    bm25: BM25Settings,
+    bm25: BM25Settings, vectors: Embedding | None = None,
 ) -> UnitsJob:  # fmt: skip
     """Return the job writing the old generation's units with the replaced sources deleted
     and the fresh ones' documents (only those are gathered) in a new unit segment."""
@@ -239,7 +243,8 @@ def _units_update(
 
     def job(folder: Path) -> None:
         chosen = pick(fresh) if pick else [d for d in documents if d.source in fresh]
-        update_units(units, folder, replaced, chosen, bm25)
+        extra = None if vectors is None else vectors.unit_files
+        update_units(units, folder, replaced, chosen, bm25, extra)
 
     return job
 

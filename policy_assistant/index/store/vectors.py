@@ -26,7 +26,8 @@ import numpy.typing as npt
 
 from policy_assistant.embed.cache import TextEncoder, content_key
 from policy_assistant.embed.text import embedding_text
-from policy_assistant.index.chunks.segment_build import VECTOR_KEYS_FILE, VECTORS_FILE
+from policy_assistant.index.chunks.vector_file import VECTOR_KEYS_FILE, VECTORS_FILE
+from policy_assistant.index.context.units import UnitSet, unit_index_text
 from policy_assistant.records import Chunk
 
 STORED_DTYPE = "float16"
@@ -54,23 +55,33 @@ class Embedding:
         self._lookup: tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], list[Any]] | None = None
 
     def reuse_from(self, segments: Sequence[Path]) -> None:
-        """Take vectors from these segment folders (the live generation's) before encoding."""
+        """Take vectors from these segment folders (the live generation's chunk and unit
+        segments: the same text has the same vector in both) before encoding."""
         self._previous, self._lookup = list(segments), None
 
     def segment_files(self, chunks: Sequence[Chunk]) -> dict[str, bytes]:
         """Return the vector files of a segment holding `chunks`, in row order."""
-        keys = np.array([self.key(chunk_text(c)) for c in chunks], np.uint64)
-        vectors = np.zeros((len(chunks), self.encoder.dimension), np.float16)
+        return self.files_of([chunk_text(c) for c in chunks])
+
+    def unit_files(self, units: UnitSet) -> dict[str, bytes]:
+        """Return the vector files of a unit segment: one row per unit (its body row)."""
+        return self.files_of([unit_text(units, row) for row in range(len(units))])
+
+    def files_of(self, texts: Sequence[str]) -> dict[str, bytes]:
+        """Return the vector files of rows embedding `texts`: known vectors are copied,
+        each other distinct text is encoded once."""
+        keys = np.array([self.key(t) for t in texts], np.uint64)
+        vectors = np.zeros((len(texts), self.encoder.dimension), np.float16)
         found = self._copy_known(keys, vectors)
         todo: dict[int, list[int]] = {}
-        texts: dict[int, str] = {}
+        new: dict[int, str] = {}
         for row in np.flatnonzero(~found).tolist():
             key = int(keys[row])
             todo.setdefault(key, []).append(row)
-            texts.setdefault(key, chunk_text(chunks[row]))
+            new.setdefault(key, texts[row])
         if todo:
-            fresh = self.encoder.encode(list(texts.values())).astype(np.float16)
-            self.encoded += len(texts)
+            fresh = self.encoder.encode(list(new.values())).astype(np.float16)
+            self.encoded += len(new)
             for rows, vector in zip(todo.values(), fresh, strict=True):
                 vectors[rows] = vector
         return {VECTORS_FILE: npy_bytes(vectors), VECTOR_KEYS_FILE: npy_bytes(keys)}
@@ -118,6 +129,14 @@ def chunk_text(chunk: Chunk) -> str:
     body = chunk.text[chunk.prefix_length :]
     path = chunk.sections[-1] if chunk.sections else ()
     return embedding_text(chunk.title, path, body)
+
+
+def unit_text(units: UnitSet, row: int) -> str:
+    """Return what a retrieval unit is embedded as: its document's title and its section's
+    heading path, then its index text (a table row behind its header row)."""
+    title = units.docs[int(units.col("unit_doc")[row])].title
+    path = units.paths[int(units.col("unit_section")[row])]
+    return embedding_text(title, path, unit_index_text(units, row))
 
 
 def npy_bytes(array: npt.NDArray[Any]) -> bytes:
