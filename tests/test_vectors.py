@@ -22,10 +22,10 @@ from support.pipeline import STRUCTURE, tree_digest
 from policy_assistant.embed.model import ModelIdentity
 from policy_assistant.errors import BadIndex
 from policy_assistant.index import load_manifest, open_index
+from policy_assistant.index.chunks.vector_file import VECTORS_FILE
 from policy_assistant.index.context.unit_open import segment_units
 from policy_assistant.index.store.folder import live_generation
 from policy_assistant.index.store.units import UNITS_DIR, load_units
-from policy_assistant.index.chunks.vector_file import VECTORS_FILE
 from policy_assistant.index.store.vectors import Embedding, chunk_text, unit_text
 from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.ingest.watch import Watch
