@@ -99,9 +99,11 @@ class Embedding:
         known, where, stores = self._known()
         at = np.minimum(np.searchsorted(known, keys), max(len(known) - 1, 0))
         found = known[at] == keys if len(known) else np.zeros(len(keys), np.bool_)
-        for row in np.flatnonzero(found).tolist():
-            store, local = divmod(int(where[at[row]]), 1 << 32)
-            out[row] = stores[store][local]
+        rows = np.flatnonzero(found)
+        place = where[at[rows]]
+        for store in np.unique(place >> 32).tolist():  # one gather per old segment
+            mine = (place >> 32) == store
+            out[rows[mine]] = stores[store][place[mine] & 0xFFFFFFFF]
         return np.asarray(found, np.bool_)
 
     def _known(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], list[Any]]:
