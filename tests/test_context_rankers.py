@@ -120,6 +120,8 @@ def test_a_public_context_never_holds_a_staff_unit_whatever_its_vector(
         assert any("cash refund" in text for text in staff)  # for a caller who may see it
 
 
-def test_no_ranker_named_ranks_units_by_the_search_default(folder: Path, with_vectors: None) -> None:
+def test_no_ranker_named_ranks_units_by_the_search_default(
+    folder: Path, with_vectors: None
+) -> None:
     found = texts(context(folder, "reimbursement"))
     assert found and "money back" in found[0]

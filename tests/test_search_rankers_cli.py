@@ -74,7 +74,6 @@ def test_dense_without_vectors_is_a_one_line_usage_error(folder):
     assert run(folder, "--ranker", "nope").exit_code == 2
 
 
-
 @pytest.mark.usefixtures("with_vectors")
 def test_hybrid_is_the_default_with_vectors_and_never_shows_staff_to_public(folder):
     done = run(folder, "--json", "-k", "4")

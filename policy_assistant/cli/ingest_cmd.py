@@ -56,6 +56,14 @@ from policy_assistant.cli.summary import summary_table
 from policy_assistant.errors import UsageError
 from policy_assistant.index import resolve_index_dir
 from policy_assistant.index.settings import VARIANTS, BM25Settings
+from policy_assistant.ingest.embedding import (
+    HINT,
+    RUNTIMES,
+    EmbedChoice,
+    dense_missing,
+    load_embedding,
+    sticky_embedding,
+)
 from policy_assistant.ingest.pipeline import (
     IngestSummary,
     apply_corpus,
@@ -67,6 +75,7 @@ from policy_assistant.parse.files import printable
 
 if TYPE_CHECKING:
     from policy_assistant.chunk import Chunker
+    from policy_assistant.index.store.vectors import Embedding
     from policy_assistant.ingest.watch import Watch
     from policy_assistant.parse import CorpusOptions
 
@@ -127,6 +136,28 @@ def ingest_command(
     wait: LockWait = None,
     engine_name: EngineName = "local",
     ray_address: RayAddress = None,
+    embed_model: Annotated[
+        str | None,
+        typer.Option(
+            "--embed",
+            metavar="MODEL",
+            help="Also store each chunk's vector, made by this local sentence-transformers "
+            "model (a folder, or a name in the Hugging Face cache; nothing is downloaded) "
+            "[the index's own, else none]. Needs the dense extra.",
+            show_default=False,
+        ),
+    ] = None,
+    embed_runtime: Annotated[
+        str | None,
+        typer.Option(
+            "--embed-runtime",
+            help="auto, onnx or numpy: what runs the --embed model [the index's own, else auto].",
+            show_default=False,
+        ),
+    ] = None,
+    no_embed: Annotated[
+        bool, typer.Option("--no-embed", help="Drop the index's vectors (BM25 only).")
+    ] = False,
 ) -> None:
     """Parse, chunk and index a corpus; unchanged documents are not parsed again."""
     _check_usage(bm25_variant, watch, strict)
@@ -135,7 +166,11 @@ def ingest_command(
     index_dir = resolve_index_dir(index)
     reading = given_corpus(include, exclude, default_access, max_file_size)
     sticky = sticky_settings(index_dir, chunker, given, bm25_variant, reading)
-    _say_sticky(sticky.changed, sticky.kept)
+    choice = _embed_choice(index_dir, embed_model, embed_runtime, no_embed)
+    embed = load_embedding(choice)
+    _say_sticky([*sticky.changed, *choice.changed], [*sticky.kept, *choice.kept])
+    if embed is None and not quiet and dense_missing():
+        err.print(escape(HINT), highlight=False, soft_wrap=True)
     set_ocr(no_ocr)
     options = apply_corpus(corpus_options(None, None, None, None, workers=workers), sticky.corpus)
     engine = chosen_engine(engine_name, ray_address, watch)
@@ -143,12 +178,12 @@ def ingest_command(
     stages = Stages(engine.report) if engine is not None else None
     made = make_cli_chunker(sticky.chunker, sticky.chunker_settings)
     bm25 = sticky.bm25
-    watcher = _watcher(corpus, index_dir, made, bm25, options, units) if watch else None
+    watcher = _watcher(corpus, index_dir, made, bm25, options, units, embed) if watch else None
     with progress_bar("ingesting", quiet) as progress:
         if watcher is not None:
             summary = watcher.ingest(progress)
         else:
-            run = IngestRun(corpus, index_dir, made, bm25, strict, options, units)
+            run = IngestRun(corpus, index_dir, made, bm25, strict, options, units, embed)
             summary = run.ingest(progress, stages)
     _print_summary(summary, stages, as_json)
     code = report_failures(summary.failures)
@@ -171,6 +206,15 @@ def _check_usage(bm25_variant: str | None, watch: bool, strict: bool) -> None:
         require_watchdog()
 
 
+def _embed_choice(
+    index_dir: Path, model: str | None, runtime: str | None, drop: bool
+) -> EmbedChoice:
+    """Return the model to embed with (checking --embed-runtime's value first)."""
+    if runtime is not None and runtime not in RUNTIMES:
+        raise UsageError(f"--embed-runtime {printable(runtime)}: not one of {', '.join(RUNTIMES)}")
+    return sticky_embedding(index_dir, model, runtime, drop)
+
+
 def _say_sticky(changed: Sequence[str], kept: Sequence[str]) -> None:
     """Tell, on stderr, which settings an option changed and which the index kept."""
     if changed:
@@ -190,6 +234,7 @@ class IngestRun:
     strict: bool
     options: CorpusOptions
     units: bool
+    embed: Embedding | None = None
 
     def ingest(
         self, progress: Callable[[int, int, str], None], stages: Stages | None
@@ -206,6 +251,7 @@ class IngestRun:
             progress=progress if stages is None else None,
             options=self.options,
             units=self.units,
+            embed=self.embed,
         )
         if stages is not None:
             stages.end()
@@ -243,6 +289,7 @@ def _watcher(
     bm25: BM25Settings,
     options: CorpusOptions,
     units: bool,
+    embed: Embedding | None,
 ) -> Watch:
     """Return the watch of a corpus folder (a usage error for anything else)."""
     from policy_assistant.ingest.watch import Watch
@@ -250,4 +297,4 @@ def _watcher(
     if not corpus.is_dir():
         what = "this is not one" if corpus.exists() else "there is none"
         raise UsageError(f"{printable(str(corpus))}: --watch watches a folder; {what}")
-    return Watch(corpus, index_dir, chunker, bm25=bm25, options=options, units=units)
+    return Watch(corpus, index_dir, chunker, bm25=bm25, options=options, units=units, embed=embed)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from policy_assistant.chunk import DEFAULT_CHUNKER, Chunker
 from policy_assistant.collector import fewer_collections
@@ -44,6 +44,9 @@ from policy_assistant.parse.cache import DISK_FULL, cache_size
 from policy_assistant.parse.corpus import CorpusFile, Reused
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk
+
+if TYPE_CHECKING:
+    from policy_assistant.index.store.vectors import Embedding
 
 PARSE_CACHE_NAME = "parse-cache"
 """The parse cache ingest keeps beside its index folder when none is named."""
@@ -105,10 +108,12 @@ def ingest(
     progress: Progress | None = None,
     options: CorpusOptions | None = None,
     units: bool = True,
+    embed: Embedding | None = None,
 ) -> IngestSummary:
     """Bring the index at index_dir up to date with the corpus; see the module docstring.
 
-    units (the default) also stores the documents' retrieval units, for Index.context.
+    units (the default) also stores the documents' retrieval units, for Index.context; embed
+    stores each chunk's vector too (only text not embedded before reaches its encoder).
     """
     params = bm25
     reading = with_cache(options, index_dir)
@@ -125,7 +130,8 @@ def ingest(
         return read, *collect(read, chunker, previous.entries)
 
     with index_lock(index_dir), fewer_collections():
-        previous = _load_previous(index_dir, chunker.spec(), params, checksums=False)
+        vectors = None if embed is None else embed.settings
+        previous = _load_previous(index_dir, chunker.spec(), params, False, vectors)
         checking = _verify_beside(index_dir, previous, reading.workers)
         try:
             read, entries, chunks = read_with(previous)
@@ -137,7 +143,7 @@ def ingest(
         if damage is not None:  # nothing of a damaged index is kept: the corpus is read again
             previous = _Previous(damage=damage, manifest=previous.manifest)
             read, entries, chunks = read_with(previous)
-        settings = IndexSettings(chunker.spec(), params, corpus_settings(reading))
+        settings = IndexSettings(chunker.spec(), params, corpus_settings(reading), embed)
         try:
             built = build_index(
                 chunks,
@@ -363,7 +369,11 @@ def _damage(index_dir: Path, checking: SideJob | str | None) -> str | None:
 
 
 def _load_previous(
-    index_dir: Path, spec: dict[str, Any], params: BM25Settings, checksums: bool = True
+    index_dir: Path,
+    spec: dict[str, Any],
+    params: BM25Settings,
+    checksums: bool = True,
+    embedding: dict[str, Any] | None = None,
 ) -> _Previous:
     """Read what the old index offers: its per-document entries, never its chunks (those of
     an unchanged document stay in their segment); nothing to reuse when it is unusable or
@@ -374,7 +384,7 @@ def _load_previous(
             manifest = old.manifest
             # A damaged file is found here and rebuilt from the corpus, not reused.
             verify_files(index_dir, old.generation, manifest, checksums=checksums)
-            if settings_change(manifest, spec, params):
+            if settings_change(manifest, spec, params, embedding):
                 return _Previous(manifest=manifest)
             entries = load_entries(index_dir, manifest)
     except BadIndex as exc:

@@ -35,6 +35,7 @@ from policy_assistant.index.store.entries import (
 )
 from policy_assistant.index.store.folder import damaged, live_generation
 from policy_assistant.index.store.reader import load_entries, load_manifest
+from policy_assistant.index.store.vectors import Embedding
 from policy_assistant.ingest.pipeline import (
     IngestSummary,
     Progress,
@@ -61,10 +62,11 @@ class Watch:
         bm25: BM25Settings = BM25_DEFAULTS,
         options: CorpusOptions | None = None,
         units: bool = True,
+        embed: Embedding | None = None,
     ) -> None:
         """Watch the corpus folder, keeping the index at index_dir current (as ingest would)."""
         self.corpus, self.index_dir = Path(os.path.abspath(corpus)), index_dir
-        self.chunker, self.units = chunker, units
+        self.chunker, self.units, self.embed = chunker, units, embed
         self.params = bm25
         self.options = with_cache(options, index_dir)  # the parse cache ingest keeps
         self.known: SegmentEntries = {}
@@ -83,6 +85,7 @@ class Watch:
                 progress=progress,
                 options=self.options,
                 units=self.units,
+                embed=self.embed,
             )
             self._refresh()
         warm_parsers({kind_of(source) for source in self.sources})
@@ -103,7 +106,7 @@ class Watch:
             built = build_index(
                 chunks,
                 self.index_dir,
-                IndexSettings(self.chunker.spec(), self.params),
+                IndexSettings(self.chunker.spec(), self.params, embedding=self.embed),
                 entries=sorted(entries.values(), key=_source),
                 documents=documents if self.units else None,
                 live=self.manifest,
@@ -123,7 +126,8 @@ class Watch:
         except BadIndex:
             return False  # gone or damaged: a whole ingest rebuilds it
         assert self.manifest is not None
-        return not settings_change(self.manifest, self.chunker.spec(), self.params)
+        vectors = None if self.embed is None else self.embed.settings
+        return not settings_change(self.manifest, self.chunker.spec(), self.params, vectors)
 
     def _refresh(self, written: set[str] | None = None) -> None:
         """Read the live generation's manifest and entries; after a round that wrote these

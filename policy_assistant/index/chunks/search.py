@@ -285,7 +285,11 @@ class Index:
         model = self.embedding_model()
         if model is None:
             raise UsageError("the index records no embedding model to encode queries with")
-        return load_query_encoder(model)
+        return load_query_encoder(model, self.embedding_runtime())
+
+    def embedding_runtime(self) -> str:
+        """Return the runtime the index's vectors were made with (queries run the same)."""
+        return "auto"
 
     def _placed(
         self, found: list[tuple[int, int, float]], read: dict[tuple[int, int], Chunk]
@@ -389,9 +393,9 @@ def no_vectors_message(ranker: str) -> str:
     return f"the {ranker} ranker needs vectors and this index holds none: {hint}"
 
 
-def load_query_encoder(model: str) -> QueryEncoder:
+def load_query_encoder(model: str, runtime: str = "auto") -> QueryEncoder:
     """Return an Encoder of a model folder or cached name (the dense extra loads only now)."""
     from policy_assistant.embed.encoder import Encoder
     from policy_assistant.embed.model import resolve_model
 
-    return Encoder(resolve_model(model))
+    return Encoder(resolve_model(model), runtime)

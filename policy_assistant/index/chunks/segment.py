@@ -28,6 +28,7 @@ from policy_assistant.index.chunks.segment_build import (
     chunk_key,
     count_postings,
 )
+from policy_assistant.index.chunks.vector_file import VECTORS_FILE, load_vectors
 from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
 
@@ -177,10 +178,15 @@ class Segment:
         """Return the rows not deleted."""
         return self.info.rows - (0 if self.deleted is None else int(self.deleted.sum()))
 
-    def vectors(self) -> Vectors | None:
-        """Return one unit-length vector per row (rows, dimension), deleted rows included;
-        None when the segment holds no vectors (dense.py ranks by them)."""
-        return None
+    def vectors(self) -> npt.NDArray[np.float32] | None:
+        """Return the rows' unit-length vectors as float32 (rows = the segment's rows, deleted
+        ones included), or None when the index holds no vectors; read once, then kept."""
+        if VECTORS_FILE not in self.files:
+            return None
+        found = self.memo.get(VECTORS_FILE)
+        if found is None:
+            found = self.memo[VECTORS_FILE] = load_vectors(self.folder, self.info.rows)
+        return found
 
     def close(self) -> None:
         """Release the memory maps that can be closed (numpy's close with their arrays)."""

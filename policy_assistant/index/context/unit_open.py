@@ -21,6 +21,7 @@ from policy_assistant.errors import BadIndex, StaleIndex
 from policy_assistant.index.chunks.bm25 import TermTable
 from policy_assistant.index.chunks.bm25_files import load_array, read_terms
 from policy_assistant.index.chunks.bm25_types import Ints
+from policy_assistant.index.chunks.vector_file import VECTORS_FILE, load_vectors
 from policy_assistant.index.context.passages import PREFIX_WORDS
 from policy_assistant.index.context.unit_segment import (
     FIELD_ARRAYS,
@@ -133,6 +134,16 @@ class UnitSegment:
         except (ValueError, KeyError, TypeError) as exc:
             raise BadIndex(f"{folder.name}: {exc}") from exc
         self._check()
+
+    def vectors(self) -> npt.NDArray[np.float32] | None:
+        """Return each unit's (body row's) unit-length vector as float32, or None when the
+        index holds no vectors; read once, then kept."""
+        if "_vectors" not in self.__dict__:
+            found = self.folder / VECTORS_FILE
+            rows = self.info.fields["body"].rows
+            self.__dict__["_vectors"] = load_vectors(self.folder, rows) if found.is_file() else None
+        vectors: npt.NDArray[np.float32] | None = self.__dict__["_vectors"]
+        return vectors
 
     def _check(self) -> None:
         """Raise BadIndex unless the columns agree with the counts."""

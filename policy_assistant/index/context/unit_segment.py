@@ -207,7 +207,13 @@ def _blocks_line(doc: Document) -> bytes:
     return json_line({"blocks": blocks, "sha256": doc.sha256})
 
 
-def write_unit_segment(parent: Path, documents: Sequence[Document]) -> UnitSegmentInfo:
+UnitFiles = Callable[[UnitSet], dict[str, bytes]]
+"""More files of a unit segment made from its units (its vectors: index/store/vectors.py)."""
+
+
+def write_unit_segment(
+    parent: Path, documents: Sequence[Document], extra: UnitFiles | None = None
+) -> UnitSegmentInfo:
     """Write the units of documents as a new segment folder under parent; return its info."""
     docs = sorted(documents, key=lambda d: d.source)
     units = build_units(docs)
@@ -230,6 +236,8 @@ def write_unit_segment(parent: Path, documents: Sequence[Document]) -> UnitSegme
     _write_lines(tmp, "doc", [DocInfo.of(d).to_dict() for d in docs])
     _write_lines(tmp, "path", [list(p) for p in units.paths])
     (tmp / "blocks.jsonl").write_bytes(b"".join(_blocks_line(d) for d in docs))
+    for name, data in (extra(units) if extra else {}).items():
+        (tmp / name).write_bytes(data)
     return _seal(parent, tmp, len(docs), counts)
 
 

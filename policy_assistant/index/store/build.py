@@ -15,14 +15,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, groupby
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from policy_assistant.errors import BadIndex, PolicyAssistantError
 from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
+from policy_assistant.index.store.entries import SEGMENTS_DIR
 from policy_assistant.index.store.folder import ingest_hint
 from policy_assistant.index.store.manifest import DocumentEntry, Manifest
 from policy_assistant.index.store.plan import Change, cold_generation, incremental_generation
 from policy_assistant.index.store.reader import load_entries, load_manifest
+from policy_assistant.index.store.vectors import embedding_change
 from policy_assistant.index.store.writer import (
     Progress,
     UnitsJob,
@@ -32,6 +34,9 @@ from policy_assistant.index.store.writer import (
 )
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import Chunk, Document
+
+if TYPE_CHECKING:
+    from policy_assistant.index.store.vectors import Embedding
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,12 @@ class IndexSettings:
     """BM25 variant and parameters."""
     corpus: dict[str, Any] | None = None
     """The corpus options to record (ingest's sticky ones); None keeps the live index's."""
+    embedding: Embedding | None = None
+    """The encoder that gives each segment its vectors; None: an index without vectors."""
+
+    def embedding_settings(self) -> dict[str, Any] | None:
+        """Return what the manifest records of the embedding (None without one)."""
+        return None if self.embedding is None else self.embedding.settings
 
 
 @dataclass
@@ -147,7 +158,8 @@ def build_index(
     new = {e.source: e for e in (entries if entries is not None else entries_of(rows))}
     result = BuildResult(index_dir)
     with index_lock(index_dir):
-        old, why, result.damaged = _previous(index_dir, spec, params, live, live_entries)
+        embedding = settings.embedding_settings()
+        old, why, result.damaged = _previous(index_dir, spec, params, live, live_entries, embedding)
         if damage and not why:
             why, result.damaged = damage, True
         units = _units_change(index_dir, documents) if old is not None else ""
@@ -155,19 +167,22 @@ def build_index(
         _compare(None if old is None else old[1], new, result)
         live_corpus = {} if old is None else old[0].corpus
         corpus = live_corpus if settings.corpus is None else settings.corpus
-        manifest = Manifest.create(spec, params, [], corpus)
-        job = None if documents is None else cold_units(documents, manifest.bm25)
+        manifest = Manifest.create(spec, params, [], corpus, embedding)
+        vectors = _reusing(settings.embedding, None if old is None else old[0])
+        job = None if documents is None else cold_units(documents, manifest.bm25, vectors)
         if old is None or why:
-            make = cold_generation(rows, manifest, list(new.values()))
+            make = cold_generation(rows, manifest, list(new.values()), vectors)
         elif units or corpus != live_corpus or result.added or result.changed or result.removed:
             fresh_sources = set(result.added) | set(result.changed)
             fresh = [c for c in rows if c.source in fresh_sources]
             replaced = result.changed + result.removed
             written = result.added + result.changed
             change = Change(old[0], old[1], new, written, replaced)
-            make = incremental_generation(change, fresh, manifest)
+            make = incremental_generation(change, fresh, manifest, vectors)
             if documents is not None and not units:
-                job = _units_update(old[0], documents, fresh_sources, replaced, manifest.bm25)
+                job = _units_update(
+                    old[0], documents, fresh_sources, replaced, manifest.bm25, vectors
+                )
         else:
             make = None
         if make is not None:
@@ -183,6 +198,17 @@ def build_index(
     extra = sum(w - new[s].words for s, w in given.items() if s in new)
     result.words = sum(map(_WORDS, new.values())) + extra
     return result
+
+
+def _reusing(embedding: Embedding | None, old: Manifest | None) -> Embedding | None:
+    """Return the embedding, set to take vectors from the live generation's segments."""
+    if embedding is not None:
+        folder = None if old is None else old.folder
+        names = [] if old is None else [s.info.name for s in old.segments]
+        chunks = [folder / SEGMENTS_DIR / n for n in names] if folder else []
+        units = sorted(folder.glob("units/useg-*")) if folder else []
+        embedding.reuse_from([*chunks, *units])
+    return embedding
 
 
 _CHUNKS = operator.attrgetter("chunks")
@@ -205,7 +231,7 @@ def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> str:
 
 def _units_update(
     old: Manifest, documents: Sequence[Document], fresh: set[str], replaced: Sequence[str],
-    bm25: BM25Settings,
+    bm25: BM25Settings, vectors: Embedding | None = None,
 ) -> UnitsJob:  # fmt: skip
     """Return the job writing the old generation's units with the replaced sources deleted
     and the fresh ones' documents (only those are gathered) in a new unit segment."""
@@ -217,7 +243,8 @@ def _units_update(
 
     def job(folder: Path) -> None:
         chosen = pick(fresh) if pick else [d for d in documents if d.source in fresh]
-        update_units(units, folder, replaced, chosen, bm25)
+        extra = None if vectors is None else vectors.unit_files
+        update_units(units, folder, replaced, chosen, bm25, extra)
 
     return job
 
@@ -231,6 +258,7 @@ def _previous(
     params: BM25Settings,
     live: Manifest | None,
     live_entries: dict[str, DocumentEntry] | None = None,
+    embedding: dict[str, Any] | None = None,
 ) -> tuple[Previous | None, str | None, bool]:
     """Return the live manifest and entries (None if none), why to rebuild if so, and
     whether it is damaged."""
@@ -242,7 +270,8 @@ def _previous(
         if not (index_dir / "CURRENT").exists():
             return None, None, False
         return None, unusable(index_dir, exc), True
-    return (manifest, entries), settings_change(manifest, spec, params) or None, False
+    why = settings_change(manifest, spec, params, embedding)
+    return (manifest, entries), why or None, False
 
 
 def _by_source(entries: Iterable[DocumentEntry]) -> dict[str, DocumentEntry]:
@@ -255,15 +284,21 @@ def unusable(index_dir: Path, exc: BadIndex) -> str:
     return f"the old index is unusable ({problem}); rebuilt from the corpus"
 
 
-def settings_change(manifest: Manifest, spec: dict[str, Any], params: BM25Settings) -> str:
-    """Return why the old index's settings rule out reuse, or an empty string."""
+def settings_change(
+    manifest: Manifest,
+    spec: dict[str, Any],
+    params: BM25Settings,
+    embedding: dict[str, Any] | None = None,
+) -> str:
+    """Return why the old index's settings rule out reuse, or an empty string (embedding:
+    the settings of the vectors asked for, None for none)."""
     if manifest.chunker != spec:
         return f"chunker settings changed ({_spec(manifest.chunker)} -> {_spec(spec)})"
     if manifest.tokenizer != TOKENIZER_SETTINGS:
         return "tokenizer settings changed"
     if manifest.bm25 != params:
         return f"BM25 settings changed ({manifest.bm25.describe()} -> {params.describe()})"
-    return ""
+    return embedding_change(manifest.embedding, embedding)
 
 
 def _spec(spec: dict[str, Any]) -> str:

@@ -59,6 +59,9 @@ class Manifest:
     POSIX path; each segment's own files are checked through its segment.json's SHA-256."""
     corpus: dict[str, Any] = field(default_factory=dict)
     """The corpus options ingest read with, where they differ from the defaults (sticky)."""
+    embedding: dict[str, Any] | None = None
+    """The model the segments' vectors were made with and how (index/store/vectors.py), or
+    None when the index holds no vectors."""
     folder: Path | None = field(default=None, compare=False, repr=False)
     """The generation it was read from (where its entries are), None for a new one."""
     given: tuple[DocumentEntry, ...] | None = field(default=None, compare=False, repr=False)
@@ -71,13 +74,14 @@ class Manifest:
         bm25: BM25Settings,
         documents: Sequence[DocumentEntry],
         corpus: dict[str, Any] | None = None,
+        embedding: dict[str, Any] | None = None,
     ) -> Manifest:
         """Return a manifest for this tool version and tokenizer, documents sorted by source."""
         ordered = tuple(sorted(documents, key=lambda d: d.source))
         tokenizer = dict(TOKENIZER_SETTINGS)
         return cls(
             FORMAT_VERSION, __version__, dict(chunker), tokenizer, bm25,
-            corpus=dict(corpus or {}), given=ordered,
+            corpus=dict(corpus or {}), embedding=embedding, given=ordered,
         )  # fmt: skip
 
     @cached_property
@@ -117,6 +121,8 @@ class Manifest:
         del data["folder"], data["given"]
         if not data["corpus"]:  # left out, so an index built with defaults reads as before
             del data["corpus"]
+        if data["embedding"] is None:  # likewise: an index without vectors reads as before
+            del data["embedding"]
         data["bm25"] = self.bm25.to_dict()
         data["segments"] = [s.to_dict() for s in self.segments]
         data["access_labels"] = list(self.access_labels)

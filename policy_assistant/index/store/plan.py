@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +38,9 @@ from policy_assistant.index.store.generation import Generation, MakeGeneration
 from policy_assistant.index.store.manifest import DocumentEntry, LiveSegment, Manifest
 from policy_assistant.records import Chunk
 
+if TYPE_CHECKING:
+    from policy_assistant.index.store.vectors import Embedding
+
 MAX_SEGMENTS = 8
 """More live segments than this after a write, and the smallest are merged."""
 MERGED_TO = 4
@@ -47,13 +50,19 @@ MAX_DELETED = 1 / 3
 
 
 def cold_generation(
-    chunks: Sequence[Chunk], manifest: Manifest, entries: Sequence[DocumentEntry]
+    chunks: Sequence[Chunk],
+    manifest: Manifest,
+    entries: Sequence[DocumentEntry],
+    vectors: Embedding | None = None,
 ) -> MakeGeneration:
-    """Return the maker of a generation holding chunks (in row order) as one segment."""
+    """Return the maker of a generation holding chunks (in row order) as one segment (with
+    their vectors when given an embedding)."""
 
     def make(folder: Path) -> Generation:
         by_source = {e.source: e for e in entries}
-        live = [LiveSegment(_write(folder, chunks, by_source, manifest))] if chunks else []
+        live = []
+        if chunks:
+            live.append(LiveSegment(_write(folder, chunks, by_source, manifest, vectors)))
         _check_given(by_source, list(by_source), chunks)
         empty = _empty(by_source, by_source)
         return _finish(folder, manifest, live, {}, empty, {}, len(by_source))
@@ -78,7 +87,7 @@ class Change:
 
 
 def incremental_generation(
-    change: Change, fresh: Sequence[Chunk], manifest: Manifest
+    change: Change, fresh: Sequence[Chunk], manifest: Manifest, vectors: Embedding | None = None
 ) -> MakeGeneration:
     """Return the maker of a generation that replaces the chunks of the replaced sources.
 
@@ -103,7 +112,7 @@ def incremental_generation(
             rows = sorted([*fresh, *moved], key=lambda c: (c.source, c.position))
             live = [counts[name] for name in kept]
             if rows:
-                live.append(LiveSegment(_write(folder, rows, change.entries, manifest)))
+                live.append(LiveSegment(_write(folder, rows, change.entries, manifest, vectors)))
             _check_given(change.entries, change.written, rows)
             masks = {
                 n: m for n in kept if (m := opened[n].deleted) is not None and counts[n].deleted
@@ -120,11 +129,17 @@ def incremental_generation(
 
 
 def _write(
-    folder: Path, rows: Sequence[Chunk], entries: dict[str, DocumentEntry], manifest: Manifest
+    folder: Path,
+    rows: Sequence[Chunk],
+    entries: dict[str, DocumentEntry],
+    manifest: Manifest,
+    vectors: Embedding | None,
 ) -> SegmentInfo:
-    """Write rows as a segment with the entries of their documents."""
-    placed = entries_bytes(segment_entries(rows, entries))
-    return write_segment(folder, rows, manifest.access_labels, {ENTRIES_FILE: placed})
+    """Write rows as a segment with the entries of their documents (and their vectors)."""
+    files = {ENTRIES_FILE: entries_bytes(segment_entries(rows, entries))}
+    if vectors is not None:
+        files.update(vectors.segment_files(rows))
+    return write_segment(folder, rows, manifest.access_labels, files)
 
 
 def _check_given(

@@ -104,6 +104,20 @@ class LoadedIndex(Index):
     def __len__(self) -> int:
         return self.manifest.rows
 
+    @property
+    def embedding(self) -> dict[str, Any] | None:
+        """Return the model the segments' vectors were made with (its identity under
+        "identity", as embed.ModelIdentity.as_dict gives it) and how, or None without vectors."""
+        return self.manifest.embedding
+
+    def embedding_model(self) -> str | None:
+        """Return the model folder or cache name the index's vectors were made with."""
+        return None if self.embedding is None else str(self.embedding["model"])
+
+    def embedding_runtime(self) -> str:
+        """Return the runtime the index's vectors were made with (queries run the same)."""
+        return "auto" if self.embedding is None else str(self.embedding.get("runtime", "auto"))
+
     def close(self) -> None:
         """Close the segments' files and the units."""
         for segment in self.segments:

@@ -38,6 +38,7 @@ from policy_assistant.index.context.unit_segment import (
     FIELD_WEIGHTS,
     FIELDS,
     FieldCounts,
+    UnitFiles,
     UnitSegmentInfo,
     field_counts,
     write_unit_segment,
@@ -189,16 +190,19 @@ def close_units(index: SegmentedUnits) -> None:
     index.close()
 
 
-def write_units(documents: Sequence[Document], folder: Path, bm25: BM25Settings) -> None:
-    """Write the units of documents into folder as one unit segment (a cold build)."""
+def write_units(
+    documents: Sequence[Document], folder: Path, bm25: BM25Settings, extra: UnitFiles | None = None
+) -> None:
+    """Write the units of documents into folder as one unit segment (a cold build); extra
+    makes more files of it (its vectors)."""
     folder.mkdir(parents=True)
-    live = [LiveUnits(write_unit_segment(folder, documents))] if documents else []
+    live = [LiveUnits(write_unit_segment(folder, documents, extra))] if documents else []
     _finish(folder, live, {}, bm25)
 
 
 def update_units(
     old: Path, folder: Path, replaced: Sequence[str], fresh: Sequence[Document],
-    bm25: BM25Settings,
+    bm25: BM25Settings, extra: UnitFiles | None = None,
 ) -> None:  # fmt: skip
     """Write into folder the units of old with the replaced sources' documents deleted and
     the fresh documents (added or changed) added as a new unit segment.
@@ -225,7 +229,7 @@ def update_units(
         docs = [*fresh, *moved]
         live = [counts[name] for name in kept]
         if docs:
-            live.append(LiveUnits(write_unit_segment(folder, docs)))
+            live.append(LiveUnits(write_unit_segment(folder, docs, extra)))
         _link(old, folder, kept)
         masks = {n: m for n in kept if (m := dead[n]) is not None and counts[n].deleted}
         _finish(folder, live, masks, bm25)

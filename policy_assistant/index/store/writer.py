@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from itertools import pairwise
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import orjson
@@ -44,6 +45,9 @@ from policy_assistant.jsonio import pretty_json
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk, Document
 from policy_assistant.text import printable
+
+if TYPE_CHECKING:
+    from policy_assistant.index.store.vectors import Embedding
 
 LOCK_TIMEOUT = 600.0
 """Seconds a second writer waits for the lock before giving up, unless told otherwise: long
@@ -360,12 +364,16 @@ UnitsJob = Callable[[Path], object]
 """Writes a generation's units into the folder it is given (unit_store.py)."""
 
 
-def cold_units(documents: Sequence[Document], bm25: BM25Settings | None) -> UnitsJob:
-    """Return the job writing the units of documents whole, with these BM25 settings."""
+def cold_units(
+    documents: Sequence[Document], bm25: BM25Settings | None, vectors: Embedding | None = None
+) -> UnitsJob:
+    """Return the job writing the units of documents whole, with these BM25 settings (and
+    each unit's vector, given an embedding)."""
     from policy_assistant.index.store.units import write_units
 
     params = bm25 or BM25_DEFAULTS
-    return lambda folder: write_units(documents, folder, params)
+    extra = None if vectors is None else vectors.unit_files
+    return lambda folder: write_units(documents, folder, params, extra)
 
 
 def _start_units(tmp: Path, job: UnitsJob | None, fork: bool) -> SideJob | None:

@@ -1,0 +1,173 @@
+"""Vectors in the index folder, the write side: one file per segment, keyed by content hash.
+
+A segment written with an embedding holds `vectors.npy` (float16, one unit-length row per
+segment row) and `vector_keys.npy` (uint64: the first 8 bytes of sha256(model identity,
+embedded text) of each row). Both are ordinary segment files, so segment.json's checksums,
+`--verify`, hard links of kept segments and deletion masks cover them as they cover the
+postings. When a segment is written (new chunks, or the live rows of merged segments), each
+row's vector is copied from the previous generation when a row there has its key, so only
+text the index has never embedded with this model reaches the encoder; float16 rows are
+copied as stored, so the bytes do not depend on which write embedded them.
+
+float16 and not int8: unit-length vectors keep three significant digits, which moves a
+cosine by under 1e-3 (no ranking a person could see), at half float32's size; int8 with a
+scale would halve it again but costs a scale per row and a visible rank change on near ties.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from policy_assistant.embed.cache import TextEncoder, content_key
+from policy_assistant.embed.text import embedding_text
+from policy_assistant.index.chunks.vector_file import VECTOR_KEYS_FILE, VECTORS_FILE
+from policy_assistant.index.context.units import UnitSet, unit_index_text
+from policy_assistant.records import Chunk
+
+STORED_DTYPE = "float16"
+"""How a vector is stored: half precision (the module docstring says why)."""
+TEXT_RECIPE = "title, heading path, body"
+"""What of a chunk is embedded (embed/text.py), recorded so a change of recipe is seen."""
+
+
+class Embedding:
+    """An encoder and what the index records of it; embeds a segment's rows, reusing vectors."""
+
+    def __init__(self, encoder: TextEncoder, model: str, runtime: str = "auto") -> None:
+        """Embed with `encoder`; `model` and `runtime` are what was asked for (kept sticky)."""
+        self.encoder = encoder
+        self.settings: dict[str, Any] = {
+            "model": model,
+            "runtime": runtime,
+            "identity": encoder.identity.as_dict(),
+            "text": TEXT_RECIPE,
+            "dtype": STORED_DTYPE,
+        }
+        self.encoded = 0
+        """Texts sent to the encoder by this object, over every write (for summaries, tests)."""
+        self._previous: list[Path] = []
+        self._lookup: tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], list[Any]] | None = None
+
+    def reuse_from(self, segments: Sequence[Path]) -> None:
+        """Take vectors from these segment folders (the live generation's chunk and unit
+        segments: the same text has the same vector in both) before encoding."""
+        self._previous, self._lookup = list(segments), None
+
+    def segment_files(self, chunks: Sequence[Chunk]) -> dict[str, bytes]:
+        """Return the vector files of a segment holding `chunks`, in row order."""
+        return self.files_of([chunk_text(c) for c in chunks])
+
+    def unit_files(self, units: UnitSet) -> dict[str, bytes]:
+        """Return the vector files of a unit segment: one row per unit (its body row)."""
+        return self.files_of([unit_text(units, row) for row in range(len(units))])
+
+    def files_of(self, texts: Sequence[str]) -> dict[str, bytes]:
+        """Return the vector files of rows embedding `texts`: known vectors are copied,
+        each other distinct text is encoded once."""
+        keys = np.array([self.key(t) for t in texts], np.uint64)
+        vectors = np.zeros((len(texts), self.encoder.dimension), np.float16)
+        found = self._copy_known(keys, vectors)
+        todo: dict[int, list[int]] = {}
+        new: dict[int, str] = {}
+        for row in np.flatnonzero(~found).tolist():
+            key = int(keys[row])
+            todo.setdefault(key, []).append(row)
+            new.setdefault(key, texts[row])
+        if todo:
+            fresh = self.encoder.encode(list(new.values())).astype(np.float16)
+            self.encoded += len(new)
+            for rows, vector in zip(todo.values(), fresh, strict=True):
+                vectors[rows] = vector
+        return {VECTORS_FILE: npy_bytes(vectors), VECTOR_KEYS_FILE: npy_bytes(keys)}
+
+    def key(self, text: str) -> int:
+        """Return the 64-bit content key of an embedded text under this model."""
+        return int(content_key(self.encoder.identity, text)[:16], 16)
+
+    def _copy_known(
+        self, keys: npt.NDArray[np.uint64], out: npt.NDArray[np.float16]
+    ) -> npt.NDArray[np.bool_]:
+        """Copy into `out` the vectors the previous segments hold for `keys`; return which."""
+        if not self._previous or not len(keys):
+            return np.zeros(len(keys), np.bool_)
+        known, where, stores = self._known()
+        at = np.minimum(np.searchsorted(known, keys), max(len(known) - 1, 0))
+        found = known[at] == keys if len(known) else np.zeros(len(keys), np.bool_)
+        rows = np.flatnonzero(found)
+        place = where[at[rows]]
+        for store in np.unique(place >> 32).tolist():  # one gather per old segment
+            mine = (place >> 32) == store
+            out[rows[mine]] = stores[store][place[mine] & 0xFFFFFFFF]
+        return np.asarray(found, np.bool_)
+
+    def _known(self) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64], list[Any]]:
+        """Return every previous row's key (sorted), where it is (store << 32 | row), stores."""
+        if self._lookup is None:
+            keys: list[Any] = []
+            places: list[Any] = []
+            stores: list[Any] = []
+            for folder in self._previous:
+                if not (folder / VECTOR_KEYS_FILE).is_file():
+                    continue
+                found = np.load(folder / VECTOR_KEYS_FILE, mmap_mode="r", allow_pickle=False)
+                keys.append(np.asarray(found))
+                places.append(np.arange(len(found), dtype=np.int64) + (len(stores) << 32))
+                stores.append(np.load(folder / VECTORS_FILE, mmap_mode="r", allow_pickle=False))
+            flat = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
+            order = np.argsort(flat, kind="stable")
+            where = np.concatenate(places)[order] if places else np.zeros(0, np.int64)
+            self._lookup = (flat[order], where, stores)
+        return self._lookup
+
+
+def chunk_text(chunk: Chunk) -> str:
+    """Return what a chunk is embedded as: its title and heading path, then its body."""
+    body = chunk.text[chunk.prefix_length :]
+    path = chunk.sections[-1] if chunk.sections else ()
+    return embedding_text(chunk.title, path, body)
+
+
+def unit_text(units: UnitSet, row: int) -> str:
+    """Return what a retrieval unit is embedded as: its document's title and its section's
+    heading path, then its index text (a table row behind its header row)."""
+    title = units.docs[int(units.col("unit_doc")[row])].title
+    path = units.paths[int(units.col("unit_section")[row])]
+    return embedding_text(title, path, unit_index_text(units, row))
+
+
+def npy_bytes(array: npt.NDArray[Any]) -> bytes:
+    """Return an array as the bytes of a .npy file (deterministic: no timestamps)."""
+    buffer = io.BytesIO()
+    np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
+    return buffer.getvalue()
+
+
+def vector_identity(settings: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Return what decides whether vectors are interchangeable (identity, recipe, dtype)."""
+    if not settings:
+        return None
+    return {k: settings.get(k) for k in ("identity", "text", "dtype")}
+
+
+def embedding_change(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
+    """Return why the vectors must be written again, or an empty string when they need not."""
+    before, after = vector_identity(old), vector_identity(new)
+    if before == after:
+        return ""
+    if after is None:
+        return "vectors dropped"
+    if before is None:
+        return f"vectors added ({describe(new)})"
+    return f"embedding model changed ({describe(old)} -> {describe(new)}); vectors rebuilt"
+
+
+def describe(settings: dict[str, Any] | None) -> str:
+    """Say an embedding's model and runtime in a few words."""
+    identity = (settings or {}).get("identity") or {}
+    return f"{identity.get('name', '?')} {identity.get('runtime', '?')}"
