@@ -231,12 +231,14 @@ def test_an_index_with_vectors_serves_bm25_without_the_dense_extra(tmp_path: Pat
         "from policy_assistant.index import open_index\n"
         f"with open_index({str(tmp_path / 'i')!r}) as index:\n"
         "    hits = index.search('mower warranty', 3, 'public')\n"
-        "    print(len(hits), index.embedding['identity']['name'])\n"
+        "    print(len(hits), index.embedding['identity']['name'], hits[0].ranker)\n"
+        "    print(index.notice, file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    count, name = done.stdout.split()
-    assert int(count) > 0 and name == "fake"
+    count, name, ranker = done.stdout.split()
+    assert int(count) > 0 and name == "fake" and ranker == "bm25"
+    assert done.stderr.startswith("ranked by bm25: the index's vectors need")
 
 
 def served_units(index_dir: Path) -> set[str]:

@@ -86,6 +86,8 @@ def search_command(
         return
     with open_index(resolve_index_dir(index), verify=verify) as opened:
         hits = opened.search(query, k, access, ranker=ranker_name(ranker))
+        if opened.notice:
+            err.print(opened.notice, highlight=False, markup=False)
     if as_json:
         emit_json_lines((hit.to_dict() for hit in hits), None)
     elif hits:
@@ -119,6 +121,8 @@ def show_context(
     passage by passage with citations."""
     with open_index(index_dir) as opened:
         passages = opened.context(query, budget, access, settings, ranker=ranker)
+        if opened.notice:
+            err.print(opened.notice, highlight=False, markup=False)
     if as_json:
         emit_json_lines((p.to_dict() for p in passages), None)
     elif passages:

@@ -16,7 +16,7 @@ from typing import Any, Protocol, Self
 import numpy as np
 
 from policy_assistant.codec import SKIP, to_json_dict
-from policy_assistant.errors import BadIndex, UsageError
+from policy_assistant.errors import BadIndex, PolicyAssistantError, UsageError
 from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.chunks.dense import dense_search, has_vectors, scores_of
 from policy_assistant.index.chunks.fusion import fuse
@@ -87,6 +87,8 @@ class Index:
         self.access_labels = tuple(labels)
         self._live = [0, *accumulate(s.live_rows() for s in self.segments)]
         self.encoder: QueryEncoder | None = None
+        self.notice: str | None = None
+        """Why a search did not rank as an index with vectors would (said once on stderr)."""
         """What encodes queries for dense and hybrid; built from embedding_model when unset."""
         self._query_vectors: dict[str, Any] = {}
 
@@ -155,8 +157,17 @@ class Index:
 
     def default_ranker(self) -> RankerSettings:
         """Return what search ranks by when no ranker is named: hybrid when the index holds
-        vectors (bench/RESULTS.md, bench_rankers), else BM25."""
-        return HYBRID_RANKER if self.has_vectors() else BM25_RANKER
+        vectors and their model can encode queries here (bench/RESULTS.md, bench_rankers),
+        else BM25, with `notice` saying why when vectors go unused."""
+        if not self.has_vectors():
+            return BM25_RANKER
+        if self.encoder is None:
+            try:
+                self.encoder = self.load_encoder()
+            except PolicyAssistantError as exc:  # the extra or the model is missing here
+                self.notice = f"ranked by bm25: the index's vectors need {exc}"
+                return BM25_RANKER
+        return HYBRID_RANKER
 
     def has_vectors(self) -> bool:
         """Return whether every segment holds a vector per row (dense and hybrid need them)."""
