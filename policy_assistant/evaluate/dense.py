@@ -1,0 +1,85 @@
+"""Eval's embedding model: chunk vectors for the dense and hybrid rows, and the encoder the
+semantic chunker and the rankers' query vectors share, all through one content-hash cache.
+
+The model is loaded only when a row needs it; when it cannot be (no folder, the dense extra
+not installed) the rows that need it are left out with one line saying why. Vectors are cached
+by (model, text) in one .npz file (embed/cache.py), so a second eval run encodes nothing new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.records import Chunk
+
+DEFAULT_MODEL = Path("build/models/all-MiniLM-L6-v2")
+"""The model eval embeds with when none is named (`make model` puts it there)."""
+DEFAULT_VECTOR_CACHE = Path("build/eval-vectors.npz")
+"""Where eval keeps the vectors it has computed, by model and text."""
+
+
+def chunk_embedding_text(chunk: Chunk) -> str:
+    """Return what a chunk is embedded as: its title and heading path, then its body."""
+    from policy_assistant.embed.text import embedding_text
+
+    body = chunk.text[chunk.prefix_length :]
+    path = chunk.sections[0] if chunk.sections else ()
+    return embedding_text(chunk.title, path, body)
+
+
+class EvalModel:
+    """The model of one eval run, loaded at first use, with its vector cache."""
+
+    def __init__(self, model: Path | None, cache: Path | None) -> None:
+        self.path = DEFAULT_MODEL if model is None else model
+        self.cache_path = cache
+        self._encoder: Any = None
+        self._problem: str | None = None
+
+    def encoder(self) -> Any:
+        """Return the cached encoder; PolicyAssistantError (one line) when it cannot load."""
+        if self._encoder is None and self._problem is None:
+            self._load()
+        if self._problem is not None:
+            raise PolicyAssistantError(self._problem)
+        return self._encoder
+
+    def _load(self) -> None:
+        from policy_assistant.embed.cache import CachedEncoder, VectorCache
+        from policy_assistant.embed.encoder import Encoder
+        from policy_assistant.embed.model import resolve_model
+
+        if not self.path.exists():
+            self._problem = f"no embedding model at {self.path} (`make model` fetches it)"
+            return
+        try:
+            encoder = Encoder(resolve_model(self.path))
+        except PolicyAssistantError as exc:
+            self._problem = str(exc)
+            return
+        cache = VectorCache() if self.cache_path is None else VectorCache.load(self.cache_path)
+        self._encoder = CachedEncoder(encoder, cache)
+
+    def vectors(self, chunks: Sequence[Chunk]) -> Any:
+        """Return one unit vector per chunk, (len(chunks), dimension), float32."""
+        encoder = self.encoder()
+        matrix = encoder.encode([chunk_embedding_text(c) for c in chunks])
+        return np.asarray(matrix, dtype=np.float32)
+
+    def identity(self) -> dict[str, Any] | None:
+        """Return the model's identity as the report records it (None: never loaded)."""
+        if self._encoder is None:
+            return None
+        found: dict[str, Any] = self._encoder.identity.as_dict()
+        return found
+
+    def save(self) -> None:
+        """Write the vector cache, when there is one and the model was loaded."""
+        if self._encoder is not None and self.cache_path is not None:
+            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            self._encoder.cache.save(self.cache_path)
