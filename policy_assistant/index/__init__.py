@@ -21,7 +21,9 @@ if TYPE_CHECKING:
         BM25_DEFAULTS,
         DEFAULT_ACCESS,
         DEFAULT_K,
+        RANKERS,
         BM25Settings,
+        RankerSettings,
     )
     from policy_assistant.index.store.build import (
         BuildResult,
@@ -62,7 +64,14 @@ _HOMES = {
         "build_bm25",
         "memory_index",
     ),
-    "settings": ("BM25_DEFAULTS", "DEFAULT_ACCESS", "DEFAULT_K", "BM25Settings"),
+    "settings": (
+        "BM25_DEFAULTS",
+        "DEFAULT_ACCESS",
+        "DEFAULT_K",
+        "RANKERS",
+        "BM25Settings",
+        "RankerSettings",
+    ),
     "store.writer": ("LOCK_TIMEOUT", "IndexBusyError", "Progress", "index_lock", "write_index"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
@@ -75,6 +84,7 @@ __all__ = [
     "FORMAT_VERSION",
     "INDEX_ENV",
     "LOCK_TIMEOUT",
+    "RANKERS",
     "BM25Settings",
     "BuildResult",
     "DocumentEntry",
@@ -85,6 +95,7 @@ __all__ = [
     "Manifest",
     "MemoryIndex",
     "Progress",
+    "RankerSettings",
     "SearchHit",
     "build_bm25",
     "build_index",

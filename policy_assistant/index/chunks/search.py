@@ -68,6 +68,8 @@ class SearchHit:
     row: int = field(default=-1, metadata=SKIP)
     """The chunk's row in the index (what eval keys its figures by): where the chunk sits in
     this index, so not part of a hit's JSON form."""
+    ranker: str = "bm25"
+    """What ranked it: bm25, dense or hybrid (RankerSettings.describe)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
@@ -130,13 +132,14 @@ class Index:
         checked again, so a damaged label array cannot leak a chunk. ranker: bm25, dense or
         hybrid (a name, or RankerSettings); None is the index's default (default_ranker).
         """
-        return self._hits(self._checked(query, k, access, ranker))
+        settings = self._settings(query, ranker)
+        return self._hits(self._checked(query, k, access, settings), settings)
 
     def search_terms(
         self, terms: Sequence[str], k: int = DEFAULT_K, access: str | None = None
     ) -> list[SearchHit]:
         """Return the top k chunks by BM25 for already tokenized query terms (see search)."""
-        return self._hits(self._checked(terms, k, access, BM25_RANKER))
+        return self._hits(self._checked(terms, k, access, BM25_RANKER), BM25_RANKER)
 
     def search_rows(
         self,
@@ -159,11 +162,12 @@ class Index:
         """Return whether every segment holds a vector per row (dense and hybrid need them)."""
         return has_vectors(self.segments)
 
-    def _hits(self, checked: Checked) -> list[SearchHit]:
+    def _hits(self, checked: Checked, settings: RankerSettings) -> list[SearchHit]:
         """Return checked hits as SearchHits, ranked from 1."""
         found, chunks, rows = checked
+        ranker = settings.describe()
         return [
-            SearchHit(rank, score, chunk, row)
+            SearchHit(rank, score, chunk, row, ranker)
             for rank, ((_, _, score), chunk, row) in enumerate(
                 zip(found, chunks, rows, strict=True), 1
             )
