@@ -10,17 +10,48 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.errors import PolicyAssistantError, UsageError
+from policy_assistant.evaluate.retrieval import IndexRetriever, chunk_retriever
+from policy_assistant.index.settings import (
+    RANKERS,
+    BM25Settings,
+    Ranker,
+    RankerSettings,
+    ranker_settings,
+)
 from policy_assistant.records import Chunk
 
 DEFAULT_MODEL = Path("build/models/all-MiniLM-L6-v2")
 """The model eval embeds with when none is named (`make model` puts it there)."""
 DEFAULT_VECTOR_CACHE = Path("build/eval-vectors.npz")
 """Where eval keeps the vectors it has computed, by model and text."""
+
+
+def check_rankers(rankers: Sequence[str]) -> None:
+    """Raise UsageError unless rankers names known rankers, at least one, none twice."""
+    unknown = [r for r in rankers if r not in RANKERS]
+    if unknown or not rankers:
+        raise UsageError(f"--retriever: choose from {', '.join(RANKERS)}, got {unknown or 'none'}")
+    if len(set(rankers)) != len(rankers):
+        raise UsageError("--retriever: a ranker is named twice")
+
+
+def ranker_row(name: str, ranker: str) -> str:
+    """Return the row name of a variant searched with a ranker: bm25 keeps the bare name."""
+    return name if ranker == "bm25" else f"{name}{RANKER_MARK}{ranker}"
+
+
+def as_ranker(name: str) -> RankerSettings:
+    """Return the settings of a ranker named in EvalSettings.rankers (checked by check)."""
+    return ranker_settings(cast(Ranker, name))
+
+
+RANKER_MARK = "+"
+"""Joins a variant's name and its ranker's in a row name: `structure+dense`."""
 
 
 def chunk_embedding_text(chunk: Chunk) -> str:
@@ -70,6 +101,13 @@ class EvalModel:
         encoder = self.encoder()
         matrix = encoder.encode([chunk_embedding_text(c) for c in chunks])
         return np.asarray(matrix, dtype=np.float32)
+
+    def retriever(
+        self, chunks: Sequence[Chunk], vectors: Any, bm25: BM25Settings, ranker: str
+    ) -> IndexRetriever:
+        """Return a retriever over chunks and their vectors ranking by ranker (the index's
+        own search_rows), queries encoded by the model through the cache."""
+        return chunk_retriever(chunks, bm25, vectors, self.encoder(), as_ranker(ranker))
 
     def identity(self) -> dict[str, Any] | None:
         """Return the model's identity as the report records it (None: never loaded)."""

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from policy_assistant import __version__
 from policy_assistant.chunk import CHUNKERS, MODEL_CHUNKERS, SemanticChunker, chunk_documents
@@ -25,7 +25,13 @@ from policy_assistant.evaluate.budget_units import (
     unit_settings,
 )
 from policy_assistant.evaluate.chunk_records import ChunkFile, load_chunk_file
-from policy_assistant.evaluate.dense import DEFAULT_VECTOR_CACHE, EvalModel
+from policy_assistant.evaluate.dense import (
+    DEFAULT_VECTOR_CACHE,
+    EvalModel,
+    as_ranker,
+    check_rankers,
+    ranker_row,
+)
 from policy_assistant.evaluate.peers import peer_warnings
 from policy_assistant.evaluate.questions import Question, QuestionSet, load_questions
 from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
@@ -41,11 +47,7 @@ from policy_assistant.ids import content_id
 from policy_assistant.index import Index, open_index
 from policy_assistant.index.settings import (
     BM25_DEFAULTS,
-    RANKERS,
     BM25Settings,
-    Ranker,
-    RankerSettings,
-    ranker_settings,
 )
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.parse import CorpusOptions, read_corpus
@@ -132,33 +134,10 @@ class EvalSettings:
         return variants
 
 
-def check_rankers(rankers: Sequence[str]) -> None:
-    """Raise UsageError unless rankers names known rankers, at least one, none twice."""
-    unknown = [r for r in rankers if r not in RANKERS]
-    if unknown or not rankers:
-        raise UsageError(f"--retriever: choose from {', '.join(RANKERS)}, got {unknown or 'none'}")
-    if len(set(rankers)) != len(rankers):
-        raise UsageError("--retriever: a ranker is named twice")
-
-
 def needs_model(settings: EvalSettings, variants: Sequence[Variant]) -> bool:
     """Return whether a row of the run needs the embedding model."""
     dense = any(r != "bm25" for r in settings.rankers)
     return dense or any(v.chunker in MODEL_CHUNKERS for v in variants)
-
-
-def ranker_row(name: str, ranker: str) -> str:
-    """Return the row name of a variant searched with a ranker: bm25 keeps the bare name."""
-    return name if ranker == "bm25" else f"{name}{RANKER_MARK}{ranker}"
-
-
-def as_ranker(name: str) -> RankerSettings:
-    """Return the settings of a ranker named in EvalSettings.rankers (checked by check)."""
-    return ranker_settings(cast(Ranker, name))
-
-
-RANKER_MARK = "+"
-"""Joins a variant's name and its ranker's in a row name: `structure+dense`."""
 
 
 def run_eval(
@@ -324,11 +303,10 @@ def ranked_rows(
             continue
         try:
             vectors = model.vectors(chunks) if vectors is None else vectors
-            encoder = model.encoder()
+            retriever = model.retriever(chunks, vectors, settings.bm25, ranker)
         except PolicyAssistantError as exc:
             rows.append(f"left out {row_name}: {exc}")
             continue
-        retriever = chunk_retriever(chunks, settings.bm25, vectors, encoder, as_ranker(ranker))
         rows.append((row_name, ranked_spec, chunks, retriever))
     return rows
 

@@ -1,0 +1,149 @@
+"""bm25, dense and hybrid side by side in eval, per question set: chunkers and the default strategy.
+
+    python bench/eval_rankers.py            # the bundled set and every fetched external set
+    python bench/eval_rankers.py --write    # and record the tables in bench/RESULTS.md
+
+Each set is evaluated as `policy-assistant eval --retriever bm25,dense,hybrid --chunker
+structure,sentence,fixed,overlapping,semantic --strategy window` would (run_eval, the same
+function), with the pinned model; the full JSON report of each set goes to
+build/eval-rankers/SET.json. Per set, a row per chunker and ranker: hit@5 and complete@B at 100,
+200 and 400 words with their 95% intervals, and for a dense or hybrid row its paired difference
+from the same chunker's bm25 row. heldout-rsync-man is reported apart, after the others, and
+decides nothing. Then, for the paraphrases bm25 was known to miss, the rank of the first chunk
+holding the quote under each ranker (default chunker).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from results import write_section
+
+from policy_assistant.evaluate.run import EvalSettings, run_eval
+from policy_assistant.evaluate.verdict import versus_bm25
+from policy_assistant.parse import CorpusOptions
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = ROOT / "build" / "models" / "all-MiniLM-L6-v2"
+OUT = ROOT / "build" / "eval-rankers"
+HELD_OUT = "heldout-rsync-man"
+"""Reported apart; never used for a decision."""
+CHUNKERS = ("structure", "sentence", "fixed", "overlapping", "semantic")
+RANKERS = ("bm25", "dense", "hybrid")
+FIGURES = ("hit@k", "complete@100", "complete@200", "complete@400")
+PARAPHRASES = {
+    ("fhs", "q059"): "time zone files (zoneinfo)",
+    ("debian-reference", "q020"): "GRUB",
+    ("gpl-3", "q017"): "aggregate",
+    ("ansible-lint-rules", "q066"): "do warnings make it fail",
+}
+"""The paraphrase questions BM25 was known to miss: (set, question id) and what they ask."""
+
+
+def sets() -> list[tuple[str, Path, Path]]:
+    """Return (name, corpus, questions) of the bundled set and every fetched external set."""
+    found = [("bundled", ROOT / "corpus", ROOT / "questions" / "questions.jsonl")]
+    for path in sorted((ROOT / "questions" / "external").glob("*.jsonl")):
+        corpus = ROOT / "build" / "external" / path.stem
+        if corpus.is_dir():
+            found.append((path.stem, corpus, path))
+    held = [s for s in found if s[0] == HELD_OUT]
+    return [s for s in found if s[0] != HELD_OUT] + held
+
+
+def evaluate(name: str, corpus: Path, questions: Path) -> dict[str, Any]:
+    """Run eval on one set with every ranker; keep and return its JSON report."""
+    settings = EvalSettings(
+        chunkers=CHUNKERS, strategies=("window",), rankers=RANKERS, model=MODEL,
+        vector_cache=ROOT / "build" / "eval-vectors.npz",
+    )  # fmt: skip
+    options = CorpusOptions(cache_dir=ROOT / "build" / "parse-cache")
+    report = run_eval(corpus, questions, settings, None, options)
+    data = report.to_dict(detail=True)
+    data["versus_bm25"] = {
+        row: {f: d.to_dict() for f, d in figures.items()}
+        for row, figures in versus_bm25(report).items()
+    }
+    data["warnings_seen"] = list(report.warnings)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{name}.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return data
+
+
+def cell(figure: dict[str, float]) -> str:
+    """Return `0.818 [0.745-0.882]`."""
+    return f"{figure['value']:.3f} [{figure['ci_low']:.3f}-{figure['ci_high']:.3f}]"
+
+
+def delta(figure: dict[str, float]) -> str:
+    """Return `+0.064 [+0.009,+0.118]`."""
+    return f"{figure['value']:+.3f} [{figure['ci_low']:+.3f},{figure['ci_high']:+.3f}]"
+
+
+def table(name: str, data: dict[str, Any]) -> str:
+    """Return one set's rows: figures, then each dense or hybrid row's difference from bm25."""
+    n = data["settings"]["questions"]["count"]
+    lines = [f"{name} ({n} questions)", f"{'row':<22} " + " ".join(f"{f:>22}" for f in FIGURES)]
+    for row, figures in data["chunkers"].items():
+        values = [figures["hit@k"], *(figures["budgets"][b]["complete"] for b in BUDGETS)]
+        lines.append(f"{row:<22} " + " ".join(f"{cell(v):>22}" for v in values))
+    for row, figures in data["versus_bm25"].items():
+        values = [figures[f] for f in FIGURES]
+        lines.append(f"{row + ' - bm25':<22} " + " ".join(f"{delta(v):>22}" for v in values))
+    return "\n".join(lines)
+
+
+BUDGETS = ("100", "200", "400")
+
+
+def paraphrase_lines(name: str, data: dict[str, Any]) -> list[str]:
+    """Return, for each known paraphrase question of the set, the rank of its first relevant
+    chunk per ranker with the structure chunker (`-`: none among the chunks retrieved)."""
+    lines = []
+    for question in data["questions"]:
+        label = PARAPHRASES.get((name, question["id"]))
+        if label is None:
+            continue
+        ranks = []
+        for ranker in RANKERS:
+            row = "structure" if ranker == "bm25" else f"structure+{ranker}"
+            found = question["chunkers"][row]["retrieved"]
+            first = next((r["rank"] for r in found if r["relevant"]), None)
+            ranks.append(f"{ranker} {first or '-'} of {len(found)}")
+        lines.append(f"{name} {question['id']} ({label}): {', '.join(ranks)}")
+    return lines
+
+
+def main() -> None:
+    """Evaluate every set, print the tables, and record them when asked."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--write", action="store_true", help="record into bench/RESULTS.md")
+    parser.add_argument("--only", action="append", help="evaluate only these sets")
+    args = parser.parse_args()
+    blocks, paraphrases = [], []
+    for name, corpus, questions in sets():
+        if args.only and name not in args.only:
+            continue
+        data = evaluate(name, corpus, questions)
+        blocks.append(table(name + (" (HELD OUT: decides nothing)" if name == HELD_OUT else ""),
+                            data))  # fmt: skip
+        paraphrases += paraphrase_lines(name, data)
+        print(blocks[-1], flush=True)
+    text = "\n\n".join(blocks)
+    found = "\n".join(paraphrases)
+    print(found)
+    if args.write:
+        body = (
+            f"Model {MODEL.name}; chunkers {', '.join(CHUNKERS)} and the strategy window (bm25 "
+            "only: no ranker over units takes vectors yet). hit@k is hit@5.\n\n"
+            f"```\n{text}\n```\n\nParaphrase questions (rank of the first relevant chunk, "
+            f"structure chunker):\n\n```\n{found}\n```\n"
+        )
+        write_section("eval_rankers", body)
+
+
+if __name__ == "__main__":
+    main()
