@@ -2,7 +2,7 @@
 
     python bench/bench_rankers.py                  # the bundled set, and every fetched set named
     python bench/bench_rankers.py --set build/external/licences:questions/external/licences.jsonl
-    python bench/bench_rankers.py --scale 1000000  # time the exact dense product at 1M rows
+    python bench/bench_rankers.py --scale 1000000  # and time the exact dense product at 1M rows
 
 Each set's documents are chunked by the default chunker, each chunk embedded (as
 embed.text.embedding_text makes it) with the model folder given, and each question ranked by
@@ -164,12 +164,6 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=0, help="time dense_search at this many rows")
     parser.add_argument("--write", action="store_true", help="record into bench/RESULTS.md")
     args = parser.parse_args()
-    if args.scale:
-        text = "\n".join(time_dense(args.scale))
-        print(text)
-        if args.write:
-            write_section("bench_rankers_scale", f"```\n{text}\n```\n")
-        return
     sets = args.set or [BUNDLED] + [
         f"{ROOT / 'build' / 'external' / name}:{ROOT / 'questions' / 'external' / name}.jsonl"
         for name in EXTERNAL
@@ -178,6 +172,8 @@ def main() -> None:
     encoder = Encoder(resolve_model(args.model), threads=int(os.environ.get("THREADS", "1")))
     results = [measure_set(item, encoder) for item in sets]
     text = table(results)
+    if args.scale:
+        text += "\n\n" + "\n".join(time_dense(args.scale))
     print(text)
     if args.write:
         write_section("bench_rankers", f"Model {args.model.name}, runtime {encoder.runtime}.\n\n"

@@ -106,6 +106,11 @@ def test_reciprocal_rank_fusion_by_hand():
     )
 
 
+def test_a_nan_dense_score_counts_as_nothing():
+    fused = fuse(BM25, DENSE, {(0, 1): float("nan"), (0, 2): 0.375}, RankerSettings("hybrid"), 10)
+    assert dict(((s, r), x) for s, r, x in fused)[0, 1] == 0.375
+
+
 def test_one_value_lists_and_empty_lists_fuse():
     assert fuse([], [(0, 1, 0.3)], {}, RankerSettings("hybrid"), 5) == [(0, 1, 1.0)]
     assert fuse([(0, 2, 4.0)], [], {}, RankerSettings("hybrid"), 5) == [(0, 2, 1.0)]

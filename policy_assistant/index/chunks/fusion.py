@@ -78,5 +78,6 @@ def fuse(
 
 
 def _clip(share: float) -> float:
-    """Return a share within [0, 1]: a score outside the list's range counts as its end."""
-    return min(max(share, 0.0), 1.0)
+    """Return a share within [0, 1]: a score outside the list's range counts as its end, and
+    a NaN (a damaged vector) as nothing."""
+    return min(max(share, 0.0), 1.0) if share == share else 0.0

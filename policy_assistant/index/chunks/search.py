@@ -155,7 +155,7 @@ class Index:
 
     def default_ranker(self) -> RankerSettings:
         """Return what search ranks by when no ranker is named: hybrid when the index holds
-        vectors (bench/RESULTS.md, "Rankers"), else BM25."""
+        vectors (bench/RESULTS.md, bench_rankers), else BM25."""
         return HYBRID_RANKER if self.has_vectors() else BM25_RANKER
 
     def has_vectors(self) -> bool:
