@@ -7,8 +7,9 @@ Each set is evaluated as `policy-assistant eval --retriever bm25,dense,hybrid --
 structure,sentence,fixed,overlapping,semantic --strategy window` would (run_eval, the same
 function), with the pinned model; the full JSON report of each set goes to
 build/eval-rankers/SET.json. Per set, a row per chunker and ranker: hit@5 and complete@B at 100,
-200 and 400 words with their 95% intervals, and for a dense or hybrid row its paired difference
-from the same chunker's bm25 row. heldout-rsync-man is reported apart, after the others, and
+200 and 400 words with their 95% intervals; for a dense or hybrid row its paired difference
+from the same chunker's bm25 row; and the semantic chunker's paired difference from structure
+under each ranker. heldout-rsync-man is reported apart, after the others, and
 decides nothing. Then, for the paraphrases bm25 was known to miss, the rank of the first chunk
 holding the quote under each ranker (default chunker).
 """
@@ -17,14 +18,21 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from results import write_section
 
+from policy_assistant.chunk import chunk_documents, make_chunker
+from policy_assistant.evaluate.dense import EvalModel
+from policy_assistant.evaluate.metrics import holds, is_relevant
+from policy_assistant.evaluate.questions import Passage, load_questions
 from policy_assistant.evaluate.run import EvalSettings, run_eval
 from policy_assistant.evaluate.verdict import versus_bm25
-from policy_assistant.parse import CorpusOptions
+from policy_assistant.index.settings import BM25_DEFAULTS
+from policy_assistant.parse import CorpusOptions, read_corpus
+from policy_assistant.records import Chunk
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "build" / "models" / "all-MiniLM-L6-v2"
@@ -86,35 +94,72 @@ def delta(figure: dict[str, float]) -> str:
 def table(name: str, data: dict[str, Any]) -> str:
     """Return one set's rows: figures, then each dense or hybrid row's difference from bm25."""
     n = data["settings"]["questions"]["count"]
-    lines = [f"{name} ({n} questions)", f"{'row':<22} " + " ".join(f"{f:>22}" for f in FIGURES)]
+    lines = [f"{name} ({n} questions)", f"{'row':<34} " + " ".join(f"{f:>22}" for f in FIGURES)]
     for row, figures in data["chunkers"].items():
         values = [figures["hit@k"], *(figures["budgets"][b]["complete"] for b in BUDGETS)]
-        lines.append(f"{row:<22} " + " ".join(f"{cell(v):>22}" for v in values))
+        lines.append(f"{row:<34} " + " ".join(f"{cell(v):>22}" for v in values))
     for row, figures in data["versus_bm25"].items():
         values = [figures[f] for f in FIGURES]
-        lines.append(f"{row + ' - bm25':<22} " + " ".join(f"{delta(v):>22}" for v in values))
+        lines.append(f"{row + ' - bm25':<34} " + " ".join(f"{delta(v):>22}" for v in values))
+    for ranker in RANKERS:
+        a, b = (f"{c}+{ranker}" if ranker != "bm25" else c for c in ("semantic", "structure"))
+        values = [paired(data, f, a, b) for f in FIGURES]
+        lines.append(f"{a + ' - ' + b:<34} " + " ".join(f"{delta(v):>22}" for v in values))
     return "\n".join(lines)
+
+
+def paired(data: dict[str, Any], figure: str, a: str, b: str) -> dict[str, float]:
+    """Return the paired difference a - b on a figure from the report's comparisons."""
+    for c in data["comparisons"]:
+        if c["metric"] == figure and (c["a"], c["b"]) in ((a, b), (b, a)):
+            d = c["difference"]
+            if (c["a"], c["b"]) == (a, b):
+                return dict(d)
+            # 0.0 - x: a zero difference prints +0.000, not -0.000.
+            return {"value": 0.0 - d["value"], "ci_low": 0.0 - d["ci_high"],
+                    "ci_high": 0.0 - d["ci_low"]}  # fmt: skip
+    raise KeyError((figure, a, b))
 
 
 BUDGETS = ("100", "200", "400")
 
 
-def paraphrase_lines(name: str, data: dict[str, Any]) -> list[str]:
-    """Return, for each known paraphrase question of the set, the rank of its first relevant
-    chunk per ranker with the structure chunker (`-`: none among the chunks retrieved)."""
+def paraphrase_lines(name: str, corpus: Path, questions: Path) -> list[str]:
+    """Return, for each known paraphrase question of the set, the rank (in the first DEEP) of
+    the first relevant structure chunk and of the first holding the quote whole, per ranker,
+    through eval's own retrievers."""
+    wanted = {qid: label for (set_name, qid), label in PARAPHRASES.items() if set_name == name}
+    if not wanted:
+        return []
+    parsed = read_corpus(corpus, CorpusOptions(cache_dir=ROOT / "build" / "parse-cache"))
+    found = load_questions(questions, list(parsed.documents), strict=False).questions
+    chunks = tuple(chunk_documents(parsed.documents, make_chunker("structure")))
+    model = EvalModel(MODEL, ROOT / "build" / "eval-vectors.npz")
+    vectors = model.vectors(chunks)
     lines = []
-    for question in data["questions"]:
-        label = PARAPHRASES.get((name, question["id"]))
-        if label is None:
-            continue
+    for question in (q for q in found if q.id in wanted):
         ranks = []
         for ranker in RANKERS:
-            row = "structure" if ranker == "bm25" else f"structure+{ranker}"
-            found = question["chunkers"][row]["retrieved"]
-            first = next((r["rank"] for r in found if r["relevant"]), None)
-            ranks.append(f"{ranker} {first or '-'} of {len(found)}")
-        lines.append(f"{name} {question['id']} ({label}): {', '.join(ranks)}")
+            retriever = model.retriever(chunks, vectors, BM25_DEFAULTS, ranker)
+            rows = [chunks[row] for row, _ in retriever.search(question, DEEP)]
+            touch = first(rows, question.relevant, whole=False)
+            whole = first(rows, question.relevant, whole=True)
+            ranks.append(f"{ranker} {touch}/{whole}")
+        lines.append(f"{name} {question.id} ({wanted[question.id]}): {', '.join(ranks)}")
     return lines
+
+
+DEEP = 100
+"""How deep the paraphrase look-up searches: '-' means not in the first DEEP."""
+
+
+def first(rows: list[Chunk], passages: Sequence[Passage], whole: bool) -> str:
+    """Return the rank (from 1) of the first row relevant to every passage (holding each quote
+    whole), or '-'."""
+    for rank, chunk in enumerate(rows, 1):
+        if all(holds(chunk, p) if whole else is_relevant(chunk, p) for p in passages):
+            return str(rank)
+    return "-"
 
 
 def main() -> None:
@@ -130,7 +175,7 @@ def main() -> None:
         data = evaluate(name, corpus, questions)
         blocks.append(table(name + (" (HELD OUT: decides nothing)" if name == HELD_OUT else ""),
                             data))  # fmt: skip
-        paraphrases += paraphrase_lines(name, data)
+        paraphrases += paraphrase_lines(name, corpus, questions)
         print(blocks[-1], flush=True)
     text = "\n\n".join(blocks)
     found = "\n".join(paraphrases)
@@ -139,8 +184,9 @@ def main() -> None:
         body = (
             f"Model {MODEL.name}; chunkers {', '.join(CHUNKERS)} and the strategy window (bm25 "
             "only: no ranker over units takes vectors yet). hit@k is hit@5.\n\n"
-            f"```\n{text}\n```\n\nParaphrase questions (rank of the first relevant chunk, "
-            f"structure chunker):\n\n```\n{found}\n```\n"
+            f"```\n{text}\n```\n\nThe paraphrases bm25 was known to miss, structure chunks: "
+            f"per ranker, the rank of the first relevant chunk (as hit@k counts it) / of the first "
+            f"holding the quote whole, in the first {DEEP} ('-': not there).\n\n```\n{found}\n```\n"
         )
         write_section("eval_rankers", body)
 
