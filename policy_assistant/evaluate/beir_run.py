@@ -27,7 +27,7 @@ from policy_assistant.errors import PolicyAssistantError, QuestionsError, UsageE
 from policy_assistant.evaluate.beir import BadRow, BeirQuery, BeirSet, load_beir
 from policy_assistant.evaluate.bootstrap import Bootstrap, Interval
 from policy_assistant.evaluate.chunk_records import load_chunk_file
-from policy_assistant.evaluate.dense import EvalModel, as_ranker, ranker_row
+from policy_assistant.evaluate.dense import EvalModel, ModelUnavailable, as_ranker, ranker_row
 from policy_assistant.evaluate.ir_measures import DEPTH, MEASURES, fold_to_documents, measure_query
 from policy_assistant.evaluate.questions import Question
 from policy_assistant.evaluate.report import Comparison, comparison_dict
@@ -149,14 +149,14 @@ def run_beir_eval(
     for done, (name, spec, make) in enumerate(rows, 1):
         try:
             chunks = tuple(make(model))
-        except PolicyAssistantError as exc:  # the semantic chunker without its model
+        except ModelUnavailable as exc:  # the semantic chunker without its model
             skipped.append(f"left out {name}: {exc}")
             continue
         for ranker in settings.rankers:
             row = ranker_row(name, ranker)
             try:
                 retriever = row_retriever(chunks, ranker, settings.bm25, model)
-            except PolicyAssistantError as exc:
+            except ModelUnavailable as exc:
                 skipped.append(f"left out {row}: {exc}")
                 continue
             row_spec = spec if ranker == "bm25" else {**spec, "ranker": ranker}
@@ -195,7 +195,7 @@ def row_retriever(
     chunks: Sequence[Chunk], ranker: str, bm25: BM25Settings, model: EvalModel
 ) -> Retriever:
     """Return the retriever of one row: BM25 over the chunks, or dense or hybrid with their
-    vectors (PolicyAssistantError when the model cannot load)."""
+    vectors (ModelUnavailable when the model cannot load)."""
     if ranker == "bm25":
         return chunk_retriever(chunks, bm25)
     return model.retriever(chunks, model.vectors(chunks), bm25, ranker)

@@ -63,6 +63,10 @@ def chunk_embedding_text(chunk: Chunk) -> str:
     return embedding_text(chunk.title, path, body)
 
 
+class ModelUnavailable(PolicyAssistantError):
+    """The embedding model cannot be loaded: the rows that need it are left out, saying why."""
+
+
 class EvalModel:
     """The model of one eval run, loaded at first use, with its vector cache."""
 
@@ -73,11 +77,11 @@ class EvalModel:
         self._problem: str | None = None
 
     def encoder(self) -> Any:
-        """Return the cached encoder; PolicyAssistantError (one line) when it cannot load."""
+        """Return the cached encoder; ModelUnavailable (one line) when it cannot load."""
         if self._encoder is None and self._problem is None:
             self._load()
         if self._problem is not None:
-            raise PolicyAssistantError(self._problem)
+            raise ModelUnavailable(self._problem)
         return self._encoder
 
     def _load(self) -> None:

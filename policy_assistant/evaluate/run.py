@@ -28,6 +28,7 @@ from policy_assistant.evaluate.chunk_records import ChunkFile, load_chunk_file
 from policy_assistant.evaluate.dense import (
     DEFAULT_VECTOR_CACHE,
     EvalModel,
+    ModelUnavailable,
     as_ranker,
     check_rankers,
     ranker_row,
@@ -277,7 +278,7 @@ def ranked_rows(
     """Return a variant's row per ranker, or for a row that cannot run, one line saying why."""
     try:
         spec, chunks, shipped = build()
-    except PolicyAssistantError as exc:  # the semantic chunker without its model
+    except ModelUnavailable as exc:  # the semantic chunker without its model
         return [f"left out {name}: {exc}"]
     rows: list[Row | str] = []
     vectors: Any = None
@@ -304,7 +305,7 @@ def ranked_rows(
         try:
             vectors = model.vectors(chunks) if vectors is None else vectors
             retriever = model.retriever(chunks, vectors, settings.bm25, ranker)
-        except PolicyAssistantError as exc:
+        except ModelUnavailable as exc:
             rows.append(f"left out {row_name}: {exc}")
             continue
         rows.append((row_name, ranked_spec, chunks, retriever))
