@@ -10,7 +10,10 @@ build/eval-rankers/SET.json. Per set, a row per chunker and ranker: hit@5 and co
 200 and 400 words with their 95% intervals; for a dense or hybrid row its paired difference
 from the same chunker's bm25 row; and the semantic chunker's paired difference from structure
 under each ranker. heldout-rsync-man is reported apart, after the others, and
-decides nothing. Then, for the paraphrases bm25 was known to miss, the rank of the first chunk
+decides nothing. When questions/external/beir_set.py has written build/external/beir-layout,
+its nDCG@10, MRR@10 and Recall@100 per ranker follow (its queries are made mechanically: "What
+does FILE say about WORD, WORD, ...?", the quoted sentence's longest words). Then, for the
+paraphrases bm25 was known to miss, the rank of the first chunk
 holding the quote under each ranker (default chunker).
 """
 
@@ -26,7 +29,9 @@ from typing import Any
 from results import write_section
 
 from policy_assistant.chunk import chunk_documents, make_chunker
+from policy_assistant.evaluate.beir_run import run_beir_eval
 from policy_assistant.evaluate.dense import EvalModel
+from policy_assistant.evaluate.ir_measures import MEASURES
 from policy_assistant.evaluate.metrics import holds, is_relevant
 from policy_assistant.evaluate.questions import Passage, load_questions
 from policy_assistant.evaluate.run import EvalSettings, run_eval
@@ -187,6 +192,37 @@ def first(rows: list[Chunk], passages: Sequence[Passage], whole: bool) -> str:
     return "-"
 
 
+BEIR = ROOT / "build" / "external" / "beir-layout"
+"""The BEIR folder questions/external/beir_set.py writes, evaluated when present."""
+
+
+def beir_table() -> str:
+    """Return nDCG@10, MRR@10 and Recall@100 per ranker on the BEIR folder (structure chunks),
+    and each dense or hybrid row's paired difference from bm25."""
+    settings = EvalSettings(
+        chunkers=("structure",), rankers=RANKERS, model=MODEL,
+        vector_cache=ROOT / "build" / "eval-vectors.npz",
+    )  # fmt: skip
+    report = run_beir_eval(BEIR, settings)
+    n = len(report.queries)
+    lines = [f"beir-layout ({n} judged queries)", f"{'row':<24} " +
+             " ".join(f"{m:>22}" for m in MEASURES)]  # fmt: skip
+    for run in report.runs:
+        cells = [cell(report.figures[run.name][m].to_dict()) for m in MEASURES]
+        lines.append(f"{run.name:<24} " + " ".join(f"{c:>22}" for c in cells))
+    for c in report.comparisons:
+        if c.a == "structure" and c.metric == MEASURES[0]:
+            pairs = {x.metric: x for x in report.comparisons if (x.a, x.b) == (c.a, c.b)}
+            cells = [delta(negate(pairs[m].difference.to_dict())) for m in MEASURES]
+            lines.append(f"{c.b + ' - bm25':<24} " + " ".join(f"{x:>22}" for x in cells))
+    return "\n".join(lines)
+
+
+def negate(d: dict[str, float]) -> dict[str, float]:
+    """Return the opposite difference (0.0 - x: a zero prints +0.000)."""
+    return {"value": 0.0 - d["value"], "ci_low": 0.0 - d["ci_high"], "ci_high": 0.0 - d["ci_low"]}
+
+
 def main() -> None:
     """Evaluate every set, print the tables, and record them when asked."""
     parser = argparse.ArgumentParser()
@@ -202,13 +238,18 @@ def main() -> None:
                             data))  # fmt: skip
         paraphrases += paraphrase_lines(name, corpus, questions)
         print(blocks[-1], flush=True)
+    if BEIR.is_dir() and not args.only:
+        blocks.append(beir_table())
+        print(blocks[-1], flush=True)
     text = "\n\n".join(blocks)
     found = "\n".join(paraphrases)
     print(found)
     if args.write:
         body = (
             f"Model {MODEL.name}; chunkers {', '.join(CHUNKERS)} and the strategy window (bm25 "
-            "only: no ranker over units takes vectors yet). hit@k is hit@5.\n\n"
+            "only: no ranker over units takes vectors yet). hit@k is hit@5. beir-layout's "
+            "queries are bags of the quote's longest words, made by questions/external/"
+            "chroma_set.py, not questions a person asks.\n\n"
             f"```\n{text}\n```\n\nThe paraphrases bm25 was known to miss, structure chunks: "
             f"per ranker, the rank of the first relevant chunk (as hit@k counts it) / of the first "
             f"holding the quote whole, in the first {DEEP} ('-': not there).\n\n```\n{found}\n```\n"
