@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from support.eval_corpus import QUESTIONS, write_eval_corpus, write_questions
-from test_beir import write_beir
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
@@ -140,6 +139,21 @@ def test_the_cli_names_a_bad_ranker_and_shows_the_paired_table(tmp_path: Path, m
     assert "structure+dense" in both.stdout
     data = runner.invoke(app, [*base, "--retriever", "dense", "--model", str(model), "--json"])
     assert list(json.loads(data.stdout)["chunkers"]) == ["structure+dense"]
+
+
+def write_beir(root: Path) -> Path:
+    """Write a three-document BEIR folder with two judged queries."""
+    (root / "qrels").mkdir(parents=True)
+    docs = [("d1", "The aardvark eats ants."), ("d2", "A zebra has stripes."),
+            ("d3", "A lion hunts at night.")]  # fmt: skip
+    rows = [json.dumps({"_id": i, "title": "", "text": t}) for i, t in docs]
+    (root / "corpus.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    queries = [json.dumps({"_id": "q1", "text": "striped horse"}),
+               json.dumps({"_id": "q2", "text": "what do aardvarks eat"})]  # fmt: skip
+    (root / "queries.jsonl").write_text("\n".join(queries) + "\n", encoding="utf-8")
+    qrels = "query-id\tcorpus-id\tscore\nq1\td2\t1\nq2\td1\t1\n"
+    (root / "qrels" / "test.tsv").write_text(qrels, encoding="utf-8")
+    return root
 
 
 def test_beir_reports_its_measures_per_ranker(tmp_path: Path, model: Path) -> None:
