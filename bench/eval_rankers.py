@@ -9,12 +9,12 @@ function), with the pinned model; the full JSON report of each set goes to
 build/eval-rankers/SET.json. Per set, a row per chunker and ranker: hit@5 and complete@B at 100,
 200 and 400 words with their 95% intervals; for a dense or hybrid row its paired difference
 from the same chunker's bm25 row; and the semantic chunker's paired difference from structure
-under each ranker. heldout-rsync-man is reported apart, after the others, and
-decides nothing. When questions/external/beir_set.py has written build/external/beir-layout,
-its nDCG@10, MRR@10 and Recall@100 per ranker follow (its queries are made mechanically: "What
-does FILE say about WORD, WORD, ...?", the quoted sentence's longest words). Then, for the
-paraphrases bm25 was known to miss, the rank of the first chunk
-holding the quote under each ranker (default chunker).
+under each ranker. heldout-rsync-man is reported apart, after the others, and decides nothing.
+When questions/external/beir_set.py has written build/external/beir-layout, its nDCG@10, MRR@10
+and Recall@100 per ranker follow (its queries are made mechanically: "What does FILE say about
+WORD, WORD, ...?", the quoted sentence's longest words). Then, for the paraphrases bm25 was
+known to miss, the rank of the first relevant structure chunk and of the first holding the quote
+whole under each ranker, 100 deep, and why each is missed.
 """
 
 from __future__ import annotations

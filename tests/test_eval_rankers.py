@@ -167,3 +167,19 @@ def test_beir_reports_its_measures_per_ranker(tmp_path: Path, model: Path) -> No
     pairs = {(c.a, c.b) for c in report.comparisons}
     assert ("structure", "structure+dense") in pairs
     assert report.to_dict()["chunkers"]["structure+hybrid"]["spec"]["ranker"] == "hybrid"
+
+
+def test_a_shipped_index_without_vectors_keeps_its_bm25_row_alone(tmp_path: Path) -> None:
+    corpus = write_eval_corpus(tmp_path / "corpus")
+    questions = write_questions(tmp_path / "q.jsonl", QUESTIONS)
+    index = tmp_path / "index"
+    done = runner.invoke(app, ["ingest", str(corpus), "--index", str(index), "-q"])
+    assert done.exit_code == 0, done.output
+    args = ["eval", "--corpus", str(corpus), "--questions", str(questions), "-q", "--json",
+            "--parse-cache", str(tmp_path / "cache"), "--index", str(index),
+            "--retriever", "bm25,dense"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    rows = list(json.loads(result.stdout)["chunkers"])
+    assert len(rows) == 1 and rows[0].startswith("index:")
+    assert f"left out {rows[0]}+dense: the index holds no vectors" in result.stderr
