@@ -6,6 +6,10 @@ Four chunkers, each a class in the registry under its name:
 - `structure`: one chunk per section under `max_words`; tables whole up to `max_table_words`.
 - `sentence`: whole sentences up to `max_words` within a section, `overlap_sentences` repeated.
 
+One more needs an embedding model, so it is registered apart (MODEL_CHUNKERS) and made with an
+encoder by its caller (eval): `semantic`, a new chunk where the embedding distance between
+neighbouring sentences jumps above a percentile, up to `max_words`, tables whole.
+
 A chunk never crosses documents, so it never mixes access labels or versions.
 """
 
@@ -15,6 +19,12 @@ from collections.abc import Iterable
 
 from policy_assistant.chunk.base import Chunker
 from policy_assistant.chunk.quality import Quality, corpus_quality, quality
+from policy_assistant.chunk.semantic import (
+    DEFAULT_BUFFER,
+    DEFAULT_PERCENTILE,
+    SemanticChunker,
+    SentenceEncoder,
+)
 from policy_assistant.chunk.sentence import DEFAULT_OVERLAP_SENTENCES, SentenceChunker
 from policy_assistant.chunk.structure import (
     DEFAULT_MAX_TABLE_WORDS,
@@ -33,7 +43,10 @@ from policy_assistant.records import Chunk, Document
 CHUNKERS: dict[str, type[Chunker]] = {
     cls.name: cls for cls in (FixedChunker, OverlappingChunker, StructureChunker, SentenceChunker)
 }
-"""Every chunker by name."""
+"""Every chunker by name that needs nothing but its settings."""
+
+MODEL_CHUNKERS: dict[str, type[Chunker]] = {SemanticChunker.name: SemanticChunker}
+"""Chunkers that need an embedding model (an encoder set on them before they chunk)."""
 
 DEFAULT_CHUNKER = "structure"
 """The chunker used when none is named."""
@@ -41,9 +54,9 @@ DEFAULT_CHUNKER = "structure"
 
 def make_chunker(name: str, **settings: int) -> Chunker:
     """Return the chunker `name` with `settings`; UsageError says what is wrong with either."""
-    cls = CHUNKERS.get(name)
+    cls = CHUNKERS.get(name) or MODEL_CHUNKERS.get(name)
     if cls is None:
-        known = ", ".join(CHUNKERS)
+        known = ", ".join([*CHUNKERS, *MODEL_CHUNKERS])
         raise UsageError(f"unknown chunker {name!r}; choose one of {known}")
     unknown = [key for key in settings if key not in cls.setting_names]
     if unknown:
@@ -62,17 +75,22 @@ def chunk_documents(docs: Iterable[Document], chunker: Chunker) -> list[Chunk]:
 
 __all__ = [
     "CHUNKERS",
+    "DEFAULT_BUFFER",
     "DEFAULT_CHUNKER",
     "DEFAULT_MAX_TABLE_WORDS",
     "DEFAULT_MAX_WORDS",
     "DEFAULT_OVERLAP",
     "DEFAULT_OVERLAP_SENTENCES",
+    "DEFAULT_PERCENTILE",
     "DEFAULT_SIZE",
+    "MODEL_CHUNKERS",
     "Chunker",
     "FixedChunker",
     "OverlappingChunker",
     "Quality",
+    "SemanticChunker",
     "SentenceChunker",
+    "SentenceEncoder",
     "StructureChunker",
     "chunk_documents",
     "corpus_quality",

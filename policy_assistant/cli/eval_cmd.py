@@ -53,12 +53,19 @@ from policy_assistant.evaluate import (
 from policy_assistant.evaluate.beir import is_beir_folder
 from policy_assistant.evaluate.bootstrap import DEFAULT_SEED
 from policy_assistant.evaluate.budget_units import WORDS, unit_label, unit_of
+from policy_assistant.evaluate.dense import DEFAULT_MODEL
 from policy_assistant.evaluate.page import render_eval_html
 from policy_assistant.evaluate.plot import check_plot_path, plot_report
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerRun
 from policy_assistant.evaluate.score import BudgetOutcome, QuestionOutcome
 from policy_assistant.evaluate.strategies import DEFAULT_NAME
-from policy_assistant.evaluate.verdict import leak_messages, reading_lines, verdicts
+from policy_assistant.evaluate.verdict import (
+    figure_names,
+    leak_messages,
+    reading_lines,
+    verdicts,
+    versus_bm25,
+)
 from policy_assistant.jsonio import pretty_json
 from policy_assistant.parse import CorpusOptions
 from policy_assistant.text import counted
@@ -79,7 +86,8 @@ Chunkers = Annotated[
         "--chunker",
         help=(
             "Chunker variants, name or name:setting=value,... (repeatable; a comma before a "
-            "chunker's name starts another); also the peers langchain-recursive, "
+            "chunker's name starts another); also semantic (embeds with --model) and the peers "
+            "langchain-recursive, "
             f"llamaindex-sentence, chonkie-recursive [default: {','.join(CHUNKERS)}]."
         ),
         show_default=False,
@@ -106,6 +114,24 @@ Strategies = Annotated[
         help="Context strategies over retrieval units beside the chunkers, comma-separated, or "
         "none [default: window, what search --budget assembles, when no row is named] "
         "(units, window, window-plain, window-1, window-2, automerge, passages).",
+        show_default=False,
+    ),
+]
+Retrievers = Annotated[
+    str,
+    Opt(
+        "--retriever",
+        help="Rankers each row is searched with, comma-separated: bm25, dense, hybrid (a row "
+        "per chunker and ranker, each compared with its bm25 row; dense and hybrid embed "
+        "with --model).",
+    ),
+]
+Model = Annotated[
+    Path | None,
+    Opt(
+        "--model",
+        help="Embedding model folder of dense, hybrid and the semantic chunker "
+        f"[default: {DEFAULT_MODEL.as_posix()}].",
         show_default=False,
     ),
 ]
@@ -177,6 +203,8 @@ def eval_command(
     chunks: ChunkFiles = None,
     index: Indexes = None,
     strategy: Strategies = None,
+    retriever: Retrievers = "bm25",
+    model: Model = None,
     budget: Budgets = BUDGETS,
     budget_unit: BudgetUnit = WORDS,
     k: K = DEFAULT_K,
@@ -211,6 +239,8 @@ def eval_command(
     options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
     base = eval_settings(chunker, chunks, index, strategy, options, strict or baseline is not None)
     settings = replace(base, budgets=parse_budgets(budget), budget_unit=budget_unit, k=k, seed=seed)
+    rankers = tuple(r.strip() for r in retriever.split(",") if r.strip())
+    settings = replace(settings, rankers=rankers, model=model)
     if strategy is None and (budget_unit != WORDS or is_beir_folder(questions)):
         settings = replace(settings, strategies=())  # the default strategy cannot run there
     settings.check()
@@ -366,6 +396,9 @@ def write_outputs(
         differences = comparison_table(report)
         if differences is not None:
             out.print(differences)
+        against = ranker_table(report)
+        if against is not None:
+            out.print(against)
         for line in reading_lines(report):
             out.print(escape(line), highlight=False)  # wrapped at spaces: it fits the terminal
 
@@ -500,6 +533,29 @@ def comparison_table(report: EvalReport) -> Table | None:
         inside = ", ".join(x.describe() for x in v.within_noise)
         outside = ", ".join(x.describe() for x in v.different)
         table.add_row(v.figure, f"{v.best} {v.best_value:.3f}", inside, outside)
+    return table
+
+
+def ranker_table(report: EvalReport) -> Table | None:
+    """Return each dense or hybrid row's paired difference from the same row ranked by bm25."""
+    found = versus_bm25(report)
+    if not found:
+        return None
+    n = len(report.questions)
+    title = (
+        f"Against the same row ranked by bm25 (paired 95% intervals; one question is {1 / n:.3f})"
+    )
+    table = Table(title=title, title_justify="left")
+    figures = figure_names(report.settings["budgets"])
+    shown = [f for f in figures if f == "hit@k" or f.startswith(("hit@", "complete@"))]
+    table.add_column("row", min_width=name_width(report))
+    for name in shown:
+        table.add_column(name, justify="right")
+    for row, versus in found.items():
+        cells = [versus[f] for f in shown]
+        table.add_row(
+            escape(row), *(f"{d.value:+.3f}\n[{d.low:+.3f}, {d.high:+.3f}]" for d in cells)
+        )
     return table
 
 

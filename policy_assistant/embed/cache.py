@@ -86,3 +86,22 @@ def embed_texts(encoder: TextEncoder, texts: Sequence[str], cache: VectorCache) 
     if not keys:
         return np.zeros((0, encoder.dimension), dtype=np.float32)
     return np.stack([cache.vectors[k] for k in keys]).astype(np.float32)
+
+
+class CachedEncoder:
+    """An encoder whose vectors go through a VectorCache: a text already embedded with this
+    model (in this run, or a saved cache) is not encoded again."""
+
+    def __init__(self, encoder: TextEncoder, cache: VectorCache) -> None:
+        self.encoder = encoder
+        self.cache = cache
+        self.identity = encoder.identity
+
+    @property
+    def dimension(self) -> int:
+        """Return the length of one vector."""
+        return self.encoder.dimension
+
+    def encode(self, texts: Sequence[str]) -> Floats:
+        """Return one vector per text, encoding only those the cache lacks."""
+        return embed_texts(self.encoder, texts, self.cache)

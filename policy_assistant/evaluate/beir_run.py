@@ -1,10 +1,11 @@
 """Eval on a BEIR folder: chunk its documents per variant, rank documents, score nDCG, MRR, recall.
 
-Each variant (a chunker setting, or a chunk file) chunks the folder's documents, and BM25 over
-the chunks (the same in-memory index and access path as every eval row) ranks chunks for each
-query; the ranking is folded to documents by their best chunk (evaluate/ir_measures.py) and
-scored against the qrels. Every figure is a mean over the judged queries with a bootstrap
-interval, and every pair of variants is compared on the same resamples. BEIR judges whole
+Each variant (a chunker setting, or a chunk file) chunks the folder's documents, and each
+ranker asked for (BM25, dense, hybrid: the same in-memory index and access path as every eval
+row) ranks chunks for each query, a row per variant and ranker; the ranking is folded to
+documents by their best chunk (evaluate/ir_measures.py) and scored against the qrels. Every
+figure is a mean over the judged queries with a bootstrap interval, and every pair of rows is
+compared on the same resamples. BEIR judges whole
 documents and quotes no evidence, so the chunk figures (hit@k, complete@B, ...) are not measured.
 """
 
@@ -21,18 +22,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from policy_assistant import __version__
-from policy_assistant.chunk import chunk_documents
-from policy_assistant.errors import QuestionsError, UsageError
+from policy_assistant.chunk import Chunker, SemanticChunker, chunk_documents
+from policy_assistant.errors import PolicyAssistantError, QuestionsError, UsageError
 from policy_assistant.evaluate.beir import BadRow, BeirQuery, BeirSet, load_beir
 from policy_assistant.evaluate.bootstrap import Bootstrap, Interval
 from policy_assistant.evaluate.chunk_records import load_chunk_file
+from policy_assistant.evaluate.dense import EvalModel, ModelUnavailable, as_ranker, ranker_row
 from policy_assistant.evaluate.ir_measures import DEPTH, MEASURES, fold_to_documents, measure_query
 from policy_assistant.evaluate.questions import Question
 from policy_assistant.evaluate.report import Comparison, comparison_dict
 from policy_assistant.evaluate.retrieval import Retriever, chunk_retriever
 from policy_assistant.evaluate.run import EvalSettings, Progress, portable_path, ranking_settings
-from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
-from policy_assistant.records import Chunk
+from policy_assistant.index.settings import BM25Settings
+from policy_assistant.records import Chunk, Document
 
 NO_CHUNK_FIGURES = (
     "not measured: BEIR's qrels judge whole documents and quote no evidence, so hit@k, "
@@ -118,8 +120,8 @@ class BeirReport:
         }
 
 
-Row = tuple[str, dict[str, Any], Callable[[], Sequence[Chunk]]]
-"""A variant to run: its name, its spec, and how to make its chunks."""
+Row = tuple[str, dict[str, Any], Callable[[EvalModel], Sequence[Chunk]]]
+"""A variant to run: its name, its spec, and how to make its chunks (with the run's model)."""
 
 
 def run_beir_eval(
@@ -137,15 +139,33 @@ def run_beir_eval(
     rows: list[Row] = []
     for variant in variants:
         chunker = variant.make(settings.chunker_options)
-        rows.append((variant.name, chunker.spec(), partial(chunk_documents, documents, chunker)))
+        rows.append((variant.name, chunker.spec(), partial(chunked, documents, chunker)))
     for path in settings.chunk_files:
         given = load_chunk_file(path, list(documents))
-        rows.append((given.name, given.spec, partial(tuple, given.chunks)))
-    runs = []
+        rows.append((given.name, given.spec, partial(as_given, given.chunks)))
+    runs: list[BeirRun] = []
+    skipped: list[str] = []
+    model = EvalModel(settings.model, settings.vector_cache)
     for done, (name, spec, make) in enumerate(rows, 1):
-        runs.append(run_variant(name, spec, tuple(make()), beir.queries, settings.bm25))
+        try:
+            chunks = tuple(make(model))
+        except ModelUnavailable as exc:  # the semantic chunker without its model
+            skipped.append(f"left out {name}: {exc}")
+            continue
+        for ranker in settings.rankers:
+            row = ranker_row(name, ranker)
+            try:
+                retriever = row_retriever(chunks, ranker, settings.bm25, model)
+            except ModelUnavailable as exc:
+                skipped.append(f"left out {row}: {exc}")
+                continue
+            row_spec = spec if ranker == "bm25" else {**spec, "ranker": ranker}
+            runs.append(run_variant(row, row_spec, chunks, beir.queries, retriever))
         if progress:
             progress(done, len(rows), name)
+    model.save()
+    if not runs:
+        raise PolicyAssistantError(f"no row could be evaluated: {'; '.join(skipped)}")
     boot = Bootstrap(len(beir.queries), settings.seed, settings.resamples, settings.level)
     figures = {r.name: {m: boot.mean(r.values[m]) for m in MEASURES} for r in runs}
     pairs = [
@@ -154,17 +174,40 @@ def run_beir_eval(
         for m in MEASURES
     ]
     return BeirReport(
-        beir_settings(beir, runs, settings), beir.queries, tuple(runs), figures, tuple(pairs),
-        beir.bad, tuple(beir.warnings()),
+        beir_settings(beir, runs, settings, model.identity()), beir.queries, tuple(runs),
+        figures, tuple(pairs), beir.bad, (*beir.warnings(), *skipped),
     )  # fmt: skip
+
+
+def chunked(documents: Sequence[Document], chunker: Chunker, model: EvalModel) -> list[Chunk]:
+    """Return the documents' chunks (the semantic chunker embedding with the run's model)."""
+    if isinstance(chunker, SemanticChunker):
+        chunker.encoder = model.encoder()
+    return chunk_documents(documents, chunker)
+
+
+def as_given(chunks: Sequence[Chunk], _: EvalModel) -> Sequence[Chunk]:
+    """Return a chunk file's chunks as they are (no model needed)."""
+    return chunks
+
+
+def row_retriever(
+    chunks: Sequence[Chunk], ranker: str, bm25: BM25Settings, model: EvalModel
+) -> Retriever:
+    """Return the retriever of one row: BM25 over the chunks, or dense or hybrid with their
+    vectors (ModelUnavailable when the model cannot load)."""
+    if ranker == "bm25":
+        return chunk_retriever(chunks, bm25)
+    return model.retriever(chunks, model.vectors(chunks), bm25, ranker)
 
 
 def run_variant(
     name: str, spec: dict[str, Any], chunks: tuple[Chunk, ...], queries: Sequence[BeirQuery],
-    bm25: BM25Settings = BM25_DEFAULTS,
+    retriever: Retriever | None = None,
 ) -> BeirRun:  # fmt: skip
-    """Index one variant's chunks and rank documents for every query."""
-    retriever = chunk_retriever(chunks, bm25)
+    """Rank documents for every query by one variant's chunks (BM25 unless a retriever over
+    them is given)."""
+    retriever = chunk_retriever(chunks) if retriever is None else retriever
     sources = [c.source for c in chunks]
     rankings = tuple(document_ranking(retriever, sources, q) for q in queries)
     per_query = [measure_query(r, q.judged) for r, q in zip(rankings, queries, strict=True)]
@@ -186,8 +229,17 @@ def document_ranking(
         n *= 4
 
 
-def beir_settings(beir: BeirSet, runs: Sequence[BeirRun], settings: EvalSettings) -> dict[str, Any]:
-    """Return what the figures depend on, as the report records it."""
+def beir_settings(
+    beir: BeirSet, runs: Sequence[BeirRun], settings: EvalSettings,
+    model: dict[str, Any] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Return what the figures depend on, as the report records it (rankers and model only
+    when a row used them)."""
+    dense: dict[str, Any] = {}
+    if settings.rankers != ("bm25",):
+        dense["rankers"] = [as_ranker(r).to_dict() for r in settings.rankers]
+    if model is not None:
+        dense["embedding"] = model
     return {
         "tool": {"name": "policy-assistant", "version": __version__},
         "questions": {
@@ -207,4 +259,5 @@ def beir_settings(beir: BeirSet, runs: Sequence[BeirRun], settings: EvalSettings
             "gain": "relevance grade",
         },
         **ranking_settings(settings),
+        **dense,
     }

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant import __version__
-from policy_assistant.chunk import CHUNKERS, chunk_documents
+from policy_assistant.chunk import CHUNKERS, MODEL_CHUNKERS, SemanticChunker, chunk_documents
 from policy_assistant.errors import PolicyAssistantError, QuestionsError, UsageError
 from policy_assistant.evaluate.bootstrap import (
     DEFAULT_LEVEL,
@@ -25,6 +25,14 @@ from policy_assistant.evaluate.budget_units import (
     unit_settings,
 )
 from policy_assistant.evaluate.chunk_records import ChunkFile, load_chunk_file
+from policy_assistant.evaluate.dense import (
+    DEFAULT_VECTOR_CACHE,
+    EvalModel,
+    ModelUnavailable,
+    as_ranker,
+    check_rankers,
+    ranker_row,
+)
 from policy_assistant.evaluate.peers import peer_warnings
 from policy_assistant.evaluate.questions import Question, QuestionSet, load_questions
 from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
@@ -38,7 +46,10 @@ from policy_assistant.evaluate.score import Layout, QuestionOutcome, score_quest
 from policy_assistant.evaluate.variants import Variant, parse_variants, report_spec
 from policy_assistant.ids import content_id
 from policy_assistant.index import Index, open_index
-from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
+from policy_assistant.index.settings import (
+    BM25_DEFAULTS,
+    BM25Settings,
+)
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.parse import CorpusOptions, read_corpus
 from policy_assistant.records import Chunk, Document
@@ -86,6 +97,12 @@ class EvalSettings:
     """What budgets count: words, or tokens (evaluate/budget_units.py)."""
     bm25: BM25Settings = BM25_DEFAULTS
     """How chunks are scored (the report records it)."""
+    rankers: tuple[str, ...] = ("bm25",)
+    """Rankers each chunker's row is searched with (bm25, dense, hybrid): a row per pair."""
+    model: Path | None = None
+    """The embedding model of dense, hybrid and the semantic chunker (None: DEFAULT_MODEL)."""
+    vector_cache: Path | None = DEFAULT_VECTOR_CACHE
+    """Where vectors are kept between runs, by model and text (None: not kept)."""
 
     def __post_init__(self) -> None:
         # Every stage indexes budgets by position: one order (ascending, no repeats) for all.
@@ -103,6 +120,7 @@ class EvalSettings:
             raise UsageError("--strategy packs budgets in words only: drop --budget-unit tokens")
         if self.k < 1:
             raise UsageError(f"k must be at least 1, got {self.k}")
+        check_rankers(self.rankers)
         if self.strategies:
             from policy_assistant.evaluate.strategies import named_strategies
 
@@ -115,6 +133,12 @@ class EvalSettings:
         for variant in variants:
             variant.make(self.chunker_options)
         return variants
+
+
+def needs_model(settings: EvalSettings, variants: Sequence[Variant]) -> bool:
+    """Return whether a row of the run needs the embedding model."""
+    dense = any(r != "bm25" for r in settings.rankers)
+    return dense or any(v.chunker in MODEL_CHUNKERS for v in variants)
 
 
 def run_eval(
@@ -148,7 +172,7 @@ def run_eval(
     placed += peer_warnings(report.runs)
     unparsed = [f"{f}; evaluated without it" for f in parsed.failures]
     warnings = (*unparsed, *parsed.notices, *parsed.warnings, *question_set.warnings(), *placed)
-    return replace(report, settings=where, warnings=warnings)
+    return replace(report, settings=where, warnings=(*warnings, *report.warnings))
 
 
 @dataclass(frozen=True)
@@ -196,63 +220,127 @@ def evaluate(
     questions = question_set.questions
     if not questions:
         raise QuestionsError(f"{question_set.path}: no valid questions to evaluate")
-    todo = [(v.name, chunked(documents, v, settings, factory)) for v in variants]
-    todo += [(f.name, given(f, factory)) for f in chunk_files]
+    model = EvalModel(settings.model, settings.vector_cache)
+    todo = [(v.name, chunked(documents, v, settings, model)) for v in variants]
+    todo += [(f.name, given(f)) for f in chunk_files]
     todo += [(one.name, shipped_rows(one)) for one in shipped]
-    names = [name for name, _ in todo]
+    names = [ranker_row(name, r) for name, _ in todo for r in settings.rankers]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UsageError(f"two rows would be named {twice[0]!r}: give the files other names")
     runs: list[ChunkerRun] = []
+    skipped: list[str] = []
     for done, (name, build) in enumerate(todo, 1):
-        spec, chunks, retriever = build()
-        outcomes = score_all(questions, chunks, retriever, settings)
-        runs.append(ChunkerRun(name, spec, chunks, outcomes))
+        rows = ranked_rows(name, build, settings, factory, model)
+        for row in rows:
+            if isinstance(row, str):
+                skipped.append(row)
+                continue
+            row_name, spec, chunks, retriever = row
+            outcomes = score_all(questions, chunks, retriever, settings)
+            runs.append(ChunkerRun(row_name, spec, chunks, outcomes))
         if progress:
             progress(done, len(todo), name)
     if settings.strategies:
         from policy_assistant.evaluate.strategies import unit_strategy_runs
 
         runs += unit_strategy_runs(documents, questions, settings.strategies, settings)
+        if any(r != "bm25" for r in settings.rankers):
+            skipped.append(STRATEGIES_BM25_ONLY)
+    if needs_model(settings, variants):
+        model.save()
+    if not runs:
+        raise PolicyAssistantError(f"no row could be evaluated: {'; '.join(skipped)}")
     boot = Bootstrap(len(questions), settings.seed, settings.resamples, settings.level)
     return EvalReport(
-        settings=report_settings(question_set, runs, settings),
+        settings=report_settings(question_set, runs, settings, model.identity()),
         questions=questions,
         runs=tuple(runs),
         summaries=tuple(summarize(run, settings.budgets, boot) for run in runs),
         comparisons=tuple(compare(runs, settings.budgets, boot)),
         invalid=question_set.invalid,
+        warnings=tuple(skipped),
     )
 
 
-Build = Callable[[], tuple[dict[str, Any], tuple[Chunk, ...], Retriever]]
-"""Makes one row's spec, chunks and the retriever over them, when the row's turn comes."""
+STRATEGIES_BM25_ONLY = (
+    "context strategies rank units by bm25 alone (no dense ranker over units yet): "
+    "dense and hybrid are measured on chunks only"
+)
+"""What a run with --strategy and a dense ranker says about the strategies' rows."""
+Row = tuple[str, dict[str, Any], tuple[Chunk, ...], Retriever]
+"""One row to score: its name, spec, chunks and retriever."""
+
+
+def ranked_rows(
+    name: str, build: Build, settings: EvalSettings, factory: RetrieverFactory, model: EvalModel
+) -> list[Row | str]:
+    """Return a variant's row per ranker, or for a row that cannot run, one line saying why."""
+    try:
+        spec, chunks, shipped = build()
+    except ModelUnavailable as exc:  # the semantic chunker without its model
+        return [f"left out {name}: {exc}"]
+    rows: list[Row | str] = []
+    vectors: Any = None
+    for ranker in settings.rankers:
+        row_name = ranker_row(name, ranker)
+        if ranker == "bm25":
+            retriever: Retriever = factory(chunks) if shipped is None else shipped
+            rows.append((row_name, spec, chunks, retriever))
+            continue
+        ranked_spec = {**spec, "ranker": ranker}
+        if shipped is not None:
+            if not shipped.index.has_vectors():
+                rows.append(f"left out {row_name}: the index holds no vectors")
+            else:
+                rows.append(
+                    (
+                        row_name,
+                        ranked_spec,
+                        chunks,
+                        IndexRetriever(shipped.index, as_ranker(ranker)),
+                    )
+                )
+            continue
+        try:
+            vectors = model.vectors(chunks) if vectors is None else vectors
+            retriever = model.retriever(chunks, vectors, settings.bm25, ranker)
+        except ModelUnavailable as exc:
+            rows.append(f"left out {row_name}: {exc}")
+            continue
+        rows.append((row_name, ranked_spec, chunks, retriever))
+    return rows
+
+
+Build = Callable[[], tuple[dict[str, Any], tuple[Chunk, ...], IndexRetriever | None]]
+"""Makes one variant's spec and chunks when its turn comes, and for a shipped index the
+retriever over it (None: the chunks are indexed in memory, once per ranker)."""
 
 
 def chunked(
-    documents: Sequence[Document],
-    variant: Variant,
-    settings: EvalSettings,
-    factory: RetrieverFactory,
+    documents: Sequence[Document], variant: Variant, settings: EvalSettings, model: EvalModel
 ) -> Build:
-    """Return the build of a chunker variant's row: chunk the documents, index the chunks."""
+    """Return the build of a chunker variant's rows: chunk the documents (the semantic
+    chunker with the run's model)."""
 
-    def build() -> tuple[dict[str, Any], tuple[Chunk, ...], Retriever]:
+    def build() -> tuple[dict[str, Any], tuple[Chunk, ...], IndexRetriever | None]:
         chunker = variant.make(settings.chunker_options)
+        if isinstance(chunker, SemanticChunker):
+            chunker.encoder = model.encoder()
         chunks = tuple(chunk_documents(documents, chunker))
-        return report_spec(chunker), chunks, factory(chunks)
+        return report_spec(chunker), chunks, None
 
     return build
 
 
-def given(chunk_file: ChunkFile, factory: RetrieverFactory) -> Build:
-    """Return the build of a chunk file's row: its chunks, indexed as ours are."""
-    return lambda: (chunk_file.spec, chunk_file.chunks, factory(chunk_file.chunks))
+def given(chunk_file: ChunkFile) -> Build:
+    """Return the build of a chunk file's rows: its chunks, indexed as ours are."""
+    return lambda: (chunk_file.spec, chunk_file.chunks, None)
 
 
 def shipped_rows(one: Shipped) -> Build:
-    """Return the build of a shipped index's row: its chunks, searched in the index itself."""
-    return lambda: (one.spec, tuple(one.index.chunks()), IndexRetriever(one.index))
+    """Return the build of a shipped index's rows: its chunks, searched in the index itself."""
+    return lambda: (one.spec, tuple(one.index.chunks()), IndexRetriever(one.index, "bm25"))
 
 
 def score_all(
@@ -273,9 +361,18 @@ def score_all(
 
 
 def report_settings(
-    question_set: QuestionSet, runs: Sequence[ChunkerRun], settings: EvalSettings
+    question_set: QuestionSet,
+    runs: Sequence[ChunkerRun],
+    settings: EvalSettings,
+    model: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Return what the figures depend on, as the report records it."""
+    """Return what the figures depend on, as the report records it (the rankers and the
+    model only when a row used them, so a BM25 run's report keeps its form)."""
+    dense: dict[str, Any] = {}
+    if settings.rankers != ("bm25",):
+        dense["rankers"] = [as_ranker(r).to_dict() for r in settings.rankers]
+    if model is not None:
+        dense["embedding"] = model
     return {
         "tool": {"name": "policy-assistant", "version": __version__},
         "questions": {
@@ -288,6 +385,7 @@ def report_settings(
         "budget_unit": unit_settings(settings.budget_unit),
         "k": settings.k,
         **ranking_settings(settings),
+        **dense,
     }
 
 

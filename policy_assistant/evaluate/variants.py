@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from policy_assistant.chunk import CHUNKERS, Chunker, make_chunker
+from policy_assistant.chunk import CHUNKERS, MODEL_CHUNKERS, Chunker, make_chunker
 from policy_assistant.errors import UsageError
 from policy_assistant.evaluate.peers import PEERS, PeerChunker
 
@@ -54,12 +54,12 @@ class Variant:
 
 def chunker_class(name: str) -> type[Chunker]:
     """Return the class of one of our chunkers or of a peer, by name."""
-    return CHUNKERS.get(name) or PEERS[name]
+    return CHUNKERS.get(name) or MODEL_CHUNKERS.get(name) or PEERS[name]
 
 
 def known_names() -> dict[str, type[Chunker]]:
-    """Return every chunker a variant may name: ours, then the peers."""
-    return {**CHUNKERS, **PEERS}
+    """Return every chunker a variant may name: ours (those needing a model last), the peers."""
+    return {**CHUNKERS, **MODEL_CHUNKERS, **PEERS}
 
 
 def report_spec(chunker: Chunker) -> dict[str, Any]:

@@ -81,6 +81,21 @@ def paired(report: EvalReport, metric: str, a: str, b: str) -> Interval:
     raise KeyError((metric, a, b))
 
 
+def versus_bm25(report: EvalReport) -> dict[str, dict[str, Interval]]:
+    """Return, per row ranked by dense or hybrid, its paired difference from the same variant's
+    bm25 row on every gated figure (the spec's `ranker` marks such a row)."""
+    names = {s.name for s in report.summaries}
+    found: dict[str, dict[str, Interval]] = {}
+    for s in report.summaries:
+        ranker = s.spec.get("ranker")
+        base = s.name.removesuffix(f"+{ranker}") if isinstance(ranker, str) else None
+        if base is None or base == s.name or base not in names:
+            continue
+        figures = figure_names(report.settings["budgets"])
+        found[s.name] = {f: paired(report, f, s.name, base) for f in figures}
+    return found
+
+
 def negated(interval: Interval) -> Interval:
     """Return the interval of the opposite difference."""
     # 0.0 - x, not -x: a zero difference must print as +0.000, not -0.000.
