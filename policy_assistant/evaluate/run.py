@@ -244,9 +244,11 @@ def evaluate(
     if settings.strategies:
         from policy_assistant.evaluate.strategies import unit_strategy_runs
 
-        runs += unit_strategy_runs(documents, questions, settings.strategies, settings)
-        if any(r != "bm25" for r in settings.rankers):
-            skipped.append(STRATEGIES_BM25_ONLY)
+        found, left_out = unit_strategy_runs(
+            documents, questions, settings.strategies, settings, model
+        )
+        runs += found
+        skipped += left_out
     if needs_model(settings, variants):
         model.save()
     if not runs:
@@ -263,11 +265,6 @@ def evaluate(
     )
 
 
-STRATEGIES_BM25_ONLY = (
-    "context strategies rank units by bm25 alone (no dense ranker over units yet): "
-    "dense and hybrid are measured on chunks only"
-)
-"""What a run with --strategy and a dense ranker says about the strategies' rows."""
 Row = tuple[str, dict[str, Any], tuple[Chunk, ...], Retriever]
 """One row to score: its name, spec, chunks and retriever."""
 

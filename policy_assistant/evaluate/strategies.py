@@ -31,6 +31,7 @@ import numpy as np
 from policy_assistant.errors import UsageError
 from policy_assistant.evaluate import metrics
 from policy_assistant.evaluate.bootstrap import Bootstrap
+from policy_assistant.evaluate.dense import ModelUnavailable, as_ranker, ranker_row
 from policy_assistant.evaluate.questions import Passage, Question, QuestionSet
 from policy_assistant.evaluate.report import ChunkerRun, EvalReport, compare, summarize
 from policy_assistant.evaluate.score import (
@@ -52,8 +53,9 @@ from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.passages import ContextPassage, passage_prefix_words
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UnitSet, build_units
-from policy_assistant.index.settings import BM25_DEFAULTS
+from policy_assistant.index.settings import BM25_DEFAULTS, RankerSettings
 from policy_assistant.index.store.units import close_units, units_of
+from policy_assistant.index.store.vectors import Embedding
 from policy_assistant.records import Document
 
 NAMED_STRATEGIES: dict[str, ContextSettings] = {
@@ -121,38 +123,68 @@ def named_strategies(names: Sequence[str]) -> list[Strategy]:
 
 def unit_strategy_runs(
     documents: Sequence[Document], questions: Sequence[Question], names: Sequence[str],
-    settings: Any,
-) -> list[ChunkerRun]:  # fmt: skip
-    """Return the named strategies' runs over the documents' units (EvalSettings: k, budgets)."""
-    chosen = named_strategies(names)
-    index = units_of(documents)
-    try:
-        return strategy_runs(index, questions, chosen, settings.k, settings.budgets)
-    finally:
-        close_units(index)
+    settings: Any, model: Any = None,
+) -> tuple[list[ChunkerRun], list[str]]:  # fmt: skip
+    """Return the named strategies' runs over the documents' units, one per strategy and
+    ranker of settings.rankers (EvalSettings: k, budgets, rankers), and a line per row left
+    out. The units of dense and hybrid rows carry vectors from model (an EvalModel), written
+    by the index's own writer, as `ingest --embed` writes them."""
+    chosen, runs, skipped = named_strategies(names), [], []
+    for ranker in settings.rankers:
+        try:
+            index, encoder = _units_for(documents, ranker, model)
+        except ModelUnavailable as exc:
+            skipped.append(
+                f"left out {', '.join(ranker_row(s.name, ranker) for s in chosen)}: {exc}"
+            )
+            continue
+        try:
+            runs += strategy_runs(
+                index, questions, chosen, settings.k, settings.budgets, ranker, encoder
+            )
+        finally:
+            close_units(index)
+    return runs, skipped
+
+
+def _units_for(documents: Sequence[Document], ranker: str, model: Any) -> tuple[Any, Any]:
+    """Return the documents' units (with vectors for a vector ranker) and its query encoder."""
+    if ranker == "bm25":
+        return units_of(documents), None
+    encoder = model.encoder()
+    return units_of(documents, extra=Embedding(encoder, str(model.path)).unit_files), encoder
 
 
 def strategy_runs(
     index: SegmentedUnits, questions: Sequence[Question], strategies: Sequence[Strategy],
-    k: int, budgets: Sequence[int],
+    k: int, budgets: Sequence[int], ranker: str = "bm25", encoder: Any = None,
 ) -> list[ChunkerRun]:  # fmt: skip
     """Return one run per strategy, each question's context assembled at every budget."""
     runs = []
+    chosen = None if ranker == "bm25" else as_ranker(ranker)
     for strategy in strategies:
         strategy.context.check()
         ranked = index.with_options(strategy.weights, strategy.top_documents, strategy.feedback)
-        outcomes = tuple(score_strategy(ranked, q, strategy.context, k, budgets) for q in questions)
+        outcomes = tuple(
+            score_strategy(ranked, q, strategy.context, k, budgets, chosen, encoder)
+            for q in questions
+        )
         spec = {"name": strategy.name, "strategy": strategy.context.strategy}
-        runs.append(ChunkerRun(strategy.name, spec, (), outcomes))
+        if chosen is not None:
+            spec["ranker"] = ranker
+        runs.append(ChunkerRun(ranker_row(strategy.name, ranker), spec, (), outcomes))
     return runs
 
 
 def score_strategy(
     index: SegmentedUnits, question: Question, settings: ContextSettings, k: int,
-    budgets: Sequence[int],
+    budgets: Sequence[int], ranker: RankerSettings | None = None, encoder: Any = None,
 ) -> QuestionOutcome:  # fmt: skip
-    """Rank units for one question and score its context at each budget."""
-    ranked = ranked_units(index, question.question, question.audience, settings, k)
+    """Rank units for one question (by BM25, or by ranker with the encoder's query vector)
+    and score its context at each budget."""
+    vector = None if ranker is None else encoder.encode([question.question])[0]
+    text, audience = question.question, question.audience
+    ranked = ranked_units(index, text, audience, settings, k, ranker, vector)
     units, pairs, _ = ranked
     cols = units.columns
     hits = [

@@ -172,17 +172,23 @@ def _statistics(state: UnitsState) -> dict[str, Any]:
     return field_statistics(counts, state.bm25, state.mean_idf)
 
 
-def units_of(documents: Sequence[Document], bm25: BM25Settings = BM25_DEFAULTS) -> SegmentedUnits:
+def units_of(
+    documents: Sequence[Document], bm25: BM25Settings = BM25_DEFAULTS,
+    extra: UnitFiles | None = None,
+) -> SegmentedUnits:  # fmt: skip
     """Return the documents' units as a one-segment store, ranked as an index folder's are:
-    written by write_units into a temporary folder and opened. The folder is removed at
-    once: its files stay open, memory-mapped."""
+    written by write_units (extra: its vector files) into a temporary folder and opened. The
+    folder is removed at once: its files stay open, memory-mapped."""
     # In RAM where there is a tmpfs: the writer's fsyncs cost nothing there (39 documents:
     # 37 ms against 186 ms on disk; UnitIndex built them in memory in 33 ms).
     shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="units-", dir=shm) as tmp:
         folder = Path(tmp) / UNITS_DIR
-        write_units(documents, folder, bm25)
-        return load_units(folder)
+        write_units(documents, folder, bm25, extra)
+        loaded = load_units(folder)
+        for segment in loaded.segments:
+            segment.vectors()  # read now, kept: the folder goes when this block ends
+        return loaded
 
 
 def close_units(index: SegmentedUnits) -> None:
