@@ -120,8 +120,9 @@ def test_a_public_context_never_holds_a_staff_unit_whatever_its_vector(
         assert any("cash refund" in text for text in staff)  # for a caller who may see it
 
 
-def test_no_ranker_named_ranks_units_by_the_search_default(
+def test_no_ranker_named_ranks_units_by_bm25_even_with_vectors(
     folder: Path, with_vectors: None
 ) -> None:
-    found = texts(context(folder, "reimbursement"))
-    assert found and "money back" in found[0]
+    assert texts(context(folder, "reimbursement")) == []
+    bm25 = texts(context(folder, "parking", "--ranker", "bm25"))
+    assert texts(context(folder, "parking")) == bm25

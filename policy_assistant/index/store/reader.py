@@ -196,12 +196,13 @@ class LoadedIndex(Index):
 
     def _unit_ranker(self, query: str, ranker: Ranker | RankerSettings | None) -> RankerSettings:
         """Return the ranker units are ranked by: the one named (UsageError when the units
-        hold no vectors for it), else the search default if the units can serve it."""
-        units_ready = self._units is not None and self._units.has_vectors()
+        hold no vectors for it), else BM25. Units are sentences and rows: ranked alone by
+        their vectors or fused, contexts held the evidence less often than by BM25's unit
+        fields on every question set measured (bench/RESULTS.md, eval_rankers)."""
         if ranker is None:
-            chosen = self.default_ranker()
-            return chosen if units_ready else BM25_RANKER
+            return BM25_RANKER
         chosen = ranker_settings(ranker)
+        units_ready = self._units is not None and self._units.has_vectors()
         if chosen.ranker != "bm25" and not units_ready:
             raise UsageError(no_vectors_message(chosen.ranker))
         return chosen
