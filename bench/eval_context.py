@@ -143,6 +143,11 @@ def passage_strategies() -> list[Strategy]:
     def named(name: str, **changes: object) -> Strategy:
         return Strategy(name, replace(base, passages=replace(base.passages, **changes)))
 
+    def on_window(name: str, **changes: object) -> Strategy:
+        """The window strategy's settings, its hits re-ranked by their passages."""
+        passages = replace(base.passages, **changes)
+        return Strategy(name, replace(DEFAULT, strategy="passages", passages=passages))
+
     return [
         Strategy("passages", base),
         named("passages-f2", fields=2.0),
@@ -155,64 +160,22 @@ def passage_strategies() -> list[Strategy]:
         named("passages-rerank-10", mix=10.0),
         named("passages-rerank-1-windows", mix=1.0, blocks=False, sections=False, pages=False),
         named("passages-rerank-1-f0", mix=1.0, fields=0.0),
-        Strategy(
-            "window-cover-035",
-            replace(
-                DEFAULT,
-                strategy="passages",
-                passages=replace(base.passages, mix=0.35, text=0.0, fields=0.0),
-            ),
-        ),
-        Strategy(
-            "window-cover-1",
-            replace(
-                DEFAULT,
-                strategy="passages",
-                passages=replace(base.passages, mix=1.0, text=0.0, fields=0.0),
-            ),
-        ),
-        Strategy(
-            "window-cover-01",
-            replace(
-                DEFAULT,
-                strategy="passages",
-                passages=replace(base.passages, mix=0.1, text=0.0, fields=0.0),
-            ),
-        ),
-        Strategy(
+        on_window("window-cover-035", mix=0.35, text=0.0, fields=0.0),
+        on_window("window-cover-1", mix=1.0, text=0.0, fields=0.0),
+        on_window("window-cover-01", mix=0.1, text=0.0, fields=0.0),
+        on_window(
             "window-cover-w-035",
-            replace(
-                DEFAULT,
-                strategy="passages",
-                passages=replace(
-                    base.passages,
-                    mix=0.35,
-                    text=0.0,
-                    fields=0.0,
-                    blocks=False,
-                    sections=False,
-                    pages=False,
-                ),
-            ),
+            mix=0.35,
+            text=0.0,
+            fields=0.0,
+            blocks=False,
+            sections=False,
+            pages=False,
         ),
-        Strategy(
-            "window-rank-01",
-            replace(DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.1)),
-        ),
-        Strategy(
-            "window-rank-005",
-            replace(DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.05)),
-        ),
-        Strategy(
-            "window-rank-02",
-            replace(DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.2)),
-        ),
-        Strategy(
-            "window-rank-01-nopage",
-            replace(
-                DEFAULT, strategy="passages", passages=replace(base.passages, mix=0.1, pages=False)
-            ),
-        ),
+        on_window("window-rank-01", mix=0.1),
+        on_window("window-rank-005", mix=0.05),
+        on_window("window-rank-02", mix=0.2),
+        on_window("window-rank-01-nopage", mix=0.1, pages=False),
         named("passages-f3-len120-s100", fields=3.0, length=120, spread=100),
         named("passages-noblock", blocks=False),
         named("passages-nosection", sections=False),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from support.unit_docs import care_guide
 
 from policy_assistant.index.context.assembler import (
     ContextSettings,
@@ -15,25 +16,7 @@ from policy_assistant.index.context.assembler import (
 from policy_assistant.index.context.units import build_units
 from policy_assistant.index.store.units import units_of
 from policy_assistant.parse.builder import DocumentBuilder
-from policy_assistant.records import Document, DocumentMeta
-
-
-def care_guide() -> Document:
-    """Two sections: the sprinkler sentence beside a frost one, then a lone sprinkler one."""
-    builder = DocumentBuilder()
-    builder.heading("Winter", 1, ())
-    builder.add(
-        "paragraph",
-        "Drain the sprinkler in autumn. Frost cracks the valve body. Store it dry.",
-        (),
-    )
-    builder.heading("Summer", 1, ())
-    builder.add(
-        "paragraph",
-        "Mow twice a week. The sprinkler sprinkler runs at dawn. Water the beds deeply.",
-        (),
-    )
-    return builder.build("guides/care.md", "0" * 64, DocumentMeta(access="public"), "Care")
+from policy_assistant.records import DocumentMeta
 
 
 def test_a_window_gains_the_best_weight_of_each_term_its_hit_lacks() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
+from support.unit_docs import care_guide
+
 from policy_assistant.index.context.assembler import ContextSettings, context_for
 from policy_assistant.index.context.passage_rank import (
     PassageSettings,
@@ -20,24 +22,6 @@ from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Document, DocumentMeta
 
 PASSAGES = ContextSettings("passages")
-
-
-def care_guide() -> Document:
-    """Two sections: the sprinkler sentence beside a frost one, then a lone sprinkler one."""
-    builder = DocumentBuilder()
-    builder.heading("Winter", 1, ())
-    builder.add(
-        "paragraph",
-        "Drain the sprinkler in autumn. Frost cracks the valve body. Store it dry.",
-        (),
-    )
-    builder.heading("Summer", 1, ())
-    builder.add(
-        "paragraph",
-        "Mow twice a week. The sprinkler sprinkler runs at dawn. Water the beds deeply.",
-        (),
-    )
-    return builder.build("guides/care.md", "0" * 64, DocumentMeta(access="public"), "Care")
 
 
 def paged_manual() -> Document:
