@@ -246,8 +246,9 @@ def main() -> None:
     print(found)
     if args.write:
         body = (
-            f"Model {MODEL.name}; chunkers {', '.join(CHUNKERS)} and the strategy window (bm25 "
-            "only: no ranker over units takes vectors yet). hit@k is hit@5. beir-layout's "
+            f"Model {MODEL.name}; chunkers {', '.join(CHUNKERS)} and the strategy window "
+            "(its units ranked by each ranker, as search --budget --ranker ranks them). "
+            "hit@k is hit@5. beir-layout's "
             "queries are bags of the quote's longest words, made by questions/external/"
             "chroma_set.py, not questions a person asks.\n\n"
             f"```\n{text}\n```\n\nThe paraphrases bm25 was known to miss, structure chunks: "
