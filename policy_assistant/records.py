@@ -14,7 +14,6 @@ Access = Literal["public", "staff"]
 PageBox = tuple[int, float, float, float, float]
 """(page, x0, y0, x1, y1): an area of a 1-based PDF page in points, origin top left, y down,
 in the space the page's text was read in (the unrotated page; a page read as shown, turned)."""
-BLOCK_KINDS: tuple[BlockKind, ...] = get_args(BlockKind)
 ACCESS_LABELS: tuple[Access, ...] = get_args(Access)
 
 
@@ -23,7 +22,7 @@ def is_access(value: object) -> TypeGuard[Access]:
     return value in ACCESS_LABELS
 
 
-class JsonRecord:
+class _JsonRecord:
     """The JSON form of a dataclass record, through the one codec (codec.py)."""
 
     __slots__ = ()
@@ -39,7 +38,7 @@ class JsonRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class Block(JsonRecord):
+class Block(_JsonRecord):
     """One structural unit of a document's text."""
 
     kind: BlockKind
@@ -77,7 +76,7 @@ class DocumentMeta:
 
 
 @dataclass(frozen=True, slots=True)
-class Dropped(JsonRecord):
+class Dropped(_JsonRecord):
     """Text the parser left out of the blocks on purpose, and why: nothing is lost silently."""
 
     text: str
@@ -89,7 +88,7 @@ class Dropped(JsonRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class Document(JsonRecord):
+class Document(_JsonRecord):
     """A parsed document: its identity, metadata, normalized text and blocks."""
 
     source: str
@@ -119,7 +118,7 @@ class Document(JsonRecord):
 
 
 @dataclass(frozen=True, slots=True)
-class Chunk(JsonRecord):
+class Chunk(_JsonRecord):
     """A piece of one document as the index stores it and the model reads it."""
 
     id: str

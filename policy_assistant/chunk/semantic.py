@@ -113,7 +113,7 @@ class SemanticChunker(Chunker):
         blocks = body_blocks(doc)
         emitter = ChunkEmitter(doc, self.spec(), blocks)
         prefixer = Prefixer(doc, self.max_words)
-        units = document_units(doc.text, blocks, self, prefixer)
+        units = _document_units(doc.text, blocks, self, prefixer)
         if units:
             texts = [doc.text[u.start : u.end] for u in units]
             ends = breakpoints(self.encoder.encode(buffered(texts, self.buffer)), self.percentile)
@@ -121,14 +121,14 @@ class SemanticChunker(Chunker):
         return emitter.chunks
 
 
-def document_units(
+def _document_units(
     text: str, blocks: tuple[Block, ...], chunker: SemanticChunker, prefixer: Prefixer
 ) -> list[Unit]:
     """Return the document's units in order: sentences and lines, tables whole (or by rows)."""
     units: list[Unit] = []
     for index, block in enumerate(blocks):
         if block.kind == "table":
-            units += table_units(text, block, index, chunker.max_table_words)
+            units += _table_units(text, block, index, chunker.max_table_words)
             continue
         budget = max(chunker.max_words - prefixer.widest(block), 1)
         for start, end in unit_spans(text, block):
@@ -141,7 +141,7 @@ def document_units(
     return units
 
 
-def table_units(text: str, block: Block, index: int, limit: int) -> list[Unit]:
+def _table_units(text: str, block: Block, index: int, limit: int) -> list[Unit]:
     """Return a table as one unit, or, above `limit` words, runs of rows each within it."""
     words = count_words(block.text)
     start = block_word_start(block)

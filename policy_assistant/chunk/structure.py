@@ -66,7 +66,7 @@ class StructureChunker(Chunker):
 
 
 @dataclass(slots=True)
-class OpenChunk:
+class _OpenChunk:
     """The chunk being filled: its body span, words, budget and prefix."""
 
     start: int
@@ -89,7 +89,7 @@ class _SectionPacker:
         self.max_table_words = chunker.max_table_words
         self.emitter = ChunkEmitter(doc, chunker.spec(), blocks)
         self.prefixer = Prefixer(doc, chunker.max_words)
-        self.cur: OpenChunk | None = None
+        self.cur: _OpenChunk | None = None
 
     def add_block(self, block: Block) -> None:
         """Add one block: whole if it can be, else as the pieces the rules allow."""
@@ -122,7 +122,7 @@ class _SectionPacker:
 
     def _open(self, start: int, end: int, words: int, block: Block, has_body: bool) -> None:
         prefix = self.prefixer.at(block, start == block_word_start(block))
-        self.cur = OpenChunk(start, end, words, self.max_words - prefix.words, prefix, has_body)
+        self.cur = _OpenChunk(start, end, words, self.max_words - prefix.words, prefix, has_body)
 
     def _add_piece(self, piece: Piece, block: Block) -> None:
         start, end, words = piece

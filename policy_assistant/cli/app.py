@@ -64,7 +64,7 @@ SETTINGS: dict[str, Any] = {
 """What every Typer app here is made with: plain help, no completion, our own error lines."""
 
 
-class LazyGroup(typer.core.TyperGroup):
+class _LazyGroup(typer.core.TyperGroup):
     """A command group that imports a command's module only when that command is asked for."""
 
     def list_commands(self, ctx: Any) -> list[str]:
@@ -109,7 +109,7 @@ app = typer.Typer(
     name="policy-assistant",
     help="Turn a folder of documents into a searchable, citable knowledge base.",
     no_args_is_help=True,
-    cls=LazyGroup,
+    cls=_LazyGroup,
     **SETTINGS,
 )
 

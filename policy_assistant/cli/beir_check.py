@@ -25,13 +25,13 @@ def beir_folders_checked(command: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         file = kwargs.get("file")
         if isinstance(file, Path) and is_beir_folder(file):
-            raise typer.Exit(int(check_beir(file)))
+            raise typer.Exit(int(_check_beir(file)))
         return command(*args, **kwargs)
 
     return wrapper
 
 
-def check_beir(folder: Path) -> ExitCode:
+def _check_beir(folder: Path) -> ExitCode:
     """List every bad line of a BEIR folder, then what it holds; FAILURE if any line is bad."""
     loaded = load_beir(folder)
     for row in loaded.bad:

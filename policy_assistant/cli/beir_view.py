@@ -46,13 +46,13 @@ def eval_beir(
         sys.stdout.buffer.write(pretty_json(data))
         sys.stdout.buffer.flush()
     else:
-        out.print(measure_table(report))
+        out.print(_measure_table(report))
         for line in reading_lines(report):
             out.print(escape(line), highlight=False)  # wrapped at spaces: it fits the terminal
     return ExitCode.OK
 
 
-def measure_table(report: BeirReport) -> Table:
+def _measure_table(report: BeirReport) -> Table:
     """Return variant x measure, each mean with its interval."""
     n = len(report.queries)
     split = report.settings["questions"]["split"]

@@ -85,7 +85,7 @@ def chunk(
     chunker = make_cli_chunker(chunker_name, settings)
     set_ocr(no_ocr)
     options = corpus_options(include, exclude, default_access, max_file_size, workers=workers)
-    result = load_documents(path, quiet, options, chunker)
+    result = _load_documents(path, quiet, options, chunker)
     print_notices(result.notices)
     print_warnings(result.warnings)
     chunks = [c for document in result.documents for c in result.chunks_of(document, chunker.chunk)]
@@ -96,7 +96,7 @@ def chunk(
     raise typer.Exit(report_failures(result.failures))
 
 
-def load_documents(
+def _load_documents(
     path: Path,
     quiet: bool = True,
     options: CorpusOptions | None = None,
@@ -117,7 +117,7 @@ def render(documents: list[Document], chunks: list[Chunk], chunker: Chunker) -> 
     parts: list[Table] = []
     for doc in documents:
         own = by_source.get(doc.source, [])
-        parts.append(chunk_table(doc, own, f"{chunker.name} {spec}"))
+        parts.append(_chunk_table(doc, own, f"{chunker.name} {spec}"))
         parts.append(readout_table(quality(doc, own), "quality"))
     if len(documents) != 1:
         parts.append(
@@ -126,7 +126,7 @@ def render(documents: list[Document], chunks: list[Chunk], chunker: Chunker) -> 
     return Group(*parts)
 
 
-def chunk_table(doc: Document, chunks: list[Chunk], chunker_label: str) -> Table:
+def _chunk_table(doc: Document, chunks: list[Chunk], chunker_label: str) -> Table:
     """Return one document's chunks: # (from 1), ID, characters, pages, words, headings."""
     count = counted(len(chunks), "chunk")
     title = f"{escape(doc.source)}: {count} ({escape(chunker_label)})"

@@ -26,7 +26,7 @@ PIPED_WIDTH = 160
 """Width of tables written to a pipe or file when neither a terminal nor COLUMNS says."""
 
 
-class FittingConsole(Console):
+class _FittingConsole(Console):
     """A console whose tables fold long values onto more lines instead of cutting them.
 
     A source path is a citation and a number is a figure: neither may end in an ellipsis,
@@ -45,15 +45,15 @@ class FittingConsole(Console):
     def print(self, *objects: Any, **kwargs: Any) -> None:
         """Print as rich does, with every table's columns set to fold."""
         for item in objects:
-            fold_tables(item, self.width * 2 // 5)
-            for table in tables_in(item):
+            _fold_tables(item, self.width * 2 // 5)
+            for table in _tables_in(item):
                 if self._too_wide(table):
                     table.box, table.show_edge = None, False  # borders cost 3 characters a column
                 if self._too_wide(table):
                     for column in table.columns:
                         column.min_width = None  # paths fold rather than crop the numbers
                 if self._measure(table).maximum > self.width:
-                    pin_min_widths(table)
+                    _pin_min_widths(table)
         super().print(*objects, **kwargs)
 
     def _too_wide(self, table: Table) -> bool:
@@ -63,7 +63,7 @@ class FittingConsole(Console):
         return table.__rich_measure__(self, self.options)
 
 
-def pin_min_widths(table: Table) -> None:
+def _pin_min_widths(table: Table) -> None:
     """Fix each column that has a minimum width at that width, for a table that must shrink.
 
     rich shrinks the widest wrapping columns first and then widens a column back to its
@@ -75,14 +75,14 @@ def pin_min_widths(table: Table) -> None:
             column.width = column.min_width
 
 
-def tables_in(renderable: Any) -> list[Table]:
+def _tables_in(renderable: Any) -> list[Table]:
     """Return the tables in a renderable: itself, or those of a group, depth first."""
     if isinstance(renderable, Table):
         return [renderable]
-    return [t for child in getattr(renderable, "renderables", ()) for t in tables_in(child)]
+    return [t for child in getattr(renderable, "renderables", ()) for t in _tables_in(child)]
 
 
-def fold_tables(renderable: Any, path_width: int) -> None:
+def _fold_tables(renderable: Any, path_width: int) -> None:
     """Fit the tables in a renderable (a table, or a group of them) without cutting a value.
 
     Text columns fold; numbers (right-aligned columns) never break; a column that holds
@@ -99,7 +99,7 @@ def fold_tables(renderable: Any, path_width: int) -> None:
                 longest = max((len(line) for line in lines if " " not in line), default=0)
                 column.min_width = max(column.min_width or 0, min(longest, path_width))
     for child in getattr(renderable, "renderables", ()):
-        fold_tables(child, path_width)
+        _fold_tables(child, path_width)
 
 
 def _out_width() -> int | None:
@@ -110,7 +110,7 @@ def _out_width() -> int | None:
     return int(columns) if columns.isdigit() and int(columns) > 0 else PIPED_WIDTH
 
 
-out = FittingConsole(soft_wrap=False)
+out = _FittingConsole(soft_wrap=False)
 """Results: tables on a terminal, JSON lines otherwise."""
 err = Console(stderr=True)
 """Progress, warnings and errors."""
@@ -213,14 +213,14 @@ def report_failures(failures: Iterable[DocumentError]) -> int:
     return int(ExitCode.FAILURE if count else ExitCode.OK)
 
 
-def json_lines(records: Iterable[dict[str, Any]]) -> bytes:
+def _json_lines(records: Iterable[dict[str, Any]]) -> bytes:
     """Return records as JSON lines, keys sorted so the bytes are stable."""
     return b"".join(map(json_line, records))
 
 
 def emit_json_lines(records: Iterable[dict[str, Any]], out_file: Path | None) -> None:
     """Write JSON lines to `out_file` atomically, or to stdout."""
-    data = json_lines(records)
+    data = _json_lines(records)
     if out_file is not None:
         atomic_write_bytes(out_file, data)
     else:

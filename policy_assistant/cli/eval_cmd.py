@@ -162,7 +162,7 @@ AcceptSettings = Annotated[
     bool,
     Opt(
         "--accept-settings",
-        help="Gate against a baseline whose settings or questions file differ (else exit 1).",
+        help="_Gate against a baseline whose settings or questions file differ (else exit 1).",
     ),
 ]
 Strict = Annotated[
@@ -171,7 +171,7 @@ Strict = Annotated[
 
 
 @dataclass(frozen=True, slots=True)
-class Outputs:
+class _Outputs:
     """Where the report goes besides the terminal's tables."""
 
     as_json: bool = False
@@ -183,7 +183,7 @@ class Outputs:
 
 
 @dataclass(frozen=True, slots=True)
-class Gate:
+class _Gate:
     """The CI gate's options: the baseline, the allowed fall, and accepted setting changes."""
 
     baseline: Path | None = None
@@ -193,10 +193,10 @@ class Gate:
 
 def register(app: typer.Typer) -> None:
     """Add the eval command to the app."""
-    app.command("eval")(guarded(eval_command))
+    app.command("eval")(guarded(_eval_command))
 
 
-def eval_command(
+def _eval_command(
     corpus: Corpus = DEFAULT_CORPUS,
     questions: Questions = DEFAULT_QUESTIONS,
     chunker: Chunkers = None,
@@ -237,25 +237,27 @@ def eval_command(
     set_ocr(no_ocr)
     reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache, workers)
     options = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
-    base = eval_settings(chunker, chunks, index, strategy, options, strict or baseline is not None)
-    settings = replace(base, budgets=parse_budgets(budget), budget_unit=budget_unit, k=k, seed=seed)
+    base = _eval_settings(chunker, chunks, index, strategy, options, strict or baseline is not None)
+    settings = replace(
+        base, budgets=_parse_budgets(budget), budget_unit=budget_unit, k=k, seed=seed
+    )
     rankers = tuple(r.strip() for r in retriever.split(",") if r.strip())
     settings = replace(settings, rankers=rankers, model=model)
     if strategy is None and (budget_unit != WORDS or is_beir_folder(questions)):
         settings = replace(settings, strategies=())  # the default strategy cannot run there
     settings.check()
-    outputs = Outputs(as_json, out_file, summary, plot, html, explain)
-    gate = Gate(baseline, tolerance, accept_settings)
+    outputs = _Outputs(as_json, out_file, summary, plot, html, explain)
+    gate = _Gate(baseline, tolerance, accept_settings)
     if is_beir_folder(questions):
-        raise typer.Exit(int(run_beir(questions, settings, outputs, gate, quiet)))
+        raise typer.Exit(int(_run_beir(questions, settings, outputs, gate, quiet)))
     if not questions.exists():  # a usage error, as a missing --corpus is
         raise UsageError(f"--questions: {questions} does not exist")
     raise typer.Exit(
-        int(run_and_report(corpus, questions, settings, reading, outputs, gate, quiet))
+        int(_run_and_report(corpus, questions, settings, reading, outputs, gate, quiet))
     )
 
 
-def eval_settings(
+def _eval_settings(
     chunker: list[str] | None,
     chunks: list[Path] | None,
     index: list[Path] | None,
@@ -285,8 +287,8 @@ def strategy_names(strategy: str | None, rows_named: bool) -> tuple[str, ...]:
     return () if names == ("none",) else names
 
 
-def run_beir(
-    folder: Path, settings: EvalSettings, outputs: Outputs, gate: Gate, quiet: bool
+def _run_beir(
+    folder: Path, settings: EvalSettings, outputs: _Outputs, gate: _Gate, quiet: bool
 ) -> ExitCode:
     """Evaluate a BEIR folder, refusing the options that do not apply to one."""
     from policy_assistant.cli.beir_view import eval_beir
@@ -302,13 +304,13 @@ def run_beir(
     )
 
 
-def run_and_report(
+def _run_and_report(
     corpus: Path,
     questions: Path,
     settings: EvalSettings,
     reading: CorpusOptions,
-    outputs: Outputs,
-    gate: Gate,
+    outputs: _Outputs,
+    gate: _Gate,
     quiet: bool,
 ) -> ExitCode:
     """Evaluate, write every output asked for, gate, and return the exit code."""
@@ -322,23 +324,23 @@ def run_and_report(
     for message in report.warnings:
         warn(message)
     data = report.to_dict(detail=not outputs.summary)
-    write_outputs(report, data, outputs.as_json, outputs.out_file, outputs.explain)
+    _write_outputs(report, data, outputs.as_json, outputs.out_file, outputs.explain)
     if outputs.plot is not None:
         plot_report(report, outputs.plot)
         wrote(outputs.plot)
     if outputs.html is not None:
         write_html(report, outputs.html)
         wrote(outputs.html)
-    report_leaks(report)
+    _report_leaks(report)
     result = None
     if before is not None and gate.baseline is not None:
-        result = check_gate(report, data, before, gate)
-        report_gate(result, gate.baseline)
+        result = _check_gate(report, data, before, gate)
+        _report_gate(result, gate.baseline)
     return gate_exit_code(report.leaks, result)
 
 
-def check_gate(
-    report: EvalReport, data: dict[str, Any], before: dict[str, Any], gate: Gate
+def _check_gate(
+    report: EvalReport, data: dict[str, Any], before: dict[str, Any], gate: _Gate
 ) -> GateResult:
     """Compare the report with the baseline at the given or default tolerance."""
     questions = len(report.questions)
@@ -359,7 +361,7 @@ def wrote(path: Path) -> None:
     err.print(f"wrote {escape(str(path))}", highlight=False, soft_wrap=True)
 
 
-def parse_budgets(value: str) -> tuple[int, ...]:
+def _parse_budgets(value: str) -> tuple[int, ...]:
     """Return the budgets of a comma-separated list, ascending, without repeats."""
     budgets: set[int] = set()
     for item in value.split(","):
@@ -372,7 +374,7 @@ def parse_budgets(value: str) -> tuple[int, ...]:
     return tuple(sorted(budgets))
 
 
-def write_outputs(
+def _write_outputs(
     report: EvalReport,
     data: dict[str, Any],
     as_json: bool,
@@ -389,14 +391,14 @@ def write_outputs(
         sys.stdout.buffer.write(pretty_json(data))
         sys.stdout.buffer.flush()
     elif explain is not None:
-        explain_question(report, explain)
+        _explain_question(report, explain)
     else:
-        out.print(k_table(report))
-        out.print(budget_table(report))
-        differences = comparison_table(report)
+        out.print(_k_table(report))
+        out.print(_budget_table(report))
+        differences = _comparison_table(report)
         if differences is not None:
             out.print(differences)
-        against = ranker_table(report)
+        against = _ranker_table(report)
         if against is not None:
             out.print(against)
         for line in reading_lines(report):
@@ -413,7 +415,7 @@ NARROW = 100
 """Below this many columns the equal-k table prints each interval under its figure."""
 
 
-def k_table(report: EvalReport) -> Table:
+def _k_table(report: EvalReport) -> Table:
     """Return the figures at equal k, where more text finds more evidence."""
     k = report.settings["k"]
     n = len(report.questions)
@@ -421,7 +423,7 @@ def k_table(report: EvalReport) -> Table:
     gap = "\n" if out.width < NARROW else " "
     # Narrow, the header folds too: the numbers under it never do, so it sets the width.
     words_head = f"median{gap}words{gap}in top {k}"
-    table.add_column("chunker", min_width=name_width(report))
+    table.add_column("chunker", min_width=_name_width(report))
     for name in ("chunks", f"hit@{k}", words_head, "leaks"):
         table.add_column(name, justify="right")
     for s in report.summaries:
@@ -430,12 +432,12 @@ def k_table(report: EvalReport) -> Table:
     return table
 
 
-def budget_table(report: EvalReport) -> Table:
+def _budget_table(report: EvalReport) -> Table:
     """Return chunker x budget: what a context of B holds, one figure a row when too narrow."""
-    one_line = out.width >= wide_width(report, one_line=True)
-    if not one_line and out.width < wide_width(report, one_line=False):
-        return long_budget_table(report)
-    table = Table(title=budget_title(report), title_justify="left")
+    one_line = out.width >= _wide_width(report, one_line=True)
+    if not one_line and out.width < _wide_width(report, one_line=False):
+        return _long_budget_table(report)
+    table = Table(title=_budget_title(report), title_justify="left")
     median = f"median {unit_of(report.settings)}"
     heads = (*(f"{m}@B" for m in BUDGET_METRICS), CEILING, "empty", "cut", MISSES, median)
     for name in ("chunker", "B", *heads):
@@ -443,7 +445,7 @@ def budget_table(report: EvalReport) -> Table:
     for s in report.summaries:
         for i, b in enumerate(s.budgets):
             figures = [show(b.figures[m], one_line) for m in BUDGET_METRICS]
-            counts = (str(b.empty_contexts), str(b.cut_contexts), split_misses(b.misses))
+            counts = (str(b.empty_contexts), str(b.cut_contexts), _split_misses(b.misses))
             words = f"{b.context_words.value:.0f}"
             name = s.name if i == 0 else ""
             ceiling = show(b.ceiling, one_line)
@@ -458,7 +460,7 @@ MISSES = "miss chunk/rank"
 """Incomplete contexts: no chunk set could fit B / one could, ranking did not bring it."""
 
 
-def split_misses(misses: dict[str, int]) -> str:
+def _split_misses(misses: dict[str, int]) -> str:
     """Return the misses as chunking/ranking counts: 18/34."""
     return f"{misses.get('chunking', 0)}/{misses.get('ranking', 0)}"
 
@@ -467,38 +469,38 @@ NAME_FOLD = 12
 """Columns a variant's name may be folded into: names fold, numbers never do."""
 
 
-def name_width(report: EvalReport) -> int:
+def _name_width(report: EvalReport) -> int:
     """Return the columns a variant's name keeps however narrow: up to NAME_FOLD."""
     return min(max((len(s.name) for s in report.summaries), default=7), NAME_FOLD)
 
 
-def wide_width(report: EvalReport, one_line: bool) -> int:
+def _wide_width(report: EvalReport, one_line: bool) -> int:
     """Return the columns the budget table needs with every number whole on its lines."""
     budgets = [b for s in report.summaries for b in s.budgets]
     figures = [b.figures[m] for b in budgets for m in BUDGET_METRICS]
     cell = max((len(line) for f in figures for line in show(f, one_line).splitlines()), default=0)
     widths = [
-        name_width(report),
+        _name_width(report),
         max([1] + [len(str(b.budget)) for b in budgets]),
         *(max(cell, len(f"{m}@B")) for m in BUDGET_METRICS),
         max(cell, len(CEILING)),
         max([5] + [len(str(b.empty_contexts)) for b in budgets]),
         max([3] + [len(str(b.cut_contexts)) for b in budgets]),
-        max([len(MISSES)] + [len(split_misses(b.misses)) for b in budgets]),
+        max([len(MISSES)] + [len(_split_misses(b.misses)) for b in budgets]),
         max([len(f"median {unit_of(report.settings)}")]
             + [len(f"{b.context_words.value:.0f}") for b in budgets]),
     ]  # fmt: skip
     return 1 + sum(w + 3 for w in widths)  # a border, then per column two pads and a border
 
 
-def budget_title(report: EvalReport) -> str:
+def _budget_title(report: EvalReport) -> str:
     """Return the budget table's title, naming what the budgets count."""
     return f"At equal budgets ({unit_label(unit_of(report.settings))}, prefixes included)"
 
 
-def long_budget_table(report: EvalReport) -> Table:
+def _long_budget_table(report: EvalReport) -> Table:
     """Return the budget figures one per row: chunker, B, figure, value and interval."""
-    table = Table(title=budget_title(report), title_justify="left")
+    table = Table(title=_budget_title(report), title_justify="left")
     for name in ("chunker", "B", "figure", "value", "interval"):
         table.add_column(name, justify="left" if name in ("chunker", "figure") else "right")
     for s in report.summaries:
@@ -512,14 +514,14 @@ def long_budget_table(report: EvalReport) -> Table:
             table.add_row("", "", CEILING, f"{c.value:.3f}", f"[{c.low:.3f}-{c.high:.3f}]")
             table.add_row("", "", "empty", str(b.empty_contexts), "")
             table.add_row("", "", "cut", str(b.cut_contexts), "")
-            table.add_row("", "", MISSES, split_misses(b.misses), "")
+            table.add_row("", "", MISSES, _split_misses(b.misses), "")
             median = f"median {unit_of(report.settings)}"
             table.add_row("", "", median, f"{b.context_words.value:.0f}", "")
             table.add_section()
     return table
 
 
-def comparison_table(report: EvalReport) -> Table | None:
+def _comparison_table(report: EvalReport) -> Table | None:
     """Return, per figure, the best variant and which others differ from it beyond the noise."""
     found = verdicts(report)
     if not found:
@@ -536,7 +538,7 @@ def comparison_table(report: EvalReport) -> Table | None:
     return table
 
 
-def ranker_table(report: EvalReport) -> Table | None:
+def _ranker_table(report: EvalReport) -> Table | None:
     """Return each dense or hybrid row's paired difference from the same row ranked by bm25."""
     found = versus_bm25(report)
     if not found:
@@ -548,7 +550,7 @@ def ranker_table(report: EvalReport) -> Table | None:
     table = Table(title=title, title_justify="left")
     figures = figure_names(report.settings["budgets"])
     shown = [f for f in figures if f == "hit@k" or f.startswith(("hit@", "complete@"))]
-    table.add_column("row", min_width=name_width(report))
+    table.add_column("row", min_width=_name_width(report))
     for name in shown:
         table.add_column(name, justify="right")
     for row, versus in found.items():
@@ -559,7 +561,7 @@ def ranker_table(report: EvalReport) -> Table | None:
     return table
 
 
-def explain_question(report: EvalReport, question_id: str) -> None:
+def _explain_question(report: EvalReport, question_id: str) -> None:
     """Print one question's retrieval per chunker, and why each miss missed."""
     index = next(i for i, q in enumerate(report.questions) if q.id == question_id)
     question = report.questions[index]
@@ -568,12 +570,12 @@ def explain_question(report: EvalReport, question_id: str) -> None:
         where = f"{p.source}" + (f" / {p.section}" if p.section else "")
         out.print(f"  evidence in {escape(where)}: {escape(p.evidence)!r}", highlight=False)
     for run in report.runs:
-        out.print(explain_table(run, run.outcomes[index]))
-        for line in miss_lines(run.outcomes[index], unit_of(report.settings)):
+        out.print(_explain_table(run, run.outcomes[index]))
+        for line in _miss_lines(run.outcomes[index], unit_of(report.settings)):
             out.print(line, highlight=False)
 
 
-def explain_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
+def _explain_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
     """Return a chunker's ranking for one question, with what each budget packed."""
     table = Table(title=f"{run.name}: {len(outcome.retrieved)} candidates", title_justify="left")
     budgets = [b.budget for b in outcome.budgets]
@@ -581,7 +583,7 @@ def explain_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
     for name in (*heads, *(f"in {b}" for b in budgets)):
         table.add_column(name, justify="left" if name in ("chunk", "source") else "right")
     for r in outcome.retrieved:
-        packed = [in_context(r.rank, b) for b in outcome.budgets]
+        packed = [_in_context(r.rank, b) for b in outcome.budgets]
         flags = ("yes" if r.relevant else "", "yes" if r.holds else "")
         row = (str(r.rank), r.chunk.id, escape(r.chunk.source), str(r.chunk.position + 1))
         table.add_row(*row, str(r.chunk.words), *flags, *packed)
@@ -595,7 +597,7 @@ LIMIT_WORDS = {
 """What each kind of miss says in --explain."""
 
 
-def miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
+def _miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
     """Return one line per budget: what the context held, and why a miss missed."""
     lines = []
     for b in outcome.budgets:
@@ -610,32 +612,32 @@ def miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
             detail += f"; {LIMIT_WORDS.get(b.limit, b.limit)}"
         lines.append(
             f"  at {b.budget}: {counted(b.packed, 'chunk')}, {b.words} {unit}; "
-            f"hit {yes_no(b.hit)}, "
+            f"hit {_yes_no(b.hit)}, "
             f"recall {b.recall:.2f}, evidence {b.evidence:.2f} (share of the quotes held), "
-            f"ceiling {yes_no(b.ceiling)}; {state}{detail}"
+            f"ceiling {_yes_no(b.ceiling)}; {state}{detail}"
         )
     return lines
 
 
-def in_context(rank: int, budget: BudgetOutcome) -> str:
+def _in_context(rank: int, budget: BudgetOutcome) -> str:
     """Return whether the result of this rank is in the context: yes, cut, or nothing."""
     if rank > budget.packed:
         return ""
     return "cut" if budget.cut else "yes"
 
 
-def yes_no(value: bool) -> str:
+def _yes_no(value: bool) -> str:
     """Return yes or no."""
     return "yes" if value else "no"
 
 
-def report_leaks(report: EvalReport) -> None:
+def _report_leaks(report: EvalReport) -> None:
     """Print every variant that returned staff chunks to public questions."""
     for line in leak_messages(report):
         error(line)
 
 
-def report_gate(gate: GateResult, baseline: Path) -> None:
+def _report_gate(gate: GateResult, baseline: Path) -> None:
     """Print whether the settings match the baseline's and what fell below it."""
     for note in gate.notes:
         warn(f"{note} ({baseline}); figures may not be comparable")

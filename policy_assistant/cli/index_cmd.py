@@ -25,10 +25,10 @@ STDIN = Path("-")
 
 def register(app: typer.Typer) -> None:
     """Add the index command to the app."""
-    app.command("index")(guarded(index_command))
+    app.command("index")(guarded(_index_command))
 
 
-def index_command(
+def _index_command(
     chunks_file: Annotated[
         Path,
         typer.Argument(help="Chunk records as JSON lines (`chunk --json` output); - reads stdin."),

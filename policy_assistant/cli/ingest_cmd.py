@@ -82,10 +82,10 @@ if TYPE_CHECKING:
 
 def register(app: typer.Typer) -> None:
     """Add the ingest command to the app."""
-    app.command("ingest")(guarded(ingest_command))
+    app.command("ingest")(guarded(_ingest_command))
 
 
-def ingest_command(
+def _ingest_command(
     corpus: Annotated[Path, typer.Argument(help="The corpus folder (or one file).")],
     index: IndexDir = None,
     chunker: Annotated[
@@ -183,7 +183,7 @@ def ingest_command(
         if watcher is not None:
             summary = watcher.ingest(progress)
         else:
-            run = IngestRun(corpus, index_dir, made, bm25, strict, options, units, embed)
+            run = _IngestRun(corpus, index_dir, made, bm25, strict, options, units, embed)
             summary = run.ingest(progress, stages)
     _print_summary(summary, stages, as_json)
     code = report_failures(summary.failures)
@@ -203,7 +203,7 @@ def _check_usage(bm25_variant: str | None, watch: bool, strict: bool) -> None:
     if watch and strict:
         raise UsageError("--strict stops at the first bad file and --watch goes on: give one")
     if watch:
-        require_watchdog()
+        _require_watchdog()
 
 
 def _embed_choice(
@@ -224,7 +224,7 @@ def _say_sticky(changed: Sequence[str], kept: Sequence[str]) -> None:
 
 
 @dataclass(frozen=True)
-class IngestRun:
+class _IngestRun:
     """One ingest as the command runs it: the library's ingest, with the engine's progress."""
 
     corpus: Path
@@ -272,7 +272,7 @@ def _print_summary(summary: IngestSummary, stages: Stages | None, as_json: bool)
         out.print(f" {escape(line)}", highlight=False)
 
 
-def require_watchdog() -> None:
+def _require_watchdog() -> None:
     """Raise UsageError, saying which extra to install, unless watchdog can be imported."""
     try:
         importlib.import_module("watchdog")

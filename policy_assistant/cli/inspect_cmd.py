@@ -52,10 +52,10 @@ Opt = typer.Option
 
 def register(app: typer.Typer) -> None:
     """Add the inspect command to the app."""
-    app.command("inspect")(guarded(inspect_command))
+    app.command("inspect")(guarded(_inspect_command))
 
 
-def inspect_command(
+def _inspect_command(
     source: Annotated[
         str,
         typer.Argument(
@@ -96,19 +96,19 @@ def inspect_command(
     set_ocr(no_ocr)
     reading = corpus_options(include, exclude, default_access, max_file_size, parse_cache, workers)
     given = chunker_settings(size, overlap, max_words, max_table_words, overlap_sentences)
-    check_options(index, chunker, given)
+    _check_options(index, chunker, given)
     made = make_cli_chunker(chunker or DEFAULT_CHUNKER, given)
     if open_page and html_file is None:
         raise UsageError("--open opens the page that --html writes: give --html FILE too")
     if html_file is None:
-        print_inspection(inspect_document(source, made, corpus, index, reading))
+        _print_inspection(inspect_document(source, made, corpus, index, reading))
         return
     code = write_html(source, made, html_file, corpus, index, quiet, reading)
-    maybe_open(html_file, open_page)
+    _maybe_open(html_file, open_page)
     raise typer.Exit(code)
 
 
-def check_options(index: Path | None, chunker: str | None, given: dict[str, int]) -> None:
+def _check_options(index: Path | None, chunker: str | None, given: dict[str, int]) -> None:
     """Refuse options that contradict each other: an index brings its own chunker."""
     if index is not None and (given or chunker is not None):
         raise UsageError("--index shows the index's own chunks: drop --chunker and size options")
@@ -134,24 +134,24 @@ def write_html(
     return report_failures(result.failures)
 
 
-def print_inspection(inspection: Inspection) -> None:
+def _print_inspection(inspection: Inspection) -> None:
     """Print the view: colours on a terminal, plain text with the marks otherwise."""
     plain = out.no_color or out.color_system is None
     out.print(render_inspection(inspection.view(), inspection.variant.spec, plain))
 
 
-def has_display() -> bool:
+def _has_display() -> bool:
     """Return whether a browser window can be opened here."""
     if sys.platform in ("darwin", "win32"):
         return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def maybe_open(page: Path, wanted: bool) -> None:
+def _maybe_open(page: Path, wanted: bool) -> None:
     """Open the page in the default browser when asked and a display is there."""
     if not wanted:
         return
-    if not has_display():
+    if not _has_display():
         warn(f"no display to open a browser on; open {page} yourself")
         return
     if webbrowser.open(page.resolve().as_uri()):

@@ -10,10 +10,10 @@ from policy_assistant.cli.index_options import AsJson, IndexDir
 
 def register(app: typer.Typer) -> None:
     """Add the ls command to the app."""
-    app.command("ls")(guarded(ls_command))
+    app.command("ls")(guarded(_ls_command))
 
 
-def ls_command(index: IndexDir = None, as_json: AsJson = False) -> None:
+def _ls_command(index: IndexDir = None, as_json: AsJson = False) -> None:
     """List the documents an index holds: source, title, version, access, chunks and words."""
     from rich.markup import escape
     from rich.table import Table

@@ -70,7 +70,7 @@ def parse(
     raise typer.Exit(report_failures(result.failures))
 
 
-def document_row(document: Document) -> tuple[str, ...]:
+def _document_row(document: Document) -> tuple[str, ...]:
     """Return one document's figures for the summary table."""
     blocks = document.blocks
     sections = {b.section for b in blocks if b.kind == "heading"}
@@ -124,5 +124,5 @@ def summary_table(result: ParseResult) -> Table:
         left = name in ("source", "access", "lang")
         table.add_column(name, justify="left" if left else "right", overflow="fold")
     for document in result.documents:
-        table.add_row(*document_row(document))
+        table.add_row(*_document_row(document))
     return table

@@ -26,15 +26,15 @@ def register(app: typer.Typer) -> None:
     """Add the questions group and its check command to the app."""
     from policy_assistant.cli.beir_check import beir_folders_checked
 
-    app.callback()(questions_group)
-    app.command("check")(guarded(beir_folders_checked(check_command)))
+    app.callback()(_questions_group)
+    app.command("check")(guarded(beir_folders_checked(_check_command)))
 
 
-def questions_group() -> None:
+def _questions_group() -> None:
     """Check a questions file against the corpus, listing every invalid question."""
 
 
-def check_command(
+def _check_command(
     file: Annotated[
         Path,
         typer.Argument(
@@ -66,7 +66,7 @@ def check_command(
     if valid_out is not None:
         kept = write_valid(file, found, valid_out)
         err.print(f"wrote {kept} questions to {escape(str(valid_out))}", highlight=False)
-    show_coverage(found, as_json)
+    _show_coverage(found, as_json)
     total = len(loaded.questions) + len(loaded.invalid)
     err.print(
         f"{escape(str(file))}: {len(loaded.questions)} of {total} questions valid, "
@@ -77,7 +77,7 @@ def check_command(
     raise typer.Exit(int(ExitCode.FAILURE if loaded.invalid else ExitCode.OK))
 
 
-def show_coverage(found: QuestionsCheck, as_json: bool) -> None:
+def _show_coverage(found: QuestionsCheck, as_json: bool) -> None:
     """Print what the valid questions cover: one JSON object, or a count table."""
     coverage = found.coverage()
     if as_json:

@@ -31,10 +31,10 @@ RANKER_HELP = (
 
 def register(app: typer.Typer) -> None:
     """Add the search command to the app."""
-    app.command("search")(guarded(search_command))
+    app.command("search")(guarded(_search_command))
 
 
-def search_command(
+def _search_command(
     query: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
     index: IndexDir = None,
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="How many results.")] = DEFAULT_K,
@@ -81,27 +81,27 @@ def search_command(
             from policy_assistant.evaluate.strategies import named_strategies  # only when asked
 
             settings = named_strategies([strategy])[0].context
-        chosen = ranker_name(ranker)
-        show_context(resolve_index_dir(index), query, budget, access, as_json, settings, chosen)
+        chosen = _ranker_name(ranker)
+        _show_context(resolve_index_dir(index), query, budget, access, as_json, settings, chosen)
         return
     with open_index(resolve_index_dir(index), verify=verify) as opened:
-        hits = opened.search(query, k, access, ranker=ranker_name(ranker))
+        hits = opened.search(query, k, access, ranker=_ranker_name(ranker))
         if opened.notice:
             err.print(opened.notice, highlight=False, markup=False)
     if as_json:
         emit_json_lines((hit.to_dict() for hit in hits), None)
     elif hits:
-        out.print(results_table(hits, set(tokenize(query))))
+        out.print(_results_table(hits, set(tokenize(query))))
     if not hits:
-        say_no_results(f"no results for {query}", access)
+        _say_no_results(f"no results for {query}", access)
 
 
-def ranker_name(ranker: str | None) -> Ranker | None:
+def _ranker_name(ranker: str | None) -> Ranker | None:
     """Return --ranker as a ranker's name (checked against RANKERS), or None: the default."""
     return None if ranker is None else cast(Ranker, ranker)
 
 
-def say_no_results(message: str, access: str) -> None:
+def _say_no_results(message: str, access: str) -> None:
     """Say on stderr that nothing was found, never whether a wider access would find some.
 
     Whether chunks the caller may not see match a query is itself what they may not see (a
@@ -112,7 +112,7 @@ def say_no_results(message: str, access: str) -> None:
     err.print(f"{escape(message)} at access {access}{note}", highlight=False, soft_wrap=True)
 
 
-def show_context(
+def _show_context(
     index_dir: Path, query: str, budget: int, access: str, as_json: bool,
     settings: ContextSettings | None = None,
     ranker: Ranker | None = None,
@@ -126,14 +126,14 @@ def show_context(
     if as_json:
         emit_json_lines((p.to_dict() for p in passages), None)
     elif passages:
-        out.print(context_table(passages, set(tokenize(query))))
+        out.print(_context_table(passages, set(tokenize(query))))
         used = sum(p.words for p in passages)
         err.print(f"{len(passages)} passages, {used} of {budget} words", highlight=False)
     if not passages:
-        say_no_results(f"no passage for {query} fits {budget} words", access)
+        _say_no_results(f"no passage for {query} fits {budget} words", access)
 
 
-def context_table(passages: list[ContextPassage], terms: set[str]) -> Table:
+def _context_table(passages: list[ContextPassage], terms: set[str]) -> Table:
     """Return the passages of a context with where each comes from."""
     table = Table(show_lines=True)
     for name in ("#", "words", "source", "text"):
@@ -147,7 +147,7 @@ def context_table(passages: list[ContextPassage], terms: set[str]) -> Table:
     return table
 
 
-def results_table(hits: list[SearchHit], terms: set[str]) -> Table:
+def _results_table(hits: list[SearchHit], terms: set[str]) -> Table:
     """Return the ranked hits with where each comes from and the query terms highlighted."""
     table = Table(show_lines=True, title=f"ranked by {hits[0].ranker}", title_justify="left")
     for name in ("#", "score", "source", "text"):

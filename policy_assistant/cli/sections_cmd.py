@@ -18,10 +18,10 @@ from policy_assistant.parse import CorpusOptions
 
 def register(app: typer.Typer) -> None:
     """Add the sections command to the app."""
-    app.command("sections")(guarded(sections_command))
+    app.command("sections")(guarded(_sections_command))
 
 
-def sections_command(
+def _sections_command(
     source: Annotated[str, typer.Argument(help="The document, as its corpus-relative path.")],
     corpus: Annotated[Path, typer.Option(help="The corpus folder.")] = DEFAULT_CORPUS,
     workers: Workers = None,

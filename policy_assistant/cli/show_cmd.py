@@ -12,10 +12,10 @@ from policy_assistant.cli.index_options import AsJson, IndexDir
 
 def register(app: typer.Typer) -> None:
     """Add the show command to the app."""
-    app.command("show")(guarded(show_command))
+    app.command("show")(guarded(_show_command))
 
 
-def show_command(
+def _show_command(
     chunk_id: Annotated[str, typer.Argument(help="A chunk ID, as search and ls --json show it.")],
     index: IndexDir = None,
     as_json: AsJson = False,

@@ -41,7 +41,7 @@ class WatchPrinter:
         if self.as_json:
             typer.echo(json_text(summary.to_dict()))
         else:
-            out.print(escape(round_line(summary)), highlight=False)
+            out.print(escape(_round_line(summary)), highlight=False)
         if not self.quiet:
             err.print(f"  (round took {seconds:.2f} s)", highlight=False)
 
@@ -57,7 +57,7 @@ class WatchPrinter:
             err.print("stopped watching", highlight=False)
 
 
-def round_line(summary: IngestSummary) -> str:
+def _round_line(summary: IngestSummary) -> str:
     """Return one round's line: what changed, and the index's size after it."""
     parts = [
         f"{what} {len(sources)} ({sample(sources)})"

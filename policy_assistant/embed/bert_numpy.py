@@ -43,7 +43,7 @@ def gelu(x: Floats) -> Floats:
     return out.astype(np.float32)
 
 
-def layer_norm(x: Floats, gain: Floats, bias: Floats, eps: float) -> Floats:
+def _layer_norm(x: Floats, gain: Floats, bias: Floats, eps: float) -> Floats:
     """Return x normalised over its last axis, then scaled and shifted."""
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
@@ -51,7 +51,7 @@ def layer_norm(x: Floats, gain: Floats, bias: Floats, eps: float) -> Floats:
     return out.astype(np.float32)
 
 
-def softmax(x: Floats) -> Floats:
+def _softmax(x: Floats) -> Floats:
     """Return the softmax over the last axis, shifted by the maximum for range."""
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     out: Floats = e / e.sum(axis=-1, keepdims=True)
@@ -74,7 +74,7 @@ class Layer:
     norm2: tuple[Floats, Floats]
 
 
-def load_layer(get: Callable[[str], Floats], i: int) -> Layer:
+def _load_layer(get: Callable[[str], Floats], i: int) -> Layer:
     """Return layer `i`, its query, key and value projections fused into one product."""
     p = f"encoder.layer.{i}."
     a = p + "attention."
@@ -111,13 +111,13 @@ class NumpyBert:
         self.position = get(e + "position_embeddings.weight")
         self.token_type = get(e + "token_type_embeddings.weight")
         self.norm = (get(e + "LayerNorm.weight"), get(e + "LayerNorm.bias"))
-        self.layers = [load_layer(get, i) for i in range(shape.layers)]
+        self.layers = [_load_layer(get, i) for i in range(shape.layers)]
 
     def __call__(self, ids: Ints, mask: Ints, types: Ints) -> Floats:
         """Return the last hidden state, (batch, tokens, hidden)."""
         positions = np.arange(ids.shape[1])
         x = self.word[ids] + self.position[positions][None] + self.token_type[types]
-        x = layer_norm(x, *self.norm, self.shape.eps)
+        x = _layer_norm(x, *self.norm, self.shape.eps)
         # Padding gets a large negative score, so softmax gives it no weight.
         bias = ((1.0 - mask.astype(np.float32)) * np.float32(-1e9))[:, None, None, :]
         for layer in self.layers:
@@ -126,9 +126,9 @@ class NumpyBert:
 
     def block(self, x: Floats, layer: Layer, bias: Floats) -> Floats:
         """Return one layer's output: attention, then the feed-forward, each add & norm."""
-        x = layer_norm(x + self.attention(x, layer, bias), *layer.norm1, self.shape.eps)
+        x = _layer_norm(x + self.attention(x, layer, bias), *layer.norm1, self.shape.eps)
         hidden = gelu(x @ layer.up + layer.up_bias)
-        return layer_norm(x + hidden @ layer.down + layer.down_bias, *layer.norm2, self.shape.eps)
+        return _layer_norm(x + hidden @ layer.down + layer.down_bias, *layer.norm2, self.shape.eps)
 
     def attention(self, x: Floats, layer: Layer, bias: Floats) -> Floats:
         """Return multi-head self-attention's projected output."""
@@ -138,6 +138,6 @@ class NumpyBert:
         qkv = (x @ layer.qkv + layer.qkv_bias).reshape(batch, tokens, 3, heads, size)
         q, k, v = qkv.transpose(2, 0, 3, 1, 4)
         scores = (q @ k.transpose(0, 1, 3, 2)) * np.float32(1 / math.sqrt(size)) + bias
-        context = (softmax(scores) @ v).transpose(0, 2, 1, 3).reshape(batch, tokens, width)
+        context = (_softmax(scores) @ v).transpose(0, 2, 1, 3).reshape(batch, tokens, width)
         out: Floats = context @ layer.out + layer.out_bias
         return out.astype(np.float32)

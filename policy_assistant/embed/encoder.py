@@ -43,8 +43,8 @@ class Encoder:
         """
         self.model = model
         self.batch_size = batch_size
-        self.tokenizer = load_tokenizer(model)
-        self.runtime, weights, self.forward = load_runtime(model, runtime, onnx_file, threads)
+        self.tokenizer = _load_tokenizer(model)
+        self.runtime, weights, self.forward = _load_runtime(model, runtime, onnx_file, threads)
         self.identity: ModelIdentity = identity(model, self.runtime, weights)
 
     @property
@@ -65,7 +65,7 @@ class Encoder:
         return out
 
 
-def load_tokenizer(model: ModelFolder) -> Any:
+def _load_tokenizer(model: ModelFolder) -> Any:
     """Return the model's tokenizer, truncating at its max_seq_length and never padding.
 
     tokenizer.json may carry its own truncation and fixed padding (all-MiniLM-L6-v2's: 128);
@@ -107,7 +107,7 @@ def pool(hidden: Floats, mask: Ints, model: ModelFolder) -> Floats:
     return vectors.astype(np.float32)
 
 
-def load_runtime(
+def _load_runtime(
     model: ModelFolder, runtime: str, onnx_file: Path | None, threads: int
 ) -> tuple[str, Path, Forward]:
     """Return (runtime name, weights file, forward pass) for the runtime asked for.
@@ -119,8 +119,8 @@ def load_runtime(
     if runtime == "auto":
         runtime = "onnx" if onnx_file or model.onnx else "numpy"
     if runtime == "onnx":
-        path = onnx_file or preferred_onnx(model)
-        return "onnx", path, onnx_forward(path, threads)
+        path = onnx_file or _preferred_onnx(model)
+        return "onnx", path, _onnx_forward(path, threads)
     if model.weights is None:
         raise ModelError(f"{model.root / 'model.safetensors'}: missing; the numpy runtime reads it")
     from policy_assistant.embed.bert_numpy import NumpyBert
@@ -128,7 +128,7 @@ def load_runtime(
     return "numpy", model.weights, NumpyBert(model.weights, model.bert)
 
 
-def preferred_onnx(model: ModelFolder) -> Path:
+def _preferred_onnx(model: ModelFolder) -> Path:
     """Return onnx/model.onnx (full precision) if present, else the folder's first export."""
     if not model.onnx:
         raise ModelError(f"{model.root / 'onnx'}: no model*.onnx in it for the onnx runtime")
@@ -136,7 +136,7 @@ def preferred_onnx(model: ModelFolder) -> Path:
     return (exact or list(model.onnx))[0]
 
 
-def onnx_forward(path: Path, threads: int) -> Forward:
+def _onnx_forward(path: Path, threads: int) -> Forward:
     """Return a forward pass through an ONNX export on `threads` CPU threads."""
     try:
         import onnxruntime as ort

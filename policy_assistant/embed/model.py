@@ -87,23 +87,23 @@ def resolve_model(spec: str | os.PathLike[str]) -> ModelFolder:
     """Return the model in folder `spec`, else the one named `spec` in the local caches."""
     path = Path(spec).expanduser()
     if path.is_dir():
-        return read_folder(path, path.name)
+        return _read_folder(path, path.name)
     name = str(spec)
-    for candidate in cache_candidates(name):
+    for candidate in _cache_candidates(name):
         if candidate.is_dir():
-            return read_folder(candidate, full_name(name))
-    where = ", ".join(str(p) for p in cache_places(name)) or "no cache folder"
+            return _read_folder(candidate, _full_name(name))
+    where = ", ".join(str(p) for p in _cache_places(name)) or "no cache folder"
     raise ModelError(
         f"{name}: no such folder, and not in the model caches ({where}); nothing is downloaded"
     )
 
 
-def full_name(name: str) -> str:
+def _full_name(name: str) -> str:
     """Return `org/name`; a bare name is sentence-transformers', as that library assumes."""
     return name if "/" in name else f"sentence-transformers/{name}"
 
 
-def hub_roots() -> list[Path]:
+def _hub_roots() -> list[Path]:
     """Return the Hugging Face hub cache folders to search, the environment's first."""
     home = Path.home()
     roots = [os.environ.get("HF_HUB_CACHE", "")]
@@ -117,21 +117,21 @@ def hub_roots() -> list[Path]:
     return [Path(r) for r in dict.fromkeys(roots) if r]
 
 
-def cache_places(name: str) -> list[Path]:
+def _cache_places(name: str) -> list[Path]:
     """Return where model `name` would be if a library had cached it: repos and flat folders."""
-    org_name = full_name(name)
+    org_name = _full_name(name)
     places: list[Path] = []
-    for root in hub_roots():
+    for root in _hub_roots():
         places.append(root / ("models--" + org_name.replace("/", "--")))
         # sentence-transformers before 2.3: one flat folder named org_name.
         places.append(root / org_name.replace("/", "_"))
     return places
 
 
-def cache_candidates(name: str) -> list[Path]:
+def _cache_candidates(name: str) -> list[Path]:
     """Return the model folders to try for `name`: each hub repo's snapshots, each flat folder."""
     found: list[Path] = []
-    for place in cache_places(name):
+    for place in _cache_places(name):
         found.extend(snapshots(place) if place.name.startswith("models--") else [place])
     return found
 
@@ -144,14 +144,14 @@ def snapshots(repo: Path) -> list[Path]:
     return first + [p for p in rest if p not in first]
 
 
-def require(path: Path, why: str) -> Path:
+def _require(path: Path, why: str) -> Path:
     """Return `path`, or raise a one-line ModelError naming it and what needs it."""
     if not path.is_file():
         raise ModelError(f"{path}: missing; {why}")
     return path
 
 
-def load_json(path: Path) -> dict[str, Any]:
+def _load_json(path: Path) -> dict[str, Any]:
     """Return a JSON object from a model file, or a ModelError naming the file."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -162,16 +162,16 @@ def load_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def read_folder(root: Path, name: str) -> ModelFolder:
+def _read_folder(root: Path, name: str) -> ModelFolder:
     """Return the model in folder `root`, checking that every file it needs is there."""
-    config = load_json(require(root / "config.json", "the model's sizes are read from it"))
-    tokenizer = require(root / "tokenizer.json", "the encoder tokenizes with it")
+    config = _load_json(_require(root / "config.json", "the model's sizes are read from it"))
+    tokenizer = _require(root / "tokenizer.json", "the encoder tokenizes with it")
     weights = root / "model.safetensors"
     onnx = tuple(sorted((root / "onnx").glob("model*.onnx")))
     if not weights.is_file() and not onnx:
         raise ModelError(f"{weights}: missing, and no onnx/model*.onnx beside it to run instead")
-    bert = bert_shape(config, root / "config.json")
-    pooling, normalize = read_modules(root)
+    bert = _bert_shape(config, root / "config.json")
+    pooling, normalize = _read_modules(root)
     return ModelFolder(
         name=name,
         root=root,
@@ -185,7 +185,7 @@ def read_folder(root: Path, name: str) -> ModelFolder:
     )
 
 
-def bert_shape(config: dict[str, Any], path: Path) -> BertShape:
+def _bert_shape(config: dict[str, Any], path: Path) -> BertShape:
     """Return the encoder sizes from config.json; another architecture is a ModelError."""
     if config.get("model_type") != "bert":
         raise ModelError(f"{path}: model_type {config.get('model_type')!r}; only bert runs here")
@@ -200,7 +200,7 @@ def bert_shape(config: dict[str, Any], path: Path) -> BertShape:
     )
 
 
-def read_modules(root: Path) -> tuple[str, bool]:
+def _read_modules(root: Path) -> tuple[str, bool]:
     """Return (pooling, normalize) from the sentence-transformers files; mean, normalized if none.
 
     A module we do not implement (a Dense projection, say) is a ModelError, not a quiet
@@ -209,13 +209,13 @@ def read_modules(root: Path) -> tuple[str, bool]:
     modules_file = root / "modules.json"
     if not modules_file.is_file():
         pooling_file = root / "1_Pooling" / "config.json"
-        return (pooling_mode(pooling_file) if pooling_file.is_file() else "mean"), True
+        return (_pooling_mode(pooling_file) if pooling_file.is_file() else "mean"), True
     modules = json.loads(modules_file.read_text(encoding="utf-8"))
     pooling, normalize = "mean", False
     for module in modules:
         kind = str(module.get("type", "")).rsplit(".", 1)[-1]
         if kind == "Pooling":
-            pooling = pooling_mode(require(root / module["path"] / "config.json", "pooling"))
+            pooling = _pooling_mode(_require(root / module["path"] / "config.json", "pooling"))
         elif kind == "Normalize":
             normalize = True
         elif kind != "Transformer":
@@ -223,9 +223,9 @@ def read_modules(root: Path) -> tuple[str, bool]:
     return pooling, normalize
 
 
-def pooling_mode(path: Path) -> str:
+def _pooling_mode(path: Path) -> str:
     """Return the one pooling mode a 1_Pooling/config.json turns on."""
-    on = [k for k, v in load_json(path).items() if k.startswith("pooling_mode_") and v is True]
+    on = [k for k, v in _load_json(path).items() if k.startswith("pooling_mode_") and v is True]
     if len(on) != 1 or on[0] not in POOLING_KEYS:
         raise ModelError(f"{path}: pooling {on} is not supported (one of mean, cls)")
     return POOLING_KEYS[on[0]]
@@ -242,8 +242,8 @@ def max_length(root: Path, bert: BertShape) -> int:
         ("tokenizer_config.json", "model_max_length"),
     ):
         path = root / file
-        if path.is_file() and isinstance(load_json(path).get(key), int):
-            return min(int(load_json(path)[key]), bert.max_positions)
+        if path.is_file() and isinstance(_load_json(path).get(key), int):
+            return min(int(_load_json(path)[key]), bert.max_positions)
     return bert.max_positions
 
 
@@ -266,11 +266,11 @@ def identity(model: ModelFolder, runtime: str, weights: Path) -> ModelIdentity:
 def file_digest(path: Path) -> str:
     """Return the sha256 of a file, computed once per (path, size, mtime)."""
     stat = path.stat()
-    return cached_digest(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    return _cached_digest(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
 
 
 @cache
-def cached_digest(path: str, size: int, mtime_ns: int) -> str:
+def _cached_digest(path: str, size: int, mtime_ns: int) -> str:
     """Return the sha256 of a file; size and mtime only key the cache."""
     del size, mtime_ns
     digest = hashlib.sha256()

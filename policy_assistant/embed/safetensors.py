@@ -22,7 +22,7 @@ DTYPES = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "I64": "<i8", "I32": "<i4", 
 
 def read_safetensors(path: Path) -> dict[str, NDArray[Any]]:
     """Return every tensor of a .safetensors file by name, as read-only arrays."""
-    header, start = read_header(path)
+    header, start = _read_header(path)
     data = np.memmap(path, dtype=np.uint8, mode="r", offset=start)
     return {
         name: tensor(data, info, f"{path}: {name}")
@@ -31,7 +31,7 @@ def read_safetensors(path: Path) -> dict[str, NDArray[Any]]:
     }
 
 
-def read_header(path: Path) -> tuple[dict[str, Any], int]:
+def _read_header(path: Path) -> tuple[dict[str, Any], int]:
     """Return the JSON header and the offset where the tensor bytes start."""
     with open(path, "rb") as handle:
         size = int.from_bytes(handle.read(8), "little")

@@ -109,14 +109,14 @@ def document_sections(
     corpus: Path, source: str, options: CorpusOptions | None = None
 ) -> list[SectionRow]:
     """Return every section of one document of the corpus, in reading order."""
-    document = find_document(parse_path(corpus, options=options).documents, source, corpus)
+    document = _find_document(parse_path(corpus, options=options).documents, source, corpus)
     return [
         SectionRow(s.path, s.span[0], s.span[1], count_words(document.text[s.span[0] : s.span[1]]))
         for s in sections_of(document)
     ]
 
 
-def find_document(documents: list[Document], source: str, corpus: Path) -> Document:
+def _find_document(documents: list[Document], source: str, corpus: Path) -> Document:
     """Return the document `source`; the error names the corpus and the nearest source."""
     for document in documents:
         if document.source == source:

@@ -134,25 +134,25 @@ def compare_to_baseline(
     A gated setting that differs fails the gate unless `accept`; a drop of more than
     `tolerance` is a fall.
     """
-    check_same_unit(current, baseline)
+    _check_same_unit(current, baseline)
     try:
         now, before = gated_figures(current), gated_figures(baseline)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise PolicyAssistantError(f"baseline is not an eval report: missing {exc}") from exc
     falls: list[Fall] = []
     missing: list[str] = []
-    for key in sorted(before, key=lambda k: (k[0], sort_key(k[1]))):
+    for key in sorted(before, key=lambda k: (k[0], _sort_key(k[1]))):
         if key not in now:
             missing.append(f"{key[0]} {key[1]}")
         elif before[key] - now[key] > tolerance + EPSILON:
-            changed = changed_outcomes(current, baseline, *key)
+            changed = _changed_outcomes(current, baseline, *key)
             falls.append(Fall(key[0], key[1], before[key], now[key], changed))
-    differences, notes = setting_differences(current, baseline)
+    differences, notes = _setting_differences(current, baseline)
     compared = sum(key in now for key in before)
     return GateResult(tolerance, compared, tuple(falls), tuple(missing), notes, differences, accept)
 
 
-def setting_differences(
+def _setting_differences(
     current: dict[str, Any], baseline: dict[str, Any]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Return (gated settings that differ, each `name before -> now`; the noted ones)."""
@@ -164,7 +164,7 @@ def setting_differences(
         if now.get(name) != before.get(name)
     ]
     for name in GATED_SETTINGS:
-        old, new = gated_value(before, name), gated_value(now, name)
+        old, new = _gated_value(before, name), _gated_value(now, name)
         if old != new:
             differences.append(f"{name} {short(old)} -> {short(new)}")
         for key in ENVIRONMENT_KEYS.get(name, ()):
@@ -173,7 +173,7 @@ def setting_differences(
     return tuple(differences), tuple(notes)
 
 
-def gated_value(settings: dict[str, Any], name: str) -> Any:
+def _gated_value(settings: dict[str, Any], name: str) -> Any:
     """Return the part of a setting the figures depend on.
 
     The questions file and the corpus by their digests (not where they were read from); the
@@ -210,7 +210,7 @@ def gate_exit_code(leaks: int, gate: GateResult | None) -> ExitCode:
     return ExitCode.OK
 
 
-def check_same_unit(current: dict[str, Any], baseline: dict[str, Any]) -> None:
+def _check_same_unit(current: dict[str, Any], baseline: dict[str, Any]) -> None:
     """Refuse to gate budgets counted in one unit against a baseline counted in another."""
     now = unit_of(current.get("settings", {}))
     before = unit_of(baseline.get("settings", {}))
@@ -221,7 +221,7 @@ def check_same_unit(current: dict[str, Any], baseline: dict[str, Any]) -> None:
         )
 
 
-def outcome_statuses(report: dict[str, Any], chunker: str) -> dict[str, dict[str, str]]:
+def _outcome_statuses(report: dict[str, Any], chunker: str) -> dict[str, dict[str, str]]:
     """Return each question's status per budget (and at k) from a report's outcome lines."""
     out: dict[str, dict[str, str]] = {}
     for question, lines in report.get("outcomes", {}).items():
@@ -230,13 +230,13 @@ def outcome_statuses(report: dict[str, Any], chunker: str) -> dict[str, dict[str
     return out
 
 
-def changed_outcomes(
+def _changed_outcomes(
     current: dict[str, Any], baseline: dict[str, Any], chunker: str, metric: str
 ) -> tuple[str, ...]:
     """Return the questions whose status at the figure's budget differs from the baseline's."""
     at = metric.partition("@")[2]
-    now = outcome_statuses(current, chunker)
-    before = outcome_statuses(baseline, chunker)
+    now = _outcome_statuses(current, chunker)
+    before = _outcome_statuses(baseline, chunker)
     changed = []
     for question in sorted(set(now) & set(before)):
         old, new = before[question].get(at), now[question].get(at)
@@ -245,7 +245,7 @@ def changed_outcomes(
     return tuple(changed)
 
 
-def sort_key(metric: str) -> tuple[int, str]:
+def _sort_key(metric: str) -> tuple[int, str]:
     """Order figure names by budget (hit@k first), then name."""
     name, _, budget = metric.partition("@")
     return (-1 if budget == "k" else int(budget), name)

@@ -102,10 +102,10 @@ def load_beir(folder: Path, split: str = DEFAULT_SPLIT) -> BeirSet:
     qrels_name = f"qrels/{split}.tsv"
     corpus, queries, qrels = (read(folder, n) for n in (CORPUS_FILE, QUERIES_FILE, qrels_name))
     bad: list[BadRow] = []
-    documents = read_corpus_lines(corpus, bad)
-    texts = read_query_lines(queries, bad)
+    documents = _read_corpus_lines(corpus, bad)
+    texts = _read_query_lines(queries, bad)
     known = {d.source for d in documents}
-    judged = read_qrels(qrels, qrels_name, set(texts), known, bad)
+    judged = _read_qrels(qrels, qrels_name, set(texts), known, bad)
     evaluated = tuple(BeirQuery(q, texts[q], judged[q]) for q in texts if q in judged)
     if not evaluated:
         raise QuestionsError(f"{folder}: no query of {QUERIES_FILE} is judged in {qrels_name}")
@@ -139,7 +139,7 @@ def lines_of(data: bytes) -> list[tuple[int, str]]:
     return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
-def json_rows(data: bytes, name: str, bad: list[BadRow]) -> list[tuple[int, dict[str, Any]]]:
+def _json_rows(data: bytes, name: str, bad: list[BadRow]) -> list[tuple[int, dict[str, Any]]]:
     """Return the JSON objects of a JSON-lines file; other lines become bad rows."""
     rows = []
     for number, line in lines_of(data):
@@ -155,7 +155,7 @@ def json_rows(data: bytes, name: str, bad: list[BadRow]) -> list[tuple[int, dict
     return rows
 
 
-def string_id(row: dict[str, Any]) -> str | None:
+def _string_id(row: dict[str, Any]) -> str | None:
     """Return a row's `_id` as a string (BEIR ids are sometimes written as numbers)."""
     value = row.get("_id")
     if isinstance(value, int) and not isinstance(value, bool):
@@ -163,12 +163,12 @@ def string_id(row: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def read_corpus_lines(data: bytes, bad: list[BadRow]) -> list[Document]:
+def _read_corpus_lines(data: bytes, bad: list[BadRow]) -> list[Document]:
     """Return one Document per usable corpus line."""
     documents: dict[str, Document] = {}
     lines: dict[str, int] = {}
-    for number, row in json_rows(data, CORPUS_FILE, bad):
-        doc_id, title, text = string_id(row), row.get("title") or "", row.get("text")
+    for number, row in _json_rows(data, CORPUS_FILE, bad):
+        doc_id, title, text = _string_id(row), row.get("title") or "", row.get("text")
         reason = (
             "no _id" if doc_id is None
             else f"_id {doc_id!r} already used on line {lines[doc_id]}" if doc_id in lines
@@ -180,11 +180,11 @@ def read_corpus_lines(data: bytes, bad: list[BadRow]) -> list[Document]:
             bad.append(BadRow(CORPUS_FILE, number, reason or "no _id"))
             continue
         lines[doc_id] = number
-        documents[doc_id] = beir_document(doc_id, str(title), str(text))
+        documents[doc_id] = _beir_document(doc_id, str(title), str(text))
     return list(documents.values())
 
 
-def beir_document(doc_id: str, title: str, text: str) -> Document:
+def _beir_document(doc_id: str, title: str, text: str) -> Document:
     """Return one corpus entry as a public Document: title as title, text as body."""
     body = text.encode("utf-8")
     sha256 = hashlib.sha256(compact_json([doc_id, title, text])).hexdigest()
@@ -197,12 +197,12 @@ def beir_document(doc_id: str, title: str, text: str) -> Document:
     return replace(document, title=title.strip())
 
 
-def read_query_lines(data: bytes, bad: list[BadRow]) -> dict[str, str]:
+def _read_query_lines(data: bytes, bad: list[BadRow]) -> dict[str, str]:
     """Return query `_id` -> text for each usable line of queries.jsonl, in file order."""
     texts: dict[str, str] = {}
     lines: dict[str, int] = {}
-    for number, row in json_rows(data, QUERIES_FILE, bad):
-        query_id, text = string_id(row), row.get("text")
+    for number, row in _json_rows(data, QUERIES_FILE, bad):
+        query_id, text = _string_id(row), row.get("text")
         reason = (
             "no _id" if query_id is None
             else f"_id {query_id!r} already used on line {lines[query_id]}" if query_id in lines
@@ -217,16 +217,16 @@ def read_query_lines(data: bytes, bad: list[BadRow]) -> dict[str, str]:
     return texts
 
 
-def read_qrels(
+def _read_qrels(
     data: bytes, name: str, queries: set[str], documents: set[str], bad: list[BadRow]
 ) -> dict[str, dict[str, int]]:
     """Return query -> document -> grade from a qrels file; unusable lines become bad rows."""
     judged: dict[str, dict[str, int]] = {}
     for number, line in lines_of(data):
         fields = [f.strip() for f in line.split("\t")]
-        if number == 1 and (tuple(f.lower() for f in fields) == QRELS_HEADER or not_whole(fields)):
+        if number == 1 and (tuple(f.lower() for f in fields) == QRELS_HEADER or _not_whole(fields)):
             continue  # the header line; BEIR's own loader skips the first line whatever it says
-        reason = judgment_problem(fields, queries, documents, judged)
+        reason = _judgment_problem(fields, queries, documents, judged)
         if reason is not None:
             bad.append(BadRow(name, number, reason))
             continue
@@ -235,7 +235,7 @@ def read_qrels(
     return judged
 
 
-def not_whole(fields: list[str]) -> bool:
+def _not_whole(fields: list[str]) -> bool:
     """Return whether a qrels line's third field is there and not a whole number: a header."""
     try:
         int(fields[2])
@@ -246,7 +246,7 @@ def not_whole(fields: list[str]) -> bool:
     return False
 
 
-def judgment_problem(
+def _judgment_problem(
     fields: list[str], queries: set[str], documents: set[str], judged: dict[str, dict[str, int]]
 ) -> str | None:
     """Return why a qrels line cannot be used, or None when it can."""

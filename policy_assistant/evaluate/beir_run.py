@@ -142,7 +142,7 @@ def run_beir_eval(
         rows.append((variant.name, chunker.spec(), partial(chunked, documents, chunker)))
     for path in settings.chunk_files:
         given = load_chunk_file(path, list(documents))
-        rows.append((given.name, given.spec, partial(as_given, given.chunks)))
+        rows.append((given.name, given.spec, partial(_as_given, given.chunks)))
     runs: list[BeirRun] = []
     skipped: list[str] = []
     model = EvalModel(settings.model, settings.vector_cache)
@@ -155,12 +155,12 @@ def run_beir_eval(
         for ranker in settings.rankers:
             row = ranker_row(name, ranker)
             try:
-                retriever = row_retriever(chunks, ranker, settings.bm25, model)
+                retriever = _row_retriever(chunks, ranker, settings.bm25, model)
             except ModelUnavailable as exc:
                 skipped.append(f"left out {row}: {exc}")
                 continue
             row_spec = spec if ranker == "bm25" else {**spec, "ranker": ranker}
-            runs.append(run_variant(row, row_spec, chunks, beir.queries, retriever))
+            runs.append(_run_variant(row, row_spec, chunks, beir.queries, retriever))
         if progress:
             progress(done, len(rows), name)
     model.save()
@@ -174,7 +174,7 @@ def run_beir_eval(
         for m in MEASURES
     ]
     return BeirReport(
-        beir_settings(beir, runs, settings, model.identity()), beir.queries, tuple(runs),
+        _beir_settings(beir, runs, settings, model.identity()), beir.queries, tuple(runs),
         figures, tuple(pairs), beir.bad, (*beir.warnings(), *skipped),
     )  # fmt: skip
 
@@ -186,12 +186,12 @@ def chunked(documents: Sequence[Document], chunker: Chunker, model: EvalModel) -
     return chunk_documents(documents, chunker)
 
 
-def as_given(chunks: Sequence[Chunk], _: EvalModel) -> Sequence[Chunk]:
+def _as_given(chunks: Sequence[Chunk], _: EvalModel) -> Sequence[Chunk]:
     """Return a chunk file's chunks as they are (no model needed)."""
     return chunks
 
 
-def row_retriever(
+def _row_retriever(
     chunks: Sequence[Chunk], ranker: str, bm25: BM25Settings, model: EvalModel
 ) -> Retriever:
     """Return the retriever of one row: BM25 over the chunks, or dense or hybrid with their
@@ -201,7 +201,7 @@ def row_retriever(
     return model.retriever(chunks, model.vectors(chunks), bm25, ranker)
 
 
-def run_variant(
+def _run_variant(
     name: str, spec: dict[str, Any], chunks: tuple[Chunk, ...], queries: Sequence[BeirQuery],
     retriever: Retriever | None = None,
 ) -> BeirRun:  # fmt: skip
@@ -209,13 +209,13 @@ def run_variant(
     them is given)."""
     retriever = chunk_retriever(chunks) if retriever is None else retriever
     sources = [c.source for c in chunks]
-    rankings = tuple(document_ranking(retriever, sources, q) for q in queries)
+    rankings = tuple(_document_ranking(retriever, sources, q) for q in queries)
     per_query = [measure_query(r, q.judged) for r, q in zip(rankings, queries, strict=True)]
     values = {m: np.array([v[m] for v in per_query], dtype=np.float64) for m in MEASURES}
     return BeirRun(name, spec, len(chunks), rankings, values)
 
 
-def document_ranking(
+def _document_ranking(
     retriever: Retriever, sources: Sequence[str], query: BeirQuery
 ) -> tuple[str, ...]:
     """Return the documents of the chunk ranking by best chunk, searching deeper until DEPTH."""
@@ -229,7 +229,7 @@ def document_ranking(
         n *= 4
 
 
-def beir_settings(
+def _beir_settings(
     beir: BeirSet, runs: Sequence[BeirRun], settings: EvalSettings,
     model: dict[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip

@@ -126,7 +126,7 @@ def encoding() -> Any:
             "(tiktoken is not installed)"
         ) from None
     folder = encoding_folder()
-    with cache_folder(folder):
+    with _cache_folder(folder):
         return tiktoken.get_encoding(ENCODING)
 
 
@@ -160,7 +160,7 @@ def candidate_folders() -> list[Path]:
 
 
 @contextmanager
-def cache_folder(folder: Path) -> Iterator[None]:
+def _cache_folder(folder: Path) -> Iterator[None]:
     """Point tiktoken's cache at `folder` while the encoding loads, then put it back."""
     before = os.environ.get(CACHE_VARIABLE)
     os.environ[CACHE_VARIABLE] = str(folder)

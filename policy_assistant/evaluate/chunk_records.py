@@ -110,13 +110,13 @@ def load_chunk_file(path: Path, documents: Sequence[Document]) -> ChunkFile:
         if document is None:
             raise ChunkRecordsError(f"{where}: source {raw['source']!r} is not in the corpus")
         own = made.setdefault(document.source, [])
-        span, text = body_span(raw, document, placers, where)
+        span, text = _body_span(raw, document, placers, where)
         unplaced += span is None
-        own.append(make_chunk(raw, document, text, span or (0, 0), len(own), path.name))
+        own.append(_make_chunk(raw, document, text, span or (0, 0), len(own), path.name))
     chunks = tuple(c for d in documents for c in made.get(d.source, []))
     if not chunks:
         raise ChunkRecordsError(f"{path}: no chunk records")
-    check_ids(chunks, path)
+    _check_ids(chunks, path)
     spec = {"name": "chunks", "file": path.name, "unplaced": unplaced}
     return ChunkFile(f"{ROW_PREFIX}{path.name}", spec, chunks, unplaced)
 
@@ -142,7 +142,7 @@ def record(line: bytes, where: str) -> dict[str, Any]:
     return raw
 
 
-def body_span(
+def _body_span(
     raw: dict[str, Any], document: Document, placers: dict[str, Placer], where: str
 ) -> tuple[tuple[int, int] | None, str]:
     """Return the body's span (None when it cannot be placed) and the chunk's text."""
@@ -166,7 +166,7 @@ def body_span(
     return (start, end), text
 
 
-def make_chunk(
+def _make_chunk(
     raw: dict[str, Any],
     document: Document,
     text: str,
@@ -181,7 +181,7 @@ def make_chunk(
         if isinstance(given, str) and given
         else content_id([file_name, document.source, position, text])
     )
-    pages, sections = where_in(document, span)
+    pages, sections = _where_in(document, span)
     return Chunk(
         id=ident,
         source=document.source,
@@ -201,7 +201,7 @@ def make_chunk(
     )
 
 
-def where_in(
+def _where_in(
     document: Document, span: tuple[int, int]
 ) -> tuple[tuple[int, ...], tuple[tuple[str, ...], ...]]:
     """Return the pages and section paths of the blocks a span overlaps."""
@@ -215,7 +215,7 @@ def where_in(
     return tuple(sorted(pages)), tuple(sections)
 
 
-def check_ids(chunks: Sequence[Chunk], path: Path) -> None:
+def _check_ids(chunks: Sequence[Chunk], path: Path) -> None:
     """Raise unless every chunk's ID is used once."""
     seen: set[str] = set()
     for chunk in chunks:

@@ -54,7 +54,7 @@ RANKER_MARK = "+"
 """Joins a variant's name and its ranker's in a row name: `structure+dense`."""
 
 
-def chunk_embedding_text(chunk: Chunk) -> str:
+def _chunk_embedding_text(chunk: Chunk) -> str:
     """Return what a chunk is embedded as: its title and heading path, then its body."""
     from policy_assistant.embed.text import embedding_text
 
@@ -103,7 +103,7 @@ class EvalModel:
     def vectors(self, chunks: Sequence[Chunk]) -> Any:
         """Return one unit vector per chunk, (len(chunks), dimension), float32."""
         encoder = self.encoder()
-        matrix = encoder.encode([chunk_embedding_text(c) for c in chunks])
+        matrix = encoder.encode([_chunk_embedding_text(c) for c in chunks])
         return np.asarray(matrix, dtype=np.float32)
 
     def retriever(

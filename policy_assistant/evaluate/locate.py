@@ -102,7 +102,7 @@ def sections_of(document: Document) -> list[Section]:
     return out
 
 
-def section_queries(section: str) -> list[tuple[str, ...]]:
+def _section_queries(section: str) -> list[tuple[str, ...]]:
     """Return the folded heading paths a `section` field may mean: whole, then split on '>'."""
     whole = (fold(section),)
     parts = tuple(fold(p) for p in section.split(PATH_SEPARATOR))
@@ -111,7 +111,7 @@ def section_queries(section: str) -> list[tuple[str, ...]]:
 
 def match_sections(sections: list[Section], section: str) -> list[Section]:
     """Return the sections whose heading path ends with the given heading or path."""
-    for query in section_queries(section):
+    for query in _section_queries(section):
         if not all(query):
             continue
         found = [s for s in sections if tuple(fold(p) for p in s.path[-len(query) :]) == query]

@@ -47,7 +47,7 @@ def _best(runs: Mapping[str, Any], budgets: list[int]) -> dict[str, float]:
     return best
 
 
-def figure_table(report: Mapping[str, Any]) -> str:
+def _figure_table(report: Mapping[str, Any]) -> str:
     """Return the chunker x budget table: each figure with its interval, the best in bold."""
     runs: Mapping[str, Any] = report["chunkers"]
     budgets = _budgets(report)
@@ -77,7 +77,7 @@ def figure_table(report: Mapping[str, Any]) -> str:
             for figure in BUDGET_FIGURES:
                 named = f"{figure}@{budget}"
                 cells.append(_cell(at[figure], best[named], named))
-            cells += limit_cells(at)
+            cells += _limit_cells(at)
             first = lead if i == 0 else ""
             rows.append(f'<tr data-chunker="{escape(name)}">{first}{"".join(cells)}</tr>')
     return (
@@ -93,7 +93,7 @@ MISS_TITLE = (
 """What the miss column counts."""
 
 
-def limit_cells(at: Mapping[str, Any]) -> list[str]:
+def _limit_cells(at: Mapping[str, Any]) -> list[str]:
     """Return one budget's ceiling, empty and cut contexts, and chunking/ranking misses."""
     misses = at.get("misses", {})
     split = f"{misses.get('chunking', 0)}/{misses.get('ranking', 0)}"
@@ -131,25 +131,25 @@ def charts(report: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
-def outcome_mark(at: Mapping[str, Any]) -> str:
+def _outcome_mark(at: Mapping[str, Any]) -> str:
     """Return ●, ◐ or ○ for one question's context at one budget."""
     if at["complete"]:
         return MARKS["complete"]
     return MARKS["hit"] if at["hit"] else MARKS["miss"]
 
 
-def chip_word(budget: int, at: Mapping[str, Any]) -> str:
+def _chip_word(budget: int, at: Mapping[str, Any]) -> str:
     """Return a budget's outcome in a chip's title: `100: below budget (ranking miss)`."""
     word = f"{budget}: {at['miss'] or 'complete'}".replace("_", " ")
     return f"{word} ({at['limit']} miss)" if at.get("limit") else word
 
 
-def question_summary(question: Mapping[str, Any], budgets: list[int]) -> str:
+def _question_summary(question: Mapping[str, Any], budgets: list[int]) -> str:
     """Return the line a question shows when closed: its text and each chunker's outcomes."""
     chips = []
     for name, outcome in question["chunkers"].items():
-        marks = "".join(outcome_mark(outcome["budgets"][str(b)]) for b in budgets)
-        words = ", ".join(chip_word(b, outcome["budgets"][str(b)]) for b in budgets)
+        marks = "".join(_outcome_mark(outcome["budgets"][str(b)]) for b in budgets)
+        words = ", ".join(_chip_word(b, outcome["budgets"][str(b)]) for b in budgets)
         chips.append(
             f'<span class="chip" title="{escape(name)} at {words}" '
             f'aria-label="{escape(name)}: {words}">{escape(name)} {marks}</span>'
@@ -173,7 +173,7 @@ def missed(question: Mapping[str, Any]) -> bool:
     )
 
 
-def question_list(report: Mapping[str, Any]) -> str:
+def _question_list(report: Mapping[str, Any]) -> str:
     """Return every question as a closed <details>; its body is drawn when opened."""
     budgets = _budgets(report)
     items = []
@@ -181,7 +181,7 @@ def question_list(report: Mapping[str, Any]) -> str:
         miss = "true" if missed(question) else "false"
         items.append(
             f'<details class="question" data-index="{index}" data-miss="{miss}">'
-            f'{question_summary(question, budgets)}<div class="qbody"></div></details>'
+            f'{_question_summary(question, budgets)}<div class="qbody"></div></details>'
         )
     return "\n".join(items)
 
@@ -198,7 +198,7 @@ def referenced(report: Mapping[str, Any]) -> set[str]:
     return ids
 
 
-def chunk_texts(ids: Iterable[str], chunks: Mapping[str, Chunk]) -> dict[str, Any]:
+def _chunk_texts(ids: Iterable[str], chunks: Mapping[str, Chunk]) -> dict[str, Any]:
     """Return what the page needs of each named chunk: offsets, prefix and body."""
     out: dict[str, Any] = {}
     for chunk_id in sorted(ids):
@@ -237,7 +237,7 @@ def render_eval_html(
 ) -> str:
     """Return the eval report as one self-contained page (no network, no files beside it),
     with the warnings and reading lines the terminal gives."""
-    texts = chunk_texts(referenced(report), chunks or {})
+    texts = _chunk_texts(referenced(report), chunks or {})
     staff = any(c.access == "staff" for i, c in (chunks or {}).items() if i in texts)
     notes = notes_html(warnings, staff) + notes_html(readings, heading="Reading")
     data = {
@@ -256,9 +256,9 @@ def render_eval_html(
             "settings": escape(settings_line(report["settings"])),
             "notes": notes,
             "unit": escape(unit_label(unit_of(report["settings"]))),
-            "table": figure_table(report),
+            "table": _figure_table(report),
             "charts": charts(report),
-            "questions": question_list(report),
+            "questions": _question_list(report),
             "count": str(count),
             "missed": str(sum(missed(q) for q in report["questions"])),
             "no_texts": ""

@@ -92,7 +92,7 @@ class PeerChunker(Chunker):
         return {**self.spec(), "unplaced": self.unplaced}
 
 
-def check_overlap(size: int, overlap: int) -> None:
+def _check_overlap(size: int, overlap: int) -> None:
     """Raise UsageError unless the overlap is smaller than the size."""
     if overlap >= size:
         raise UsageError(f"chunk_overlap must be smaller than chunk_size, got {overlap} and {size}")
@@ -109,7 +109,7 @@ class LangChainRecursive(PeerChunker):
         # The defaults are LangChain's own (TextSplitter: 4000 characters, 200 overlapping).
         self.chunk_size = check_positive("chunk_size", chunk_size)
         self.chunk_overlap = check_not_negative("chunk_overlap", chunk_overlap)
-        check_overlap(self.chunk_size, self.chunk_overlap)
+        _check_overlap(self.chunk_size, self.chunk_overlap)
         super().__init__()
 
     def configure(self) -> Split:
@@ -122,12 +122,12 @@ class LangChainRecursive(PeerChunker):
 
         def split(text: str) -> list[Piece]:
             docs = splitter.create_documents([text])
-            return [(d.page_content, given_start(d.metadata.get("start_index"))) for d in docs]
+            return [(d.page_content, _given_start(d.metadata.get("start_index"))) for d in docs]
 
         return split
 
 
-class LlamaIndexSentence(PeerChunker):
+class _LlamaIndexSentence(PeerChunker):
     """LlamaIndex's SentenceSplitter; sizes in its default tokenizer's tokens (cl100k_base)."""
 
     name: ClassVar[str] = "llamaindex-sentence"
@@ -138,7 +138,7 @@ class LlamaIndexSentence(PeerChunker):
         # The defaults are LlamaIndex's own (DEFAULT_CHUNK_SIZE, SENTENCE_CHUNK_OVERLAP).
         self.chunk_size = check_positive("chunk_size", chunk_size)
         self.chunk_overlap = check_not_negative("chunk_overlap", chunk_overlap)
-        check_overlap(self.chunk_size, self.chunk_overlap)
+        _check_overlap(self.chunk_size, self.chunk_overlap)
         super().__init__()
 
     def configure(self) -> Split:
@@ -150,12 +150,12 @@ class LlamaIndexSentence(PeerChunker):
 
         def split(text: str) -> list[Piece]:
             nodes = splitter.get_nodes_from_documents([LlamaDocument(text=text)])
-            return [(n.get_content(), given_start(n.start_char_idx)) for n in nodes]
+            return [(n.get_content(), _given_start(n.start_char_idx)) for n in nodes]
 
         return split
 
 
-class ChonkieRecursive(PeerChunker):
+class _ChonkieRecursive(PeerChunker):
     """Chonkie's RecursiveChunker; sizes in its default tokenizer's units (characters)."""
 
     name: ClassVar[str] = "chonkie-recursive"
@@ -174,12 +174,12 @@ class ChonkieRecursive(PeerChunker):
         chunker = RecursiveChunker(chunk_size=self.chunk_size)
 
         def split(text: str) -> list[Piece]:
-            return [(c.text, given_start(c.start_index)) for c in chunker.chunk(text)]
+            return [(c.text, _given_start(c.start_index)) for c in chunker.chunk(text)]
 
         return split
 
 
-def given_start(value: object) -> int | None:
+def _given_start(value: object) -> int | None:
     """Return a peer's start index if it is one (a whole number, not negative), else None."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
@@ -187,7 +187,7 @@ def given_start(value: object) -> int | None:
 
 
 PEERS: dict[str, type[PeerChunker]] = {
-    cls.name: cls for cls in (LangChainRecursive, LlamaIndexSentence, ChonkieRecursive)
+    cls.name: cls for cls in (LangChainRecursive, _LlamaIndexSentence, _ChonkieRecursive)
 }
 """Every peer by the name `--chunker` knows it by."""
 

@@ -134,7 +134,7 @@ def load_questions(
     failed names the corpus files that did not parse (source -> problem): a question citing
     one is invalid for that reason.
     """
-    if question_format(path) == "beir":
+    if _question_format(path) == "beir":
         raise QuestionsError(f"{path}: a BEIR folder is read by evaluate.beir.load_beir")
     if path.is_dir():
         raise QuestionsError(
@@ -150,8 +150,8 @@ def load_questions(
     questions: list[Question] = []
     seen: dict[str, int] = {}
     rows = (
-        read_csv(data, documents, corpus_root, problems)
-        if question_format(path) == "chroma-csv"
+        _read_csv(data, documents, corpus_root, problems)
+        if _question_format(path) == "chroma-csv"
         else read_lines(data, problems)
     )
     for number, raw in rows:
@@ -172,18 +172,18 @@ def load_questions(
             problems.append(
                 InvalidQuestion(0, None, "no valid questions" if problems else "no questions")
             )
-        raise QuestionsError(describe_problems(path, sorted(problems, key=lambda p: p.line)))
+        raise QuestionsError(_describe_problems(path, sorted(problems, key=lambda p: p.line)))
     return QuestionSet(path, file_sha256(data), tuple(questions), tuple(problems))
 
 
-def question_format(path: Path) -> str:
+def _question_format(path: Path) -> str:
     """Return how a --questions path is read: `beir` (a folder), `chroma-csv` or `jsonl`."""
     if is_beir_folder(path):
         return "beir"
     return "chroma-csv" if path.suffix.lower() == ".csv" else "jsonl"
 
 
-def describe_problems(path: Path, problems: list[InvalidQuestion]) -> str:
+def _describe_problems(path: Path, problems: list[InvalidQuestion]) -> str:
     """Return one error message: the file's own problems, then one line per bad question.
 
     A problem of the whole file (no valid questions, not UTF-8) goes in the first line and is
@@ -196,7 +196,7 @@ def describe_problems(path: Path, problems: list[InvalidQuestion]) -> str:
     return "\n".join([f"{path}: {'; '.join(whole)}", *lines])
 
 
-def read_csv(
+def _read_csv(
     data: bytes,
     documents: list[Document],
     corpus_root: Path | None,
@@ -241,8 +241,8 @@ def build_question(raw: dict[str, Any], finder: EvidenceFinder) -> Question:
     unknown = sorted(set(raw) - QUESTION_KEYS)
     if unknown:
         raise QuestionsError(f"unknown fields {unknown}")
-    qid = text_field(raw, "id")
-    audience = text_field(raw, "audience")
+    qid = _text_field(raw, "id")
+    audience = _text_field(raw, "audience")
     if audience not in ACCESS_LABELS:
         raise QuestionsError(f"audience {audience!r} is not one of {', '.join(ACCESS_LABELS)}")
     relevant = raw.get("relevant")
@@ -252,11 +252,11 @@ def build_question(raw: dict[str, Any], finder: EvidenceFinder) -> Question:
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise QuestionsError("tags must be a list of strings")
     passages = tuple(finder.passage(p, audience, i) for i, p in enumerate(relevant, 1))
-    check_tags(tags, audience, passages)
-    return Question(qid, text_field(raw, "question"), audience, passages, tuple(tags))
+    _check_tags(tags, audience, passages)
+    return Question(qid, _text_field(raw, "question"), audience, passages, tuple(tags))
 
 
-def check_tags(tags: list[str], audience: str, passages: tuple[Passage, ...]) -> None:
+def _check_tags(tags: list[str], audience: str, passages: tuple[Passage, ...]) -> None:
     """Refuse a `multi` tag on one place and a `staff` tag on a public question."""
     if "multi" in tags and len({(p.source, p.target) for p in passages}) < 2:
         raise QuestionsError("tagged multi but cites fewer than two sections or documents")
@@ -269,7 +269,7 @@ def within(inner: Span, outer: Span) -> bool:
     return outer[0] <= inner[0] and inner[1] <= outer[1]
 
 
-def text_field(raw: dict[str, Any], name: str, context: str = "") -> str:
+def _text_field(raw: dict[str, Any], name: str, context: str = "") -> str:
     """Return a required non-empty string field, or raise naming it."""
     value = raw.get(name)
     if not isinstance(value, str) or not value.strip():
@@ -282,7 +282,7 @@ def whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def pinned_span(document: Document, raw: dict[str, Any], evidence: str, context: str) -> Span:
+def _pinned_span(document: Document, raw: dict[str, Any], evidence: str, context: str) -> Span:
     """Return the span start/end give, checked to hold the quote (whitespace collapsed)."""
     start, end = raw.get("start"), raw.get("end")
     if not whole(start) or not whole(end):
@@ -324,7 +324,7 @@ class EvidenceFinder:
         unknown = sorted(set(raw) - PASSAGE_KEYS)
         if unknown:
             raise QuestionsError(f"{context}unknown fields {unknown}")
-        document = self.document(text_field(raw, "source", context), context)
+        document = self.document(_text_field(raw, "source", context), context)
         if audience == "public" and document.access != "public":
             raise QuestionsError(
                 f"{context}a public question cannot be answered from {document.source}, "
@@ -334,13 +334,13 @@ class EvidenceFinder:
         if section is not None and (not isinstance(section, str) or not section.strip()):
             raise QuestionsError(f"{context}section must be a non-empty string when given")
         section_span = self.section_span(document, section, context) if section else None
-        evidence = text_field(raw, "evidence", context)
+        evidence = _text_field(raw, "evidence", context)
         if "source_start" in raw or "source_end" in raw:
             span = self.file_span(document, raw, evidence, context)
             if section_span is not None and not within(span, section_span):
                 raise QuestionsError(f"{context}the quote lies outside section {section!r}")
         elif "start" in raw or "end" in raw:
-            span = pinned_span(document, raw, evidence, context)
+            span = _pinned_span(document, raw, evidence, context)
             if section_span is not None and not within(span, section_span):
                 raise QuestionsError(f"{context}start and end lie outside section {section!r}")
         else:

@@ -45,7 +45,7 @@ class ChunkerRun:
 
 
 @dataclass(frozen=True, slots=True)
-class BudgetSummary:
+class _BudgetSummary:
     """One chunker's figures at one budget."""
 
     budget: int
@@ -82,7 +82,7 @@ class ChunkerSummary:
     """Results of access other than public returned to public questions; must be 0."""
     leaked_questions: tuple[str, ...]
     """IDs of the questions that saw them."""
-    budgets: tuple[BudgetSummary, ...]
+    budgets: tuple[_BudgetSummary, ...]
     """Figures at each budget, smallest first."""
 
     def figure(self, name: str) -> Interval:
@@ -132,12 +132,12 @@ def summarize(run: ChunkerRun, budgets: Sequence[int], boot: Bootstrap) -> Chunk
     outcomes = run.outcomes
     vectors = per_question(outcomes, budgets)
     figures = dict(zip(vectors, boot.means(np.column_stack(list(vectors.values()))), strict=True))
-    ceilings = ceiling_intervals(outcomes, len(budgets), boot)
+    ceilings = _ceiling_intervals(outcomes, len(budgets), boot)
     summaries = []
     for i, budget in enumerate(budgets):
         at: list[BudgetOutcome] = [o.budgets[i] for o in outcomes]
         summaries.append(
-            BudgetSummary(
+            _BudgetSummary(
                 budget=budget,
                 figures={m: figures[metric_name(m, budget)] for m in BUDGET_METRICS},
                 empty_contexts=sum(b.packed == 0 for b in at),
@@ -160,7 +160,7 @@ def summarize(run: ChunkerRun, budgets: Sequence[int], boot: Bootstrap) -> Chunk
     )
 
 
-def ceiling_intervals(
+def _ceiling_intervals(
     outcomes: Sequence[QuestionOutcome], budgets: int, boot: Bootstrap
 ) -> list[Interval]:
     """Return the ceiling at each budget with its interval (not gated, not compared)."""
@@ -222,7 +222,7 @@ class EvalReport:
         # Hand-written: figures summarized and outcomes keyed by question, a short and a long form.
         out: dict[str, Any] = {
             "settings": self.settings,
-            "chunkers": {s.name: summary_dict(s) for s in self.summaries},
+            "chunkers": {s.name: _summary_dict(s) for s in self.summaries},
             "outcomes": {
                 q.id: {run.name: outcome_line(run.outcomes[i]) for run in self.runs}
                 for i, q in enumerate(self.questions)
@@ -236,12 +236,12 @@ class EvalReport:
         if detail:
             out["comparisons"] = [comparison_dict(c) for c in self.comparisons]
             out["questions"] = [
-                question_dict(i, q, self.runs) for i, q in enumerate(self.questions)
+                _question_dict(i, q, self.runs) for i, q in enumerate(self.questions)
             ]
         return out
 
 
-def budget_status(outcome: BudgetOutcome) -> str:
+def _budget_status(outcome: BudgetOutcome) -> str:
     """Return one word for a context: complete, hit,<why not complete>, or <why no hit>."""
     if outcome.miss is None:
         return "complete"
@@ -251,11 +251,11 @@ def budget_status(outcome: BudgetOutcome) -> str:
 def outcome_line(outcome: QuestionOutcome) -> str:
     """Return a question's outcome as one line: `k=hit 100=hit,cut 200=complete`."""
     parts = [f"k={'hit' if outcome.hit_at_k else 'miss'}"]
-    parts += [f"{b.budget}={budget_status(b)}" for b in outcome.budgets]
+    parts += [f"{b.budget}={_budget_status(b)}" for b in outcome.budgets]
     return " ".join(parts)
 
 
-def summary_dict(summary: ChunkerSummary) -> dict[str, Any]:
+def _summary_dict(summary: ChunkerSummary) -> dict[str, Any]:
     """Return one chunker's aggregate figures as JSON."""
     budgets = {
         str(b.budget): {
@@ -290,7 +290,7 @@ def comparison_dict(comparison: Comparison) -> dict[str, Any]:
     }
 
 
-def question_dict(index: int, question: Question, runs: Sequence[ChunkerRun]) -> dict[str, Any]:
+def _question_dict(index: int, question: Question, runs: Sequence[ChunkerRun]) -> dict[str, Any]:
     """Return one question's row: its passages and, per chunker, what was retrieved and why."""
     return {
         "id": question.id,
@@ -307,11 +307,11 @@ def question_dict(index: int, question: Question, runs: Sequence[ChunkerRun]) ->
             }
             for p in question.relevant
         ],
-        "chunkers": {run.name: outcome_dict(run.outcomes[index]) for run in runs},
+        "chunkers": {run.name: _outcome_dict(run.outcomes[index]) for run in runs},
     }
 
 
-def outcome_dict(outcome: QuestionOutcome) -> dict[str, Any]:
+def _outcome_dict(outcome: QuestionOutcome) -> dict[str, Any]:
     """Return one question's outcome for one chunker as JSON."""
     return {
         "hit@k": outcome.hit_at_k,
@@ -331,11 +331,11 @@ def outcome_dict(outcome: QuestionOutcome) -> dict[str, Any]:
             }
             for r in outcome.retrieved
         ],
-        "budgets": {str(b.budget): budget_dict(b) for b in outcome.budgets},
+        "budgets": {str(b.budget): _budget_dict(b) for b in outcome.budgets},
     }
 
 
-def budget_dict(outcome: BudgetOutcome) -> dict[str, Any]:
+def _budget_dict(outcome: BudgetOutcome) -> dict[str, Any]:
     """Return one question's context at one budget as JSON."""
     return {
         "packed": outcome.packed,

@@ -158,7 +158,9 @@ def run_eval(
     )
     files = [load_chunk_file(p, parsed.documents) for p in settings.chunk_files]
     with ExitStack() as stack:
-        shipped = [stack.enter_context(open_shipped(p, parsed.documents)) for p in settings.indexes]
+        shipped = [
+            stack.enter_context(_open_shipped(p, parsed.documents)) for p in settings.indexes
+        ]
         report = evaluate(
             parsed.documents,
             question_set,
@@ -167,7 +169,7 @@ def run_eval(
             shipped=shipped,
             chunk_files=files,
         )
-    where = {**report.settings, "corpus": corpus_identity(corpus, parsed.documents)}
+    where = {**report.settings, "corpus": _corpus_identity(corpus, parsed.documents)}
     placed = [w for w in (f.warning() for f in files) if w is not None]
     placed += peer_warnings(report.runs)
     unparsed = [f"{f}; evaluated without it" for f in parsed.failures]
@@ -176,7 +178,7 @@ def run_eval(
 
 
 @dataclass(frozen=True)
-class Shipped:
+class _Shipped:
     """An index folder evaluated as built: its name in the report, its spec, the open index."""
 
     name: str
@@ -188,7 +190,7 @@ class Shipped:
 
 
 @contextmanager
-def open_shipped(index_dir: Path, documents: Sequence[Document]) -> Iterator[Shipped]:
+def _open_shipped(index_dir: Path, documents: Sequence[Document]) -> Iterator[_Shipped]:
     """Open an index for eval; an error unless it was built from these documents' bytes."""
     with open_index(index_dir) as index:
         parsed = {d.source: d.sha256 for d in documents}
@@ -202,7 +204,7 @@ def open_shipped(index_dir: Path, documents: Sequence[Document]) -> Iterator[Shi
                 f"index {index_dir} was built from other versions of {listed}: ingest it again"
             )
         name = f"index:{portable_path(index_dir)}"
-        yield Shipped(name, {**index.manifest.chunker, "index": portable_path(index_dir)}, index)
+        yield _Shipped(name, {**index.manifest.chunker, "index": portable_path(index_dir)}, index)
 
 
 def evaluate(
@@ -211,7 +213,7 @@ def evaluate(
     settings: EvalSettings,
     make_retriever: RetrieverFactory | None = None,
     progress: Progress | None = None,
-    shipped: Sequence[Shipped] = (),
+    shipped: Sequence[_Shipped] = (),
     chunk_files: Sequence[ChunkFile] = (),
 ) -> EvalReport:
     """Compare the chunkers (and chunk files, shipped indexes) on parsed documents and questions."""
@@ -223,7 +225,7 @@ def evaluate(
     model = EvalModel(settings.model, settings.vector_cache)
     todo = [(v.name, chunked(documents, v, settings, model)) for v in variants]
     todo += [(f.name, given(f)) for f in chunk_files]
-    todo += [(one.name, shipped_rows(one)) for one in shipped]
+    todo += [(one.name, _shipped_rows(one)) for one in shipped]
     names = [ranker_row(name, r) for name, _ in todo for r in settings.rankers]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
@@ -231,13 +233,13 @@ def evaluate(
     runs: list[ChunkerRun] = []
     skipped: list[str] = []
     for done, (name, build) in enumerate(todo, 1):
-        rows = ranked_rows(name, build, settings, factory, model)
+        rows = _ranked_rows(name, build, settings, factory, model)
         for row in rows:
             if isinstance(row, str):
                 skipped.append(row)
                 continue
             row_name, spec, chunks, retriever = row
-            outcomes = score_all(questions, chunks, retriever, settings)
+            outcomes = _score_all(questions, chunks, retriever, settings)
             runs.append(ChunkerRun(row_name, spec, chunks, outcomes))
         if progress:
             progress(done, len(todo), name)
@@ -255,7 +257,7 @@ def evaluate(
         raise PolicyAssistantError(f"no row could be evaluated: {'; '.join(skipped)}")
     boot = Bootstrap(len(questions), settings.seed, settings.resamples, settings.level)
     return EvalReport(
-        settings=report_settings(question_set, runs, settings, model.identity()),
+        settings=_report_settings(question_set, runs, settings, model.identity()),
         questions=questions,
         runs=tuple(runs),
         summaries=tuple(summarize(run, settings.budgets, boot) for run in runs),
@@ -269,7 +271,7 @@ Row = tuple[str, dict[str, Any], tuple[Chunk, ...], Retriever]
 """One row to score: its name, spec, chunks and retriever."""
 
 
-def ranked_rows(
+def _ranked_rows(
     name: str, build: Build, settings: EvalSettings, factory: RetrieverFactory, model: EvalModel
 ) -> list[Row | str]:
     """Return a variant's row per ranker, or for a row that cannot run, one line saying why."""
@@ -335,12 +337,12 @@ def given(chunk_file: ChunkFile) -> Build:
     return lambda: (chunk_file.spec, chunk_file.chunks, None)
 
 
-def shipped_rows(one: Shipped) -> Build:
+def _shipped_rows(one: _Shipped) -> Build:
     """Return the build of a shipped index's rows: its chunks, searched in the index itself."""
     return lambda: (one.spec, tuple(one.index.chunks()), IndexRetriever(one.index, "bm25"))
 
 
-def score_all(
+def _score_all(
     questions: Sequence[Question],
     chunks: Sequence[Chunk],
     retriever: Retriever,
@@ -357,7 +359,7 @@ def score_all(
     return tuple(out)
 
 
-def report_settings(
+def _report_settings(
     question_set: QuestionSet,
     runs: Sequence[ChunkerRun],
     settings: EvalSettings,
@@ -399,7 +401,7 @@ def ranking_settings(settings: EvalSettings) -> dict[str, Any]:
     }
 
 
-def corpus_identity(corpus: Path, documents: Sequence[Document]) -> dict[str, Any]:
+def _corpus_identity(corpus: Path, documents: Sequence[Document]) -> dict[str, Any]:
     """Return the corpus as the report records it: where, and a hash of what it held."""
     contents = [[d.source, d.sha256] for d in documents]
     return {"path": portable_path(corpus), "documents": len(documents), "id": content_id(contents)}

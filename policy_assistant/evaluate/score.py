@@ -45,7 +45,7 @@ COVER_LIMIT = 4096
 
 
 @dataclass(frozen=True, slots=True)
-class Retrieved:
+class _Retrieved:
     """One result of a question's ranking."""
 
     rank: int
@@ -106,7 +106,7 @@ class QuestionOutcome:
 
     question: Question
     """The question."""
-    retrieved: tuple[Retrieved, ...]
+    retrieved: tuple[_Retrieved, ...]
     """The candidates, in rank order."""
     hit_at_k: bool
     """Whether a relevant chunk is among the first k."""
@@ -215,7 +215,7 @@ def score_question(
     """Score a ranking of chunk rows against the question's passages (sizes: budget units)."""
     passages = question.relevant
     retrieved = tuple(
-        Retrieved(
+        _Retrieved(
             rank=rank,
             chunk=chunks[row],
             score=score,
@@ -233,11 +233,11 @@ def score_question(
         hit_at_k=metrics.hit_at_k(ranked, passages, k),
         words_at_k=sum(c.words for c in ranked[:k]),
         leaks=leaks,
-        budgets=tuple(score_budget(passages, ranked, layout, b, ranked_sizes) for b in budgets),
+        budgets=tuple(_score_budget(passages, ranked, layout, b, ranked_sizes) for b in budgets),
     )
 
 
-def score_budget(
+def _score_budget(
     passages: Sequence[Passage],
     ranked: Sequence[Chunk],
     layout: Layout,
@@ -253,7 +253,7 @@ def score_budget(
     if fitted is not None:
         context, words, packed = [fitted[0]], fitted[1], 1
     hit = metrics.hit(context, passages)
-    outcomes = tuple(passage_outcome(p, context, ranked, layout) for p in passages)
+    outcomes = tuple(_passage_outcome(p, context, ranked, layout) for p in passages)
     complete = all(o.status == COMPLETE for o in outcomes)
     ceiling = complete or layout.ceiling(passages, budget)
     return BudgetOutcome(
@@ -264,7 +264,7 @@ def score_budget(
         recall=metrics.recall(context, passages),
         complete=complete,
         evidence=metrics.evidence_coverage(context, passages),
-        miss=None if complete else miss_reason(hit, passages, ranked, outcomes),
+        miss=None if complete else _miss_reason(hit, passages, ranked, outcomes),
         passages=outcomes,
         cut=fitted is not None,
         ceiling=ceiling,
@@ -279,7 +279,7 @@ def limit_of(complete: bool, ceiling: bool) -> str | None:
     return RANKING if ceiling else CHUNKING
 
 
-def passage_outcome(
+def _passage_outcome(
     passage: Passage, context: Sequence[Chunk], ranked: Sequence[Chunk], layout: Layout
 ) -> PassageOutcome:
     """Return whether a passage's quote made it whole into the context, and if not, why."""
@@ -293,7 +293,7 @@ def passage_outcome(
     return PassageOutcome(NOT_RETRIEVED)
 
 
-def miss_reason(
+def _miss_reason(
     hit: bool,
     passages: Sequence[Passage],
     ranked: Sequence[Chunk],

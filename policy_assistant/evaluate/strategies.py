@@ -202,7 +202,7 @@ def score_strategy(
     contexts = [assemble_ranked(ranked, b, settings) for b in budgets]
     needed = evidence_words(units, passages)
     scored = (
-        score_context(passages, c, hits, b, needed) for c, b in zip(contexts, budgets, strict=True)
+        _score_context(passages, c, hits, b, needed) for c, b in zip(contexts, budgets, strict=True)
     )
     return QuestionOutcome(
         question=question,
@@ -214,12 +214,12 @@ def score_strategy(
     )
 
 
-def score_context(
+def _score_context(
     passages: Sequence[Passage], context: Sequence[ContextPassage], hits: Sequence[_Hit],
     budget: int, needed: int | None = None,
 ) -> BudgetOutcome:  # fmt: skip
     """Measure what one assembled context holds (needed: evidence_words of the passages)."""
-    outcomes = tuple(passage_status(p, context, hits) for p in passages)
+    outcomes = tuple(_passage_status(p, context, hits) for p in passages)
     complete = all(o.status == COMPLETE for o in outcomes)
     ceiling = complete or (needed is not None and needed <= budget)
     hit = metrics.hit(context, passages)
@@ -249,7 +249,7 @@ def evidence_words(units: UnitSet, passages: Sequence[Passage]) -> int | None:
     touch are merged; each run counts its units' words and its prefix's. None when a quote lies
     outside every unit.
     """
-    runs = [unit_run(units, p) for p in passages]
+    runs = [_unit_run(units, p) for p in passages]
     if not runs or None in runs:
         return None
     merged: list[tuple[int, int]] = []
@@ -266,7 +266,7 @@ def _same_doc(units: UnitSet, a: int, b: int) -> bool:
     return bool(doc[a] == doc[b])
 
 
-def unit_run(units: UnitSet, passage: Passage) -> tuple[int, int] | None:
+def _unit_run(units: UnitSet, passage: Passage) -> tuple[int, int] | None:
     """Return the first and last unit rows of the shortest run covering the passage's quote."""
     doc = next((i for i, d in enumerate(units.docs) if d.source == passage.source), None)
     if doc is None:
@@ -281,7 +281,7 @@ def unit_run(units: UnitSet, passage: Passage) -> tuple[int, int] | None:
     return int(rows[first]), int(rows[last])
 
 
-def passage_status(
+def _passage_status(
     passage: Passage, context: Sequence[ContextPassage], hits: Sequence[_Hit]
 ) -> PassageOutcome:
     """Return whether a quote lies whole in one passage of the context, and if not, why."""

@@ -42,7 +42,7 @@ class Variant:
     @property
     def takes(self) -> tuple[str, ...]:
         """The settings the variant's chunker takes."""
-        return chunker_class(self.chunker).setting_names
+        return _chunker_class(self.chunker).setting_names
 
     def make(self, defaults: dict[str, int]) -> Chunker:
         """Return the chunker: the spec's settings over the run-wide ones it takes."""
@@ -52,12 +52,12 @@ class Variant:
         return make_chunker(self.chunker, **given) if peer is None else peer(**given)
 
 
-def chunker_class(name: str) -> type[Chunker]:
+def _chunker_class(name: str) -> type[Chunker]:
     """Return the class of one of our chunkers or of a peer, by name."""
     return CHUNKERS.get(name) or MODEL_CHUNKERS.get(name) or PEERS[name]
 
 
-def known_names() -> dict[str, type[Chunker]]:
+def _known_names() -> dict[str, type[Chunker]]:
     """Return every chunker a variant may name: ours (those needing a model last), the peers."""
     return {**CHUNKERS, **MODEL_CHUNKERS, **PEERS}
 
@@ -71,7 +71,7 @@ def parse_variants(specs: Iterable[str]) -> tuple[Variant, ...]:
     """Return the variants of `--chunker` values; UsageError names what is not understood."""
     variants: list[Variant] = []
     for spec in specs:
-        for piece in split_spec(spec):
+        for piece in _split_spec(spec):
             variants.append(parse_variant(piece))
     names = [v.name for v in variants]
     twice = sorted({n for n in names if names.count(n) > 1})
@@ -80,14 +80,14 @@ def parse_variants(specs: Iterable[str]) -> tuple[Variant, ...]:
     return tuple(variants)
 
 
-def split_spec(spec: str) -> list[str]:
+def _split_spec(spec: str) -> list[str]:
     """Split one `--chunker` value where a comma is followed by a registered chunker's name."""
     pieces: list[list[str]] = []
     for item in (part.strip() for part in spec.split(",")):
         if not item:
             continue
         head = item.split(SETTING_MARK, 1)[0].strip()
-        if head in known_names() or not pieces or "=" not in item or SETTING_MARK in item:
+        if head in _known_names() or not pieces or "=" not in item or SETTING_MARK in item:
             pieces.append([item])
         else:
             pieces[-1].append(item)
@@ -98,9 +98,9 @@ def parse_variant(spec: str) -> Variant:
     """Return one variant from `name` or `name:setting=value,...`."""
     name, _, rest = spec.partition(SETTING_MARK)
     name = name.strip()
-    cls = known_names().get(name)
+    cls = _known_names().get(name)
     if cls is None:
-        known = ", ".join(known_names())
+        known = ", ".join(_known_names())
         raise UsageError(f"--chunker: unknown chunker {name!r}; choose from {known}")
     given: dict[str, int] = {}
     for item in (part.strip() for part in rest.split(",") if part.strip()):

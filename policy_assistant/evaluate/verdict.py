@@ -11,7 +11,7 @@ from policy_assistant.evaluate.report import BUDGET_METRICS, EvalReport, metric_
 
 
 @dataclass(frozen=True)
-class Versus:
+class _Versus:
     """One variant's paired difference from the best on a figure."""
 
     name: str
@@ -42,9 +42,9 @@ class FigureVerdict:
     """The variant with the highest value (first listed on a tie)."""
     best_value: float
     """Its value."""
-    within_noise: tuple[Versus, ...]
+    within_noise: tuple[_Versus, ...]
     """Variants whose paired interval holds 0: not a difference."""
-    different: tuple[Versus, ...]
+    different: tuple[_Versus, ...]
     """Variants whose paired interval excludes 0."""
 
 
@@ -61,7 +61,7 @@ def verdicts(report: EvalReport) -> list[FigureVerdict]:
     for metric in figure_names(report.settings["budgets"]):
         best = max(report.summaries, key=lambda s: s.figure(metric).value)
         others = [
-            Versus(o.name, paired(report, metric, o.name, best.name))
+            _Versus(o.name, paired(report, metric, o.name, best.name))
             for o in report.summaries
             if o is not best
         ]
@@ -77,7 +77,7 @@ def paired(report: EvalReport, metric: str, a: str, b: str) -> Interval:
         if c.metric == metric and (c.a, c.b) == (a, b):
             return c.difference
         if c.metric == metric and (c.a, c.b) == (b, a):
-            return negated(c.difference)
+            return _negated(c.difference)
     raise KeyError((metric, a, b))
 
 
@@ -96,7 +96,7 @@ def versus_bm25(report: EvalReport) -> dict[str, dict[str, Interval]]:
     return found
 
 
-def negated(interval: Interval) -> Interval:
+def _negated(interval: Interval) -> Interval:
     """Return the interval of the opposite difference."""
     # 0.0 - x, not -x: a zero difference must print as +0.000, not -0.000.
     return Interval(0.0 - interval.value, 0.0 - interval.high, 0.0 - interval.low)

@@ -49,12 +49,12 @@ def sticky_embedding(
     try:
         recorded = load_manifest(index_dir).embedding or {}
     except BadIndex:  # no index yet: nothing is changed from it
-        return EmbedChoice(None if drop else model and recorded_spec(model), runtime or "auto")
+        return EmbedChoice(None if drop else model and _recorded_spec(model), runtime or "auto")
     old_model, old_runtime = recorded.get("model"), recorded.get("runtime", DEFAULT_RUNTIME)
     if drop:
         changed = (f"embedding {old_model} -> none",) if old_model else ()
         return EmbedChoice(None, DEFAULT_RUNTIME, changed)
-    chosen = recorded_spec(model) if model is not None else old_model
+    chosen = _recorded_spec(model) if model is not None else old_model
     chosen_runtime = runtime or (old_runtime if model is None else DEFAULT_RUNTIME)
     if chosen is None:
         return EmbedChoice(None, chosen_runtime)
@@ -66,7 +66,7 @@ def sticky_embedding(
     return EmbedChoice(chosen, chosen_runtime, changed)
 
 
-def recorded_spec(model: str) -> str:
+def _recorded_spec(model: str) -> str:
     """Return the model as the index records it: a folder as an absolute path, a name as is."""
     path = Path(model).expanduser()
     return str(path.resolve()) if path.is_dir() else model

@@ -143,7 +143,7 @@ def ingest(
         if damage is not None:  # nothing of a damaged index is kept: the corpus is read again
             previous = _Previous(damage=damage, manifest=previous.manifest)
             read, entries, chunks = read_with(previous)
-        settings = IndexSettings(chunker.spec(), params, corpus_settings(reading), embed)
+        settings = IndexSettings(chunker.spec(), params, _corpus_settings(reading), embed)
         try:
             built = build_index(
                 chunks,
@@ -156,11 +156,11 @@ def ingest(
                 workers=reading.workers,
             )
         except BadIndex as exc:
-            raise naming_cache(exc, reading.cache_dir) from exc
+            raise _naming_cache(exc, reading.cache_dir) from exc
     return summarize(read, built)
 
 
-def naming_cache(exc: BadIndex, cache_dir: Path | None) -> BadIndex:
+def _naming_cache(exc: BadIndex, cache_dir: Path | None) -> BadIndex:
     """Return the error of a full disk naming the parse cache, the space one may free at once."""
     cause = exc.__cause__
     if cache_dir is None or not isinstance(cause, OSError) or cause.errno not in DISK_FULL:
@@ -211,7 +211,7 @@ CORPUS_DEFAULTS: dict[str, Any] = {
 """The corpus options an index records when they differ from these (CorpusOptions fields)."""
 
 
-def corpus_settings(options: CorpusOptions) -> dict[str, Any]:
+def _corpus_settings(options: CorpusOptions) -> dict[str, Any]:
     """Return the corpus options an index records: those that differ from the defaults."""
     given = {key: getattr(options, key) for key in CORPUS_DEFAULTS}
     given = {k: list(v) if isinstance(v, tuple) else v for k, v in given.items()}

@@ -62,7 +62,7 @@ def script_json(value: Any) -> str:
     return json_text(value).replace("<", "\\u003c")
 
 
-def layout_data(layout: Layout) -> list[dict[str, Any]]:
+def _layout_data(layout: Layout) -> list[dict[str, Any]]:
     """Return the lines and page breaks as the page's script reads them."""
     widths: dict[int, int] = {}
     for line in layout.lines():
@@ -86,7 +86,7 @@ def layout_data(layout: Layout) -> list[dict[str, Any]]:
     return out
 
 
-def chunk_data(view: View) -> list[dict[str, Any]]:
+def _chunk_data(view: View) -> list[dict[str, Any]]:
     """Return each chunk's record and marks as the page's script reads them."""
     return [
         {
@@ -109,7 +109,7 @@ def chunk_data(view: View) -> list[dict[str, Any]]:
     ]
 
 
-def variant_data(view: View, variant: Variant) -> dict[str, Any]:
+def _variant_data(view: View, variant: Variant) -> dict[str, Any]:
     """Return one chunking: its controls' label, its chunks, readout and description."""
     return {
         "method": variant.method,
@@ -117,7 +117,7 @@ def variant_data(view: View, variant: Variant) -> dict[str, Any]:
         "origin": variant.origin,
         "spec": variant.spec,
         "specLabel": spec_label(variant.spec),
-        "chunks": chunk_data(view),
+        "chunks": _chunk_data(view),
         "readout": [list(row) for row in readout_rows(view)],
         "description": describe(view, variant.spec),
     }
@@ -130,13 +130,13 @@ def page_data(doc: Document, variants: Sequence[Variant], initial: int = 0) -> d
     return {
         "text": doc.text,
         "words": [offset for span in layout.words for offset in span],
-        "lines": layout_data(layout),
-        "variants": [variant_data(view, v) for view, v in zip(views, variants, strict=True)],
+        "lines": _layout_data(layout),
+        "variants": [_variant_data(view, v) for view, v in zip(views, variants, strict=True)],
         "initial": initial,
     }
 
 
-def document_meta(doc: Document) -> str:
+def _document_meta(doc: Document) -> str:
     """Return the line under the title: source, version, access, language and pages."""
     pages = f" · {len(doc.pages)} pages" if doc.pages else ""
     return (
@@ -167,7 +167,7 @@ def render_document_page(
         {
             "lang": html.escape(doc.language),
             "title": html.escape(doc.title),
-            "meta": html.escape(document_meta(doc)),
+            "meta": html.escape(_document_meta(doc)),
             "notes": notes_html(warnings, doc.access == "staff"),
             "back": link,
             "spec": html.escape(chosen["specLabel"]),

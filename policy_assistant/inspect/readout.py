@@ -23,7 +23,7 @@ CUT_FIELDS = (
 
 
 @dataclass(frozen=True, slots=True)
-class TableFate:
+class _TableFate:
     """What a chunking did to one table."""
 
     number: int
@@ -63,7 +63,7 @@ class Readout:
 
     quality: Quality
     """chunk/quality.py's readout of the document's chunks."""
-    tables: tuple[TableFate, ...]
+    tables: tuple[_TableFate, ...]
     """One per table block, in document order."""
     without_heading: int
     """Chunks with no prefix whose body does not open with a heading."""
@@ -121,14 +121,14 @@ def _cut_of(alone: Quality) -> str | None:
     return next((unit for field, unit in CUT_FIELDS if getattr(alone, field)), None)
 
 
-def opens_with_heading(blocks: tuple[Block, ...], chunk: Chunk) -> bool:
+def _opens_with_heading(blocks: tuple[Block, ...], chunk: Chunk) -> bool:
     """Return whether the chunk has a prefix or its body opens with a heading block."""
     if chunk.prefix_length > 0:
         return True
     return any(b.kind == "heading" and b.start == chunk.start for b in blocks)
 
 
-def table_fates(blocks: tuple[Block, ...], chunks: list[Chunk]) -> tuple[TableFate, ...]:
+def _table_fates(blocks: tuple[Block, ...], chunks: list[Chunk]) -> tuple[_TableFate, ...]:
     """Return what the chunks did to each table block."""
     fates = []
     tables = [b for b in blocks if b.kind == "table"]
@@ -137,7 +137,7 @@ def table_fates(blocks: tuple[Block, ...], chunks: list[Chunk]) -> tuple[TableFa
             n for n, c in enumerate(chunks, start=1) if c.start < table.end and table.start < c.end
         )
         whole = next((n for n in touching if _holds(chunks[n - 1], table)), None)
-        fates.append(TableFate(number, table, touching, whole))
+        fates.append(_TableFate(number, table, touching, whole))
     return tuple(fates)
 
 
@@ -152,8 +152,8 @@ def build_readout(
     blocks = body_blocks(doc)
     return Readout(
         quality=quality(doc, chunks),
-        tables=table_fates(blocks, chunks),
-        without_heading=sum(not opens_with_heading(blocks, c) for c in chunks),
+        tables=_table_fates(blocks, chunks),
+        without_heading=sum(not _opens_with_heading(blocks, c) for c in chunks),
         overlap_words=sum(len(numbers) > 1 for numbers in coverage),
         uncovered_words=sum(not numbers for numbers in coverage),
     )

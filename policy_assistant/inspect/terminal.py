@@ -33,7 +33,7 @@ BULLET = "• "
 """Drawn before an unordered list item (the parser keeps ordinals, not bullets)."""
 
 
-def end_mark(mark: ChunkMark) -> str:
+def _end_mark(mark: ChunkMark) -> str:
     """Return the text of a chunk's end mark: '3⟧'."""
     return f"{mark.number}⟧"
 
@@ -62,7 +62,7 @@ class _Painter:
             out.append(self.view.layout.word_text(self.text, word), style=self._style(word))
             for mark in self.ends.get(word, ()):
                 out.append(" ")
-                out.append(end_mark(mark), style=None if self.plain else END_STYLES[mark.slot])
+                out.append(_end_mark(mark), style=None if self.plain else END_STYLES[mark.slot])
         return out
 
     def line(self, line: Line) -> Text:
@@ -89,7 +89,7 @@ class _Painter:
         return WORD_STYLES[self.view.state(word)]
 
 
-def document_renderables(view: View, plain: bool) -> list[RenderableType]:
+def _document_renderables(view: View, plain: bool) -> list[RenderableType]:
     """Return the document with its chunks drawn over it, block by block."""
     painter = _Painter(view, plain)
     out: list[RenderableType] = []
@@ -164,7 +164,7 @@ NARROW = 90
 """Below this width the chunk table is drawn two lines per chunk instead of one row."""
 
 
-class ChunkTable:
+class _ChunkTable:
     """One row per chunk (#, ID, characters, pages, words, sections); stacked when narrow."""
 
     def __init__(self, view: View) -> None:
@@ -225,8 +225,8 @@ def render_inspection(view: View, spec: dict[str, Any], plain: bool) -> Group:
         header,
         legend(plain),
         Rule(style="dim"),
-        *document_renderables(view, plain),
+        *_document_renderables(view, plain),
         Rule(style="dim"),
-        ChunkTable(view),
+        _ChunkTable(view),
         readout_table(view),
     )

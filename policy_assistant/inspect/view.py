@@ -88,7 +88,7 @@ class View:
 def build_view(doc: Document, chunks: list[Chunk], layout: Layout | None = None) -> View:
     """Return the view of `chunks` (one document's, in order) drawn over `doc`."""
     layout = layout or build_layout(doc)
-    spans = [word_range(layout, chunk.start, chunk.end) for chunk in chunks]
+    spans = [_word_range(layout, chunk.start, chunk.end) for chunk in chunks]
     cuts = start_cuts(doc, chunks)
     marks = tuple(
         _mark(layout, chunk, number, spans, cuts[number - 1])
@@ -99,7 +99,7 @@ def build_view(doc: Document, chunks: list[Chunk], layout: Layout | None = None)
     return View(doc, layout, marks, coverage, readout)
 
 
-def word_range(layout: Layout, start: int, end: int) -> tuple[int, int]:
+def _word_range(layout: Layout, start: int, end: int) -> tuple[int, int]:
     """Return the first and last index of the words that text[start:end] touches."""
     first = bisect_right(layout.ends, start)
     last = bisect_left(layout.starts, end) - 1

@@ -83,7 +83,7 @@ def read_corpus(
     result = read.result
     result.notices = _notices(path, found, result.catalog)
     if root is None or _absolute_path(root) == _absolute_path(path):  # a part keeps the rest
-        prune_cache(result, options.cache_dir)
+        _prune_cache(result, options.cache_dir)
     if not (result.documents or result.reused or result.failures):
         raise PolicyAssistantError(_nothing_to_read(path, found))
     return result
@@ -94,7 +94,7 @@ def _absolute_path(path: Path) -> str:
     return os.path.abspath(path)
 
 
-def prune_cache(read: CorpusRead, cache_dir: Path | None) -> None:
+def _prune_cache(read: CorpusRead, cache_dir: Path | None) -> None:
     """After a whole read that parsed something, drop the parse cache's entries it left
     unused (ParseCache.prune): every command's cache is bounded by what its corpus needs."""
     if cache_dir is None or not read.parsed:

@@ -57,7 +57,7 @@ CACHE_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
 """How a cache tag starts."""
 
 
-def tool_folder(folder: str, names: Iterable[str]) -> str:
+def _tool_folder(folder: str, names: Iterable[str]) -> str:
     """Return what a folder holding `names` is when a tool wrote it (an index, a cache), else "".
 
     Such a folder is never read as documents: an index's term lists would be indexed, and
@@ -207,7 +207,7 @@ def _reached(root: Path, source: str) -> bool:
         folder = os.path.join(folder, part)
         if part.startswith(".") or not is_utf8_name(part) or os.path.islink(folder):
             return False
-        if _holds_marker(folder) and tool_folder(folder, os.listdir(folder)):
+        if _holds_marker(folder) and _tool_folder(folder, os.listdir(folder)):
             return False
     return True
 
@@ -240,7 +240,7 @@ def _walk(walk: _Walk, top: Path, prefix: str) -> None:
             shown = printable(prefix.rstrip("/") or ".")
             walk.found.warnings.append(f"{shown}: cannot list the folder ({exc.strerror}); skipped")
             continue
-        kind = tool_folder(folder, (e.name for e in entries))
+        kind = _tool_folder(folder, (e.name for e in entries))
         if kind:
             shown = printable(prefix.rstrip("/") or ".")
             walk.found.warnings.append(f"{shown}: {kind}, not documents; skipped")

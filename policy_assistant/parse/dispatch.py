@@ -74,7 +74,7 @@ def parse_document(data: bytes, source: str, catalog: Catalog) -> Document:
         with cpu_limit(source):
             document = parse_bytes(data, source, catalog)
             check_words(source, count_words(document.text))
-            if given_field("language", source, data, catalog.fields_for(source)):
+            if _given_field("language", source, data, catalog.fields_for(source)):
                 return document
             from policy_assistant.parse.language import detect_language
 
@@ -93,7 +93,7 @@ def parse_file(
         document = parse_document(data, source, catalog)
     except DocumentError as exc:
         return Parsed(None, False, None, exc.problem)
-    fields, front = catalog.fields_for(source), front_field("access", source, data)
+    fields, front = catalog.fields_for(source), _front_field("access", source, data)
     labelled = "default_access" in fields or "access" in fields or front is not None
     chunks = after_parse(document) if after_parse else None
     return Parsed(document, labelled, chunks, front_access=front)
@@ -116,20 +116,20 @@ def relabel(
 
 def is_labelled(source: str, data: bytes, catalog: Catalog) -> bool:
     """Return whether the catalog, its defaults or front matter give `source` an access label."""
-    return labelled_by(source, data, catalog.fields_for(source))
+    return _labelled_by(source, data, catalog.fields_for(source))
 
 
-def labelled_by(source: str, data: bytes, fields: dict[str, str]) -> bool:
+def _labelled_by(source: str, data: bytes, fields: dict[str, str]) -> bool:
     """Return whether catalog `fields` (Catalog.fields_for) or front matter label `source`."""
-    return "default_access" in fields or given_field("access", source, data, fields)
+    return "default_access" in fields or _given_field("access", source, data, fields)
 
 
-def given_field(name: str, source: str, data: bytes, fields: dict[str, str]) -> bool:
+def _given_field(name: str, source: str, data: bytes, fields: dict[str, str]) -> bool:
     """Return whether catalog `fields` or the file's front matter give the field `name`."""
-    return name in fields or front_field(name, source, data) is not None
+    return name in fields or _front_field(name, source, data) is not None
 
 
-def front_field(name: str, source: str, data: bytes) -> str | None:
+def _front_field(name: str, source: str, data: bytes) -> str | None:
     """Return the field `name` of the file's front matter (Markdown only), or None."""
     if kind_of(source) != "markdown":
         return None

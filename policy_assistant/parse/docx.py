@@ -106,7 +106,7 @@ class _Reader:
                     self.read(content)
 
     def _paragraph(self, paragraph: Any) -> None:
-        text = clean(element_text(paragraph._p))
+        text = clean(_element_text(paragraph._p))
         if not text:
             return
         names = self.styles.names(paragraph)
@@ -150,7 +150,7 @@ class _Reader:
         self.builder.add("table", "\n".join(r for r in rows if r.strip(" |")))
 
 
-def element_text(element: Any) -> str:
+def _element_text(element: Any) -> str:
     """Return the text of a paragraph's XML: runs in insertions, fields, content controls,
     hyperlinks and text boxes included (python-docx's Paragraph.text skips some of these)."""
     parts: list[str] = []
@@ -161,16 +161,16 @@ def element_text(element: Any) -> str:
         elif tag in _CHARACTERS:
             parts.append(_CHARACTERS[tag])
         elif tag == f"{_W}p" and parts:
-            parts.append("\n" + element_text(child))  # a text box's paragraphs
+            parts.append("\n" + _element_text(child))  # a text box's paragraphs
         elif tag not in _HIDDEN and isinstance(tag, str):
-            parts.append(element_text(child))
+            parts.append(_element_text(child))
     return "".join(parts)
 
 
 def _cell_text(cell: Any) -> str:
     """Return a cell's text on one line, a nested table's cells included."""
     outer = (p for p in cell._tc.iter(f"{_W}p") if next(p.iterancestors(f"{_W}p"), None) is None)
-    paragraphs = (clean(element_text(p)) for p in outer)
+    paragraphs = (clean(_element_text(p)) for p in outer)
     return " ".join(text for text in paragraphs if text).replace("\n", " ")
 
 
@@ -183,7 +183,7 @@ def _notes(document: Any) -> dict[tuple[str, str | None], list[str]]:
         except KeyError:
             continue
         for note in parse_xml(part.blob).iter(f"{_W}{kind}"):
-            texts = (clean(element_text(p)) for p in note.iter(f"{_W}p"))
+            texts = (clean(_element_text(p)) for p in note.iter(f"{_W}p"))
             notes[(kind, note.get(f"{_W}id"))] = [t for t in texts if t]
     return notes
 

@@ -41,7 +41,7 @@ Stat = tuple[int, int, int, int]
 """A file's size, mtime_ns, ctime_ns and inode."""
 
 
-def stat_of(info: os.stat_result) -> Stat:
+def _stat_of(info: os.stat_result) -> Stat:
     """Return what the table compares of a stat."""
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
@@ -278,7 +278,7 @@ class FileTable:
         number = self.columns.index.get(source)
         old = self.columns.row(number) if number is not None else None
         young = info is None or max(info.st_mtime_ns, info.st_ctime_ns) > self.young
-        stat = None if young or info is None else list(stat_of(info))
+        stat = None if young or info is None else list(_stat_of(info))
         trusted = self.trusted(source)
         if meta is None and old is not None and old[:2] == (stat, sha256) and trusted:
             self.seen[source] = old  # kept as it was recorded: the common case, made cheap

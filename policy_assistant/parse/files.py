@@ -22,7 +22,7 @@ def is_utf8_name(name: str) -> bool:
     return True
 
 
-def size_text(size: int) -> str:
+def _size_text(size: int) -> str:
     """Return a byte count as a short human figure (MiB above one)."""
     mib = size / (1024 * 1024)
     return f"{mib:.1f}".rstrip("0").rstrip(".") + " MiB" if mib >= 1 else f"{size} bytes"
@@ -78,4 +78,4 @@ def _read_all(fd: int, source: str, limit: int) -> bytes:
 
 
 def _too_big(size: int, limit: int) -> str:
-    return f"{size_text(size)}, over the limit of {size_text(limit)} (--max-file-size)"
+    return f"{_size_text(size)}, over the limit of {_size_text(limit)} (--max-file-size)"

@@ -49,7 +49,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _ROLES = {"navigation": "navigation", "banner": "page header", "contentinfo": "page footer"}
 
 
-def decode_html(data: bytes, source: str) -> str:
+def _decode_html(data: bytes, source: str) -> str:
     """Decode by byte-order mark, else the XML declaration or `<meta charset>`, else UTF-8,
     else windows-1252."""
     for bom, encoding in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le")):
@@ -80,7 +80,7 @@ def _decode(data: bytes, encoding: str, source: str) -> str:
 def parse_html(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Document:
     """Parse an HTML file's bytes into a Document; page chrome is dropped with a record."""
     # XHTML's XML declaration has done its work (the encoding); lxml refuses it in a str.
-    text = _XML_DECLARATION.sub("", _CONTROL.sub("", decode_html(data, source)))
+    text = _XML_DECLARATION.sub("", _CONTROL.sub("", _decode_html(data, source)))
     if text.count("<") > MAX_TAGS:
         raise DocumentError(source, f"refused: over {MAX_TAGS:,} tags in one page")
     builder = DocumentBuilder()

@@ -87,7 +87,7 @@ def parse_markdown(data: bytes, source: str, catalog: Catalog, sha256: str) -> D
     return finish(builder, source, sha256, replace(meta, title=title), (*dropped, *walker.dropped))
 
 
-def inline_text(token: Token) -> str:
+def _inline_text(token: Token) -> str:
     """Return an inline token's text: markup dropped, spaces collapsed, line breaks kept."""
     parts: list[str] = []
     for child in token.children or ():
@@ -100,7 +100,7 @@ def inline_text(token: Token) -> str:
         elif child.type == "hardbreak":
             parts.append(_BREAK)
         elif child.type == "image":
-            parts.append(inline_text(child))
+            parts.append(_inline_text(child))
         elif child.type == "html_inline":
             parts.append(_inline_html(child.content))
     lines = (_SPACES.sub(" ", line).strip() for line in "".join(parts).split(_BREAK))
@@ -177,7 +177,7 @@ class _Walker:
         kind = token.type
         if kind == "heading_open":
             self._flush_item()
-            text = _one_line(inline_text(tokens[i + 1]))
+            text = _one_line(_inline_text(tokens[i + 1]))
             attributes = _HEADING_ATTRIBUTES.search(text)
             if attributes:
                 self.dropped.append(Dropped(attributes.group().strip(), "heading attributes"))
@@ -198,7 +198,7 @@ class _Walker:
             self._flush_item()
             self.items.pop()
         elif kind == "inline":
-            self._text(inline_text(token))
+            self._text(_inline_text(token))
         elif kind in ("fence", "code_block"):
             self._flush_item()
             self._code(token)
@@ -275,7 +275,7 @@ class _Walker:
         while tokens[i].type != "table_close":
             token = tokens[i]
             if token.type == "inline":
-                cells.append(_one_line(inline_text(token)))
+                cells.append(_one_line(_inline_text(token)))
             elif token.type == "tr_close":
                 rows.append(" | ".join(cells).rstrip())
                 cells = []

@@ -34,22 +34,22 @@ def read_documents(
     """
     if path == Path("-"):
         data = sys.stdin.buffer.read()
-        return CorpusRead(root=Path("."), documents=parse_output_documents(data, "<stdin>"))
+        return CorpusRead(root=Path("."), documents=_parse_output_documents(data, "<stdin>"))
     if path.is_file() and path.suffix.lower() in PARSE_OUTPUT_SUFFIXES:
-        return CorpusRead(root=path.parent, documents=read_parse_output(path))
+        return CorpusRead(root=path.parent, documents=_read_parse_output(path))
     return read_corpus(path, options, progress=progress, after_parse=after_parse)
 
 
-def read_parse_output(path: Path) -> list[Document]:
+def _read_parse_output(path: Path) -> list[Document]:
     """Read Documents from JSON lines written by `parse --json`; a bad line is a DocumentError."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return parse_output_documents(data, path.name)
+    return _parse_output_documents(data, path.name)
 
 
-def parse_output_documents(data: bytes, name: str) -> list[Document]:
+def _parse_output_documents(data: bytes, name: str) -> list[Document]:
     """Return the Documents of `parse --json` lines; a bad line is a DocumentError."""
     documents = []
     for number, line in enumerate(data.splitlines(), start=1):

@@ -62,7 +62,7 @@ in-process (bench/bench_cores.py: bench_threshold; re-measure on a quiet machine
 
 
 @dataclass(frozen=True)
-class Outcome:
+class _Outcome:
     """One file's turn, as the parent finishes it: kept, from the cache, or parsed."""
 
     file: CorpusFile
@@ -86,7 +86,7 @@ class Outcome:
 _KEPT = {labelled: Parsed(None, labelled, None) for labelled in (False, True)}
 """What a kept file's outcome holds, by whether it is labelled (shared: 100,000 kept a read)."""
 
-Step = Outcome | DocumentError
+Step = _Outcome | DocumentError
 """One file's outcome: what was read (and parsed), or why it could not be read."""
 
 Item = tuple[bytes, str, str]
@@ -109,7 +109,7 @@ def _stat(file: str) -> os.stat_result | None:
     return info if stat.S_ISREG(info.st_mode) else None
 
 
-def step_source(step: Step) -> str:
+def _step_source(step: Step) -> str:
     """Return the source a step is about."""
     return step.source if isinstance(step, DocumentError) else step.file.source
 
@@ -232,13 +232,13 @@ class Reader:
         # Ray batches go by their own rule (SortedBatches), never because the reader waits.
         flush = batches.flush if batches is not None and not ray else None
         size = batches.items if batches is not None else workers.BATCH_ITEMS
-        in_turn = workers.in_order(work, count, lambda s: arrived(step_source(s)), flush, size)
+        in_turn = workers.in_order(work, count, lambda s: arrived(_step_source(s)), flush, size)
         for step, future in in_turn:
-            if isinstance(step, Outcome) and pool is not None and workers.died(future):
+            if isinstance(step, _Outcome) and pool is not None and workers.died(future):
                 yield self._again(step, pool)
                 continue
             parsed = future.result()
-            yield replace(step, parsed=parsed) if parsed and isinstance(step, Outcome) else step
+            yield replace(step, parsed=parsed) if parsed and isinstance(step, _Outcome) else step
 
     def _state(self, cache: bool = True) -> tuple[object, ...]:
         """Return what a worker's setup (_keep) is given: parser, catalog, hook, OCR, cache."""
@@ -292,7 +292,7 @@ class Reader:
         )
         return count, pool, batches, batches.spanned(steps)
 
-    def _again(self, step: Outcome, pool: ForkPool | RayPool) -> Step:
+    def _again(self, step: _Outcome, pool: ForkPool | RayPool) -> Step:
         """Parse a file again in a worker of its own: its worker died, maybe for another file.
 
         Several files are in flight when a worker dies, so each is parsed again alone; the one
@@ -331,9 +331,9 @@ class Reader:
         if batches is not None:
             future = batches.add((data, source, key), len(data))
             stored = batches.stored
-            return Outcome(corpus_file, fresh=True, key=key, size=len(data), stored=stored), future
+            return _Outcome(corpus_file, fresh=True, key=key, size=len(data), stored=stored), future
         parsed = self.parse(data, source, self.result.catalog, self.after_parse)
-        return Outcome(corpus_file, parsed, fresh=True, key=key), None
+        return _Outcome(corpus_file, parsed, fresh=True, key=key), None
 
     def _unkept(
         self, files: list[tuple[str, str]], arrived: Callable[[str], None]
@@ -370,12 +370,12 @@ class Reader:
             return ""
         return ParseCache.key(file.source, file.sha256, file.fields, self.ocr)
 
-    def _known(self, file: CorpusFile, by_stat: bool) -> Outcome | None:
+    def _known(self, file: CorpusFile, by_stat: bool) -> _Outcome | None:
         """Return the outcome of a file the reuse hook keeps or the parse cache holds."""
         meta = file.meta
         kept = self.reuse(file) if self.reuse is not None and meta is not None else None
         if kept is not None and meta is not None:
-            return Outcome(file, _KEPT[meta.labelled], kept, by_stat=by_stat)
+            return _Outcome(file, _KEPT[meta.labelled], kept, by_stat=by_stat)
         hit = self.cache.get(self._key(file)) if self.cache is not None else None
         if hit is None:
             return None
@@ -383,7 +383,7 @@ class Reader:
         labelled = relabel(document, file.fields, front)  # labels are applied after the cache
         if labelled is None:
             return None
-        return Outcome(file, Parsed(labelled[0], labelled[1], None, front_access=front))
+        return _Outcome(file, Parsed(labelled[0], labelled[1], None, front_access=front))
 
     def _open(
         self, source: str, file: str, fields: dict[str, str]

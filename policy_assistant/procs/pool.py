@@ -75,7 +75,7 @@ def can_fork(workers: int) -> bool:
     return workers >= 2 and sys.platform == "linux" and threading.active_count() == 1
 
 
-class Pool(Protocol):
+class _Pool(Protocol):
     """What Batches needs of a pool: ForkPool here, RayPool (procs/ray_pool.py) on a cluster."""
 
     def submit(self, task: Callable[..., Any], *args: Any) -> Future[Any]:
@@ -180,7 +180,7 @@ class Batches(Generic[A, T]):
 
     def __init__(
         self,
-        pool: Pool,
+        pool: _Pool,
         task: Callable[[list[A]], list[Any]],
         decode: Callable[[Any], T],
         items: int = BATCH_ITEMS,

@@ -30,7 +30,7 @@ def has_vectors(segments: Sequence[Segment]) -> bool:
     return bool(segments) and all(segment.vectors() is not None for segment in segments)
 
 
-def segment_scores(segment: Segment, query: Floats, level: int) -> tuple[Ints, Floats]:
+def _segment_scores(segment: Segment, query: Floats, level: int) -> tuple[Ints, Floats]:
     """Return the live rows with access <= level (ascending) and their inner products."""
     vectors = segment.vectors()
     if vectors is None:
@@ -80,7 +80,7 @@ def dense_search(segments: Sequence[Segment], query: Floats, k: int, level: int)
     query = np.asarray(query, dtype=np.float32)
     found: list[Found] = []
     for i, segment in enumerate(segments):
-        rows, scores = top_rows(*segment_scores(segment, query, level), k)
+        rows, scores = top_rows(*_segment_scores(segment, query, level), k)
         found += zip([i] * len(rows), rows.tolist(), scores.tolist(), strict=True)
     # Python's sort is stable and found is in (segment, row) order within each score.
     found.sort(key=lambda hit: -hit[2])

@@ -296,7 +296,7 @@ class Index:
         model = self.embedding_model()
         if model is None:
             raise UsageError("the index records no embedding model to encode queries with")
-        return load_query_encoder(model, self.embedding_runtime())
+        return _load_query_encoder(model, self.embedding_runtime())
 
     def embedding_runtime(self) -> str:
         """Return the runtime the index's vectors were made with (queries run the same)."""
@@ -404,7 +404,7 @@ def no_vectors_message(ranker: str) -> str:
     return f"the {ranker} ranker needs vectors and this index holds none: {hint}"
 
 
-def load_query_encoder(model: str, runtime: str = "auto") -> QueryEncoder:
+def _load_query_encoder(model: str, runtime: str = "auto") -> QueryEncoder:
     """Return an Encoder of a model folder or cached name (the dense extra loads only now)."""
     from policy_assistant.embed.encoder import Encoder
     from policy_assistant.embed.model import resolve_model

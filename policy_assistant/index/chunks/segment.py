@@ -91,7 +91,7 @@ class Segment:
 
     def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         """Return the term's local rows (ascending) and their term frequencies."""
-        return term_postings(self._terms, self.ptr, self.rows, self.tf, term)
+        return _term_postings(self._terms, self.ptr, self.rows, self.tf, term)
 
     def span(self, term: str) -> tuple[int, int]:
         """Return where the term's postings start and stop in rows and tf ((0, 0): none)."""
@@ -238,7 +238,7 @@ class MemorySegment(Segment):
         """Nothing is open."""
 
 
-def term_postings(terms: TermTable, ptr: Any, rows: Any, tf: Any, term: str) -> tuple[Any, Any]:
+def _term_postings(terms: TermTable, ptr: Any, rows: Any, tf: Any, term: str) -> tuple[Any, Any]:
     """Return a term's slice of raw postings (rows ascending, term frequencies), or empty ones."""
     found = terms.find(term)
     if found < 0:

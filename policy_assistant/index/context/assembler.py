@@ -115,7 +115,7 @@ def assemble(
         for group in _groups(units, hits, settings.decay):
             builder.grow_group(group, settings.share)
     elif hits:
-        window = window_for(settings, budget)
+        window = _window_for(settings, budget)
         if settings.clusters and window:
             hits = _by_cluster(units, hits, window, settings.decay)
         narrow = min(window, 1) if settings.wide_hits else window
@@ -135,7 +135,7 @@ DEFAULT_CONTEXT = ContextSettings(maxp=0.35, wide_hits=2)
 for the first two hits and +-1 for the rest, hits ordered with MaxP at 0.35 (bench/RESULTS.md)."""
 
 
-def window_for(settings: ContextSettings, budget: int) -> int:
+def _window_for(settings: ContextSettings, budget: int) -> int:
     """Return the units either side of a hit a window takes at this budget."""
     window = settings.window if settings.strategy in ("window", "passages") else 0
     return 1 if window and budget < settings.narrow_below else window
@@ -147,7 +147,7 @@ def order_hits(
 ) -> list[tuple[int, float]]:  # fmt: skip
     """Return the hits in the order a context takes them: with maxp, each re-scored by what
     its window adds (ties keep the search's order); otherwise as searched."""
-    window = window_for(settings, budget)
+    window = _window_for(settings, budget)
     if not settings.maxp or not window or not hits:
         return list(hits)
     gains = window_gains(units, weights, hits, window)
@@ -187,7 +187,7 @@ def _passages(ranked: Ranked, budget: int, settings: ContextSettings) -> list[Co
     the hits re-scored by their best candidate (passage_rank.py)."""
     units, hits, weights = ranked
     window, top, scoring = (
-        window_for(settings, budget),
+        _window_for(settings, budget),
         hits[: settings.candidates],
         settings.passages,
     )

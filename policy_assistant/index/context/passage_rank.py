@@ -100,7 +100,7 @@ def passage_context(
     spans = [s for s in spans if span_words(units, s) <= budget]
     if not spans:
         return []
-    scored = score_spans(units, spans, hits, weights, settings)
+    scored = _score_spans(units, spans, hits, weights, settings)
     chosen = choose(units, scored, budget)
     chosen = sorted(chosen, key=lambda s: (-s.score, s.doc, s.first))
     return [to_passage(units, without_lead_in(units, s), r) for r, s in enumerate(chosen, 1)]
@@ -121,7 +121,7 @@ def rank_hits(
     flat = [s for spans in per_hit for s in spans]
     if not flat:
         return list(hits)
-    scores = iter(s.score for s in score_spans(units, flat, hits, weights, settings))
+    scores = iter(s.score for s in _score_spans(units, flat, hits, weights, settings))
     rescored = []
     for (row, score), spans in zip(hits, per_hit, strict=True):
         best = max((next(scores) for _ in spans), default=0.0)
@@ -185,19 +185,19 @@ def term_rows(weights: TermWeights, first: int, last: int) -> _Terms:
     return _Terms(first, cum, best, holding + first, held)
 
 
-def score_spans(
+def _score_spans(
     units: UnitSet, spans: Sequence[Span], hits: Sequence[tuple[int, float]],
     weights: TermWeights, settings: PassageSettings,
 ) -> list[Span]:  # fmt: skip
     """Return the spans, each with its score as one passage."""
     terms = term_rows(weights, min(s.first for s in spans), max(s.last for s in spans))
-    fields = hit_fields(hits, weights)
+    fields = _hit_fields(hits, weights)
     out = []
     for span in spans:
         words = span_words(units, span)
         tf = terms.cum[:, span.last + 1 - terms.first] - terms.cum[:, span.first - terms.first]
         text = bm25(tf, terms.best, words, settings)
-        near = settings.coverage * proximity(units, terms, span, settings.spread)
+        near = settings.coverage * _proximity(units, terms, span, settings.spread)
         context = max((f for row, f in fields.items() if span.first <= row <= span.last), default=0)
         score = settings.text * text + near + settings.fields * context
         out.append(replace(span, score=score))
@@ -212,7 +212,7 @@ def bm25(tf: Floats, best: Floats, words: int, settings: PassageSettings) -> flo
     return float(np.sum(best[present] * freq * (settings.k1 + 1) / (freq + norm)))
 
 
-def proximity(units: UnitSet, terms: _Terms, span: Span, spread: int) -> float:
+def _proximity(units: UnitSet, terms: _Terms, span: Span, spread: int) -> float:
     """Return the weight of the query terms the span holds times how close they are: the
     fewest words of the span's units that hold them all, halving every `spread` words."""
     lo = bisect.bisect_left(terms.rows, span.first)
@@ -245,7 +245,7 @@ def _fewest_words(
     return fewest
 
 
-def hit_fields(hits: Sequence[tuple[int, float]], weights: TermWeights) -> dict[int, float]:
+def _hit_fields(hits: Sequence[tuple[int, float]], weights: TermWeights) -> dict[int, float]:
     """Return each hit's score beyond its own text's weights: its context fields."""
     rows = np.array([row for row, _ in hits], np.int64)
     at = np.minimum(np.searchsorted(weights.rows, rows), max(len(weights.rows) - 1, 0))

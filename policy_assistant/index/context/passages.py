@@ -66,7 +66,7 @@ class ContextPassage:
         return to_json_dict(self)
 
 
-def prefix_of(units: UnitSet, doc: int, section: int, at_heading: bool = False) -> str:
+def _prefix_of(units: UnitSet, doc: int, section: int, at_heading: bool = False) -> str:
     """Return the prefix of a passage that starts in section: title, then heading path.
 
     at_heading: the passage opens on the section's heading, which its body shows, so the
@@ -97,11 +97,11 @@ def prefix_words(units: UnitSet, section: int, at_heading: bool = False) -> int:
     words = units.cache.get(key)
     if words is None:
         doc = int(units.col("section_doc")[section])
-        words = units.cache[key] = count_words(prefix_of(units, doc, section, at_heading))
+        words = units.cache[key] = count_words(_prefix_of(units, doc, section, at_heading))
     return words
 
 
-def opens_on_heading(units: UnitSet, first: int) -> bool:
+def _opens_on_heading(units: UnitSet, first: int) -> bool:
     """Return whether a passage starting at unit `first` opens on its section's heading."""
     return int(units.col("unit_kind")[first]) == HEADING
 
@@ -109,10 +109,10 @@ def opens_on_heading(units: UnitSet, first: int) -> bool:
 def passage_prefix_words(units: UnitSet, first: int) -> int:
     """Return the words of the prefix of a passage starting at unit `first`."""
     section = int(units.col("unit_section")[first])
-    return prefix_words(units, section, opens_on_heading(units, first))
+    return prefix_words(units, section, _opens_on_heading(units, first))
 
 
-def lead_header(units: UnitSet, first: int) -> int:
+def _lead_header(units: UnitSet, first: int) -> int:
     """Return the header row a passage starting at unit `first` repeats, or -1.
 
     A passage that starts on a table row below the header row carries the header row in its
@@ -124,7 +124,7 @@ def lead_header(units: UnitSet, first: int) -> int:
 
 def span_words(units: UnitSet, span: Span) -> int:
     """Return the words a span takes in the context, its prefix included."""
-    header = lead_header(units, span.first)
+    header = _lead_header(units, span.first)
     extra = int(units.col("unit_words")[header]) if header >= 0 else 0
     return passage_prefix_words(units, span.first) + extra + units.words(span.first, span.last)
 
@@ -135,8 +135,8 @@ def to_passage(units: UnitSet, span: Span, rank: int) -> ContextPassage:
     info = units.docs[span.doc]
     start, end = int(cols["unit_start"][span.first]), int(cols["unit_end"][span.last])
     first_section = int(cols["unit_section"][span.first])
-    prefix = prefix_of(units, span.doc, first_section, opens_on_heading(units, span.first))
-    header = lead_header(units, span.first)
+    prefix = _prefix_of(units, span.doc, first_section, _opens_on_heading(units, span.first))
+    header = _lead_header(units, span.first)
     if header >= 0:
         prefix += units.unit_text(header) + "\n"
     sections = sorted({int(s) for s in cols["unit_section"][span.first : span.last + 1]})

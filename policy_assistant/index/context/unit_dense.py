@@ -52,7 +52,7 @@ def _vectors(segment: UnitSegment) -> Any:
     return vectors() if vectors is not None else None
 
 
-def unit_products(segment: UnitSegment, query: Floats, level: int) -> tuple[Ints, Floats]:
+def _unit_products(segment: UnitSegment, query: Floats, level: int) -> tuple[Ints, Floats]:
     """Return the live units with access <= level (ascending) and their inner products."""
     vectors = _vectors(segment)
     units = len(segment.columns["unit_start"])
@@ -68,12 +68,12 @@ def unit_products(segment: UnitSegment, query: Floats, level: int) -> tuple[Ints
     return seen_products(vectors, query, seen)
 
 
-def dense_units(segments: Sequence[UnitSegment], query: Floats, k: int, level: int) -> list[Found]:
+def _dense_units(segments: Sequence[UnitSegment], query: Floats, k: int, level: int) -> list[Found]:
     """Return up to k (segment, row, score) units by inner product, best first, equal scores
     by (segment, row)."""
     found: list[Found] = []
     for i, segment in enumerate(segments):
-        rows, scores = top_rows(*unit_products(segment, query, level), k)
+        rows, scores = top_rows(*_unit_products(segment, query, level), k)
         found += zip([i] * len(rows), rows.tolist(), scores.tolist(), strict=True)
     found.sort(key=lambda hit: -hit[2])  # stable: (segment, row) order within a score
     return found[: max(k, 0)]
@@ -86,7 +86,7 @@ def ranked_by_vectors(
     """Return what SegmentedUnits.ranked returns, ranked by the dense or hybrid ranker."""
     segments, vector = index.segments, np.asarray(vector, np.float32)
     depth = max(n, settings.depth)
-    dense = dense_units(segments, vector, depth if settings.ranker == "hybrid" else n, level)
+    dense = _dense_units(segments, vector, depth if settings.ranker == "hybrid" else n, level)
     units, matrix = np.zeros((0, 2), np.int64), np.zeros((0, 0))
     if settings.ranker == "hybrid":
         terms = tokenize(query)

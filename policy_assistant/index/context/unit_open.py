@@ -259,7 +259,7 @@ class SegmentSources:
             self._lines = _Lines(folder)
         except OSError as exc:
             raise BadIndex(f"{folder.name}: {exc.strerror or exc}") from exc
-        self.sources = Lazy(rows, lambda i: str(self._lines.read("doc", i)[0]["source"]))
+        self.sources = _Lazy(rows, lambda i: str(self._lines.read("doc", i)[0]["source"]))
 
     def close(self) -> None:
         """Release the memory maps."""
@@ -304,8 +304,8 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
     cols["doc_first"] = bases["doc_first"]
     cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
     docs = tuple(segments[s].doc(d) for s, d in picks)
-    texts = Lazy(len(picks), lambda i: DocText(segments[picks[i][0]], picks[i][1]))
-    paths = Lazy(int(bases["doc_sections"][-1]),
+    texts = _Lazy(len(picks), lambda i: DocText(segments[picks[i][0]], picks[i][1]))
+    paths = _Lazy(int(bases["doc_sections"][-1]),
                  partial(_picked_path, segments, picks, bases["doc_sections"]))  # fmt: skip
     return UnitSet(docs, texts, paths, cols)
 
@@ -324,9 +324,9 @@ def segment_units(segment: UnitSegment) -> UnitSet:
     memory-mapped, its documents, paths and texts read when first asked for (what the
     context assembler reads when every hit is in this segment). Build one per query: it
     keeps what it reads."""
-    docs = Lazy(segment.info.rows, segment.doc)
-    texts = Lazy(segment.info.rows, lambda i: DocText(segment, i))
-    paths = Lazy(segment.sections, segment.path)
+    docs = _Lazy(segment.info.rows, segment.doc)
+    texts = _Lazy(segment.info.rows, lambda i: DocText(segment, i))
+    paths = _Lazy(segment.sections, segment.path)
     return UnitSet(docs, texts, paths, dict(segment.columns))
 
 
@@ -383,7 +383,7 @@ def _gather(
     return out
 
 
-class Lazy(Sequence[T]):
+class _Lazy(Sequence[T]):
     """Items made one at a time when first asked for, then kept: the hit documents' texts
     and citation fields, a segment's sources (read as bisection asks)."""
 

@@ -214,7 +214,7 @@ class SegmentedUnits:
         chosen = self._sections(counts, max(SECTIONS, SECTIONS_PER_HIT * n), level)
         units, matrix, part = self._unit_scores(counts, chosen)
         total = matrix.sum(axis=0) + part
-        keep = best_rows(np.arange(len(units)), total, n)
+        keep = _best_rows(np.arange(len(units)), total, n)
         order = keep[np.lexsort((keep, -total[keep]))]
         return units, matrix, [(int(i), float(total[i])) for i in order]
 
@@ -455,7 +455,7 @@ def _bases(sizes: Sequence[int]) -> Ints:
     return np.concatenate([[0], np.cumsum(np.asarray(sizes, np.int64))]).astype(np.int64)
 
 
-def best_rows(rows: Ints, scores: Floats, n: int) -> Ints:
+def _best_rows(rows: Ints, scores: Floats, n: int) -> Ints:
     """Return the rows (ascending) of the n best scores; among rows tied at the n-th, the first."""
     if len(rows) <= n:
         return rows

@@ -5,7 +5,7 @@ segments use), shaped for the fields a context ranks by. plan_field looks every 
 once per segment and reads its bound off the frontier postings in one pass per segment, not a
 dozen numpy calls per term. field_scores sums a field for every row, a term slice at a time;
 top_rows (MaxScore) sums only the rarer terms for every section and weighs the common ones at
-the few sections that can still rank; scores_at and range_postings weigh terms at given rows
+the few sections that can still rank; _scores_at and range_postings weigh terms at given rows
 or inside given runs of rows, by bisection. The floats are the ones a cold build gives: each
 weight is segment_search.saturation (from the rows' length norms) times the term's idf and
 repeats, terms are ordered as plan_terms orders them (highest upper bound first, then term
@@ -151,7 +151,7 @@ def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> F
     term_idf = plan.idf[present]
     if (term_idf < 0).any():  # a negative factor turns the largest weight into the least
         return _frontier_bounds(view, stats, plan, seg)
-    tops, dirty = frontier_tops(view, stats)
+    tops, dirty = _frontier_tops(view, stats)
     # Rounding a product is monotonic: an idf >= 0 times the largest saturation is the
     # largest of the idf times each one.
     out[present] = term_idf * tops[ids[present]]
@@ -160,7 +160,7 @@ def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> F
     return out
 
 
-def frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, npt.NDArray[np.bool_]]:
+def _frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, npt.NDArray[np.bool_]]:
     """Return each term's largest saturation over its frontier postings under stats and
     whether its frontier holds a deleted row: derived from the field's arrays alone, so
     kept while it is open, as its length norms are (a pass over every frontier posting)."""
@@ -288,7 +288,7 @@ def _weighted(
             )
 
 
-def scores_at(
+def _scores_at(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, seg: Ints, local: Ints
 ) -> Floats:
     """Return the field's score at some rows (segment, local row; live ones), as
@@ -372,7 +372,7 @@ def top_rows(
     MaxScore: terms are scored for every row rarest first, until the largest weights of the
     terms left (the most common) could lift at most MAX_CANDIDATES rows to the count-th best
     sum so far; the terms left cost a bisection per candidate, not a weight per posting. The
-    scores returned are field_scores' floats at those rows (scores_at)."""
+    scores returned are field_scores' floats at those rows (_scores_at)."""
     weight, others, lower = rank
     if weight <= 0 or len(plan) < 2:
         return None
@@ -393,7 +393,7 @@ def top_rows(
         candidates = _contenders(plan, weight, scored, (lower, untouched), known, mask, count)
         if candidates is not None:
             seg = np.searchsorted(bases, candidates, side="right") - 1
-            scores = scores_at(views, stats, plan, seg, candidates - bases[seg])
+            scores = _scores_at(views, stats, plan, seg, candidates - bases[seg])
             positive = scores > 0
             return candidates[positive], scores[positive]
     return None

@@ -145,7 +145,7 @@ class UnitSet:
         return self.texts[doc][int(start) : int(end)]
 
 
-def block_units(text: str, block: Block) -> list[tuple[int, int, int]]:
+def _block_units(text: str, block: Block) -> list[tuple[int, int, int]]:
     """Return (start, end, kind code) of each unit of one block."""
     kind = block.kind
     if kind == "heading":
@@ -201,7 +201,7 @@ class _Builder:
         self.block_first.append(len(self.units["start"]))
         block_row, section_row = len(self.block_first) - 1, len(self.paths) - 1
         header = -1
-        for start, end, code in block_units(text, block):
+        for start, end, code in _block_units(text, block):
             row = len(self.units["start"])
             words = count_words(text[start:end])
             values = (start, end, words, code, block_row, section_row, doc_row)

@@ -88,7 +88,7 @@ def sort_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
     return sorted(chunks, key=lambda c: (c.source, c.position))
 
 
-def chunker_spec(chunks: Sequence[Chunk]) -> dict[str, Any]:
+def _chunker_spec(chunks: Sequence[Chunk]) -> dict[str, Any]:
     """Return the one chunker spec the chunks were made with; an error if none or mixed."""
     specs = {_spec_key(c.chunker): c.chunker for c in chunks}
     if not specs:
@@ -105,7 +105,7 @@ def _spec_key(spec: dict[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(spec.items()))
 
 
-def entries_of(chunks: Sequence[Chunk]) -> list[DocumentEntry]:
+def _entries_of(chunks: Sequence[Chunk]) -> list[DocumentEntry]:
     """Return one manifest entry per document of sorted chunks; an error on a bad stream."""
     entries = []
     for _, group in groupby(chunks, key=lambda c: c.source):
@@ -153,9 +153,9 @@ def build_index(
         raise PolicyAssistantError(
             "two chunks share an ID; the chunk stream holds a document twice"
         )
-    spec = settings.chunker or chunker_spec(rows)
+    spec = settings.chunker or _chunker_spec(rows)
     params = settings.bm25
-    new = {e.source: e for e in (entries if entries is not None else entries_of(rows))}
+    new = {e.source: e for e in (entries if entries is not None else _entries_of(rows))}
     result = BuildResult(index_dir)
     with index_lock(index_dir):
         embedding = settings.embedding_settings()

@@ -10,12 +10,12 @@ from policy_assistant.jsonio import JSONDecodeError, loads
 from policy_assistant.records import Chunk
 
 
-class ChunkFileError(PolicyAssistantError):
+class _ChunkFileError(PolicyAssistantError):
     """A chunk stream that cannot be read: which file, which line, what is wrong."""
 
 
 def read_chunk_lines(lines: Iterable[bytes], name: str) -> list[Chunk]:
-    """Return the chunk records of JSON lines; ChunkFileError names the first bad line."""
+    """Return the chunk records of JSON lines; _ChunkFileError names the first bad line."""
     chunks: list[Chunk] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -28,11 +28,11 @@ def read_chunk_lines(lines: Iterable[bytes], name: str) -> list[Chunk]:
             _check(chunk)
             chunks.append(chunk)
         except JSONDecodeError as exc:
-            raise ChunkFileError(f"{name}:{number}: not valid JSON ({exc})") from None
+            raise _ChunkFileError(f"{name}:{number}: not valid JSON ({exc})") from None
         except MissingField as exc:
-            raise ChunkFileError(f"{name}:{number}: a chunk record needs {exc.name!r}") from None
+            raise _ChunkFileError(f"{name}:{number}: a chunk record needs {exc.name!r}") from None
         except (TypeError, ValueError, AttributeError) as exc:
-            raise ChunkFileError(f"{name}:{number}: not a chunk record ({exc})") from None
+            raise _ChunkFileError(f"{name}:{number}: not a chunk record ({exc})") from None
     return chunks
 
 

@@ -29,10 +29,10 @@ def resolve_index_dir(option: Path | None = None, environ: Mapping[str, str] | N
     """
     value = (os.environ if environ is None else environ).get(INDEX_ENV)
     chosen = option if option is not None else Path(value) if value else DEFAULT_INDEX_DIR
-    return check_folder(chosen)
+    return _check_folder(chosen)
 
 
-def check_folder(index_dir: Path) -> Path:
+def _check_folder(index_dir: Path) -> Path:
     """Return index_dir, or raise BadIndex when it exists and is not a folder."""
     if index_dir.exists() and not index_dir.is_dir():
         raise BadIndex(f"{index_dir}: is a file, not an index folder")
@@ -71,7 +71,7 @@ def read_current(index_dir: Path) -> str | None:
 
 def live_generation(index_dir: Path) -> Path:
     """Return the live generation's folder, or raise BadIndex saying what to run."""
-    name = read_current(check_folder(index_dir))
+    name = read_current(_check_folder(index_dir))
     if name is None:
         raise BadIndex(f"no index at {index_dir}: {ingest_hint(index_dir)}")
     if not GENERATION.fullmatch(name) or not (index_dir / name).is_dir():

@@ -84,7 +84,7 @@ class Embedding:
             self.encoded += len(new)
             for rows, vector in zip(todo.values(), fresh, strict=True):
                 vectors[rows] = vector
-        return {VECTORS_FILE: npy_bytes(vectors), VECTOR_KEYS_FILE: npy_bytes(keys)}
+        return {VECTORS_FILE: _npy_bytes(vectors), VECTOR_KEYS_FILE: _npy_bytes(keys)}
 
     def key(self, text: str) -> int:
         """Return the 64-bit content key of an embedded text under this model."""
@@ -141,14 +141,14 @@ def unit_text(units: UnitSet, row: int) -> str:
     return embedding_text(title, path, unit_index_text(units, row))
 
 
-def npy_bytes(array: npt.NDArray[Any]) -> bytes:
+def _npy_bytes(array: npt.NDArray[Any]) -> bytes:
     """Return an array as the bytes of a .npy file (deterministic: no timestamps)."""
     buffer = io.BytesIO()
     np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
     return buffer.getvalue()
 
 
-def vector_identity(settings: dict[str, Any] | None) -> dict[str, Any] | None:
+def _vector_identity(settings: dict[str, Any] | None) -> dict[str, Any] | None:
     """Return what decides whether vectors are interchangeable (identity, recipe, dtype)."""
     if not settings:
         return None
@@ -157,7 +157,7 @@ def vector_identity(settings: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def embedding_change(old: dict[str, Any] | None, new: dict[str, Any] | None) -> str:
     """Return why the vectors must be written again, or an empty string when they need not."""
-    before, after = vector_identity(old), vector_identity(new)
+    before, after = _vector_identity(old), _vector_identity(new)
     if before == after:
         return ""
     if after is None:

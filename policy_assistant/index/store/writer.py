@@ -90,7 +90,7 @@ def index_lock(index_dir: Path, timeout: float | None = None) -> Iterator[None]:
 
     Re-entrant within a process, so a pipeline can hold it from reading the old index to
     writing the new one and still call write_index. Taking it removes what killed writers
-    left behind (remove_leftovers), so every writer cleans up, also one with nothing to do.
+    left behind (_remove_leftovers), so every writer cleans up, also one with nothing to do.
     """
     key, owner = index_dir.resolve(), os.getpid()
     if key in _HELD:
@@ -100,13 +100,13 @@ def index_lock(index_dir: Path, timeout: float | None = None) -> Iterator[None]:
         finally:
             _HELD[key][1] -= 1
         return
-    refuse_foreign(index_dir)
+    _refuse_foreign(index_dir)
     fd = _open_lock(index_dir)
     try:  # closing the descriptor releases the lock, also when the process dies
         _acquire(fd, index_dir, lock_wait() if timeout is None else timeout)
         _HELD[key] = [fd, 1]
         try:
-            remove_leftovers(index_dir)
+            _remove_leftovers(index_dir)
             yield
         finally:
             if os.getpid() == owner:  # a forked child unwinding this frame holds nothing
@@ -131,7 +131,7 @@ def _forget_locks_in_child() -> None:
 os.register_at_fork(after_in_child=_forget_locks_in_child)
 
 
-def refuse_foreign(index_dir: Path) -> None:
+def _refuse_foreign(index_dir: Path) -> None:
     """Raise BadIndex when index_dir holds files but is not an index folder: a writer given
     a wrong --index (a home folder, the corpus) must not put its files among someone's."""
     try:
@@ -139,7 +139,7 @@ def refuse_foreign(index_dir: Path) -> None:
     except OSError:  # missing (made below) or unreadable (the lock's open says why)
         return
     marks = {".lock", "CURRENT"}
-    if not names or marks.intersection(names) or any(made_here(index_dir / n) for n in names):
+    if not names or marks.intersection(names) or any(_made_here(index_dir / n) for n in names):
         return
     raise BadIndex(
         f"{index_dir} is not empty and is not an index folder: give a new or empty folder "
@@ -147,7 +147,7 @@ def refuse_foreign(index_dir: Path) -> None:
     )
 
 
-def made_here(entry: Path) -> bool:
+def _made_here(entry: Path) -> bool:
     """Whether a file in an index folder is one a writer of ours made, so it may be removed.
 
     The names alone are not enough: a foreign folder may be called gen-<16 hex>. A
@@ -177,7 +177,7 @@ def _open_lock(index_dir: Path) -> int:
         try:
             return os.open(index_dir / ".lock", os.O_RDONLY | os.O_CLOEXEC)
         except OSError:
-            raise cannot_write(index_dir, exc) from exc
+            raise _cannot_write(index_dir, exc) from exc
 
 
 def _acquire(fd: int, index_dir: Path, timeout: float) -> None:
@@ -227,14 +227,14 @@ def _command() -> str:
     return line if len(line) <= 200 else line[:199] + "…"
 
 
-def cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> BadIndex:
+def _cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> BadIndex:
     """Return the one-line error for an index folder that cannot be written (full, read-only)."""
     where = f" ({exc.filename})" if exc.filename else ""
     kept = "; the old index is unchanged" if unchanged else ""
     return BadIndex(f"cannot write the index at {index_dir}: {exc.strerror or exc}{where}{kept}")
 
 
-def remove_leftovers(index_dir: Path) -> None:
+def _remove_leftovers(index_dir: Path) -> None:
     """Delete temporary, trash and stale generation folders that killed writers left.
 
     Call with the lock held. When CURRENT cannot be read, which generation is live is
@@ -246,14 +246,14 @@ def remove_leftovers(index_dir: Path) -> None:
         live, keep_generations = None, True
     try:
         for entry in sorted(index_dir.iterdir()):
-            if entry.name == live or not made_here(entry):
+            if entry.name == live or not _made_here(entry):
                 continue
             if not GENERATION.fullmatch(entry.name):
                 _remove(entry)
             elif not keep_generations:
                 _retire(entry)
     except OSError as exc:
-        raise cannot_write(index_dir, exc) from exc
+        raise _cannot_write(index_dir, exc) from exc
 
 
 def write_index(
@@ -317,7 +317,7 @@ def write_generation(
         except OSError as exc:
             _stop(child)
             _discard(tmp)
-            raise cannot_write(index_dir, exc) from exc
+            raise _cannot_write(index_dir, exc) from exc
         except BaseException:
             _stop(child)
             _discard(tmp)
@@ -325,7 +325,7 @@ def write_generation(
         try:
             _clean(index_dir, keep=name, retired=was_live)
         except OSError as exc:
-            raise cannot_write(index_dir, exc, unchanged=False) from exc
+            raise _cannot_write(index_dir, exc, unchanged=False) from exc
         return index_dir / name
 
 
@@ -464,7 +464,7 @@ def _clean(index_dir: Path, keep: str, retired: str | None) -> None:
     """Delete our other generations (retired, the one live before, even with its manifest
     damaged) and every leftover; foreign files stay."""
     for entry in sorted(index_dir.iterdir()):
-        if entry.name != keep and (entry.name == retired or made_here(entry)):
+        if entry.name != keep and (entry.name == retired or _made_here(entry)):
             _retire(entry) if GENERATION.fullmatch(entry.name) else _remove(entry)
 
 

@@ -38,14 +38,14 @@ def page_drawings(page: Any, number: int, notes: list[str]) -> list[dict[str, An
     contents: bytes | None = _quietly(page.read_contents, None)
     size = len(contents) if contents is not None else _streams_size(page)
     if size > MAX_CONTENT_BYTES:
-        notes.append(content_note(number, size))
+        notes.append(_content_note(number, size))
         return None
     if contents is not None and not _may_draw(page, contents):
         return []
     drawings: list[dict[str, Any]] = page.get_cdrawings()
     items = sum(len(path.get("items", ())) for path in drawings)
     if items > MAX_DRAWING_ITEMS:
-        notes.append(drawings_note(number, items))
+        notes.append(_drawings_note(number, items))
         return None
     return drawings
 
@@ -105,7 +105,7 @@ def _quietly(call: Any, default: Any) -> Any:
         return default
 
 
-def content_note(page: int, size: int) -> str:
+def _content_note(page: int, size: int) -> str:
     """The note for a page whose content streams are too large to look at its drawings."""
     return (
         f"page {page}: table detection skipped: {size / 1e6:.1f} MB of drawing commands "
@@ -113,7 +113,7 @@ def content_note(page: int, size: int) -> str:
     )
 
 
-def drawings_note(page: int, items: int) -> str:
+def _drawings_note(page: int, items: int) -> str:
     """The note for a page with too many drawing items."""
     return (
         f"page {page}: table detection skipped: {items:,} drawing items "

@@ -131,7 +131,7 @@ def _lone_page_running(line: Line, band: str | None, lines: list[Line], body: fl
         alone = not any(o.size >= body - 0.5 and o.y0 >= line.y1 - 1 for o in lines)
     if not alone:
         return False
-    return furniture_reason(line, band) == "page number" or _set_apart(line, band, lines)
+    return _furniture_reason(line, band) == "page number" or _set_apart(line, band, lines)
 
 
 def _set_apart(line: Line, band: str, lines: list[Line]) -> bool:
@@ -143,7 +143,7 @@ def _set_apart(line: Line, band: str, lines: list[Line]) -> bool:
     for other in lines:
         # Positive: the other line is further from the edge (towards the body).
         offset = sign * (centre - (other.y0 + other.y1) / 2)
-        if offset < -height / 2 and furniture_reason(other, band) != "page number":
+        if offset < -height / 2 and _furniture_reason(other, band) != "page number":
             return False
         if offset > height / 2:
             gaps.append(line.y0 - other.y1 if band == "bottom" else other.y0 - line.y1)
@@ -155,7 +155,7 @@ def _furniture_text(key: str) -> bool:
     return "#" in key or any(char.isalnum() for char in key)
 
 
-def furniture_reason(line: Line, band: str | None) -> str:
+def _furniture_reason(line: Line, band: str | None) -> str:
     """Name what a running line is: a page number, a running head or a footer."""
     key = running_key(line.text)
     if key == "#" or _PAGE_LABEL.search(key):
@@ -175,7 +175,7 @@ def _drop_running(page: PageContent, running: list[Line]) -> None:
     for line in running:
         # Lines repeated inside the body are named by the half of the page they are in.
         band = _band(line, page.height) or ("top" if line.y1 < page.height / 2 else "bottom")
-        by_reason.setdefault(furniture_reason(line, band), []).append(line)
+        by_reason.setdefault(_furniture_reason(line, band), []).append(line)
     for reason, lines in by_reason.items():
         page.drop(lines, reason)
 

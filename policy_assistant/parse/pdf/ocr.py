@@ -187,12 +187,12 @@ def tesseract_language(language: str) -> str | None:
     return None
 
 
-def is_scan(words: int, images: int) -> bool:
+def _is_scan(words: int, images: int) -> bool:
     """Whether a page with this many text-layer words and images is taken for a scan."""
     return images > 0 and words < MIN_WORDS
 
 
-def unread_note(pages: list[int]) -> str:
+def _unread_note(pages: list[int]) -> str:
     """The note for scanned pages that were not OCR'd, and why."""
     listed = ", ".join(str(page) for page in pages)
     label = "page" if len(pages) == 1 else "pages"
@@ -200,7 +200,7 @@ def unread_note(pages: list[int]) -> str:
     return f"{label} {listed}: scanned (an image, under {MIN_WORDS} words), not OCR'd: {why}"
 
 
-def ocr_language(language: str) -> str | None:
+def _ocr_language(language: str) -> str | None:
     """Return the Tesseract language to OCR with, or None when OCR is off or unavailable."""
     return tesseract_language(language) if ENABLED else None
 
@@ -229,7 +229,7 @@ class ScanReader:
         if self.pages and 2 * scans > self.pages:
             notes.append(f"mostly images: {scans} of {self.pages} pages are scans")
         if self.unread:
-            notes.append(unread_note(self.unread))
+            notes.append(_unread_note(self.unread))
         if self.failed:
             listed = ", ".join(str(page) for page in self.failed)
             notes.append(f"scanned pages {listed}: OCR failed; read as their text layer")
@@ -262,14 +262,14 @@ class ScanReader:
             for span in line["spans"]
         )
         words = len(text.split())
-        noise = images > 0 and not is_scan(words, images) and is_garbage(text)
-        if not (noise or is_scan(words, images)):
+        noise = images > 0 and not _is_scan(words, images) and is_garbage(text)
+        if not (noise or _is_scan(words, images)):
             return page_dict
         if words and on_images(page_dict, _image_boxes(page)) < ON_IMAGE_SHARE:
             # Text set beside the pictures, not over them, is the page's own: a screenshot
             # with its caption, a logo on a title page, prose in a language not listed.
             return page_dict
-        language = ocr_language(self.language)
+        language = _ocr_language(self.language)
         textpage = None
         if language is not None:
             try:

@@ -46,7 +46,7 @@ class Region:
     """The table, if the region is one."""
 
 
-def split_at_gutters(lines: list[Line]) -> list[list[Line]]:
+def _split_at_gutters(lines: list[Line]) -> list[list[Line]]:
     """Split one MuPDF block into columns where its lines stand side by side across a gap.
 
     MuPDF may put two columns' lines, set on the same baselines with a narrow gutter, in
@@ -91,7 +91,7 @@ def _regions(page: PageContent) -> list[Region]:
             lines,
         )
         for block in by_block.values()
-        for lines in split_at_gutters(block)
+        for lines in _split_at_gutters(block)
     ]
     regions.extend(Region(t.x0, t.y0, t.x1, t.y1, table=t) for t in page.tables)
     return regions

@@ -223,7 +223,7 @@ def _find_tables(
     # The page's words, not the box's: a clip would cut a word that runs past the box.
     for area in areas:
         if area.grid is not None:
-            plain = plain_table(area.grid, page_words(), number)
+            plain = _plain_table(area.grid, page_words(), number)
             if plain is not None:
                 tables.append(plain)
                 continue
@@ -249,7 +249,7 @@ def _find_tables(
     return tables
 
 
-def plain_table(
+def _plain_table(
     grid: tuple[tuple[float, ...], tuple[float, ...]], page_words: list[Word], number: int
 ) -> Table | None:
     """Return the table of a plain grid (every rule edge to edge) from its rules alone."""

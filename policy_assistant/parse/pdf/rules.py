@@ -76,7 +76,7 @@ def _rule(item: tuple[Any, ...]) -> tuple[str, Box] | None:
     return None
 
 
-def page_rules(drawings: list[dict[str, Any]]) -> list[tuple[str, Box]]:
+def _page_rules(drawings: list[dict[str, Any]]) -> list[tuple[str, Box]]:
     """Return every rule and box among a page's vector drawings."""
     return [rule for path in drawings for item in path.get("items", ()) if (rule := _rule(item))]
 
@@ -319,7 +319,7 @@ def _booktabs_areas(rules: list[Box], grids: list[Box], lines: list[Line]) -> li
 
 def table_areas(drawings: list[dict[str, Any]], lines: list[Line]) -> list[TableArea]:
     """Return the areas of a page that show signs of a table, top to bottom."""
-    rules = page_rules(drawings)
+    rules = _page_rules(drawings)
     if len(rules) < 2:
         return []
     horizontal = _merge_horizontal([b for kind, b in rules if kind == "h"])
@@ -344,7 +344,7 @@ def separators(drawings: list[dict[str, Any]]) -> list[tuple[float, float, float
     """
     out: list[tuple[float, float, float]] = []
     boxes: list[Box] = []
-    for kind, (x0, y0, x1, y1) in page_rules(drawings):
+    for kind, (x0, y0, x1, y1) in _page_rules(drawings):
         if kind == "h":
             out.append((x0, (y0 + y1) / 2, x1))
         elif kind == "box":
@@ -368,4 +368,4 @@ def separators(drawings: list[dict[str, Any]]) -> list[tuple[float, float, float
 
 def vertical_rules(drawings: list[dict[str, Any]]) -> list[tuple[float, float, float]]:
     """Return (x, top, bottom) of every vertical rule on a page."""
-    return [((b[0] + b[2]) / 2, b[1], b[3]) for kind, b in page_rules(drawings) if kind == "v"]
+    return [((b[0] + b[2]) / 2, b[1], b[3]) for kind, b in _page_rules(drawings) if kind == "v"]

@@ -122,7 +122,7 @@ def _cell_text(words: list[Word]) -> str:
     return text
 
 
-def cell_texts(
+def _cell_texts(
     rows: list[list[Box | None]], words: list[Word]
 ) -> tuple[list[list[str]], list[Word]]:
     """Return the text of every cell of a table grid from the words of its area.
@@ -182,7 +182,7 @@ def table_from_grid(
     """
     # The first row of the grid is the header. MuPDF's guess at a header above the ruled
     # area is not used: it takes the heading or the sentence just above the table.
-    texts, unplaced = cell_texts(grid, words)
+    texts, unplaced = _cell_texts(grid, words)
     if unplaced:
         return None
     rows = [row for row in texts if any(row)]
