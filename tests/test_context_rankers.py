@@ -120,9 +120,17 @@ def test_a_public_context_never_holds_a_staff_unit_whatever_its_vector(
         assert any("cash refund" in text for text in staff)  # for a caller who may see it
 
 
-def test_no_ranker_named_ranks_units_by_bm25_even_with_vectors(
-    folder: Path, with_vectors: None
-) -> None:
-    assert texts(context(folder, "reimbursement")) == []
-    bm25 = texts(context(folder, "parking", "--ranker", "bm25"))
-    assert texts(context(folder, "parking")) == bm25
+def test_no_ranker_named_ranks_units_as_search_does(folder: Path, with_vectors: None) -> None:
+    found = texts(context(folder, "reimbursement"))
+    assert found and "money back" in found[0]  # hybrid: no word in common, found by meaning
+
+
+def test_vector_rankers_order_hits_by_their_own_score_not_bm25_term_gains() -> None:
+    from policy_assistant.index.context.assembler import DEFAULT_CONTEXT, ranked_settings
+    from policy_assistant.index.settings import BM25_RANKER, HYBRID_RANKER, ranker_settings
+
+    assert DEFAULT_CONTEXT.maxp > 0  # MaxP adds BM25 term weights: a BM25-scale quantity
+    assert ranked_settings(DEFAULT_CONTEXT, None) == DEFAULT_CONTEXT
+    assert ranked_settings(DEFAULT_CONTEXT, BM25_RANKER) == DEFAULT_CONTEXT
+    for ranker in (HYBRID_RANKER, ranker_settings("dense")):
+        assert ranked_settings(DEFAULT_CONTEXT, ranker).maxp == 0.0

@@ -47,6 +47,7 @@ from policy_assistant.index.context.assembler import (
     DEFAULT_CONTEXT,
     ContextSettings,
     assemble_ranked,
+    ranked_settings,
     ranked_units,
 )
 from policy_assistant.index.context.feedback import Feedback
@@ -183,6 +184,7 @@ def score_strategy(
     """Rank units for one question (by BM25, or by ranker with the encoder's query vector)
     and score its context at each budget."""
     vector = None if ranker is None else encoder.encode([question.question])[0]
+    settings = ranked_settings(settings, ranker)
     text, audience = question.question, question.audience
     ranked = ranked_units(index, text, audience, settings, k, ranker, vector)
     units, pairs, _ = ranked

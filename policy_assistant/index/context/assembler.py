@@ -199,13 +199,22 @@ def _passages(ranked: Ranked, budget: int, settings: ContextSettings) -> list[Co
     return assemble(units, rank_hits(units, top, weights, budget, window, scoring), budget, windows)
 
 
+def ranked_settings(settings: ContextSettings, ranker: RankerSettings | None) -> ContextSettings:
+    """Return the settings a context is assembled with when units are ranked by ranker: MaxP
+    adds BM25 term weights to each hit's score, which only a BM25 score is on the scale of
+    (a fused or cosine score is below 1.5), so vector rankers order hits by their own score."""
+    if ranker is None or ranker.ranker == "bm25" or not settings.maxp:
+        return settings
+    return replace(settings, maxp=0.0)
+
+
 def context_for(
     index: SegmentedUnits, query: str, budget: int, access: str | None = None,
     settings: ContextSettings | None = None, ranker: RankerSettings | None = None,
     vector: Any = None,
 ) -> list[ContextPassage]:  # fmt: skip
     """Rank units for query as access may see them and assemble the context (index.context)."""
-    settings = settings or DEFAULT_CONTEXT
+    settings = ranked_settings(settings or DEFAULT_CONTEXT, ranker)
     settings.check()
     if budget < 1:
         raise UsageError(f"the budget must be at least 1 word, got {budget}")

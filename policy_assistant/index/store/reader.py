@@ -196,13 +196,11 @@ class LoadedIndex(Index):
 
     def _unit_ranker(self, query: str, ranker: Ranker | RankerSettings | None) -> RankerSettings:
         """Return the ranker units are ranked by: the one named (UsageError when the units
-        hold no vectors for it), else BM25. Units are sentences and rows: ranked alone by
-        their vectors or fused, contexts held the evidence less often than by BM25's unit
-        fields on every question set measured (bench/RESULTS.md, eval_rankers)."""
-        if ranker is None:
-            return BM25_RANKER
-        chosen = ranker_settings(ranker)
+        hold no vectors for it), else search's default when the units hold vectors too."""
         units_ready = self._units is not None and self._units.has_vectors()
+        if ranker is None:
+            return self.default_ranker() if units_ready else BM25_RANKER
+        chosen = ranker_settings(ranker)
         if chosen.ranker != "bm25" and not units_ready:
             raise UsageError(no_vectors_message(chosen.ranker))
         return chosen
