@@ -242,3 +242,69 @@ def test_every_word_of_generated_html_is_in_a_block(parts: list[tuple[str, list[
     doc = parse(page)
     assert doc.text.split() == [w for _, shown in parts for w in shown]
     check_offsets(doc)
+
+
+# The shapes of generated manuals' link bars, written from each generator's documented
+# output structure: texinfo's and Sphinx's by their links alone, Javadoc's and Doxygen's by
+# the class names those generators give every bar.
+TEXINFO_BAR = (
+    '<div><p>Next: <a href="Sorting.html" accesskey="n" rel="next">Sorting</a>, '
+    'Previous: <a href="Intro.html" accesskey="p" rel="prev">Intro</a>, '
+    'Up: <a href="index.html" accesskey="u" rel="up">Top</a></p></div><hr>'
+)
+LABEL_BAR = '<p>Next: <a href="b.html">Output</a> Up: <a href="index.html">Top</a></p>'
+JAVADOC_BAR = (
+    '<div><ul class="navList"><li><a href="overview-summary.html">Overview</a></li>'
+    '<li><a href="package-summary.html">Package</a></li><li>Class</li>'
+    '<li><a href="package-tree.html">Tree</a></li><li><a href="index-all.html">Index</a></li>'
+    "</ul></div>"
+)
+DOXYGEN_PATH = (
+    '<div class="navpath"><ul><li><a href="dir_a.html">src</a></li>'
+    '<li><a href="dir_b.html">util</a></li><li><a href="file_c.html">strings.h</a></li></ul></div>'
+)
+SPHINX_RELATED = (
+    '<div><ul><li><a href="genindex.html">index</a></li>'
+    '<li><a href="next.html">next</a> |</li><li><a href="prev.html">previous</a> |</li></ul></div>'
+)
+BODY = "<h1>Sorting files</h1><p>The sort command orders lines; see the options below.</p>"
+
+
+@pytest.mark.parametrize(
+    "bar, words", [
+        (TEXINFO_BAR, "Next: Sorting"), (LABEL_BAR, "Next: Output"),
+        (JAVADOC_BAR, "Overview Package"), (DOXYGEN_PATH, "src util strings.h"),
+        (SPHINX_RELATED, "index next | previous"),
+    ],
+)  # fmt: skip
+def test_generated_manuals_link_bars_are_dropped_as_navigation(bar: str, words: str) -> None:
+    doc = parse(f"<html><body>{bar}{BODY}{bar}</body></html>")
+    assert doc.text.split() == [*["Sorting", "files"], *BODY_WORDS]
+    assert [d.reason for d in doc.dropped if words in d.text] == ["navigation", "navigation"]
+
+
+BODY_WORDS = ["The", "sort", "command", "orders", "lines;", "see", "the", "options", "below."]
+
+
+def test_prose_with_links_and_a_long_contents_list_are_kept() -> None:
+    prose = (
+        '<p>See <a href="a.html">sort</a>, <a href="b.html">uniq</a> and '
+        '<a href="c.html">comm</a> for the tools that read sorted input line by line.</p>'
+    )
+    contents = (
+        "<ul>"
+        + "".join(
+            f'<li><a href="s{i}.html">Section {i} on sorting, merging and comparing files</a></li>'
+            for i in range(12)
+        )
+        + "</ul>"
+    )
+    signature = (
+        '<dl><dd><code><a href="A.html">BuildEvent.getMessage()</a> '
+        '<a href="B.html">BuildEvent.getException()</a>, <a href="C.html">IOException</a></code>'
+        "</dd></dl>"
+    )
+    doc = parse(f"<html><body><h1>Tools</h1>{prose}{contents}{signature}</body></html>")
+    assert "uniq" in doc.text and "Section 11 on sorting" in doc.text
+    assert "getException()" in doc.text
+    assert not doc.dropped

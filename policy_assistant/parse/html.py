@@ -7,8 +7,11 @@ block, its text as written. Inside a block whitespace collapses to one space, as
 shows it, and `<br>` is a line break. Page chrome is left out and recorded in Document.dropped
 with the reason: `script`, `style`, `noscript` and `template`, `nav` (and `role=navigation`, or
 a class or id such as `navheader`, `navbar`, `breadcrumbs`, `sidebar`, as older pages mark it),
-a `header`/`footer` that belongs to the page rather than to an article or section, and
-elements marked `hidden`. The title is the `<title>`, else the first `h1`, else the file name.
+a `header`/`footer` that belongs to the page rather than to an article or section, the link
+bars of generated manuals (texinfo's "Next: / Previous: / Up:" rows, link bars set apart by
+"|" or "·", and the class names Javadoc and Doxygen give their bars), and elements marked
+`hidden`. The title is the `<title>`, else the first `h1`, else
+the file name.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ _SECTIONING = frozenset({"article", "main", "section", "aside"})
 # Class or id names that mark navigation in pages older than <nav> (DocBook's NAVHEADER, ...).
 _NAV_NAMES = re.compile(
     r"nav|navbar|navheader|navfooter|navigation|breadcrumbs?|sidebar|skip-?link|site-?(?:header|footer)"
+    r"|nav-?(?:list|panel|path)|(?:top|sub|bottom)-?nav|navrow\d*"
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _ROLES = {"navigation": "navigation", "banner": "page header", "contentinfo": "page footer"}
@@ -161,7 +165,53 @@ def _drop_reason(element: Any, tag: str) -> str | None:
         owners = {a.tag for a in element.iterancestors() if isinstance(a.tag, str)}
         if not owners & _SECTIONING:
             return "page header" if tag == "header" else "page footer"
+    if tag in _LINK_BAR_TAGS and _is_link_bar(element):
+        return "navigation"
     return None
+
+
+_LINK_BAR_TAGS = frozenset({"div", "p", "ul", "ol", "table", "td", "span", "center"})
+_LINK_BAR_CHARS = 400
+"""A link bar is short: a longer run of links (a table of contents page) is content."""
+_LINK_BAR_NODES = 200
+"""Elements looked at to tell a link bar: bounded, so the walk stays linear in the page."""
+_NAV_RELS = frozenset({"next", "prev", "previous", "up", "start", "contents", "index", "home"})
+_NAV_LABEL = re.compile(r"(?:next|prev(?:ious)?|up|top|home)\s*:", re.IGNORECASE)
+
+
+def _is_link_bar(element: Any) -> bool:
+    """Return whether an element is a generated manual's link bar, by structure alone: short,
+    with a link to the next, previous or parent page (rel, accesskey or a "Next:" label), or
+    three links or more set apart by bar separators ("|", "·", "»", ...) with at most one
+    other word between them (Sphinx's and Doxygen's bars). Code, signatures, lists of linked
+    names and prose with links are content."""
+    links: list[str] = []
+    rels = False
+    for count, node in enumerate(element.iter()):
+        if count > _LINK_BAR_NODES or node.tag in _HEADINGS:
+            return False  # long, or holding a heading: a section that links a lot
+        if node.tag == "a" and node.get("href") is not None:
+            links.append(collapse(node.text_content()))
+            rel = set((node.get("rel") or "").lower().split())
+            rels |= bool(rel & _NAV_RELS) or (node.get("accesskey") or "") in ("n", "p", "u")
+    text = text_of(element) if links else ""
+    if not text or len(text) > _LINK_BAR_CHARS:
+        return False
+    if rels or _NAV_LABEL.match(text):
+        return True
+    residue = text
+    for link in links:
+        residue = residue.replace(link, " ", 1)
+    if len(links) < 3 or _CODE_MARKS.search(residue):
+        return False
+    separated = bool(_BAR_SEPARATORS.search(residue))
+    return separated and len(_BAR_SEPARATORS.sub(" ", residue).split()) <= 1
+
+
+_BAR_SEPARATORS = re.compile(r"[|·•»›]")
+"""What stands between a bar's links."""
+_CODE_MARKS = re.compile(r"[(){};=*<>\d]")
+"""What code, a signature or a type names between linked names, and no bar does."""
 
 
 class _Walker:
