@@ -295,3 +295,37 @@ def test_without_ocr_a_symbol_heavy_text_layer_is_left_out(
     document = parse(save(doc))
     assert all(block.pages == (1,) for block in document.blocks)
     assert {r.reason for r in document.dropped if r.page == 2} == {"unreadable text layer"}
+
+
+def cjk_scan() -> bytes:
+    """A scan of a Chinese line whose PDF keeps a short text layer of it, as a scanner's
+    own OCR leaves it: under MIN_WORDS words over a full-page image."""
+    line = "保修期为十八个月"
+    source = pymupdf.open()
+    page = source.new_page()
+    page.insert_text((72, 100), line, fontname="china-s", fontsize=24)
+    pixmap = page.get_pixmap(dpi=150)
+    out = pymupdf.open()
+    target = out.new_page(width=page.rect.width, height=page.rect.height)
+    target.insert_image(target.rect, pixmap=pixmap)
+    target.insert_text((72, 100), line, fontname="china-s", fontsize=24, render_mode=3)
+    return save(out)
+
+
+@needs_tesseract
+@pytest.mark.skipif(
+    pdf_ocr.script_language("CJK") is not None, reason="Chinese Tesseract data is installed"
+)
+def test_a_scan_in_a_script_without_tesseract_data_keeps_its_layer_and_says_so() -> None:
+    document = parse(cjk_scan())
+    assert "保修期为十八个月" in document.text  # never English OCR junk in its place
+    assert document.ocr_pages == ()
+    (note,) = [n for n in document.notes if "Cjk script" in n]
+    assert "tesseract-ocr-chi-sim" in note and "kept, not OCR'd" in note
+
+
+def test_the_script_of_a_layer_is_its_letters_majority() -> None:
+    assert pdf_ocr.layer_script("保修期为十八个月 DI-100") == "CJK"
+    assert pdf_ocr.layer_script("Гарантия 18 месяцев") == "CYRILLIC"
+    assert pdf_ocr.layer_script("Warranty: 18 months, garantie") is None
+    assert pdf_ocr.layer_script("1234 — 5678") is None

@@ -10,7 +10,10 @@ such a page is read through PyMuPDF's OCR text page instead (pdf.py holds that c
 the one pymupdf module); its number goes into Document.ocr_pages. Without Tesseract, or
 with ENABLED switched off, a scan is read as it is and a note in Document.notes names it;
 a text layer of noise is left out (recorded in Document.dropped) and a note names its
-pages. A document whose pages are mostly scans gets a note saying so.
+pages. A document whose pages are mostly scans gets a note saying so. A scan whose text layer
+is mostly in another script than Latin (Chinese, Cyrillic, ...: `layer_script`) is OCR'd only
+with that script's data; without it the layer is kept and a note names the package, since
+OCR with another script's data invents text.
 """
 
 from __future__ import annotations
@@ -187,6 +190,40 @@ def tesseract_language(language: str) -> str | None:
     return None
 
 
+SCRIPT_DATA = {
+    "CJK": ("chi_sim", "chi_tra", "jpn"), "HIRAGANA": ("jpn",), "KATAKANA": ("jpn",),
+    "HANGUL": ("kor",), "CYRILLIC": ("rus", "ukr", "bul", "srp"), "GREEK": ("ell",),
+    "ARABIC": ("ara", "fas"), "HEBREW": ("heb",), "DEVANAGARI": ("hin",), "THAI": ("tha",),
+}  # fmt: skip
+"""Tesseract's language data that reads each script (Unicode's name for it), first choice first."""
+SCRIPT_PACKAGES = {
+    script: tuple(f"tesseract-ocr-{code.replace('_', '-')}" for code in codes)
+    for script, codes in SCRIPT_DATA.items()
+}
+"""The Debian packages of that data, as the notes name them."""
+
+
+def layer_script(text: str) -> str | None:
+    """Return the script most of a text layer's letters are in when it is not Latin (None:
+    Latin, or no letters to tell by): the script a scan with that layer is written in."""
+    letters = [_script(char) for char in text if char.isalpha()]
+    if not letters:
+        return None
+    script = max(sorted(set(letters)), key=letters.count)
+    if script == "LATIN" or script not in SCRIPT_DATA or 2 * letters.count(script) < len(letters):
+        return None
+    return script
+
+
+def script_language(script: str) -> str | None:
+    """Return the installed Tesseract data that reads a script, or None (never another's)."""
+    folder = tessdata()
+    for code in SCRIPT_DATA.get(script, ()):
+        if folder is not None and (Path(folder) / f"{code}.traineddata").is_file():
+            return code
+    return None
+
+
 def _is_scan(words: int, images: int) -> bool:
     """Whether a page with this many text-layer words and images is taken for a scan."""
     return images > 0 and words < MIN_WORDS
@@ -221,6 +258,9 @@ class ScanReader:
         """Pages whose text layer was noise and could not be OCR'd: that text, left out."""
         self.pages = 0
         """Pages looked at."""
+        self.other_script: dict[str, list[int]] = {}
+        """Scanned pages whose text layer is in a script Tesseract has no data for, by script:
+        their layer kept as it is, since OCR with another script's data only invents."""
 
     def notes(self) -> list[str]:
         """Return the notes on scanned pages that were not OCR'd."""
@@ -233,6 +273,13 @@ class ScanReader:
         if self.failed:
             listed = ", ".join(str(page) for page in self.failed)
             notes.append(f"scanned pages {listed}: OCR failed; read as their text layer")
+        for script, pages in sorted(self.other_script.items()):
+            listed = ", ".join(str(page) for page in pages)
+            install = f"apt-get install {' or '.join(SCRIPT_PACKAGES[script])}"
+            notes.append(
+                f"pages {listed}: scanned, text in {script.title()} script, for which Tesseract "
+                f"has no data ({install}): the text layer is kept, not OCR'd"
+            )
         if self.garbage:
             listed = ", ".join(str(page) for page in self.garbage)
             why = f"Tesseract is not installed ({INSTALL})" if ENABLED else "OCR is switched off"
@@ -269,7 +316,14 @@ class ScanReader:
             # Text set beside the pictures, not over them, is the page's own: a screenshot
             # with its caption, a logo on a title page, prose in a language not listed.
             return page_dict
-        language = _ocr_language(self.language)
+        script = layer_script(text)
+        if script is None:
+            language = _ocr_language(self.language)
+        else:  # a layer in another script: OCR only with that script's data, never English
+            language = script_language(script) if ENABLED else None
+            if language is None:
+                self.other_script.setdefault(script, []).append(number)
+                return page_dict
         textpage = None
         if language is not None:
             try:
