@@ -329,3 +329,32 @@ def test_the_script_of_a_layer_is_its_letters_majority() -> None:
     assert pdf_ocr.layer_script("Гарантия 18 месяцев") == "CYRILLIC"
     assert pdf_ocr.layer_script("Warranty: 18 months, garantie") is None
     assert pdf_ocr.layer_script("1234 — 5678") is None
+
+
+def cjk_page_image() -> bytes:
+    """A scanned page of Chinese with no text layer at all."""
+    source = pymupdf.open()
+    page = source.new_page()
+    for i in range(6):
+        page.insert_text(
+            (72, 100 + 40 * i),
+            "保修期为十八个月，请保留收据以便维修。",
+            fontname="china-s",
+            fontsize=20,
+        )
+    out = pymupdf.open()
+    target = out.new_page(width=page.rect.width, height=page.rect.height)
+    target.insert_image(target.rect, pixmap=page.get_pixmap(dpi=150))
+    return save(out)
+
+
+@needs_tesseract
+@pytest.mark.skipif(
+    pdf_ocr.script_language("CJK") is not None
+    or not pdf_ocr.tessdata()
+    or not (pdf_ocr.Path(pdf_ocr.tessdata() or "") / "osd.traineddata").is_file(),
+    reason="needs Tesseract's script detection and no Chinese data",
+)
+def test_a_scan_with_no_layer_is_not_ocrd_with_another_scripts_data() -> None:
+    with pytest.raises(DocumentError, match="tesseract-ocr-chi-sim"):
+        parse(cjk_page_image())  # no text at all: the note is the error, never English junk

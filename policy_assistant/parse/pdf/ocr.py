@@ -11,9 +11,10 @@ the one pymupdf module); its number goes into Document.ocr_pages. Without Tesser
 with ENABLED switched off, a scan is read as it is and a note in Document.notes names it;
 a text layer of noise is left out (recorded in Document.dropped) and a note names its
 pages. A document whose pages are mostly scans gets a note saying so. A scan whose text layer
-is mostly in another script than Latin (Chinese, Cyrillic, ...: `layer_script`) is OCR'd only
-with that script's data; without it the layer is kept and a note names the package, since
-OCR with another script's data invents text.
+is mostly in another script than Latin (Chinese, Cyrillic, ...: `layer_script`, or for a scan
+with no layer Tesseract's script detection, `page_script`) is OCR'd only with that script's
+data; without it the page is kept as it is and a note names the package, since OCR with
+another script's data invents text.
 """
 
 from __future__ import annotations
@@ -215,6 +216,35 @@ def layer_script(text: str) -> str | None:
     return script
 
 
+OSD_SCRIPTS = {
+    "Han": "CJK", "Japanese": "CJK", "Hiragana": "HIRAGANA", "Katakana": "KATAKANA",
+    "Hangul": "HANGUL", "Korean": "HANGUL", "Cyrillic": "CYRILLIC", "Greek": "GREEK",
+    "Arabic": "ARABIC", "Hebrew": "HEBREW", "Devanagari": "DEVANAGARI", "Thai": "THAI",
+}  # fmt: skip
+"""Tesseract's script names (orientation and script detection) as SCRIPT_DATA's keys."""
+OSD_DPI = 150
+"""Resolution a page is rendered at for script detection: enough for its glyph shapes."""
+_OSD_SCRIPT = re.compile(r"^Script: (\w+)", re.MULTILINE)
+
+
+def page_script(page: Any) -> str | None:
+    """Return the script Tesseract's detection (osd.traineddata, --psm 0) sees on a page
+    with no text layer, as a SCRIPT_DATA key; None for Latin, or when it cannot tell."""
+    folder, binary = tessdata(), shutil.which("tesseract")
+    if folder is None or binary is None or not (Path(folder) / "osd.traineddata").is_file():
+        return None
+    try:
+        image = page.get_pixmap(dpi=OSD_DPI).tobytes("png")
+        done = subprocess.run(
+            [binary, "-", "-", "--psm", "0"], input=image, capture_output=True, timeout=60,
+            check=False,
+        )  # fmt: skip
+    except (OSError, RuntimeError, ValueError, subprocess.TimeoutExpired):
+        return None  # an unreadable page or a stuck Tesseract: OCR as before
+    found = _OSD_SCRIPT.search(done.stdout.decode("utf-8", "replace"))
+    return OSD_SCRIPTS.get(found.group(1)) if found else None
+
+
 def script_language(script: str) -> str | None:
     """Return the installed Tesseract data that reads a script, or None (never another's)."""
     folder = tessdata()
@@ -317,6 +347,8 @@ class ScanReader:
             # with its caption, a logo on a title page, prose in a language not listed.
             return page_dict
         script = layer_script(text)
+        if script is None and ENABLED and not any(char.isalpha() for char in text):
+            script = page_script(page)  # no layer to tell by: Tesseract's own detection
         if script is None:
             language = _ocr_language(self.language)
         else:  # a layer in another script: OCR only with that script's data, never English
