@@ -189,7 +189,7 @@ def test_dense_without_vectors_says_how_to_add_them_and_terms_need_text():
 def test_eval_and_index_search_run_the_same_dense_functions(monkeypatch, ranker):
     """If eval's retrieval ranked with anything but Index's dense and fusion path, this fails."""
     calls: list[str] = []
-    real_dense, real_fuse = search_module.dense_search, search_module.fuse
+    real_dense, real_fuse = search_module.dense_search, search_module.fused
 
     def dense_spy(*args: Any) -> Any:
         calls.append("dense")
@@ -200,7 +200,7 @@ def test_eval_and_index_search_run_the_same_dense_functions(monkeypatch, ranker)
         return real_fuse(*args)
 
     monkeypatch.setattr(search_module, "dense_search", dense_spy)
-    monkeypatch.setattr(search_module, "fuse", fuse_spy)
+    monkeypatch.setattr(search_module, "fused", fuse_spy)
     chunks, vectors = corpus()
     index = memory_index(chunks, vectors=vectors, encoder=FakeEncoder(QUERIES))
     shown = [h.row for h in index.search("refund", 3, "public", ranker=ranker)]

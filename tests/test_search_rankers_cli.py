@@ -94,11 +94,11 @@ def test_hybrid_is_the_default_with_vectors_and_never_shows_staff_to_public(fold
 def test_eval_and_the_search_command_run_the_same_dense_functions(monkeypatch, folder, ranker):
     """If eval's retrieval or `search` ranked dense or hybrid with anything else, this fails."""
     calls: list[str] = []
-    real_dense, real_fuse = search_module.dense_search, search_module.fuse
+    real_dense, real_fuse = search_module.dense_search, search_module.fused
     monkeypatch.setattr(
         search_module, "dense_search", lambda *a: calls.append("dense") or real_dense(*a)
     )
-    monkeypatch.setattr(search_module, "fuse", lambda *a: calls.append("fuse") or real_fuse(*a))
+    monkeypatch.setattr(search_module, "fused", lambda *a: calls.append("fuse") or real_fuse(*a))
     done = run(folder, "--json", "--ranker", ranker)
     assert done.exit_code == 0, done.output
     searched = list(calls)

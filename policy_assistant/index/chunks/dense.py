@@ -3,18 +3,23 @@
 Vectors are unit length, so the inner product is the cosine. Every live row the reader may
 see is scored (no approximate index: bench/bench_rankers.py times the exact product), in
 blocks so a float16 or int8 store's float32 copy stays small. The access codes and deletion
-flags are those search_segments filters by; equal scores rank by (segment, row).
+flags are those search_segments filters by; equal scores rank by (segment, row). The same
+search, exact scores and fusion serve retrieval units (context/unit_dense.py), given the
+scorer that reads a unit segment's access and deletions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.errors import BadIndex
+from policy_assistant.index.chunks.fusion import fuse
 from policy_assistant.index.chunks.segment import Segment
+from policy_assistant.index.settings import RankerSettings
 
 BLOCK_ROWS = 1 << 15
 """Rows whose vectors are multiplied at once: bounds a query's temporary memory."""
@@ -25,7 +30,20 @@ Found = tuple[int, int, float]
 """A hit: segment index, local row, score."""
 
 
-def has_vectors(segments: Sequence[Segment]) -> bool:
+class VectorRows(Protocol):
+    """A segment whose rows may have vectors: a chunk segment or a unit segment."""
+
+    info: Any
+
+    def vectors(self) -> Any:
+        """Return one vector per row, or None."""
+
+
+Scorer = Callable[[Any, Floats, int], tuple[Ints, Floats]]
+"""(segment, query, access level) -> the rows it may serve (ascending) and their products."""
+
+
+def has_vectors(segments: Sequence[VectorRows]) -> bool:
     """Return whether every segment holds vectors (an empty index has none to rank by)."""
     return bool(segments) and all(segment.vectors() is not None for segment in segments)
 
@@ -72,15 +90,19 @@ def top_rows(rows: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
     return rows[order], scores[order]
 
 
-def dense_search(segments: Sequence[Segment], query: Floats, k: int, level: int) -> list[Found]:
+def dense_search(
+    segments: Sequence[Any], query: Floats, k: int, level: int, scored: Scorer | None = None
+) -> list[Found]:
     """Return up to k (segment, row, score) by inner product with query among live rows with
-    access <= level, best first, equal scores ordered by (segment, row)."""
+    access <= level, best first, equal scores ordered by (segment, row). scored finds each
+    segment's rows and products (None: a chunk segment's)."""
     if k <= 0:
         return []
     query = np.asarray(query, dtype=np.float32)
+    scorer = scored or _segment_scores
     found: list[Found] = []
     for i, segment in enumerate(segments):
-        rows, scores = top_rows(*_segment_scores(segment, query, level), k)
+        rows, scores = top_rows(*scorer(segment, query, level), k)
         found += zip([i] * len(rows), rows.tolist(), scores.tolist(), strict=True)
     # Python's sort is stable and found is in (segment, row) order within each score.
     found.sort(key=lambda hit: -hit[2])
@@ -88,7 +110,7 @@ def dense_search(segments: Sequence[Segment], query: Floats, k: int, level: int)
 
 
 def scores_of(
-    segments: Sequence[Segment], query: Floats, wanted: Sequence[tuple[int, int]]
+    segments: Sequence[VectorRows], query: Floats, wanted: Sequence[tuple[int, int]]
 ) -> list[float]:
     """Return the inner product of query with the vector of each (segment, row) wanted."""
     query = np.asarray(query, dtype=np.float32)
@@ -99,3 +121,15 @@ def scores_of(
             raise BadIndex(f"segment {segments[seg].info.name} holds no vectors")
         out.append(float(np.asarray(vectors[row], dtype=np.float32) @ query))
     return out
+
+
+def fused(
+    bm25: list[Found], dense: list[Found], segments: Sequence[VectorRows], query: Floats,
+    settings: RankerSettings, k: int,
+) -> list[Found]:  # fmt: skip
+    """Return the k best of BM25's and the dense ranker's lists fused (fusion.fuse), each
+    BM25 candidate the dense list lacks given its exact inner product."""
+    in_dense = {(seg, row) for seg, row, _ in dense}
+    missing = [(seg, row) for seg, row, _ in bm25 if (seg, row) not in in_dense]
+    more = dict(zip(missing, scores_of(segments, query, missing), strict=True))
+    return fuse(bm25, dense, more, settings, k)

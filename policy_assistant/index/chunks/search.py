@@ -18,8 +18,7 @@ import numpy as np
 from policy_assistant.codec import SKIP, to_json_dict
 from policy_assistant.errors import BadIndex, PolicyAssistantError, UsageError
 from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, BM25Index
-from policy_assistant.index.chunks.dense import dense_search, has_vectors, scores_of
-from policy_assistant.index.chunks.fusion import fuse
+from policy_assistant.index.chunks.dense import dense_search, fused, has_vectors
 from policy_assistant.index.chunks.segment import MemorySegment, Segment, Vectors
 from policy_assistant.index.chunks.segment_search import (
     Found,
@@ -255,10 +254,7 @@ class Index:
         depth = max(k, settings.depth)
         bm25 = self._bm25(terms, depth, level, read)
         dense = dense_search(self.segments, vector, depth, level)
-        in_dense = {(seg, row) for seg, row, _ in dense}
-        missing = [(seg, row) for seg, row, _ in bm25 if (seg, row) not in in_dense]
-        more = dict(zip(missing, scores_of(self.segments, vector, missing), strict=True))
-        return fuse(bm25, dense, more, settings, k)
+        return fused(bm25, dense, self.segments, vector, settings, k)
 
     def _bm25(
         self, terms: Sequence[str], k: int, level: int, read: dict[tuple[int, int], Chunk]

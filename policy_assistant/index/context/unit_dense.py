@@ -17,8 +17,15 @@ from typing import Any, Protocol
 import numpy as np
 
 from policy_assistant.errors import BadIndex
-from policy_assistant.index.chunks.dense import Floats, Found, Ints, seen_products, top_rows
-from policy_assistant.index.chunks.fusion import fuse
+from policy_assistant.index.chunks.dense import (
+    Floats,
+    Found,
+    Ints,
+    dense_search,
+    fused,
+    has_vectors,
+    seen_products,
+)
 from policy_assistant.index.context.unit_open import UnitSegment
 from policy_assistant.index.settings import RankerSettings
 from policy_assistant.index.tokenize import tokenize
@@ -43,18 +50,12 @@ class SegmentedUnits(Protocol):
 
 def has_unit_vectors(segments: Sequence[UnitSegment]) -> bool:
     """Return whether every unit segment holds vectors (none at all: nothing to rank by)."""
-    return bool(segments) and all(_vectors(s) is not None for s in segments)
-
-
-def _vectors(segment: UnitSegment) -> Any:
-    """Return the segment's unit vectors, or None (a writer without an encoder stores none)."""
-    vectors = getattr(segment, "vectors", None)
-    return vectors() if vectors is not None else None
+    return has_vectors(segments)
 
 
 def _unit_products(segment: UnitSegment, query: Floats, level: int) -> tuple[Ints, Floats]:
     """Return the live units with access <= level (ascending) and their inner products."""
-    vectors = _vectors(segment)
+    vectors = segment.vectors()
     units = len(segment.columns["unit_start"])
     if vectors is None or np.shape(vectors) != (units, len(query)):
         shape = None if vectors is None else np.shape(vectors)
@@ -68,17 +69,6 @@ def _unit_products(segment: UnitSegment, query: Floats, level: int) -> tuple[Int
     return seen_products(vectors, query, seen)
 
 
-def _dense_units(segments: Sequence[UnitSegment], query: Floats, k: int, level: int) -> list[Found]:
-    """Return up to k (segment, row, score) units by inner product, best first, equal scores
-    by (segment, row)."""
-    found: list[Found] = []
-    for i, segment in enumerate(segments):
-        rows, scores = top_rows(*_unit_products(segment, query, level), k)
-        found += zip([i] * len(rows), rows.tolist(), scores.tolist(), strict=True)
-    found.sort(key=lambda hit: -hit[2])  # stable: (segment, row) order within a score
-    return found[: max(k, 0)]
-
-
 def ranked_by_vectors(
     index: SegmentedUnits, query: str, vector: Floats, n: int, level: int,
     settings: RankerSettings,
@@ -86,7 +76,8 @@ def ranked_by_vectors(
     """Return what SegmentedUnits.ranked returns, ranked by the dense or hybrid ranker."""
     segments, vector = index.segments, np.asarray(vector, np.float32)
     depth = max(n, settings.depth)
-    dense = _dense_units(segments, vector, depth if settings.ranker == "hybrid" else n, level)
+    wanted = depth if settings.ranker == "hybrid" else n
+    dense = dense_search(segments, vector, wanted, level, _unit_products)
     units, matrix = np.zeros((0, 2), np.int64), np.zeros((0, 0))
     if settings.ranker == "hybrid":
         terms = tokenize(query)
@@ -94,23 +85,10 @@ def ranked_by_vectors(
         if terms:
             units, matrix, hits = index.scored(Counter(terms), depth, level)
             bm25 = [(int(units[i, 0]), int(units[i, 1]), score) for i, score in hits]
-        found = fuse(bm25, dense, _more(segments, vector, bm25, dense), settings, n)
+        found = fused(bm25, dense, segments, vector, settings, n)
     else:
         found = dense[:n]
     return _answered(index, units, matrix, found)
-
-
-def _more(
-    segments: Sequence[UnitSegment], vector: Floats, bm25: list[Found], dense: list[Found]
-) -> dict[tuple[int, int], float]:
-    """Return the dense scores of BM25's candidates that the dense list does not hold."""
-    listed = {(seg, row) for seg, row, _ in dense}
-    out = {}
-    for seg, row, _ in bm25:
-        if (seg, row) not in listed:
-            vectors = np.asarray(_vectors(segments[seg])[row], np.float32)
-            out[seg, row] = float(vectors @ vector)
-    return out
 
 
 def _answered(
