@@ -30,7 +30,6 @@ from results import write_section
 from policy_assistant.chunk import DEFAULT_CHUNKER, chunk_documents
 from policy_assistant.embed.encoder import Encoder
 from policy_assistant.embed.model import resolve_model
-from policy_assistant.embed.text import embedding_text
 from policy_assistant.evaluate.metrics import is_relevant
 from policy_assistant.evaluate.questions import load_questions
 from policy_assistant.evaluate.retrieval import chunk_retriever
@@ -38,6 +37,7 @@ from policy_assistant.evaluate.variants import parse_variant
 from policy_assistant.index.chunks.dense import dense_search
 from policy_assistant.index.chunks.segment import MemorySegment
 from policy_assistant.index.settings import RankerSettings
+from policy_assistant.index.store.vectors import chunk_text
 from policy_assistant.parse import parse_path
 from policy_assistant.records import Chunk
 
@@ -67,12 +67,8 @@ RANKERS: list[tuple[str, RankerSettings]] = [
 
 
 def chunk_vectors(encoder: Encoder, chunks: tuple[Chunk, ...]) -> np.ndarray:
-    """Return each chunk's vector: its body under its title and first heading path."""
-    texts = [
-        embedding_text(c.title, c.sections[0] if c.sections else (), c.text[c.prefix_length :])
-        for c in chunks
-    ]
-    return encoder.encode(texts)
+    """Return each chunk's vector, of the text the index embeds (vectors.chunk_text)."""
+    return encoder.encode([chunk_text(c) for c in chunks])
 
 
 def figures(retriever: Any, chunks: tuple[Chunk, ...], questions: Any) -> tuple[float, ...]:

@@ -23,6 +23,7 @@ from policy_assistant.index.settings import (
     RankerSettings,
     ranker_settings,
 )
+from policy_assistant.index.store.vectors import chunk_text
 from policy_assistant.records import Chunk
 
 DEFAULT_MODEL = Path("build/models/all-MiniLM-L6-v2")
@@ -52,15 +53,6 @@ def as_ranker(name: str) -> RankerSettings:
 
 RANKER_MARK = "+"
 """Joins a variant's name and its ranker's in a row name: `structure+dense`."""
-
-
-def _chunk_embedding_text(chunk: Chunk) -> str:
-    """Return what a chunk is embedded as: its title and heading path, then its body."""
-    from policy_assistant.embed.text import embedding_text
-
-    body = chunk.text[chunk.prefix_length :]
-    path = chunk.sections[0] if chunk.sections else ()
-    return embedding_text(chunk.title, path, body)
 
 
 class ModelUnavailable(PolicyAssistantError):
@@ -103,7 +95,7 @@ class EvalModel:
     def vectors(self, chunks: Sequence[Chunk]) -> Any:
         """Return one unit vector per chunk, (len(chunks), dimension), float32."""
         encoder = self.encoder()
-        matrix = encoder.encode([_chunk_embedding_text(c) for c in chunks])
+        matrix = encoder.encode([chunk_text(c) for c in chunks])
         return np.asarray(matrix, dtype=np.float32)
 
     def retriever(

@@ -32,7 +32,7 @@ from policy_assistant.records import Chunk
 
 STORED_DTYPE = "float16"
 """How a vector is stored: half precision (the module docstring says why)."""
-TEXT_RECIPE = "title, heading path, body"
+TEXT_RECIPE = "title, first heading path, body"
 """What of a chunk is embedded (embed/text.py), recorded so a change of recipe is seen."""
 
 
@@ -127,9 +127,10 @@ class Embedding:
 
 
 def chunk_text(chunk: Chunk) -> str:
-    """Return what a chunk is embedded as: its title and heading path, then its body."""
+    """Return what a chunk is embedded as: its title and the heading path it opens in (as a
+    unit's is its section's, and as search shows it), then its body. Eval embeds through it."""
     body = chunk.text[chunk.prefix_length :]
-    path = chunk.sections[-1] if chunk.sections else ()
+    path = chunk.sections[0] if chunk.sections else ()
     return embedding_text(chunk.title, path, body)
 
 
