@@ -19,6 +19,7 @@ import numpy.typing as npt
 from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.fusion import fuse
 from policy_assistant.index.chunks.segment import Segment
+from policy_assistant.index.chunks.segment_search import Found
 from policy_assistant.index.settings import RankerSettings
 
 BLOCK_ROWS = 1 << 15
@@ -26,8 +27,6 @@ BLOCK_ROWS = 1 << 15
 
 Floats = npt.NDArray[np.float32]
 Ints = npt.NDArray[np.int64]
-Found = tuple[int, int, float]
-"""A hit: segment index, local row, score."""
 
 
 class VectorRows(Protocol):

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from policy_assistant.index.chunks.segment_search import Found
 from policy_assistant.index.settings import RankerSettings
 
-Found = tuple[int, int, float]
-"""A hit: segment index, local row, score."""
 Key = tuple[int, int]
 """A row: segment index, local row."""
 

@@ -19,13 +19,13 @@ import numpy as np
 from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.dense import (
     Floats,
-    Found,
     Ints,
     dense_search,
     fused,
     has_vectors,
     seen_products,
 )
+from policy_assistant.index.chunks.segment_search import Found
 from policy_assistant.index.context.unit_open import UnitSegment
 from policy_assistant.index.settings import RankerSettings
 from policy_assistant.index.tokenize import tokenize
