@@ -46,3 +46,21 @@ def test_a_passage_opening_on_its_heading_shows_the_heading_once(tmp_path: Path)
     assert passage.text.count("Priming") == 1
     assert passage.text.startswith("Pump manual\n")
     assert passage.words == len(passage.text.split()) - passage.text.count(" > ")
+
+
+def test_a_lead_in_hit_comes_with_its_list_or_not_at_all(tmp_path: Path) -> None:
+    (tmp_path / "guide.md").write_text(GUIDE)
+    units = build_units(parse_path(tmp_path).documents)
+    texts = [units.unit_text(r) for r in range(len(units))]
+    lead = texts.index("The warranty does not cover:")
+    for strategy in ("window", "passages", "automerge"):
+        for budget in (8, 10, 12, 16, 100):
+            settings = ContextSettings(strategy=strategy, window=1, narrow_below=0)
+            passages = assemble(units, [(lead, 1.0)], budget, settings)
+            for passage in passages:
+                body = passage.text.rstrip()
+                assert not body.endswith("does not cover:"), (strategy, budget, body)
+                assert passage.words <= budget
+    # Where the lead-in and its first line fit, both are given: the hit is not lost.
+    (passage,) = assemble(units, [(lead, 1.0)], 12, ContextSettings("window", window=1))
+    assert passage.text.rstrip().endswith("does not cover:\n\nfrost damage to timers")

@@ -25,12 +25,13 @@ def test_a_missing_questions_file_is_a_one_line_usage_error(tmp_path: Path) -> N
 def test_eval_says_which_files_it_wrote(tmp_path: Path) -> None:
     corpus = write_eval_corpus(tmp_path / "corpus")
     questions = write_questions(tmp_path / "q.jsonl", QUESTIONS)
-    out, page = tmp_path / "r.json", tmp_path / "r.html"
+    out, page, plot = tmp_path / "r.json", tmp_path / "r.html", tmp_path / "r.svg"
     result = runner.invoke(
         app,
         ["eval", "--corpus", str(corpus), "--questions", str(questions), "--chunker", "fixed",
-         "-q", "--workers", "1", "--out", str(out), "--html", str(page),
+         "-q", "--workers", "1", "--out", str(out), "--html", str(page), "--plot", str(plot),
          "--parse-cache", str(tmp_path / "cache")],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert f"wrote {out}" in result.stderr and f"wrote {page}" in result.stderr
+    assert f"wrote {plot}" in result.stderr

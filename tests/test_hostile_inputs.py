@@ -86,6 +86,8 @@ CASES: dict[str, tuple[str, Callable[[], bytes], str | None]] = {
     ),
     "docx-200k-paragraphs": ("long.docx", lambda: make.docx_paragraphs(200_000), None),
     "pptx-50k-shapes": ("shapes.pptx", lambda: make.pptx_slide_shapes(50_000), "refused"),
+    "pptx-600MB-slide": ("bomb.pptx", lambda: make.pptx_inflating(600), "refused"),
+    "pptx-1000-slides": ("deck.pptx", lambda: make.pptx_slides(1_000), None),
     "html-100k-headings": ("headings.html", lambda: make.html_headings(100_000), None),
     "html-5MB-table": ("table.html", lambda: make.html_table(11_000, 50), None),
     "html-3M-tags": ("tags.html", lambda: make.html_wide_row(3_000_000), "refused"),

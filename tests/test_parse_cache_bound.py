@@ -96,3 +96,31 @@ def test_every_command_that_fills_the_parse_cache_bounds_it(tmp_path: Path, comm
         for entry in entries(cache):
             os.utime(entry, (old, old))
     assert 0 < len(entries(cache)) <= 2 * 3  # three documents, and as much again unused
+
+
+@pytest.mark.parametrize("command", ["eval", "inspect --html"])
+def test_a_cache_the_disk_cannot_hold_is_named_and_the_command_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    corpus, cache = write_corpus(tmp_path / "c", PIPELINE_FILES), tmp_path / "pc"
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        '{"id": "q1", "question": "How long is the sprinkler warranty?", '
+        '"audience": "public", "relevant": [{"source": "a.md", "evidence": "18 month warranty"}]}\n'
+    )
+    real_replace = cache_module._replace
+
+    def full(folder: str, name: str, data: bytes) -> None:
+        if name.endswith(".json"):  # the tag is written, every entry is refused
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_replace(folder, name, data)
+
+    monkeypatch.setattr(cache_module, "_replace", full)
+    args = {
+        "eval": ["eval", "--corpus", str(corpus), "--questions", str(questions)],
+        "inspect --html": ["inspect", ".", "--corpus", str(corpus), "--html", str(tmp_path / "s")],
+    }[command]
+    result = runner.invoke(app, [*args, "--parse-cache", str(cache), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    named = [line for line in result.stderr.splitlines() if f"parse cache {cache}:" in line]
+    assert len(named) == 1 and "disk is full" in named[0] and "delete it" in named[0], named

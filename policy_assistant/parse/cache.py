@@ -160,6 +160,16 @@ class ParseCache:
         except OSError as exc:
             self.full = exc.errno in DISK_FULL
 
+    def full_notice(self) -> str | None:
+        """Return the line saying a write found the disk full, naming the folder, or None."""
+        if not self.full:
+            return None
+        size = cache_size(self.folder) / (1024 * 1024)
+        return (
+            f"parse cache {self.folder}: the disk is full, so new parses were not kept; the "
+            f"folder holds {size:.1f} MiB: delete it to free that space (it is rebuilt as needed)"
+        )
+
     def prune(self, used: set[str]) -> int:
         """Remove entries not in `used` (the keys a whole read used), oldest first, until they
         take no more space than the used ones, and files a killed write left; return bytes freed.

@@ -81,7 +81,7 @@ def read_corpus(
     if read.table is not None:
         read.table.save(whole=_whole_root(path, options, found))
     result = read.result
-    result.notices = _notices(path, found, result.catalog)
+    result.notices = [*_notices(path, found, result.catalog), *result.notices]
     if root is None or _absolute_path(root) == _absolute_path(path):  # a part keeps the rest
         _prune_cache(result, options.cache_dir)
     if not (result.documents or result.reused or result.failures):
@@ -124,7 +124,7 @@ def read_sources(
     options.check()
     found = discover_sources(root, sources, options.include, options.exclude)
     result = _read_found(found, options, None, reuse, False, after_parse, table=False).result
-    result.notices = list(found.warnings)
+    result.notices = [*found.warnings, *result.notices]
     return result
 
 
@@ -166,6 +166,8 @@ def _read_found(
                 if strict:
                     raise
                 result.failures.append(exc)
+    full = cache.full_notice() if cache is not None else None
+    result.notices += [full] if full else []
     result.failures.sort(key=lambda e: e.source)
     result.reused.sort(key=attrgetter("source"))  # files kept by stat come ahead of their turn
     return _Read(result, files)

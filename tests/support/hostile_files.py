@@ -95,6 +95,19 @@ def pptx_slides(count: int) -> bytes:
     return out.getvalue()
 
 
+def pptx_inflating(megabytes: int) -> bytes:
+    """A zip bomb: a small .pptx whose one slide inflates to `megabytes` MB (blank padding)."""
+    deck = pptx.Presentation()
+    deck.slides.add_slide(deck.slide_layouts[6]).shapes.add_textbox(0, 0, 9, 9).text = "Hoses"
+    out = io.BytesIO()
+    deck.save(out)
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as package:
+        xml = package.read("ppt/slides/slide1.xml")
+    cut = xml.index(b"<p:sp>")
+    padding = repeated(b" ", megabytes * 1_000_000, 10_000_000)
+    return replace_part(out.getvalue(), "ppt/slides/slide1.xml", [xml[:cut], *padding, xml[cut:]])
+
+
 def html_headings(count: int) -> bytes:
     """An HTML page of `count` headings."""
     return b"<html><body>" + b"<h2>Pruning roses</h2>" * count + b"</body></html>"

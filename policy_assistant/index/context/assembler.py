@@ -45,6 +45,7 @@ from policy_assistant.index.context.passage_rank import (
 from policy_assistant.index.context.passages import (
     ContextPassage,
     Span,
+    is_bare_lead_in,
     prefix_words,
     span_words,
     to_passage,
@@ -126,7 +127,8 @@ def assemble(
             width = window if i < settings.wide_hits else narrow
             builder.add_window(_Hit(row, score, docs[i], sections[i], words[i]), width)
     spans = sorted(builder.spans, key=lambda s: (-s.score, s.doc, s.first))
-    spans = [without_lead_in(units, s) for s in spans]
+    # A lead-in line alone says nothing its list does not: such a passage is left out.
+    spans = [without_lead_in(units, s) for s in spans if not is_bare_lead_in(units, s)]
     return [to_passage(units, span, rank) for rank, span in enumerate(spans, 1)]
 
 
@@ -360,6 +362,8 @@ class _Context:
         lo, hi = self.units.section_range(hit.section)
         for w in range(window, -1, -1):
             first, last = max(lo, row - w), min(hi, row + w)
+            if is_bare_lead_in(self.units, Span(hit.doc, first, last, 0.0)):
+                last = min(hi, row + 1)  # a lead-in hit comes with its list's first line
             if self._fits(first, last, free):
                 self.add(first, last, hit.score)
                 return

@@ -33,6 +33,7 @@ from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.context.passages import (
     ContextPassage,
     Span,
+    is_bare_lead_in,
     span_words,
     to_passage,
     without_lead_in,
@@ -97,7 +98,7 @@ def passage_context(
     kinds = units.col("unit_kind")[[row for row, _ in hits]].tolist()
     hits = [h for h, kind in zip(hits, kinds, strict=True) if kind != HEADING] or list(hits)
     spans = candidates(units, [row for row, _ in hits], window, settings)
-    spans = [s for s in spans if span_words(units, s) <= budget]
+    spans = [s for s in spans if span_words(units, s) <= budget and not is_bare_lead_in(units, s)]
     if not spans:
         return []
     scored = _score_spans(units, spans, hits, weights, settings)

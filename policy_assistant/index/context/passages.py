@@ -171,13 +171,20 @@ LISTED = (UNIT_KINDS.index("item"), ROW)
 """Unit kinds a lead-in line ending in ":" introduces."""
 
 
+def _ends_on_lead_in(units: UnitSet, last: int) -> bool:
+    """Return whether unit `last` only introduces the list or table that follows it."""
+    if last + 1 >= len(units) or int(units.col("unit_kind")[last + 1]) not in LISTED:
+        return False
+    return units.unit_text(last).rstrip().endswith(":")
+
+
+def is_bare_lead_in(units: UnitSet, span: Span) -> bool:
+    """Return whether a span is nothing but a lead-in line, its list or table left out."""
+    return span.first == span.last and _ends_on_lead_in(units, span.last)
+
+
 def without_lead_in(units: UnitSet, span: Span) -> Span:
     """Return the span without a last line that only introduces a list or table it leaves out."""
-    last = span.last
-    if last <= span.first or last + 1 >= len(units):
+    if span.last <= span.first or not _ends_on_lead_in(units, span.last):
         return span
-    if int(units.col("unit_kind")[last + 1]) not in LISTED:
-        return span
-    if not units.unit_text(last).rstrip().endswith(":"):
-        return span
-    return Span(span.doc, span.first, last - 1, span.score)
+    return Span(span.doc, span.first, span.last - 1, span.score)
