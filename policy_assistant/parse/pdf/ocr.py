@@ -27,6 +27,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from policy_assistant.parse.pdf import illustration
+
 ENABLED = True
 """Whether scanned pages are OCR'd where Tesseract is present; the CLI's --no-ocr sets it off."""
 MIN_WORDS = 50
@@ -291,6 +293,8 @@ class ScanReader:
         self.other_script: dict[str, list[int]] = {}
         """Scanned pages whose text layer is in a script Tesseract has no data for, by script:
         their layer kept as it is, since OCR with another script's data only invents."""
+        self.illustrations: dict[int, list[str]] = {}
+        """OCR'd pages' lines read off illustrations (`illustration`): left out, by page."""
 
     def notes(self) -> list[str]:
         """Return the notes on scanned pages that were not OCR'd."""
@@ -373,8 +377,20 @@ class ScanReader:
             self.unread.append(number)
             return page_dict
         self.read_pages.append(number)
+        return self._ocr_dict(page, number, textpage, language)
+
+    def _ocr_dict(self, page: Any, number: int, textpage: Any, language: str) -> dict[str, Any]:
+        """Return an OCR'd page's text dict, less the text read off its illustrations."""
         result: dict[str, Any] = page.get_text("dict", textpage=textpage)
         _unmark_monospace(result)
+        junk = illustration.drop_illustration_text(
+            page,
+            result,
+            _ANY_COMMON,
+            lambda p: illustration.tesseract_words(p, DPI, language, tessdata()),
+        )
+        if junk:
+            self.illustrations[number] = junk
         return result
 
 

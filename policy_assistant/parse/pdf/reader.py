@@ -333,7 +333,7 @@ def _read_pages(
             attach_section_numbers(attach_lone_markers(lines)),
             tables,
             separators(drawings or []),
-            _skipped(skipped, scans.garbage.get(index + 1), index + 1),
+            _skipped(skipped, scans, index + 1),
         )
         pages.append(content)
     notes.extend(scans.notes())
@@ -342,11 +342,16 @@ def _read_pages(
     return pages, detected, notes
 
 
-def _skipped(vertical: list[str], noise: str | None, page: int) -> list[Dropped]:
-    """Return the records of a page's text left out: vertical lines, a text layer of noise."""
+def _skipped(vertical: list[str], scans: ocr.ScanReader, page: int) -> list[Dropped]:
+    """Return the records of a page's text left out: vertical lines, a text layer of noise,
+    OCR text read off illustrations."""
     records = [Dropped(text, "vertical text", page) for text in vertical]
+    noise = scans.garbage.get(page)
     if noise is not None:
         records.append(Dropped(noise, "unreadable text layer", page))
+    records.extend(
+        Dropped(text, "illustration", page) for text in scans.illustrations.get(page, ())
+    )
     return records
 
 
