@@ -408,10 +408,12 @@ def _build(
 ) -> Document:
     """Lay out the pages' lines and tables as blocks and build the Document."""
     remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
+    # An index first: its entries have the leaders of contents entries, and a page of them
+    # is one index page, not runs of contents entries around what is left.
+    drop_index_pages(pages)
     drop_contents_entries(pages)
     drop_line_numbers(pages)
     drop_outer_page_numbers(pages)
-    drop_index_pages(pages)
     # Laid out after that: running headers and footers would skew the share of each style.
     laid_out = _lay_out(pages, outline)
     builder = DocumentBuilder()
