@@ -370,7 +370,7 @@ class ScanReader:
                 # Tesseract failing on one page leaves that page as it was, and says so.
                 self.failed.append(number)
                 return page_dict
-        if textpage is None:
+        if textpage is None or language is None:
             if noise:
                 self.garbage[number] = text
                 return {**page_dict, "blocks": [b for b in page_dict["blocks"] if b.get("type")]}

@@ -127,6 +127,40 @@ def text_layer_words(data: bytes) -> list[list[str]]:
         doc.close()
 
 
+PICTURE_DPI = 40
+"""Resolution of the page pictures `inspect --html` draws boxes on: small, the text legible."""
+
+
+@dataclass(frozen=True, slots=True)
+class PagePicture:
+    """A small grey PNG of one PDF page, and the page's size in points (boxes' space)."""
+
+    width: float
+    """Page width, points."""
+    height: float
+    """Page height, points."""
+    png: bytes
+    """The picture, PNG."""
+
+
+def page_pictures(data: bytes, pages: list[int], dpi: int = PICTURE_DPI) -> dict[int, PagePicture]:
+    """Return a picture of each listed 1-based page; a page MuPDF cannot draw is left out."""
+    doc = _open(data, "page pictures")
+    pictures: dict[int, PagePicture] = {}
+    try:
+        for number in pages:
+            try:
+                page = doc.load_page(number - 1)
+                pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+                picture = PagePicture(page.rect.width, page.rect.height, pixmap.tobytes("png"))
+            except Exception:
+                continue  # a picture is a view aid: a page that cannot be drawn goes without
+            pictures[number] = picture
+    finally:
+        doc.close()
+    return pictures
+
+
 def _on_page_words(page: Any) -> list[str]:
     """Return the words of one page whose middle lies on it, in MuPDF's order."""
     # Text comes in the unrotated page's space, from the crop box's corner.
