@@ -114,7 +114,7 @@ def test_marks_under_a_line_are_judged_apart_from_it() -> None:
     }
     page_dict = {"blocks": [{"type": 0, "lines": [prose, line]}]}
     read = [(88.0, 405.0), (180.0, 387.0)]  # Tesseract saw no text under "seals."
-    dropped = illustration.drop_illustration_text(None, page_dict, frozenset(), lambda _: read)
+    dropped = illustration.drop_illustration_text(None, page_dict, frozenset(), lambda *_: read)
     assert dropped == ["as Le"]
     assert [s["text"] for s in page_dict["blocks"][0]["lines"][1]["spans"]] == ["seals."]
     assert page_dict["blocks"][0]["lines"][1]["bbox"] == (71, 400, 105, 411)
@@ -123,7 +123,7 @@ def test_marks_under_a_line_are_judged_apart_from_it() -> None:
 def test_nothing_is_dropped_when_tesseract_cannot_say() -> None:
     line = {"bbox": (0, 0, 50, 20), "spans": [span("Vikom", (0, 0, 50, 20))]}
     page_dict = {"blocks": [{"type": 0, "lines": [line]}]}
-    assert illustration.drop_illustration_text(None, page_dict, frozenset(), lambda _: None) == []
+    assert illustration.drop_illustration_text(None, page_dict, frozenset(), lambda *_: None) == []
     assert page_dict["blocks"][0]["lines"] == [line]
 
 
@@ -135,6 +135,6 @@ def test_only_runs_of_few_known_words_where_tesseract_reads_nothing_are_dropped(
     page_dict = {"blocks": [{"type": 0, "lines": lines}]}
     common = frozenset({"the", "at", "as", "le"})
     read = [(45.0, 30.0 * 6 + 10)]  # Tesseract read a word on "Vikom" alone
-    dropped = illustration.drop_illustration_text(None, page_dict, common, lambda _: read)
+    dropped = illustration.drop_illustration_text(None, page_dict, common, lambda *_: read)
     # "reel" stands on two lines; two-letter words ("as", "Le") say nothing; nor do numbers.
     assert dropped == ["Q9OO0Ox9O000 pixels at GOO DPI", "as Le", "habter"]

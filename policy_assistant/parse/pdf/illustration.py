@@ -5,11 +5,12 @@ out as short lines of junk ("Vikom", "Q9OO0Ox9O000 pixels at GOO DPI") that woul
 headings and titles. A run of a line is suspect when few of its words are known: the commonest
 words of the listed languages, or words that stand in another line of the page too (numbers
 and leaders say nothing either way). Only when a page has a suspect run is Tesseract run on it
-once more, on its own, whose page layout analysis leaves pictures out of its text; a suspect
-run where it reads no word at all is dropped and recorded. Its confidence is no test: on a
-150-dpi scan it reads a real heading at 49 of 100 and contents leaders at 0 to 39. Prose, and
-a heading whose words recur in it, cost no extra run.
-"""
+once more, on its own and at half the resolution: its page layout analysis leaves pictures
+out of its text, and a suspect run where it reads no word at all is dropped and recorded.
+Its confidence is no test: on a 150-dpi scan it reads a real heading at 49 of 100 and
+contents leaders at 0 to 39. Prose, and a heading whose words recur in it, cost no extra run.
+A second run on the suspect runs' part of the page alone was cheaper, but lost a real word
+("produces") that the whole page's layout analysis reads."""
 
 from __future__ import annotations
 
@@ -17,8 +18,12 @@ import re
 import shutil
 import subprocess
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
+DPI = 150
+"""Resolution of the second run: enough for Tesseract to tell text from pictures, at a
+quarter of the pixels of the OCR run (a page's check costs about a second, not three)."""
 KNOWN_SHARE = 0.5
 """A line is suspect when fewer than this share of its words are known words."""
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -27,6 +32,7 @@ _SLACK = 2.0
 
 
 Box = tuple[float, float, float, float]
+"""x0, y0, x1, y1 in PDF points."""
 
 
 def _pieces(line: dict[str, Any]) -> list[list[dict[str, Any]]]:
@@ -123,12 +129,15 @@ def _read_by_tesseract(bbox: Box, words: list[tuple[float, float]]) -> bool:
 
 
 def drop_illustration_text(
-    page: Any, page_dict: dict[str, Any], common: frozenset[str], read: Any
+    page: Any,
+    page_dict: dict[str, Any],
+    common: frozenset[str],
+    read: Callable[[Any], list[tuple[float, float]] | None],
 ) -> list[str]:
     """Remove from an OCR'd page dict the text read off illustrations; return that text.
 
-    `read(page)` gives where Tesseract reads words (`tesseract_words`); it runs
-    only when a piece of a line is suspect.
+    `read(page)` gives where Tesseract reads words (`tesseract_words`); it runs only when
+    a piece of a line is suspect.
     """
     lines = [line for block in page_dict["blocks"] for line in block.get("lines", ())]
     pieces = [_pieces(line) for line in lines]

@@ -14,7 +14,8 @@ pages. A document whose pages are mostly scans gets a note saying so. A scan who
 is mostly in another script than Latin (Chinese, Cyrillic, ...: `layer_script`, or for a scan
 with no layer Tesseract's script detection, `page_script`) is OCR'd only with that script's
 data; without it the page is kept as it is and a note names the package, since OCR with
-another script's data invents text.
+another script's data invents text. What OCR reads off a scan's pictures is left out
+(`illustration`).
 """
 
 from __future__ import annotations
@@ -387,7 +388,7 @@ class ScanReader:
             page,
             result,
             _ANY_COMMON,
-            lambda p: illustration.tesseract_words(p, DPI, language, tessdata()),
+            lambda p: illustration.tesseract_words(p, illustration.DPI, language, tessdata()),
         )
         if junk:
             self.illustrations[number] = junk

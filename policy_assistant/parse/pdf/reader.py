@@ -252,10 +252,7 @@ def _find_tables(
     page: Any, number: int, areas: list[TableArea], drawings: Any, page_words: PageWords
 ) -> list[Table]:
     """Return the tables MuPDF finds in a page's table areas; none where its finder fails."""
-    # Fetched once, when the finder first runs: get_drawings is dear, and the finder asks
-    # for it on every run (a second one with closing rules, one an area) unless given it.
-    # A turned page's paths are the finder's own, taken after it sets the page upright.
-    paths: Any = False
+    paths: Any = False  # fetched when the finder first runs: get_drawings is dear
     tables: list[Table] = []
     # The page's words, not the box's: a clip would cut a word that runs past the box.
     for area in areas:
@@ -265,9 +262,7 @@ def _find_tables(
                 tables.append(plain)
                 continue
         if paths is False:
-            paths = (
-                _quietly(page.get_drawings, None) if page.rotation == 0 or len(areas) > 1 else None
-            )
+            paths = _quietly(page.get_drawings, None) if len(areas) > 1 else None
         options: dict[str, Any] = {"clip": pymupdf.Rect(area.box), "paths": paths}
         if not area.ruled:
             options.update(vertical_strategy="text", horizontal_strategy="text")
