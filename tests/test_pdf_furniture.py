@@ -243,3 +243,39 @@ def test_contents_and_index_sharing_a_page_with_prose_are_dropped() -> None:
     assert "Spreadsheets" not in document.text and "Minitab" not in document.text
     assert "Step 23: read the file with the import tool and check it." in document.text
     assert document.text.count("Step 19:") == 4
+
+
+def _doc_index_column(x: float, top: float, first: int) -> list[tuple[float, float, str]]:
+    """One narrow column of a LaTeX doc-style index: the command alone on its line, its
+    leaders and code-line numbers wrapped onto indented lines under it."""
+    names = ["@mkauthors", "@vspace", "acmBooktitle", "ACM@linecount", "captionsetup", "city"]
+    items: list[tuple[float, float, str]] = []
+    y = top
+    for n in range(first, first + 12):
+        name = f"\\{names[n % len(names)]}{n}"
+        items.append((x, y, name))
+        if n % 3 == 0:  # a long list of numbers wraps over two lines
+            items.append((x + 30, y + 11, ". " * 4 + f"{440 + n}, {2178 + n},"))
+            items.append((x + 30, y + 22, f"{2300 + n}, {2457 + n}, {2474 + n}"))
+            y += 34
+        else:
+            items.append((x + 30, y + 11, ". " * 14 + f"{860 + 7 * n}"))
+            y += 23
+    return items
+
+
+def test_a_two_column_doc_index_is_dropped() -> None:
+    # The index at the end of a documented LaTeX class (acmart, revtex): two narrow
+    # columns per page, each entry's leaders and numbers on the lines under its term.
+    body = [_prose(40, 100) for _ in range(4)]
+    first = [(MARGIN, 80, "Index"), (MARGIN, 100, "Numbers in italic refer to the page.")]
+    first += _doc_index_column(MARGIN, 130, 0) + _doc_index_column(300, 130, 12)
+    second = _doc_index_column(MARGIN, 80, 24) + _doc_index_column(300, 80, 36)
+    data = lines_pdf([*body, first, second], fontsize=9)
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    assert "@vspace" not in document.text and "2474" not in document.text
+    pages = {d.page for d in document.dropped if d.reason == "index page"}
+    assert pages == {5, 6}
+    assert not [d for d in document.dropped if d.reason == "contents page"]
+    assert document.text.count("Step 19:") == 4

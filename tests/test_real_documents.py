@@ -55,7 +55,9 @@ FLOORS: dict[str, tuple[float, float | None, float | None]] = {
     "md-myst/myst-parser-CHANGELOG.md": (0.0, 1.0, 1.0),
     "md-readme/myst-parser-README.md": (0.0, 1.0, 1.0),
     "pdf-chinese/polyglossia-example-chinese.pdf": (0.0, None, None),
-    "pdf-cyrillic/russianb.pdf": (0.015, 1.0, 0.80),  # 1.3%, 100%, 83%
+    # Recall 100% until its index pages were dropped whole: the index's own numbered title
+    # ("9 Index", in the outline) goes with them.
+    "pdf-cyrillic/russianb.pdf": (0.015, 0.96, 0.80),  # 0%, 97%, 85%
     # 1.2% at 96ec184; 1.55% since the PDF parser joins line-end hyphens (слов- + н = словн),
     # which this literal matcher counts as lost when the two halves are not neighbours.
     "pdf-cyrillic/ukrhyph-rules60.pdf": (0.016, None, None),

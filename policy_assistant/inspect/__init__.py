@@ -22,6 +22,7 @@ from policy_assistant.inspect.html import (
     render_index_page,
 )
 from policy_assistant.inspect.index_source import IndexSource, open_index_source
+from policy_assistant.inspect.pictures import pictures_for
 from policy_assistant.inspect.source import load_document, load_folder, locate
 from policy_assistant.inspect.variants import Variant, chunk_variant, preset_variants
 from policy_assistant.inspect.view import View, build_view
@@ -48,6 +49,8 @@ class Inspection:
     """The document as the parser reads it."""
     variant: Variant
     """Its chunks, made by a chunker or read from an index."""
+    file: Path | None = None
+    """The document's file, for the pictures of a PDF's pages on its HTML page."""
 
     def view(self) -> View:
         """Return the marked view of the chunks over the document."""
@@ -81,7 +84,7 @@ def inspect_document(
     if path.is_dir():
         raise UsageError(f"{source} is a folder: name one document, or give --html FILE")
     doc = load_document(root, path, options)
-    return Inspection(doc, _variant_for(doc, chunker, opened))
+    return Inspection(doc, _variant_for(doc, chunker, opened), path)
 
 
 def write_document_page(
@@ -94,7 +97,8 @@ def write_document_page(
         for i, v in enumerate(variants)
         if v.spec == inspection.variant.spec and v.origin == inspection.variant.origin
     )
-    page = render_document_page(inspection.document, variants, initial, back, warnings)
+    pictures = pictures_for(inspection.file, inspection.document)
+    page = render_document_page(inspection.document, variants, initial, back, warnings, pictures)
     atomic_write_bytes(target, page.encode("utf-8"))
     return target
 
@@ -128,14 +132,15 @@ def write_pages(
     root, path, opened = _resolve(source, corpus, index)
     if not path.is_dir():
         doc = load_document(root, path, options)
-        page = write_document_page(Inspection(doc, _variant_for(doc, chunker, opened)), target)
+        inspection = Inspection(doc, _variant_for(doc, chunker, opened), path)
+        page = write_document_page(inspection, target)
         return Pages(target, [page])
     read = load_folder(root, path, options=options)
     docs = read.documents
     result = Pages(target, failures=read.failures, notices=read.notices, warnings=read.warnings)
     entries = []
     for done, doc in enumerate(docs, 1):
-        inspection = Inspection(doc, _variant_for(doc, chunker, opened))
+        inspection = Inspection(doc, _variant_for(doc, chunker, opened), root / doc.source)
         page = target.parent / page_path(doc.source)
         back = Path(os.path.relpath(target, page.parent)).as_posix()
         own = [w for w in read.warnings if w.startswith(f"{doc.source}: ")]

@@ -104,6 +104,7 @@ def _chunk_data(view: View) -> list[dict[str, Any]]:
             "at": mark.start_at,
             "endAt": mark.end_at,
             "cut": mark.cut,
+            "boxes": [list(box) for box in mark.chunk.boxes],
         }
         for mark in view.marks
     ]
@@ -123,8 +124,14 @@ def _variant_data(view: View, variant: Variant) -> dict[str, Any]:
     }
 
 
-def page_data(doc: Document, variants: Sequence[Variant], initial: int = 0) -> dict[str, Any]:
-    """Return everything the page's script needs, the document's text once."""
+def page_data(
+    doc: Document,
+    variants: Sequence[Variant],
+    initial: int = 0,
+    pictures: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Return everything the page's script needs, the document's text once (and the
+    pictures of a PDF's pages, by page number, that chunks' boxes are drawn on)."""
     layout = build_layout(doc)
     views = [build_view(doc, list(v.chunks), layout) for v in variants]
     return {
@@ -133,6 +140,7 @@ def page_data(doc: Document, variants: Sequence[Variant], initial: int = 0) -> d
         "lines": _layout_data(layout),
         "variants": [_variant_data(view, v) for view, v in zip(views, variants, strict=True)],
         "initial": initial,
+        "pictures": pictures or {},
     }
 
 
@@ -151,12 +159,13 @@ def render_document_page(
     initial: int = 0,
     back: str | None = None,
     warnings: Sequence[str] = (),
+    pictures: dict[str, dict[str, Any]] | None = None,
 ) -> str:
     """Return the self-contained page of one document under every chunking in `variants`
-    (warnings: what the terminal said of it)."""
+    (warnings: what the terminal said of it; pictures: `pictures.pictures_for`'s)."""
     if not variants:
         raise ValueError("a page needs at least one chunking")
-    data = page_data(doc, variants, initial)
+    data = page_data(doc, variants, initial, pictures)
     chosen = data["variants"][initial]
     link = ""
     if back:

@@ -149,3 +149,43 @@ def test_the_index_page_links_pages_that_work(tab: Tab, corpus_dir: Path, tmp_pa
     page.get_by_role("link", name="← all documents").click()
     assert page.url == target.as_uri()
     assert tab.errors == []
+
+
+# Each figure of the record: its page, the picture's box and the overlay's box on screen.
+READ_FIGURES = """() => [...document.querySelectorAll('#record-body figure.pagepic')].map((f) => {
+  const img = f.querySelector('img'), box = f.querySelector('.box');
+  const rect = (node) => { const r = node.getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height]; };
+  return {page: Number(f.dataset.page), loaded: img.complete && img.naturalWidth > 0,
+          img: rect(img), box: rect(box)};
+})"""
+
+
+def test_clicking_a_pdf_chunk_draws_its_boxes_on_its_pages(
+    tab: Tab, corpus_dir: Path, warranty: Document, tmp_path: Path
+) -> None:
+    target = tmp_path / "warranty.html"
+    variant = chunk_variant(warranty, make_chunker("structure"))
+    write_document_page(Inspection(warranty, variant, corpus_dir / WARRANTY), target)
+    page = open_page(tab, target)
+    _, chunks = expected(warranty, "structure", 1)
+    spanning = next(c for c in chunks if len(c.boxes) == 2)  # a chunk across the page break
+    for chunk in (chunks[0], spanning):
+        page.locator(f'#chunks tr[data-chunk="{chunk.position + 1}"]').click()
+        page.wait_for_function("() => [...document.images].every((i) => i.complete)")
+        figures = page.evaluate(READ_FIGURES)
+        assert [f["page"] for f in figures] == [box[0] for box in chunk.boxes]
+        for figure, (_, x0, y0, x1, y1) in zip(figures, chunk.boxes, strict=True):
+            assert figure["loaded"]
+            left, top, width, height = figure["img"]
+            scale = width / 595.3  # A4 points to screen pixels
+            assert abs(height / width - 841.9 / 595.3) < 0.01
+            expected_box = [
+                left + x0 * scale,
+                top + y0 * scale,
+                (x1 - x0) * scale,
+                (y1 - y0) * scale,
+            ]
+            assert figure["box"] == pytest.approx(expected_box, abs=1.0)
+    assert tab.errors == []
+    assert all(url.startswith(("file://", "data:")) for url in tab.requests)

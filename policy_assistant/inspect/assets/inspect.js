@@ -183,6 +183,34 @@
     }));
   }
 
+  // A PDF chunk's boxes drawn over small pictures of its pages: where its text stands.
+  function pageFigures(chunk) {
+    const pct = (value, whole) => (100 * value / whole).toFixed(3) + "%";
+    return (chunk.boxes || []).map(([page, x0, y0, x1, y1]) => {
+      const figure = el("figure", "pagepic");
+      figure.dataset.page = String(page);
+      const picture = data.pictures[String(page)];
+      const where = x0 + ", " + y0 + " – " + x1 + ", " + y1 + " pt";
+      if (!picture) {
+        figure.append(el("figcaption", "", "page " + page + ": " + where + " (no picture of the page)"));
+        return figure;
+      }
+      const frame = el("div", "frame");
+      const img = el("img");
+      img.src = picture.src;
+      img.alt = "page " + page;
+      const box = el("div", "box");
+      box.dataset.box = [x0, y0, x1, y1].join(" ");
+      box.style.left = pct(x0, picture.w);
+      box.style.top = pct(y0, picture.h);
+      box.style.width = pct(x1 - x0, picture.w);
+      box.style.height = pct(y1 - y0, picture.h);
+      frame.append(img, box);
+      figure.append(frame, el("figcaption", "", "page " + page + ": " + where));
+      return figure;
+    });
+  }
+
   function showRecord(chunk) {
     const body = document.getElementById("record-body");
     document.getElementById("record-hint").hidden = chunk !== null;
@@ -201,7 +229,9 @@
     text.id = "record-text";
     if (chunk.prefix) text.append(el("span", "prefix", chunk.prefix));
     text.append(document.createTextNode(slice(chunk.start, chunk.end)));
-    body.replaceChildren(list, el("h3", "", "text (prefix, then body)"), text);
+    const figures = pageFigures(chunk);
+    const pictured = figures.length ? [el("h3", "", "on the page"), ...figures] : [];
+    body.replaceChildren(list, ...pictured, el("h3", "", "text (prefix, then body)"), text);
   }
 
   function select(number) {

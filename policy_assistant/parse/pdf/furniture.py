@@ -39,6 +39,8 @@ _INDEX_ENTRY = re.compile(
 )
 _LETTER_HEAD = re.compile(r"^(?:[A-Z]|Symbols|Numbers)$")
 _PAGE_LIST = re.compile(r"\d{1,4}(?:\s*[-–]\s*\d{1,4})?\s*,\s*\d{1,4}")
+_CARRIES_ON = re.compile(r"^(?:\.\s|\.$|[,\d])(?:[\s.,\d–-])*$")
+"""A line of leaders, page numbers and commas only: the rest of the entry above it."""
 _LEADING_NUMBER = re.compile(r"^(\d{1,4})(?:\s+|$)")
 
 
@@ -91,12 +93,28 @@ def drop_line_numbers(pages: list[PageContent]) -> None:
 
 def _index_lines(lines: list[Line], needed: int = MIN_INDEX_LINES) -> bool:
     """Whether lines read as a back-of-book index: most a term and its page numbers."""
-    texts = [line.text for line in lines if not _LETTER_HEAD.match(line.text.strip())]
+    texts = _entries([line.text for line in lines if not _LETTER_HEAD.match(line.text.strip())])
     if len(texts) < needed:
         return False
     entries = sum(1 for text in texts if _INDEX_ENTRY.search(text))
     lists = sum(1 for text in texts if _PAGE_LIST.search(text))
     return entries >= INDEX_SHARE * len(texts) and lists >= INDEX_LIST_SHARE * len(texts)
+
+
+def _entries(texts: list[str]) -> list[str]:
+    """Join the lines that carry on an index entry (leaders, more page numbers) to it.
+
+    In the narrow columns of a two-column index (LaTeX's doc and makeindex styles, as
+    acmart's and revtex's documented sources end) a term stands on a line of its own and
+    its leaders and page numbers wrap onto the next lines: ". . . . 433," then "435, 2433".
+    """
+    entries: list[str] = []
+    for text in texts:
+        if entries and _CARRIES_ON.match(text):
+            entries[-1] = f"{entries[-1]} {text}"
+        else:
+            entries.append(text)
+    return entries
 
 
 def _index_start(page: PageContent) -> list[Line]:

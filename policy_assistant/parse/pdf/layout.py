@@ -331,7 +331,10 @@ def _entry(row: list[Line]) -> bool:
     text = " ".join(line.text.strip() for line in row)
     # A column's entry ends in its page number; leaders with figures set after them in
     # further pieces are a statistical table's.
-    if _LEADERS.search(text) or any(_PAGED_LEADERS.search(line.text.strip()) for line in row):
+    # Leaders take four dots: counting them first spares most rows the search.
+    if text.count(".") >= 4 and (
+        _LEADERS.search(text) or any(_PAGED_LEADERS.search(line.text.strip()) for line in row)
+    ):
         return True
     last = row[-1]
     # A page number set apart at the right, after a numbered title or on its own.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -210,10 +211,36 @@ def mark_wrapped_code(lines: list[Line]) -> list[Line]:
     return [line for line in lines if id(line) not in dropped] if dropped else lines
 
 
-def _partner(marker: Line, lines: list[Line]) -> Line | None:
+class _ByTop:
+    """A page's lines sorted by their top, to find those near a height without a scan of all:
+    a page of figures has hundreds of bare numbers, each looking for the line beside it."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.lines = lines
+        self.order = sorted(range(len(lines)), key=lambda i: lines[i].y0)
+        self.tops = [lines[i].y0 for i in self.order]
+        self.tallest = max((line.y1 - line.y0 for line in lines), default=0.0)
+        self.moved: set[int] = set()
+        """Lines whose top moved since they were sorted: offered to every search."""
+        self.position = {id(line): i for i, line in enumerate(lines)}
+
+    def move(self, line: Line) -> None:
+        """Note that a line's top moved (a join took it up to the number above it)."""
+        self.moved.add(self.position[id(line)])
+
+    def between(self, low: float, high: float) -> list[Line]:
+        """Return the lines whose top is in [low, high] (and every moved line), in page order;
+        the caller tests each against its current box."""
+        first, last = bisect_left(self.tops, low), bisect_right(self.tops, high)
+        found = self.moved.union(self.order[first:last])
+        return [self.lines[i] for i in sorted(found)]
+
+
+def _partner(marker: Line, rows: _ByTop) -> Line | None:
     """Return the line just right of a lone list marker on the same baseline."""
     best: Line | None = None
-    for line in lines:
+    # Only a line whose top lies within the tallest line's height above can share its height.
+    for line in rows.between(marker.y0 - rows.tallest, marker.y1):
         if line is marker or line.x0 < marker.x1 - 1 or line.x0 - marker.x1 > 4 * marker.size:
             continue
         overlap = min(line.y1, marker.y1) - max(line.y0, marker.y0)
@@ -230,8 +257,9 @@ def attach_lone_markers(lines: list[Line]) -> list[Line]:
     if not lone:
         return lines
     dropped: set[int] = set()
+    rows = _ByTop(lines)  # joins move a line's left edge only: its top stays
     for marker in lone:
-        partner = _partner(marker, lines)
+        partner = _partner(marker, rows)
         if partner is None or id(partner) in dropped:
             continue
         partner.text = f"{marker.text} {partner.text}"
@@ -244,9 +272,9 @@ _SECTION_NUMBER = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3})*\.?|[A-Z](?:\.\d{1,3})+\
 """A bare section number: 2, 2.1, 2.1.3., A.1, IV."""
 
 
-def _below(number: Line, lines: list[Line]) -> Line | None:
+def _below(number: Line, rows: _ByTop) -> Line | None:
     """Return the line set straight under a section number in the same style, if any."""
-    for line in lines:
+    for line in rows.between(number.y1 - 1, number.y1 + 0.8 * number.size):
         if line is number or abs(line.x0 - number.x0) > 2 or line.y0 < number.y1 - 1:
             continue
         same = line.bold == number.bold and abs(line.size - number.size) < 0.5
@@ -261,8 +289,9 @@ def attach_section_numbers(lines: list[Line]) -> list[Line]:
     if not numbers:
         return lines
     dropped: set[int] = set()
+    rows = _ByTop(lines)
     for number in numbers:
-        heading = _partner(number, lines) or _below(number, lines)
+        heading = _partner(number, rows) or _below(number, rows)
         if heading is None or id(heading) in dropped or _SECTION_NUMBER.match(heading.text):
             continue
         if abs(heading.size - number.size) >= 0.5 or heading.bold != number.bold:
@@ -270,4 +299,5 @@ def attach_section_numbers(lines: list[Line]) -> list[Line]:
         heading.text = f"{number.text} {heading.text}"
         heading.x0, heading.y0 = min(heading.x0, number.x0), min(heading.y0, number.y0)
         dropped.add(id(number))
+        rows.move(heading)
     return [line for line in lines if id(line) not in dropped]

@@ -14,7 +14,8 @@ pages. A document whose pages are mostly scans gets a note saying so. A scan who
 is mostly in another script than Latin (Chinese, Cyrillic, ...: `layer_script`, or for a scan
 with no layer Tesseract's script detection, `page_script`) is OCR'd only with that script's
 data; without it the page is kept as it is and a note names the package, since OCR with
-another script's data invents text.
+another script's data invents text. What OCR reads off a scan's pictures is left out
+(`illustration`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from policy_assistant.parse.pdf import illustration
 
 ENABLED = True
 """Whether scanned pages are OCR'd where Tesseract is present; the CLI's --no-ocr sets it off."""
@@ -291,6 +294,8 @@ class ScanReader:
         self.other_script: dict[str, list[int]] = {}
         """Scanned pages whose text layer is in a script Tesseract has no data for, by script:
         their layer kept as it is, since OCR with another script's data only invents."""
+        self.illustrations: dict[int, list[str]] = {}
+        """OCR'd pages' lines read off illustrations (`illustration`): left out, by page."""
 
     def notes(self) -> list[str]:
         """Return the notes on scanned pages that were not OCR'd."""
@@ -366,15 +371,27 @@ class ScanReader:
                 # Tesseract failing on one page leaves that page as it was, and says so.
                 self.failed.append(number)
                 return page_dict
-        if textpage is None:
+        if textpage is None or language is None:
             if noise:
                 self.garbage[number] = text
                 return {**page_dict, "blocks": [b for b in page_dict["blocks"] if b.get("type")]}
             self.unread.append(number)
             return page_dict
         self.read_pages.append(number)
+        return self._ocr_dict(page, number, textpage, language)
+
+    def _ocr_dict(self, page: Any, number: int, textpage: Any, language: str) -> dict[str, Any]:
+        """Return an OCR'd page's text dict, less the text read off its illustrations."""
         result: dict[str, Any] = page.get_text("dict", textpage=textpage)
         _unmark_monospace(result)
+        junk = illustration.drop_illustration_text(
+            page,
+            result,
+            _ANY_COMMON,
+            lambda p: illustration.tesseract_words(p, illustration.DPI, language, tessdata()),
+        )
+        if junk:
+            self.illustrations[number] = junk
         return result
 
 

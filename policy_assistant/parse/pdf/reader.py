@@ -127,6 +127,40 @@ def text_layer_words(data: bytes) -> list[list[str]]:
         doc.close()
 
 
+PICTURE_DPI = 40
+"""Resolution of the page pictures `inspect --html` draws boxes on: small, the text legible."""
+
+
+@dataclass(frozen=True, slots=True)
+class PagePicture:
+    """A small grey PNG of one PDF page, and the page's size in points (boxes' space)."""
+
+    width: float
+    """Page width, points."""
+    height: float
+    """Page height, points."""
+    png: bytes
+    """The picture, PNG."""
+
+
+def page_pictures(data: bytes, pages: list[int], dpi: int = PICTURE_DPI) -> dict[int, PagePicture]:
+    """Return a picture of each listed 1-based page; a page MuPDF cannot draw is left out."""
+    doc = _open(data, "page pictures")
+    pictures: dict[int, PagePicture] = {}
+    try:
+        for number in pages:
+            try:
+                page = doc.load_page(number - 1)
+                pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+                picture = PagePicture(page.rect.width, page.rect.height, pixmap.tobytes("png"))
+            except Exception:
+                continue  # a picture is a view aid: a page that cannot be drawn goes without
+            pictures[number] = picture
+    finally:
+        doc.close()
+    return pictures
+
+
 def _on_page_words(page: Any) -> list[str]:
     """Return the words of one page whose middle lies on it, in MuPDF's order."""
     # Text comes in the unrotated page's space, from the crop box's corner.
@@ -333,7 +367,7 @@ def _read_pages(
             attach_section_numbers(attach_lone_markers(lines)),
             tables,
             separators(drawings or []),
-            _skipped(skipped, scans.garbage.get(index + 1), index + 1),
+            _skipped(skipped, scans, index + 1),
         )
         pages.append(content)
     notes.extend(scans.notes())
@@ -342,11 +376,16 @@ def _read_pages(
     return pages, detected, notes
 
 
-def _skipped(vertical: list[str], noise: str | None, page: int) -> list[Dropped]:
-    """Return the records of a page's text left out: vertical lines, a text layer of noise."""
+def _skipped(vertical: list[str], scans: ocr.ScanReader, page: int) -> list[Dropped]:
+    """Return the records of a page's text left out: vertical lines, a text layer of noise,
+    OCR text read off illustrations."""
     records = [Dropped(text, "vertical text", page) for text in vertical]
+    noise = scans.garbage.get(page)
     if noise is not None:
         records.append(Dropped(noise, "unreadable text layer", page))
+    records.extend(
+        Dropped(text, "illustration", page) for text in scans.illustrations.get(page, ())
+    )
     return records
 
 
@@ -403,10 +442,12 @@ def _build(
 ) -> Document:
     """Lay out the pages' lines and tables as blocks and build the Document."""
     remove_running_lines(pages, Typography.of([inner_lines(page) for page in pages]).body)
+    # An index first: its entries have the leaders of contents entries, and a page of them
+    # is one index page, not runs of contents entries around what is left.
+    drop_index_pages(pages)
     drop_contents_entries(pages)
     drop_line_numbers(pages)
     drop_outer_page_numbers(pages)
-    drop_index_pages(pages)
     # Laid out after that: running headers and footers would skew the share of each style.
     laid_out = _lay_out(pages, outline)
     builder = DocumentBuilder()
