@@ -11,8 +11,9 @@ hit@5 (a relevant chunk in the first five, as eval counts it), MRR@10 (1 / rank 
 relevant chunk, 0 past 10) and hit@20. The default fusion is the one whose WORST set is best
 (hit@5, then MRR@10): a fusion that wins on average by losing a set is not a default.
 
---scale times dense_search (exact inner product, one thread) over that many random unit
-vectors, float32 and float16, to see whether an approximate index is needed.
+--scale times dense_search (exact inner product) over that many random unit vectors stored as
+the index stores them, with each kernel the reader can have (index/chunks/kernel.py), to see
+whether an approximate index is needed. The load average is printed beside it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -35,7 +37,9 @@ from policy_assistant.evaluate.questions import load_questions
 from policy_assistant.evaluate.retrieval import chunk_retriever
 from policy_assistant.evaluate.variants import parse_variant
 from policy_assistant.index.chunks.dense import dense_search
+from policy_assistant.index.chunks.kernel import simd_kernel
 from policy_assistant.index.chunks.segment import MemorySegment
+from policy_assistant.index.chunks.vector_file import VECTORS_FILE, load_vectors
 from policy_assistant.index.settings import RankerSettings
 from policy_assistant.index.store.vectors import chunk_text
 from policy_assistant.parse import parse_path
@@ -105,23 +109,43 @@ def measure_set(item: str, encoder: Encoder) -> tuple[str, int, dict[str, tuple[
 
 
 def time_dense(rows: int, dimension: int = 384, queries: int = 9) -> list[str]:
-    """Return lines timing dense_search over rows random unit vectors held as float32 (what a
-    reader keeps after its first dense query: the float16 file is converted once): one
-    warm-up query, then the median of the rest, with the BLAS threads numpy uses."""
+    """Return lines timing dense_search over rows random unit vectors written as an index
+    segment writes them (float16 .npy) and read back by the index's loader, under each kernel
+    the reader can have: simsimd on the memory map, and numpy over the float32 copy it keeps
+    without simsimd. Each: the time to open, one warm-up query, the median of the rest."""
     rng = np.random.default_rng(0)
     vectors = rng.standard_normal((rows, dimension), dtype=np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    segment = MemorySegment([], np.zeros(rows, np.uint8), vectors)
+    probes = [q / np.linalg.norm(q) for q in vectors[: queries + 1] + 0.1]
+    lines = []
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(Path(tmp) / VECTORS_FILE, vectors.astype(np.float16))
+        del vectors
+        for kernel, simd in (("simsimd, float16 memory map", True), ("numpy, float32 copy", False)):
+            if simd and simd_kernel() is None:
+                lines.append(f"dense_search with {kernel}: simsimd is not installed")
+                continue
+            lines.append(_time_kernel(Path(tmp), rows, probes, kernel, simd))
+    return lines
+
+
+def _time_kernel(folder: Path, rows: int, probes: list[Any], kernel: str, simd: bool) -> str:
+    """Return one line timing dense_search with one kernel over the vectors in folder."""
+    start = time.perf_counter()
+    loaded = load_vectors(folder, rows, widen=not simd)
+    opened = (time.perf_counter() - start) * 1000
+    segment = MemorySegment([], np.zeros(rows, np.uint8), loaded)
     segment.info = segment.info.__class__("bench", rows, rows, rows, "")
     took = []
-    for q in vectors[: queries + 1] + 0.1:
+    for q in probes:
         start = time.perf_counter()
-        dense_search([segment], q / np.linalg.norm(q), 100, 0)
+        dense_search([segment], q, 100, 0)
         took.append((time.perf_counter() - start) * 1000)
-    median = statistics.median(took[1:])
-    threads = os.environ.get("OPENBLAS_NUM_THREADS", "numpy's default")
-    return [f"dense_search top 100 of {rows:,} x {dimension} float32: median {median:.0f} ms "
-            f"a query over {queries} (after one warm-up; BLAS threads: {threads})"]  # fmt: skip
+    return (
+        f"dense_search top 100 of {rows:,} x {len(probes[0])}, {kernel}: open "
+        f"{opened:.0f} ms, median {statistics.median(took[1:]):.1f} ms a query over "
+        f"{len(took) - 1} (after one warm-up)"
+    )
 
 
 def table(results: list[tuple[str, int, dict[str, tuple[float, ...]]]]) -> str:
@@ -171,7 +195,8 @@ def main() -> None:
     results = [measure_set(item, encoder) for item in sets]
     text = table(results)
     if args.scale:
-        text += "\n\n" + "\n".join(time_dense(args.scale))
+        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        text += "\n\n" + "\n".join(time_dense(args.scale)) + f"\nload average {load}"
     print(text)
     if args.write:
         write_section("bench_rankers", f"Model {args.model.name}, runtime {encoder.runtime}.\n\n"

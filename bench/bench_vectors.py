@@ -14,8 +14,12 @@ for the bundled corpus, `fixed --size 60` for the generated one, as bench_scale.
   file): synthetic text, and a stand-in encoder (a unit vector from each text's hash, 384
   wide like the real model's), since encoding 100k chunks and their units with the real model
   takes longer than this machine's session; it measures what the index adds for vectors
-  (keys, copies, files, merges), not the model. The real model's cost for the changed file's
-  texts is measured apart, on those texts, and added to the stand-in's figure in its own row.
+  (keys, copies, files, merges), not the model. Then the real model's re-ingest of one
+  changed file: a third index whose vectors come from the stand-in under the real model's
+  identity, so the real ingest finds every unchanged text's vector by its key and runs the
+  real encoder on exactly the changed file's chunks and units; the changed file is real prose
+  (the bundled corpus's words, 600 of them, as long as a generated file), since the
+  pseudo-words split into 3.7 word pieces each against about 1.3 for real text.
 
 Also: float16 against int8 (a scale per row) storage, as the fraction of each vector's 10
 nearest neighbours (by float32 cosine, over the bundled corpus's chunk vectors) each keeps.
@@ -46,10 +50,7 @@ from policy_assistant.chunk import make_chunker
 from policy_assistant.embed.encoder import Encoder
 from policy_assistant.embed.model import ModelIdentity, resolve_model
 from policy_assistant.index import open_index
-from policy_assistant.index.context.unit_open import segment_units
-from policy_assistant.index.store.folder import live_generation
-from policy_assistant.index.store.units import UNITS_DIR, load_units
-from policy_assistant.index.store.vectors import Embedding, chunk_text, unit_text
+from policy_assistant.index.store.vectors import Embedding
 from policy_assistant.ingest.pipeline import ingest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,8 +62,11 @@ DIM = 384
 class StandIn:
     """An encoder whose vectors come from each text's hash: no model, same shapes."""
 
-    def __init__(self) -> None:
-        self.identity = ModelIdentity("stand-in", "numpy", (("w", "0"),), "mean", True, 256, DIM)
+    def __init__(self, identity: ModelIdentity | None = None) -> None:
+        """Stand in under `identity` (None: a stand-in's own)."""
+        self.identity = identity or ModelIdentity(
+            "stand-in", "numpy", (("w", "0"),), "mean", True, 256, DIM
+        )
 
     @property
     def dimension(self) -> int:
@@ -177,10 +181,10 @@ def bundled(root: Path, model: Path) -> tuple[list[str], dict[str, Any]]:
         f"  storage: float16 keeps {share['float16']:.3f} of each chunk's 10 nearest, "
         f"int8+scale {share['int8']:.3f} (float32 = 1)"
     )
-    return lines, {"cold": cold, "change": change, "encoder": encoder, "target": target}
+    return lines, {"cold": cold, "change": change, "embed": embed, "target": target}
 
 
-def generated(root: Path, chunks: int, real: Encoder) -> list[str]:
+def generated(root: Path, chunks: int, real: Embedding) -> list[str]:
     """Run the generated corpus's figures with the stand-in encoder; return the report lines."""
     corpus, files = root / "gen", chunks // 10
     generate(corpus, files)
@@ -192,38 +196,60 @@ def generated(root: Path, chunks: int, real: Encoder) -> list[str]:
         change_one_file(corpus, files, which=0, seed=step + 1)
 
     change = changed_file(corpus, root / "g", chunker, embed, edit)
-    # The real model on what one changed file sends it: its chunks' and its units' texts.
-    index_dir = root / "g" / "dense" / "index"
-    source = change_one_file(corpus, files, which=0, seed=REPEATS - 1)[0]
-    with open_index(index_dir) as index:
-        texts = [chunk_text(c) for c in index.chunks() if c.source == source]
-    units = unit_texts(index_dir, source)
-    wall, cpu, _ = timed(lambda: real.encode(texts + units))
     lines = table(
         f"generated corpus, {chunks:,} chunks (synthetic text, stand-in encoder)", cold, change
     )
-    plain_wall = change["plain"][0]
-    total = change["dense"][0] + wall
-    lines.append(
-        f"  real model on one file's {len(texts)} chunk and {len(units)} unit texts: {wall:.2f} s "
-        f"(CPU {cpu:.2f}); re-ingest with it {total:.2f} s = {total / plain_wall:.2f}x BM25-only"
+    prose = prose_words()
+
+    def edit_prose(step: int) -> None:
+        _, path = change_one_file(corpus, files, which=0, seed=step + 1)
+        start = (step * 97) % (len(prose) - 600)
+        path.write_text(
+            "---\naccess: public\n---\n# Edited\n\n" + " ".join(prose[start : start + 600]) + "\n",
+            encoding="utf-8",
+        )
+
+    return [*lines, real_model_change(corpus, root, chunker, real, edit_prose)]
+
+
+def prose_words() -> list[str]:
+    """Return the bundled corpus's words in file order: real prose for the changed file (the
+    generated pseudo-words split into 3.7 word pieces each, real text into about 1.3)."""
+    return [w for p in sorted((ROOT / "corpus").rglob("*.md")) for w in p.read_text().split()]
+
+
+def real_model_change(
+    corpus: Path, root: Path, chunker: Any, real: Embedding, edit: Callable[[int], None]
+) -> str:
+    """Return the line of one changed file re-ingested with the real model: the index's
+    other vectors come from the stand-in under the real model's identity (encoding 100k
+    texts with the model takes longer than a session), so the re-ingest finds them by their
+    keys and runs the real encoder, in the real ingest, on exactly the changed file's texts,
+    here real prose of the generated file's length."""
+    disguised = Embedding(StandIn(real.encoder.identity), **real_settings(real))
+    index = root / "r" / "index"
+    one_run(corpus, index, chunker, disguised)
+    plain, dense, encoded = [], [], []
+    for step in range(REPEATS):
+        edit(step + REPEATS)
+        plain.append(one_run(corpus, root / "g" / "plain" / "index", chunker, None))
+        before = real.encoded
+        dense.append(one_run(corpus, index, chunker, real))
+        encoded.append(real.encoded - before)
+    (pw, pc), (dw, dc) = (
+        (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
+        for v in (plain, dense)
     )
-    return lines
+    return (
+        f"  one file changed, real model: BM25 {pw:.2f} s (CPU {pc:.2f}), with vectors "
+        f"{dw:.2f} s (CPU {dc:.2f}) = {dw / pw:.2f}x; chunk texts encoded {encoded} (its units "
+        "in the units writer beside them)"
+    )
 
 
-def unit_texts(index_dir: Path, source: str) -> list[str]:
-    """Return the embedded texts of one document's retrieval units."""
-    units = load_units(live_generation(index_dir) / UNITS_DIR)
-    try:
-        for segment in units.segments:
-            unit_set = segment_units(segment)
-            docs = [d for d in range(segment.info.rows) if unit_set.docs[d].source == source]
-            if docs and (segment.dead_docs is None or not segment.dead_docs[docs[0]]):
-                rows = np.flatnonzero(np.asarray(unit_set.col("unit_doc")) == docs[0])
-                return [unit_text(unit_set, int(r)) for r in rows]
-    finally:
-        units.close()
-    return []
+def real_settings(embed: Embedding) -> dict[str, str]:
+    """Return the model and runtime an Embedding was asked for."""
+    return {"model": embed.settings["model"], "runtime": embed.settings["runtime"]}
 
 
 def table(title: str, cold: dict[str, Any], change: dict[str, Any]) -> list[str]:
@@ -252,7 +278,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-vectors-") as tmp:
         root = Path(tmp)
         lines, found = bundled(root, args.model)
-        lines += generated(root, args.chunks, found["encoder"])
+        lines += generated(root, args.chunks, found["embed"])
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
     lines.append(f"load average (uptime) at the end: {load()}; OPENBLAS_NUM_THREADS={threads}")
     text = "\n".join(lines)

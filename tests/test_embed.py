@@ -147,6 +147,15 @@ def test_the_same_texts_give_the_same_bytes(model_folder: object) -> None:
 
 
 @needs_model
+def test_the_bytes_do_not_depend_on_the_number_of_threads(model_folder: object) -> None:
+    from policy_assistant.embed.encoder import Encoder
+
+    one = Encoder(model_folder, runtime="onnx", threads=1).encode(PASSAGES)  # type: ignore[arg-type]
+    two = Encoder(model_folder, runtime="onnx", threads=2).encode(PASSAGES)  # type: ignore[arg-type]
+    assert np.array_equal(one, two)
+
+
+@needs_model
 def test_a_runtime_without_its_file_is_a_model_error(tmp_path: Path) -> None:
     from policy_assistant.embed.encoder import Encoder
 

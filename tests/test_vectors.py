@@ -22,6 +22,7 @@ from support.pipeline import STRUCTURE, tree_digest
 from policy_assistant.embed.model import ModelIdentity
 from policy_assistant.errors import BadIndex
 from policy_assistant.index import load_manifest, open_index
+from policy_assistant.index.chunks.kernel import simd_kernel
 from policy_assistant.index.chunks.vector_file import VECTORS_FILE
 from policy_assistant.index.context.unit_open import segment_units
 from policy_assistant.index.store.folder import live_generation
@@ -72,7 +73,9 @@ def served(index_dir: Path, salt: str = "fake") -> dict[str, str]:
     with open_index(index_dir) as index:
         for segment in index.segments:
             vectors = segment.vectors()
-            assert vectors is not None and vectors.dtype == np.float32
+            # As stored when the SIMD kernel multiplies them, else widened once.
+            stored = np.float16 if simd_kernel() is not None else np.float32
+            assert vectors is not None and vectors.dtype == stored
             assert vectors.shape == (segment.info.rows, DIM)
             for row, chunk in enumerate(segment.records()):
                 if segment.is_deleted(row):

@@ -7,6 +7,7 @@ length (padding costs as much as text), and each vector lands back at its text's
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,10 +34,11 @@ class Encoder:
         model: ModelFolder,
         runtime: str = "auto",
         onnx_file: Path | None = None,
-        threads: int = 1,
+        threads: int | None = None,
         batch_size: int = 32,
     ) -> None:
-        """Load the tokenizer and the runtime; `threads` is onnxruntime's.
+        """Load the tokenizer and the runtime; `threads` is onnxruntime's (None: one per CPU
+        this process may run on; the vectors' bytes do not depend on it, a test checks).
 
         The numpy runtime's threads are its BLAS library's, fixed by OPENBLAS_NUM_THREADS (or
         OMP_NUM_THREADS) before numpy is first imported; set it to 1 per worker process.
@@ -44,6 +46,7 @@ class Encoder:
         self.model = model
         self.batch_size = batch_size
         self.tokenizer = _load_tokenizer(model)
+        threads = threads or usable_cpus()
         self.runtime, weights, self.forward = _load_runtime(model, runtime, onnx_file, threads)
         self.identity: ModelIdentity = identity(model, self.runtime, weights)
 
@@ -63,6 +66,14 @@ class Encoder:
             ids, mask, types = pad([encodings[i] for i in rows])
             out[rows] = pool(self.forward(ids, mask, types), mask, self.model)
         return out
+
+
+def usable_cpus() -> int:
+    """Return how many CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def _load_tokenizer(model: ModelFolder) -> Any:

@@ -1,8 +1,8 @@
 """The dense ranker: exact inner product of a query vector with every row's vector.
 
 Vectors are unit length, so the inner product is the cosine. Every live row the reader may
-see is scored (no approximate index: bench/bench_rankers.py times the exact product), in
-blocks so a float16 or int8 store's float32 copy stays small. The access codes and deletion
+see is scored (no approximate index: bench/bench_rankers.py times the exact product) by
+kernel.products. The access codes and deletion
 flags are those search_segments filters by; equal scores rank by (segment, row). The same
 search, exact scores and fusion serve retrieval units (context/unit_dense.py), given the
 scorer that reads a unit segment's access and deletions.
@@ -18,12 +18,10 @@ import numpy.typing as npt
 
 from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.fusion import fuse
+from policy_assistant.index.chunks.kernel import products
 from policy_assistant.index.chunks.segment import Segment
 from policy_assistant.index.chunks.segment_search import Found
 from policy_assistant.index.settings import RankerSettings
-
-BLOCK_ROWS = 1 << 15
-"""Rows whose vectors are multiplied at once: bounds a query's temporary memory."""
 
 Floats = npt.NDArray[np.float32]
 Ints = npt.NDArray[np.int64]
@@ -69,11 +67,7 @@ def seen_products(
 ) -> tuple[Ints, Floats]:
     """Return the rows seen marks (ascending) and their vectors' inner products with query;
     a row whose product is NaN (a damaged vector) ranks nowhere rather than everywhere."""
-    matrix = np.asarray(vectors)
-    scores = np.empty(len(matrix), np.float32)
-    for start in range(0, len(matrix), BLOCK_ROWS):
-        block = np.asarray(matrix[start : start + BLOCK_ROWS], dtype=np.float32)
-        scores[start : start + BLOCK_ROWS] = block @ query
+    scores = products(vectors, query)
     found = np.flatnonzero(seen & ~np.isnan(scores))
     return found, scores[found]
 
@@ -118,7 +112,8 @@ def scores_of(
         vectors = segments[seg].vectors()
         if vectors is None:
             raise BadIndex(f"segment {segments[seg].info.name} holds no vectors")
-        out.append(float(np.asarray(vectors[row], dtype=np.float32) @ query))
+        # The kernel that scored the dense list scores these too, to the same bits.
+        out.append(float(products(np.asarray(vectors[row : row + 1]), query)[0]))
     return out
 
 

@@ -1,7 +1,9 @@
-"""Reading a segment's vectors file (chunk and unit segments alike): rows checked, float32 out.
+"""Reading a segment's vectors file (chunk and unit segments alike): rows checked.
 
-Written by index/store/vectors.py as float16; widened once to float32 for the dense ranker,
-which multiplies it by a float32 query vector.
+Written by index/store/vectors.py as float16. With simsimd installed (the `dense` extra) the
+dense ranker multiplies the memory map itself, in SIMD float16; numpy has no float16 kernel
+(widening 1M x 384 rows costs about 0.7 s a query), so without simsimd the rows are widened
+to float32 once and kept.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy.typing as npt
 
 from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25_files import load_array
+from policy_assistant.index.chunks.kernel import simd_kernel
 
 VECTORS_FILE = "vectors.npy"
 """A segment's vectors (float16, one unit-length row per row), when the index embeds."""
@@ -20,14 +23,17 @@ VECTOR_KEYS_FILE = "vector_keys.npy"
 """Each row's content key (uint64) of its vector: how a later write finds it again."""
 
 
-def load_vectors(folder: Path, rows: int) -> npt.NDArray[np.float32]:
-    """Return the vectors of a segment of `rows` rows as float32; BadIndex when they are
-    unreadable or do not have one row per row."""
+def load_vectors(folder: Path, rows: int, widen: bool | None = None) -> npt.NDArray[np.floating]:
+    """Return the vectors of a segment of `rows` rows, as stored when the SIMD kernel can
+    multiply them, else (or if widen) as float32; BadIndex when unreadable or not one row
+    per row."""
     try:
         stored = load_array(folder / VECTORS_FILE, "r")
     except (OSError, ValueError) as exc:
         raise BadIndex(f"{folder.name}/{VECTORS_FILE}: {exc}") from exc
     if stored.ndim != 2 or len(stored) != rows:
         raise BadIndex(f"{folder.name}/{VECTORS_FILE}: not one row per row of the segment")
-    # A float32 file is served as its memory map; float16 is widened once.
-    return np.asarray(stored, np.float32)
+    if widen is None:
+        widen = simd_kernel() is None
+    kept = stored.dtype == np.float32 or (stored.dtype == np.float16 and not widen)
+    return np.asarray(stored) if kept else np.asarray(stored, np.float32)
