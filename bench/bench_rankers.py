@@ -2,7 +2,6 @@
 
     python bench/bench_rankers.py                  # the bundled set, and every fetched set named
     python bench/bench_rankers.py --set build/external/licences:questions/external/licences.jsonl
-    python bench/bench_rankers.py --scale 1000000  # and time the exact dense product at 1M rows
 
 Each set's documents are chunked by the default chunker, each chunk embedded (as
 embed.text.embedding_text makes it) with the model folder given, and each question ranked by
@@ -11,18 +10,13 @@ hit@5 (a relevant chunk in the first five, as eval counts it), MRR@10 (1 / rank 
 relevant chunk, 0 past 10) and hit@20. The default fusion is the one whose WORST set is best
 (hit@5, then MRR@10): a fusion that wins on average by losing a set is not a default.
 
---scale times dense_search (exact inner product) over that many random unit vectors stored as
-the index stores them, with each kernel the reader can have (index/chunks/kernel.py), to see
-whether an approximate index is needed. The load average is printed beside it.
+The dense ranker's speed at scale: bench/bench_dense.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +30,6 @@ from policy_assistant.evaluate.metrics import is_relevant
 from policy_assistant.evaluate.questions import load_questions
 from policy_assistant.evaluate.retrieval import chunk_retriever
 from policy_assistant.evaluate.variants import parse_variant
-from policy_assistant.index.chunks.dense import dense_search
-from policy_assistant.index.chunks.kernel import simd_kernel
-from policy_assistant.index.chunks.segment import MemorySegment
-from policy_assistant.index.chunks.vector_file import VECTORS_FILE, load_vectors
 from policy_assistant.index.settings import RankerSettings
 from policy_assistant.index.store.vectors import chunk_text
 from policy_assistant.parse import parse_path
@@ -108,46 +98,6 @@ def measure_set(item: str, encoder: Encoder) -> tuple[str, int, dict[str, tuple[
     return Path(questions).stem, len(qset.questions), found
 
 
-def time_dense(rows: int, dimension: int = 384, queries: int = 9) -> list[str]:
-    """Return lines timing dense_search over rows random unit vectors written as an index
-    segment writes them (float16 .npy) and read back by the index's loader, under each kernel
-    the reader can have: simsimd on the memory map, and numpy over the float32 copy it keeps
-    without simsimd. Each: the time to open, one warm-up query, the median of the rest."""
-    rng = np.random.default_rng(0)
-    vectors = rng.standard_normal((rows, dimension), dtype=np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    probes = [q / np.linalg.norm(q) for q in vectors[: queries + 1] + 0.1]
-    lines = []
-    with tempfile.TemporaryDirectory() as tmp:
-        np.save(Path(tmp) / VECTORS_FILE, vectors.astype(np.float16))
-        del vectors
-        for kernel, simd in (("simsimd, float16 memory map", True), ("numpy, float32 copy", False)):
-            if simd and simd_kernel() is None:
-                lines.append(f"dense_search with {kernel}: simsimd is not installed")
-                continue
-            lines.append(_time_kernel(Path(tmp), rows, probes, kernel, simd))
-    return lines
-
-
-def _time_kernel(folder: Path, rows: int, probes: list[Any], kernel: str, simd: bool) -> str:
-    """Return one line timing dense_search with one kernel over the vectors in folder."""
-    start = time.perf_counter()
-    loaded = load_vectors(folder, rows, widen=not simd)
-    opened = (time.perf_counter() - start) * 1000
-    segment = MemorySegment([], np.zeros(rows, np.uint8), loaded)
-    segment.info = segment.info.__class__("bench", rows, rows, rows, "")
-    took = []
-    for q in probes:
-        start = time.perf_counter()
-        dense_search([segment], q, 100, 0)
-        took.append((time.perf_counter() - start) * 1000)
-    return (
-        f"dense_search top 100 of {rows:,} x {len(probes[0])}, {kernel}: open "
-        f"{opened:.0f} ms, median {statistics.median(took[1:]):.1f} ms a query over "
-        f"{len(took) - 1} (after one warm-up)"
-    )
-
-
 def table(results: list[tuple[str, int, dict[str, tuple[float, ...]]]]) -> str:
     """Return the figures as a fixed-width table: a row per ranker, a column group per set."""
     head = f"{'ranker':<{NAME}}" + "".join(f" | {name[:24]:<24}" for name, _, _ in results)
@@ -183,7 +133,6 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--set", action="append", metavar="CORPUS:QUESTIONS")
     parser.add_argument("--model", type=Path, default=MODEL)
-    parser.add_argument("--scale", type=int, default=0, help="time dense_search at this many rows")
     parser.add_argument("--write", action="store_true", help="record into bench/RESULTS.md")
     args = parser.parse_args()
     sets = args.set or [BUNDLED] + [
@@ -194,9 +143,6 @@ def main() -> None:
     encoder = Encoder(resolve_model(args.model), threads=int(os.environ.get("THREADS", "1")))
     results = [measure_set(item, encoder) for item in sets]
     text = table(results)
-    if args.scale:
-        load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-        text += "\n\n" + "\n".join(time_dense(args.scale)) + f"\nload average {load}"
     print(text)
     if args.write:
         write_section("bench_rankers", f"Model {args.model.name}, runtime {encoder.runtime}.\n\n"
