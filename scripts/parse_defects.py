@@ -3,8 +3,12 @@
 - glued: a word of the blocks that is two words the document uses on its own glued
   together, where the text layer broke it at a line end with a hyphen ("greek-" +
   "inputenc" -> "greekinputenc"), and the glued form occurs nowhere else in the text layer;
-- split_urls: a URL in the blocks followed by a space and a piece that goes on with it
-  (after a slash, a dot or a hyphen; or a piece starting with a slash);
+- split_urls: a URL the text layer breaks at a line end, where the next line goes on with
+  it (a piece with a slash, '#', '?', '=', '&' or '%' in it, or a dot inside it as in a
+  file or host name, or any piece after a URL
+  ending in ':', '#', '=', '?', '&', '_' or '~', which no sentence ends with), that the
+  blocks hold split by a space. A URL followed by prose on its own line is no defect (an
+  earlier count took every "https://example.org/ for details" in the text for one);
 - lone_furniture: running heads and footers dropped whose text (digits masked) stands on
   no other page: a heading or a line of body taken for furniture;
 - contents_kept: contents or index entries left in the blocks (dot leaders, then a page number);
@@ -35,9 +39,9 @@ MIN_SWITCHES = 3
 """Moves between the columns that make a block's words interleaved."""
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_SPLIT_URL = re.compile(
-    r"(?:https?://|www\.)\S*(?:[/._=?&#~-] [\w~%/#?=&+.-]*[\w/]|\S (?=/\w)/\S+)"
-)
+_URL_END = re.compile(r"(?:https?://|www\.)\S*$", re.IGNORECASE)
+_URL_PIECE = re.compile(r"^(?:[\w.~-]*[/#?=&%]|[\w~-]+\.\w)")
+_URL_GOES_ON = ":#=?&_~"
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*(?:\d{1,4}|[ivxlc]{1,6})\b")
 _FURNITURE = ("running head", "footer")
 
@@ -74,7 +78,7 @@ def count_defects(document: Document, data: bytes) -> dict[str, int]:
     layer = read_layer(data)
     return {
         "glued": glued(document, layer),
-        "split_urls": len(_SPLIT_URL.findall(_prose(document))),
+        "split_urls": split_urls(document, layer),
         "lone_furniture": lone_furniture(document, layer),
         "contents_kept": len(_LEADERS.findall(_prose(document))),
         "interleaved": interleaved(document, layer),
@@ -123,6 +127,22 @@ def _breaks(layer: Layer) -> list[tuple[str, str]]:
             if head and tail and min(len(head[1]), len(tail[1])) >= MIN_PART:
                 breaks.append((head[1].casefold(), tail[1].casefold()))
     return breaks
+
+
+def split_urls(document: Document, layer: Layer) -> int:
+    """Count URLs the text layer breaks at a line end that the blocks hold split by a space."""
+    prose = _prose(document)
+    found = 0
+    for page in layer.lines:
+        for line, following in itertools.pairwise(page):
+            head = _URL_END.search(line.strip())
+            piece = following.split(None, 1)[0] if following.strip() else ""
+            if not head or not piece:
+                continue
+            url = head[0]
+            if url[-1] in _URL_GOES_ON or _URL_PIECE.match(piece):
+                found += f"{url} {piece}" in prose
+    return found
 
 
 def lone_furniture(document: Document, layer: Layer) -> int:

@@ -245,6 +245,31 @@ def test_contents_and_index_sharing_a_page_with_prose_are_dropped() -> None:
     assert document.text.count("Step 19:") == 4
 
 
+def test_a_contents_list_going_on_below_a_float_on_the_next_page_is_dropped() -> None:
+    # LaTeX may set a float at the top of the page where the contents list goes on; the
+    # list's tail has no title of its own there, and prose follows it.
+    titles = ["Variants", "Modifiers", "Hyphenation", "Shorthands", "Captions", "Dates"]
+    head = [(MARGIN, 80, "Babel support for Latin"), *_prose(6, 110), (MARGIN, 220, "Contents")]
+    head += [
+        (MARGIN, 250 + 16 * n, f"{n + 1} {t} " + ". " * 30 + f"{2 + n}")
+        for n, t in enumerate(titles + titles)
+    ]
+    tail = [(MARGIN, 80 + 14 * n, f"latin classiclatin medievallatin row {n}") for n in range(5)]
+    tail.append((MARGIN, 160, "Table 1: Spelling differences between the variants"))
+    tail += [
+        (MARGIN, 190 + 16 * n, f"7.{n + 1} Implementation part {n} " + ". " * 26 + f"{10 + n}")
+        for n in range(4)
+    ]
+    tail += _prose(25, 270)
+    data = lines_pdf([head, tail, _prose(40, 100)])
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    assert "Implementation part" not in document.text
+    assert {d.page for d in document.dropped if d.reason == "contents page"} == {1, 2}
+    assert "Table 1: Spelling differences" in document.text
+    assert document.text.count("Step 24:") == 2
+
+
 def _doc_index_column(x: float, top: float, first: int) -> list[tuple[float, float, str]]:
     """One narrow column of a LaTeX doc-style index: the command alone on its line, its
     leaders and code-line numbers wrapped onto indented lines under it."""

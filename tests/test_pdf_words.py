@@ -166,6 +166,9 @@ def test_two_words_the_document_uses_alone_make_a_compound(
         ),
         ("see /usr/share/doc/", "r-base/NEWS", "see /usr/share/doc/r-base/NEWS"),
         ("and/", "or more", "and/ or more"),
+        # Cut straight after the scheme or the "www." that begins it.
+        ("at https://", "github.com/acmart.", "at https://github.com/acmart."),
+        ("see www.", "debian.org.", "see www.debian.org."),
     ],
 )
 def test_urls_and_paths_cut_at_a_line_end_are_rejoined(left: str, right: str, joined: str) -> None:

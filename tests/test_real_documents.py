@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from support.pdf_factory import MARGIN, lines_pdf
 
 from policy_assistant.records import Block, Document, Dropped
 
@@ -361,3 +362,27 @@ def test_every_whitespace_table_truth_file_is_fetched_by_the_manifest() -> None:
     for name, entry in truth["files"].items():
         assert name in names, name
         assert entry["pages"] and all(isinstance(p, int) and p >= 1 for p in entry["pages"])
+
+
+def _one_block(text: str) -> Document:
+    """A parsed document of one paragraph holding text."""
+    return Document(
+        source="a.pdf", title="a", version="1", access="public", language="en",
+        sha256="0" * 64, text=text, pages=(0,),
+        blocks=(Block("paragraph", text, 0, len(text), (1,)),),
+    )  # fmt: skip
+
+
+def test_a_url_counts_as_split_only_where_the_layer_breaks_it_at_a_line_end() -> None:
+    data = lines_pdf(
+        [[(MARGIN, 100, "The guide is at https://example.org/docs/"), (MARGIN, 114, "guide.html"),
+          (MARGIN, 128, "and the list at https://lists.example.org/"),
+          (MARGIN, 142, "for details, see https://example.org/faq.html for more.")]]
+    )  # fmt: skip
+    layer = defects.read_layer(data)
+    split = "The guide is at https://example.org/docs/ guide.html and the list at "
+    split += "https://lists.example.org/ for details, see https://example.org/faq.html for more."
+    assert defects.split_urls(_one_block(split), layer) == 1
+    mended = split.replace("docs/ guide", "docs/guide")
+    # A URL that ends its line before prose, and one followed by prose mid-line, are whole.
+    assert defects.split_urls(_one_block(mended), layer) == 0

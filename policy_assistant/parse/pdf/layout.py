@@ -39,6 +39,8 @@ _LETTER_HEAD = re.compile(r"^(?:[A-Z]|Symbols|Numbers)$")
 """An index's letter heads ("A", "B") and its heads for entries that start otherwise."""
 MIN_RUN = 5
 """Entries in a row that make a contents list or an index on a page that holds prose too."""
+CARRIED_RUN = 3
+"""Entries in a row that carry a contents list over from the page before."""
 CONTENTS_TITLE = re.compile(
     r"^(?:(?:table of )?contents|inhalt(?:sverzeichnis)?|sommaire|table des mati[eè]res|"
     r"[íi]ndice|содержание|оглавление)$",
@@ -349,12 +351,16 @@ def _letter_head(row: list[Line]) -> bool:
     return all(_LETTER_HEAD.match(line.text.strip()) for line in row)
 
 
-def _entry_rows(rows: list[list[Line]], entries: list[bool], whole: bool) -> list[Line]:
+def _entry_rows(
+    rows: list[list[Line]], entries: list[bool], whole: bool, carried: bool = False
+) -> list[Line]:
     """Return the lines of a contents page's entries, or of its runs of entries.
 
     On a page that holds prose too (not whole), only runs of MIN_RUN entries or more under
     a title that names a contents list or an index are taken, letter heads counted in: a
-    statistical table's labels with leaders are no contents.
+    statistical table's labels with leaders are no contents. On a page after a contents
+    page (carried), the first run of CARRIED_RUN entries or more is the list going on,
+    untitled, even below a float the layout set above it.
     """
     taken: list[Line] = []
     run: list[Line] = []
@@ -367,12 +373,13 @@ def _entry_rows(rows: list[list[Line]], entries: list[bool], whole: bool) -> lis
             run.extend(row)
             count += entries[index]
             continue
-        if titled and (whole or count >= MIN_RUN):
+        if (titled and (whole or count >= MIN_RUN)) or (carried and count >= CARRIED_RUN):
             taken.extend(run)
+        carried = carried and not count
         run, count = [], 0
         text = " ".join(line.text.strip() for line in row)
         titled = whole or bool(CONTENTS_TITLE.match(text) or INDEX_TITLE.search(text))
-    if titled and (whole or count >= MIN_RUN):
+    if (titled and (whole or count >= MIN_RUN)) or (carried and count >= CARRIED_RUN):
         taken.extend(run)
     return taken
 
@@ -409,4 +416,4 @@ def drop_contents_entries(pages: list[PageContent]) -> None:
         previous = sum(entries) >= CONTENTS_SHARE * counted
         if not continued:
             reason = _contents_reason(pages, number)
-        page.drop(_entry_rows(rows, entries, previous), reason)
+        page.drop(_entry_rows(rows, entries, previous, carried=continued), reason)

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """C0 and C1 control characters, less tab and newline: never text, always damage."""
 _TOKEN_EDGE = re.compile(r"^[^\w]+|[^\w]+$")
-_URL = re.compile(r"[(<\[\"']?(?:[a-z][a-z0-9+.-]*://|www\.)\S+$", re.IGNORECASE)
+_URL = re.compile(r"[(<\[\"']?(?:[a-z][a-z0-9+.-]*://|www\.)\S*$", re.IGNORECASE)
+"""A URL at the end of a line, down to its bare scheme or "www." (cut straight after it)."""
 _PATH = re.compile(r"[(<\[\"']?(?:~|\.{1,2})?/(?:[\w.+~-]+/)+$")
 """A file path cut after one of its slashes: "/usr/share/doc/" before "r-base/NEWS"."""
 _URL_GOES_ON = re.compile(r"[/\-_.?=&#%~:]$")
