@@ -270,6 +270,23 @@ def test_a_contents_list_going_on_below_a_float_on_the_next_page_is_dropped() ->
     assert document.text.count("Step 24:") == 2
 
 
+def test_a_contents_list_in_two_columns_on_shared_baselines_is_dropped() -> None:
+    # The contents of a documented LaTeX package: two columns whose lines share baselines,
+    # so a left entry and its page number sit in one row with a right title's first line.
+    page = [(MARGIN, 80, "The syntax package"), (MARGIN, 120, "Contents")]
+    for n in range(12):
+        y = 150 + 24 * n
+        page += [(MARGIN, y, f"{n + 1} Guide part {n}"), (220, y, str(2 + n))]
+        page += [(300, y, f"3.7.{n + 1} Wrapped title of")]
+        page += [(300, y + 12, "part " + ". " * 12), (480, y + 12, str(20 + n))]
+    data = lines_pdf([page, *[_prose(40, 100) for _ in range(3)]])
+    document = parse(data)
+    assert coverage(document, text_layer_words(data)).lost == ()
+    assert "Guide part" not in document.text
+    assert {d.page for d in document.dropped if d.reason == "contents page"} == {1}
+    assert document.text.count("Step 19:") == 3
+
+
 def _doc_index_column(x: float, top: float, first: int) -> list[tuple[float, float, str]]:
     """One narrow column of a LaTeX doc-style index: the command alone on its line, its
     leaders and code-line numbers wrapped onto indented lines under it."""

@@ -327,9 +327,36 @@ def _baseline_rows(lines: list[Line]) -> list[list[Line]]:
 def _entry(row: list[Line]) -> bool:
     """Whether a row of lines reads as a contents entry: a title, then its page number.
 
-    Two columns of an index set on shared baselines make one row: any of its lines with
-    leaders makes it an entry.
+    Two columns of an index or a contents list set on shared baselines make one row: any
+    of its lines with leaders makes it an entry, and so does any of its pieces that ends
+    in a page number ("1 User guide" "2" beside "3.7.1 User-configurable").
     """
+    if _one_entry(row):
+        return True
+    pieces = _pieces(row)
+    return len(pieces) > 1 and any(_one_entry(piece) for piece in pieces)
+
+
+def _pieces(row: list[Line]) -> list[list[Line]]:
+    """Split a row after each line that ends in a page number with more lines after it."""
+    pieces: list[list[Line]] = [[]]
+    for line in row:
+        if pieces[-1] and _ends_entry(pieces[-1][-1]):
+            pieces.append([])
+        pieces[-1].append(line)
+    return pieces
+
+
+def _ends_entry(line: Line) -> bool:
+    """Whether a line is a page number, or leaders and a page number."""
+    text = line.text.strip()
+    return bool(_PAGE_NUMBER.match(text)) or (
+        text.count(".") >= 4 and bool(_PAGED_LEADERS.search(text))
+    )
+
+
+def _one_entry(row: list[Line]) -> bool:
+    """Whether a row (or one column's piece of it) reads as a contents entry."""
     text = " ".join(line.text.strip() for line in row)
     # A column's entry ends in its page number; leaders with figures set after them in
     # further pieces are a statistical table's.
