@@ -6,6 +6,7 @@ import random
 
 import pymupdf
 import pytest
+from support.ocr_pages import CSS, HTML, needs_tesseract
 from support.pdf_factory import parse, save, story_pdf
 
 from policy_assistant.errors import DocumentError
@@ -13,19 +14,6 @@ from policy_assistant.parse.pdf import ocr as pdf_ocr
 from policy_assistant.parse.pdf.coverage import coverage, normalize
 from policy_assistant.parse.pdf.reader import parse_pdf, text_layer_words
 from policy_assistant.records import DocumentMeta
-
-HTML = (
-    "<h1>Hose Reel Care</h1>"
-    "<p>Drain the hose before the first frost and store the reel in a dry shed. "
-    "Check the washers every spring and replace any that are cracked or flattened.</p>"
-    "<p>The reel carries a five year warranty on its frame and one year on its seals.</p>"
-)
-CSS = "body { font-family: sans-serif; font-size: 14pt; }"
-
-needs_tesseract = pytest.mark.skipif(
-    pdf_ocr.tessdata() is None,
-    reason=f"Tesseract is not installed ({pdf_ocr.INSTALL})",
-)
 
 
 def scanned(html: str = HTML, pages: int = 1) -> tuple[bytes, list[str]]:

@@ -7,21 +7,10 @@ from typing import Any
 
 import pymupdf
 import pytest
+from support.ocr_pages import CSS, HTML, needs_tesseract
 from support.pdf_factory import parse, save, story_pdf
 
 from policy_assistant.parse.pdf import illustration
-from policy_assistant.parse.pdf import ocr as pdf_ocr
-
-needs_tesseract = pytest.mark.skipif(
-    pdf_ocr.tessdata() is None, reason=f"Tesseract is not installed ({pdf_ocr.INSTALL})"
-)
-HTML = (
-    "<h1>Hose Reel Care</h1>"
-    "<p>Drain the hose before the first frost and store the reel in a dry shed. "
-    "Check the washers every spring and replace any that are cracked or flattened.</p>"
-    "<p>The reel carries a five year warranty on its frame and one year on its seals.</p>"
-)
-CSS = "body { font-family: sans-serif; font-size: 14pt; }"
 
 
 def draw_picture(page: Any, area: pymupdf.Rect, seed: int = 7) -> None:
