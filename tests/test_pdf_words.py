@@ -173,3 +173,11 @@ def test_two_words_the_document_uses_alone_make_a_compound(
 )
 def test_urls_and_paths_cut_at_a_line_end_are_rejoined(left: str, right: str, joined: str) -> None:
     assert join_wrapped(left, right, Vocabulary(["project", "org"])) == joined
+
+
+def test_a_hyphen_after_punctuation_is_judged_by_the_word_it_ends() -> None:
+    vocabulary = Vocabulary(["a low-level tool", "the level"])
+    assert join_wrapped("config::low-", "level DHCP client", vocabulary) == (
+        "config::low-level DHCP client"
+    )
+    assert join_wrapped("(equip-", "ment)", Vocabulary(["equipment"])) == "(equipment)"

@@ -20,6 +20,8 @@ _URL = re.compile(r"[(<\[\"']?(?:[a-z][a-z0-9+.-]*://|www\.)\S*$", re.IGNORECASE
 """A URL at the end of a line, down to its bare scheme or "www." (cut straight after it)."""
 _PATH = re.compile(r"[(<\[\"']?(?:~|\.{1,2})?/(?:[\w.+~-]+/)+$")
 """A file path cut after one of its slashes: "/usr/share/doc/" before "r-base/NEWS"."""
+_WORD_END = re.compile(r"\w[\w-]*$|$")
+"""The word (inner hyphens kept) at the end of a token, after any punctuation before it."""
 _URL_GOES_ON = re.compile(r"[/\-_.?=&#%~:]$")
 _URL_PIECE = re.compile(r"^[\w.~%-]*[/=&?#][^\s]*")
 _DASHES = "\u2013\u2014"
@@ -224,6 +226,8 @@ def join_wrapped(left: str, right: str, vocabulary: Vocabulary | None = None) ->
         if _URL.match(before):
             # A URL's hyphens are its own: url.sty breaks after them and adds none.
             return left + right
+        # The word the hyphen ends, without what is glued before it ("config::low-").
+        before = _WORD_END.search(before)[0] or before  # type: ignore[index]
         if after and _hyphen_kept(before, after, vocabulary):
             return left + right
         return left[:-1] + right if after else left + right
