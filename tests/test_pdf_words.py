@@ -169,6 +169,12 @@ def test_two_words_the_document_uses_alone_make_a_compound(
         # Cut straight after the scheme or the "www." that begins it.
         ("at https://", "github.com/acmart.", "at https://github.com/acmart."),
         ("see www.", "debian.org.", "see www.debian.org."),
+        # A footnote whose number the text layer glues to the URL it holds.
+        (
+            "say 2https://example.org/README.md#",
+            "styles",
+            "say 2https://example.org/README.md#styles",
+        ),
     ],
 )
 def test_urls_and_paths_cut_at_a_line_end_are_rejoined(left: str, right: str, joined: str) -> None:

@@ -16,8 +16,9 @@ from collections.abc import Iterable
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """C0 and C1 control characters, less tab and newline: never text, always damage."""
 _TOKEN_EDGE = re.compile(r"^[^\w]+|[^\w]+$")
-_URL = re.compile(r"[(<\[\"']?(?:[a-z][a-z0-9+.-]*://|www\.)\S*$", re.IGNORECASE)
-"""A URL at the end of a line, down to its bare scheme or "www." (cut straight after it)."""
+_URL = re.compile(r"[(<\[\"']?\d{0,3}(?:[a-z][a-z0-9+.-]*://|www\.)\S*$", re.IGNORECASE)
+"""A URL at the end of a line, down to its bare scheme or "www." (cut straight after it),
+with a footnote's number the text layer glues to its front ("2https://...")."""
 _PATH = re.compile(r"[(<\[\"']?(?:~|\.{1,2})?/(?:[\w.+~-]+/)+$")
 """A file path cut after one of its slashes: "/usr/share/doc/" before "r-base/NEWS"."""
 _WORD_END = re.compile(r"\w[\w-]*$|$")
