@@ -7,7 +7,6 @@ length (padding costs as much as text), and each vector lands back at its text's
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from policy_assistant.embed.model import ModelError, ModelFolder, ModelIdentity, identity
+from policy_assistant.procs.pool import machine_cores
 
 Floats = NDArray[np.float32]
 Ints = NDArray[np.int64]
@@ -46,7 +46,7 @@ class Encoder:
         self.model = model
         self.batch_size = batch_size
         self.tokenizer = _load_tokenizer(model)
-        threads = threads or usable_cpus()
+        threads = threads or machine_cores()
         self.runtime, weights, self.forward = _load_runtime(model, runtime, onnx_file, threads)
         self.identity: ModelIdentity = identity(model, self.runtime, weights)
 
@@ -66,14 +66,6 @@ class Encoder:
             ids, mask, types = pad([encodings[i] for i in rows])
             out[rows] = pool(self.forward(ids, mask, types), mask, self.model)
         return out
-
-
-def usable_cpus() -> int:
-    """Return how many CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _load_tokenizer(model: ModelFolder) -> Any:

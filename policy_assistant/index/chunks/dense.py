@@ -1,8 +1,8 @@
 """The dense ranker: exact inner product of a query vector with every row's vector.
 
 Vectors are unit length, so the inner product is the cosine. Every live row the reader may
-see is scored (no approximate index: bench/bench_rankers.py times the exact product) by
-kernel.products. The access codes and deletion
+see is scored by kernel.products (no approximate index: bench/bench_dense.py times the exact
+product at 1M rows). The access codes and deletion
 flags are those search_segments filters by; equal scores rank by (segment, row). The same
 search, exact scores and fusion serve retrieval units (context/unit_dense.py), given the
 scorer that reads a unit segment's access and deletions.
@@ -107,13 +107,20 @@ def scores_of(
 ) -> list[float]:
     """Return the inner product of query with the vector of each (segment, row) wanted."""
     query = np.asarray(query, dtype=np.float32)
-    out = []
-    for seg, row in wanted:
+    out = [0.0] * len(wanted)
+    by_segment: dict[int, list[int]] = {}
+    for i, (seg, _) in enumerate(wanted):
+        by_segment.setdefault(seg, []).append(i)
+    for seg, places in by_segment.items():
         vectors = segments[seg].vectors()
         if vectors is None:
             raise BadIndex(f"segment {segments[seg].info.name} holds no vectors")
-        # The kernel that scored the dense list scores these too, to the same bits.
-        out.append(float(products(np.asarray(vectors[row : row + 1]), query)[0]))
+        rows = [wanted[i][1] for i in places]
+        # One call of the kernel that scored the dense list: a row's product is its own sum,
+        # so these are the bits the dense list would give them.
+        scores = products(np.asarray(vectors)[rows], query).tolist()
+        for i, score in zip(places, scores, strict=True):
+            out[i] = score
     return out
 
 

@@ -1,8 +1,8 @@
 """The inner-product kernel of the dense ranker: simsimd when installed, else numpy's BLAS.
 
 simsimd (the `dense` extra) multiplies float16 rows in SIMD with float32 sums, straight from
-the segment's memory map: at 1M x 384 rows about 25 ms a query on two cores against 60-70 ms
-for BLAS over a float32 copy twice the size (bench/bench_rankers.py). Each row's product is
+the segment's memory map: a 1M x 384 search in under 40 ms on two cores against about 75 ms
+for BLAS over a float32 copy twice the size (bench/bench_dense.py). Each row's product is
 one row's sum, so the bytes do not depend on the number of threads. float32 rows (vectors
 handed over in memory, as eval's are) keep numpy's product, so eval's figures do not move.
 """
