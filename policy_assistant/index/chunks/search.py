@@ -164,7 +164,7 @@ class Index:
             try:
                 self.encoder = self.load_encoder()
             except PolicyAssistantError as exc:  # the extra or the model is missing here
-                self.notice = f"ranked by bm25: the index's vectors need {exc}"
+                self.notice = f"ranked by bm25: the index's vectors need a query encoder, and {exc}"
                 return BM25_RANKER
         return HYBRID_RANKER
 
