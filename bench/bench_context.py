@@ -6,8 +6,8 @@ Generates documents of Zipf-distributed made-up words (bench_index.py's vocabula
 headings, paragraphs of sentences, list items and a table per section, then reports:
 
 - build: seconds to cut units and write their one unit segment (write_units, as ingest and
-  eval write them), beside the structure chunker and the chunks' BM25, on the same
-  documents; and the size on disk of each (units/, against chunks.jsonl + bm25/);
+  eval write them), beside the structure chunker and the chunks' segment (write_segment, as
+  ingest writes it), on the same documents; and the size on disk of each;
 - per query (100 queries of 3-8 words taken from random units), in process, each row run
   PASSES times (the median of the passes' median CPU ms, and the p90 of all): plain chunk
   search (Index.search, k=10), unit search (SegmentedUnits.ranked, 50 candidates, four
@@ -31,11 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
 from policy_assistant.chunk import make_chunker
-from policy_assistant.index.chunks.bm25 import BM25Index
 from policy_assistant.index.chunks.search import Index, memory_index
+from policy_assistant.index.chunks.segment_build import write_segment
 from policy_assistant.index.context.assembler import (
     DEFAULT_CONTEXT,
     ContextSettings,
@@ -52,9 +51,9 @@ from policy_assistant.index.store.units import (
     update_units,
     write_units,
 )
-from policy_assistant.index.tokenize import STOPWORDS, word_terms
+from policy_assistant.index.tokenize import STOPWORDS
 from policy_assistant.parse.builder import DocumentBuilder
-from policy_assistant.records import Document, DocumentMeta
+from policy_assistant.records import ACCESS_LABELS, Document, DocumentMeta
 
 SEED = 20261201
 QUERIES = 100
@@ -170,23 +169,17 @@ def main() -> None:
     args = parser.parse_args()
     docs = make_documents(args.units)
     chunker = make_chunker("structure")
-    chunk_s, pair = timed(lambda: _chunks(chunker, docs))
-    chunks, bm25 = pair  # type: ignore[misc]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        chunk_s, chunks = timed(lambda: _chunks(chunker, docs, root / "chunks"))
         unit_s, _ = timed(lambda: write_units(docs, root / "units", BM25_DEFAULTS))
         loaded = load_units(root / "units")
         units = _segment_units(loaded)
         print(f"{len(docs)} documents, {len(units)} units, {len(chunks)} chunks")
         print(f"build CPU s: units {unit_s:.1f} (cut + 4 fields written), "
-              f"chunks {chunk_s:.1f} (chunker + BM25)")  # fmt: skip
-        bm25.save(root / "bm25")
-        with (root / "chunks.jsonl").open("wb") as out:
-            for c in chunks:
-                out.write(orjson.dumps(c.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n")
-        units_mb = folder_mb(root / "units")
-        chunks_mb = folder_mb(root / "bm25") + (root / "chunks.jsonl").stat().st_size / 1e6
-        print(f"size MB: units/ {units_mb:.0f}, chunks.jsonl + bm25/ {chunks_mb:.0f}")
+              f"chunks {chunk_s:.1f} (chunker + segment written)")  # fmt: skip
+        units_mb, chunks_mb = folder_mb(root / "units"), folder_mb(root / "chunks")
+        print(f"size MB: units/ {units_mb:.0f}, chunk segment {chunks_mb:.0f}")
         write_in_parts(docs, root / "parts", SEGMENTS)
         parts = load_units(root / "parts")
         print(f"unit segments: {len(loaded.segments)} (one write), {len(parts.segments)} (parts)")
@@ -203,9 +196,11 @@ def _segment_units(index: SegmentedUnits) -> UnitSet:
     return segment_units(index.segments[0])
 
 
-def _chunks(chunker, docs):  # type: ignore[no-untyped-def]
+def _chunks(chunker, docs, folder: Path):  # type: ignore[no-untyped-def]
     chunks = [c for d in docs for c in chunker.chunk(d)]
-    return chunks, BM25Index.build((c.text for c in chunks), word_terms=word_terms, workers=0)
+    folder.mkdir()
+    write_segment(folder, chunks, ACCESS_LABELS)
+    return chunks
 
 
 SEGMENTS = 4

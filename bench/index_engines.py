@@ -2,8 +2,9 @@
 
 - "tokens": every engine gets the same pre-tokenized text (our tokenizer's terms, space-joined,
   one chunk per line) and the same query terms; each splits the lines at whitespace itself,
-  inside its build time (ours and tantivy through their text input with a whitespace
-  analyzer; bm25s and rank-bm25, which take no such analyzer, as token lists). Indexing and
+  inside its build time (tantivy through its text input with a whitespace analyzer; bm25s
+  and rank-bm25, which take no such analyzer, as token lists). Ours always runs our
+  tokenizer, which is not idempotent, so it runs in text mode only. Indexing and
   scoring are compared on equal work: no engine's tokenizer is on the clock.
 - "text": every engine gets the same raw text and query and tokenizes it its own way (ours:
   our tokenizer; tantivy: its en_stem analyzer; bm25s: its tokenizer with PyStemmer's English
@@ -61,30 +62,13 @@ def queries(data: Path, mode: str) -> list[Any]:
 # --- ours ----------------------------------------------------------------------------------
 
 
-def whole_word(word: str) -> tuple[str, ...]:
-    """Return the word as its one term: the tokens mode's lines are terms already."""
-    return (word,)
-
-
 def build_ours(data: Path, folder: Path, mode: str) -> Searcher:
-    """BM25Index's build and its whole score vector with a partition, in memory (nothing
-    reads its files back); the chunk ranker (segment_search) is `store`, an index folder."""
-    from policy_assistant.index.chunks.bm25 import BM25Index
-    from policy_assistant.index.tokenize import tokenize, word_terms
+    """The one chunk ranker over one segment counted in memory (memory_index, what eval
+    searches); `store` is the same ranker over an index folder on disk."""
+    from policy_assistant import index as store
 
-    analyze = whole_word if mode == "tokens" else word_terms
-    index = BM25Index.build(lines(corpus_file(data, mode)), word_terms=analyze)
-
-    def search(q: Any) -> Any:
-        scores = index.scores(q if mode == "tokens" else tokenize(q))
-        top = np.argpartition(-scores, K)[:K] if len(scores) > K else np.arange(len(scores))
-        return top[np.lexsort((top, -scores[top]))], scores
-
-    def rows(result: Any) -> list[int]:
-        top, scores = result
-        return [int(r) for r in top if scores[r] > 0]
-
-    return Searcher(search, rows)
+    index = store.memory_index(synthetic_chunks(data))
+    return Searcher(lambda q: index.search(q, K, access="staff"), _hit_rows)
 
 
 CHUNKS_PER_DOCUMENT = 20
@@ -132,10 +116,12 @@ def open_store(folder: Path, mode: str) -> Searcher:
 
     index = store.open_index(folder)
 
-    def rows(hits: Any) -> list[int]:
-        return [int(h.chunk.source[3:9]) * CHUNKS_PER_DOCUMENT + h.chunk.position for h in hits]
+    return Searcher(lambda q: index.search(q, K, access="staff"), _hit_rows)
 
-    return Searcher(lambda q: index.search(q, K, access="staff"), rows)
+
+def _hit_rows(hits: Any) -> list[int]:
+    """Return the corpus rows of chunk hits (synthetic_chunks' sources and positions)."""
+    return [int(h.chunk.source[3:9]) * CHUNKS_PER_DOCUMENT + h.chunk.position for h in hits]
 
 
 # --- peers ---------------------------------------------------------------------------------
@@ -256,11 +242,11 @@ class Engine:
 
 
 ENGINES = {
-    "ours": Engine(build_ours, None, None),
+    "ours": Engine(build_ours, None, None, None, ("text",)),
     "store": Engine(build_store, open_store, None, 100_000, ("text",)),
     "tantivy": Engine(build_tantivy, open_tantivy, "tantivy"),
     "bm25s": Engine(build_bm25s, open_bm25s, "bm25s"),
     "rank_bm25": Engine(build_rank_bm25, None, "rank_bm25", 100_000),
 }
-"""store is ours through the index folder (chunks, manifest, atomic write), which tokenizes
-the chunks' text itself: it runs in text mode only."""
+"""ours is the chunk ranker over one segment in memory, store the same over an index folder
+(chunks, manifest, atomic write); both tokenize the chunks' text themselves."""

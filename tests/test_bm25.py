@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from rank_bm25 import BM25Okapi
-from support.zipf import naive_lucene, zipf_corpus, zipf_queries
+from support.zipf import zipf_corpus
 
-from policy_assistant.index.chunks import bm25 as bm25_module
 from policy_assistant.index.chunks import bm25_build
-from policy_assistant.index.chunks.bm25 import BM25Index
-from policy_assistant.index.tokenize import tokenize, word_terms
+from policy_assistant.index.chunks.bm25_build import count_postings
+from policy_assistant.index.chunks.bm25_files import TermTable
+from policy_assistant.index.settings import BM25Settings
+from policy_assistant.index.tokenize import tokenize
 
 
 @pytest.fixture(scope="module")
@@ -25,52 +25,42 @@ def corpus() -> list[list[str]]:
     return zipf_corpus()
 
 
-@pytest.fixture(scope="module")
-def lucene(corpus: list[list[str]]) -> BM25Index:
-    return BM25Index.build(corpus)
+Counted = tuple[bytes, dict]
 
 
-def test_okapi_matches_rank_bm25(corpus: list[list[str]]):
-    reference = BM25Okapi(corpus)
-    index = BM25Index.build(corpus, variant="okapi", k1=1.5, b=0.75, epsilon=0.25)
-    common = Counter(t for doc in corpus for t in set(doc)).most_common(1)[0][1]
-    assert common > len(corpus) / 2  # negative idf, so the epsilon floor is exercised
-    for query in zipf_queries():
-        np.testing.assert_allclose(index.scores(query), reference.get_scores(query), atol=1e-9)
+def tokens(rows) -> Counted:
+    """Count token lists, each token its own term."""
+    return count_postings(rows, analyze=None, workers=0)
 
 
-def test_lucene_matches_the_formula(corpus: list[list[str]], lucene: BM25Index):
-    for query in zipf_queries(12):
-        np.testing.assert_allclose(lucene.scores(query), naive_lucene(corpus, query), atol=1e-9)
+def test_a_recount_gives_the_same_postings(corpus):
+    assert_same_postings(tokens(corpus), tokens(iter(corpus)))
 
 
-def test_repeated_query_terms_count_per_repeat(lucene: BM25Index):
-    once, twice = lucene.scores(["w5"]), lucene.scores(["w5", "w5"])
-    np.testing.assert_allclose(twice, 2 * once)
+def test_postings_are_the_corpus_counts(corpus):
+    data, arrays = tokens(corpus)
+    terms = data.decode().split("\n")[:-1]
+    assert terms == sorted({t for row in corpus for t in row}, key=str.encode)
+    assert arrays["dl"].tolist() == [len(row) for row in corpus]
+    counts = [Counter(row) for row in corpus]
+    for i in range(0, len(terms), 97):
+        start, stop = arrays["ptr"][i], arrays["ptr"][i + 1]
+        rows = arrays["rows"][start:stop].tolist()
+        assert rows == [r for r, c in enumerate(counts) if terms[i] in c]
+        assert arrays["tf"][start:stop].tolist() == [counts[r][terms[i]] for r in rows]
 
 
-def test_rebuild_writes_byte_identical_files(tmp_path: Path, corpus):
-    BM25Index.build(corpus).save(tmp_path / "a")
-    BM25Index.build(iter(corpus)).save(tmp_path / "b")
-    names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
-    for name in names:
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
-    assert not any(p.suffix == ".pkl" for p in (tmp_path / "a").iterdir())
+def assert_same_postings(a: Counted, b: Counted) -> None:
+    assert a[0] == b[0]
+    assert a[1].keys() == b[1].keys()
+    for name, array in a[1].items():
+        assert array.dtype == b[1][name].dtype and array.tolist() == b[1][name].tolist(), name
 
 
-def assert_same_index(a: BM25Index, b: BM25Index, tmp_path: Path) -> None:
-    a.save(tmp_path / "x")
-    b.save(tmp_path / "y")
-    for path in (tmp_path / "x").iterdir():
-        assert path.read_bytes() == (tmp_path / "y" / path.name).read_bytes(), path.name
-
-
-def test_texts_with_word_terms_build_the_token_index(tmp_path: Path):
+def test_texts_with_word_terms_count_as_their_token_lists():
     texts = ["The PW-2200 warranty, see pw2200.", "", "the of", "Congés payés: e-mail x86_64"]
     texts = texts * 50
-    by_tokens = BM25Index.build([tokenize(t) for t in texts])
-    assert_same_index(by_tokens, BM25Index.build(texts, word_terms=word_terms), tmp_path)
+    assert_same_postings(tokens([tokenize(t) for t in texts]), count_postings(texts, workers=0))
 
 
 # Words str.split() must find: every kind of whitespace, words of 0-40 bytes around the 8-
@@ -112,23 +102,20 @@ def test_the_byte_split_knows_every_whitespace_character():
     ]
 
 
-def test_a_hash_collision_falls_back_to_splitting_word_by_word(monkeypatch, tmp_path: Path):
+def test_a_hash_collision_falls_back_to_splitting_word_by_word(monkeypatch):
     texts = SPLIT_TEXTS * 20
-    expected = BM25Index.build([tokenize(t) for t in texts])
+    expected = tokens([tokenize(t) for t in texts])
     monkeypatch.setattr(bm25_build, "_MIX", np.zeros(3, dtype=np.uint64))  # one hash for all
     assert bm25_build._split_texts(texts) is None
-    assert_same_index(expected, BM25Index.build(texts, word_terms=word_terms), tmp_path)
+    assert_same_postings(expected, count_postings(texts, workers=0))
 
 
 # Builds the corpus with workers=1 and workers=2 and prints each build's file digests. It
 # runs in a fresh interpreter: workers fork only when no other thread exists, and earlier
 # tests in this process may have left one running (a progress bar, a browser driver).
 WORKER_BUILDS = """
-import hashlib, json, sys, tempfile
-from pathlib import Path
+import hashlib, json, sys
 from policy_assistant.index.chunks import bm25_build
-from policy_assistant.index.chunks.bm25 import BM25Index
-from policy_assistant.index.tokenize import word_terms
 from support.zipf import zipf_corpus
 
 class CountingPool(bm25_build.ProcessPoolExecutor):
@@ -143,15 +130,14 @@ bm25_build.BATCH_ROWS, bm25_build.PARALLEL_AFTER_BATCHES = 97, 2
 texts = [" ".join(doc) for doc in zipf_corpus()]
 assert bm25_build._can_fork(2), "a thread exists, so the workers would not fork"
 digests = {}
-with tempfile.TemporaryDirectory() as tmp:
-    for workers, rows in ((1, texts), (2, iter(texts))):
-        folder = Path(tmp, str(workers))
-        BM25Index.build(rows, word_terms=word_terms, workers=workers).save(folder)
-        digests[workers] = {
-            p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()
-        }
-        if workers == 1:
-            assert CountingPool.submitted == 0, "workers=1 used the pool"
+for workers, rows in ((1, texts), (2, iter(texts))):
+    data, arrays = bm25_build.count_postings(rows, workers=workers)
+    digests[workers] = {"terms": hashlib.sha256(data).hexdigest()} | {
+        name: hashlib.sha256(array.tobytes()).hexdigest() + str(array.dtype)
+        for name, array in arrays.items()
+    }
+    if workers == 1:
+        assert CountingPool.submitted == 0, "workers=1 used the pool"
 batches = len(texts) // 97 + 1  # the last batch may be empty
 assert CountingPool.submitted == batches - 2, f"pool took {CountingPool.submitted} batches"
 json.dump(digests, sys.stdout)
@@ -169,31 +155,29 @@ def test_worker_processes_do_not_change_the_index():
     )
     assert done.returncode == 0, done.stderr
     digests = orjson.loads(done.stdout)
-    assert digests["1"], "the build saved no files"
+    assert digests["1"]["rows"], "the build counted nothing"
     assert digests["2"] == digests["1"]
 
 
 def test_progress_reports_rows_counted(monkeypatch, corpus):
     monkeypatch.setattr(bm25_build, "BATCH_ROWS", 1000)
     seen: list[int] = []
-    BM25Index.build(corpus, progress=seen.append)
+    count_postings(corpus, analyze=None, workers=0, progress=seen.append)
     assert seen[-1] == len(corpus) and seen == sorted(seen)
 
 
-def test_empty_index(tmp_path: Path):
-    index = BM25Index.build([])
-    assert index.num_docs == 0 and not index.scores(["a"]).size
-    index.save(tmp_path / "e")
-    assert (tmp_path / "e" / "terms.txt").read_bytes() == b""
+def test_no_rows_count_to_nothing():
+    data, arrays = tokens([])
+    assert data == b"" and arrays["ptr"].tolist() == [0] and not arrays["dl"].size
 
 
 def test_bad_settings_and_tokens_are_refused():
     with pytest.raises(ValueError, match="variant"):
-        BM25Index.build([["a"]], variant="bm25+")
+        BM25Settings("bm25+")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="k1"):
-        BM25Index.build([["a"]], k1=-1)
+        BM25Settings(k1=-1)
     with pytest.raises(ValueError, match="newline"):
-        BM25Index.build([["a\nb"]])
+        tokens([["a\nb"]])
 
 
 @pytest.mark.parametrize("count", [0, 1, 2, 31, 32, 33, 100, 1000])
@@ -206,7 +190,7 @@ def test_the_term_table_finds_every_term_and_no_other(count: int) -> None:
     terms = sorted(words)
     data = b"".join(t.encode() + b"\n" for t in terms)
     ends = np.cumsum([len(t.encode()) + 1 for t in terms])
-    table = bm25_module.TermTable(data, np.concatenate([[0], ends]).astype(np.int64))
+    table = TermTable(data, np.concatenate([[0], ends]).astype(np.int64))
     assert [table.find(t) for t in terms] == list(range(len(terms)))
     probes = ["", "a", "zzz", "é"]
     probes += ["".join(rng.choice(letters) for _ in range(rng.randint(1, 7))) for _ in range(300)]

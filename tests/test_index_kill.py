@@ -73,13 +73,12 @@ BUILD = """
     import sys
     from pathlib import Path
     from policy_assistant.index import index_lock
-    from policy_assistant.index.chunks.bm25 import BM25Index
-    from policy_assistant.index.tokenize import word_terms
+    from policy_assistant.index.chunks.bm25_build import count_postings
 
     texts = (f"w{i % 1009} w{i % 997} term{i % 40000} x{i % 13}" for i in range(int(sys.argv[2])))
     with index_lock(Path(sys.argv[1])):
         print("locked", flush=True)
-        BM25Index.build(texts, word_terms=word_terms, workers=2)
+        count_postings(texts, workers=2)
 """
 
 

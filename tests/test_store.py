@@ -22,6 +22,7 @@ from policy_assistant import index as store
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index import (
+    BM25_DEFAULTS,
     DocumentEntry,
     IndexBusyError,
     Manifest,
@@ -31,7 +32,6 @@ from policy_assistant.index import (
     open_index,
     write_index,
 )
-from policy_assistant.index.chunks.bm25 import BM25Index
 from policy_assistant.index.settings import BM25Settings
 from policy_assistant.index.store.entries import entries_bytes, parse_entries
 from policy_assistant.index.store.manifest import ids_digest
@@ -54,18 +54,16 @@ def make_chunks(docs: int, per_doc: int, seed: int, marker: str) -> list[Chunk]:
     return chunks
 
 
-def make_index(chunks: list[Chunk]) -> tuple[Manifest, BM25Index]:
-    bm25 = store.build_bm25(chunks)
+def make_index(chunks: list[Chunk]) -> Manifest:
     by_source: dict[str, list[Chunk]] = {}
     for c in chunks:
         by_source.setdefault(c.source, []).append(c)
     entries = [DocumentEntry.from_chunks(own) for own in by_source.values()]
-    return Manifest.create(CHUNKER, bm25.params(), entries), bm25
+    return Manifest.create(CHUNKER, BM25_DEFAULTS, entries)
 
 
 def write(index_dir: Path, chunks: list[Chunk], **kwargs) -> Path:
-    manifest, bm25 = make_index(chunks)
-    return write_index(index_dir, chunks, manifest, bm25, **kwargs)
+    return write_index(index_dir, chunks, make_index(chunks), **kwargs)
 
 
 @pytest.fixture
@@ -76,7 +74,7 @@ def chunks() -> list[Chunk]:
 def test_round_trip(tmp_path: Path, chunks: list[Chunk]):
     index_dir = tmp_path / "index"
     generation = write(index_dir, chunks)
-    manifest, _ = make_index(chunks)
+    manifest = make_index(chunks)
     on_disk = {
         p.relative_to(generation).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in generation.rglob("*")
@@ -107,7 +105,7 @@ def test_manifest_records_settings_and_documents(tmp_path: Path, chunks: list[Ch
     assert "documents" not in data  # search opens the manifest: nothing per document in it
     assert data["document_count"] == len({c.source for c in chunks})
     assert sum(s["rows"] for s in data["segments"]) == len(chunks)
-    assert load_manifest(tmp_path / "index").documents == make_index(chunks)[0].documents
+    assert load_manifest(tmp_path / "index").documents == make_index(chunks).documents
 
 
 texts = st.text(max_size=12)
@@ -274,11 +272,11 @@ def test_leftovers_of_a_killed_writer_are_ignored_then_cleaned(tmp_path: Path, c
 
 
 def test_inconsistent_input_is_refused(tmp_path: Path, chunks: list[Chunk]):
-    manifest, bm25 = make_index(chunks)
+    manifest = make_index(chunks)
     with pytest.raises(ValueError, match="sorted"):
-        write_index(tmp_path / "i", chunks[::-1], manifest, bm25)
-    with pytest.raises(ValueError, match="rows"):
-        write_index(tmp_path / "i", chunks, manifest, BM25Index.build([["x"]]))
+        write_index(tmp_path / "i", chunks[::-1], manifest)
+    with pytest.raises(ValueError, match="does not match its chunks"):
+        write_index(tmp_path / "i", chunks[1:], manifest)
     assert not (tmp_path / "i" / "CURRENT").exists()
 
 
@@ -349,11 +347,11 @@ def test_killed_writer_leaves_the_old_or_the_new_index(tmp_path: Path):
             f"""
             from pathlib import Path
             versions = [make_chunks(200, 50, 2, "beta"), make_chunks(200, 50, 1, "alpha")]
-            built = [(chunks, *make_index(chunks)) for chunks in versions]
+            built = [(chunks, make_index(chunks)) for chunks in versions]
             print("ready", flush=True)
             while True:
-                for chunks, manifest, bm25 in built:
-                    store.write_index(Path({str(index_dir)!r}), chunks, manifest, bm25)
+                for chunks, manifest in built:
+                    store.write_index(Path({str(index_dir)!r}), chunks, manifest)
             """
         )
         assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"

@@ -269,9 +269,9 @@ def test_a_terms_frontier_holds_its_largest_weight_at_any_statistics(seed: int) 
     assert len(front) < len(arrays["rows"]) // 4, "the frontier saves nothing"
     for k1, b, avgdl in ((1.2, 0.75, 20.0), (0.5, 1.0, 3.0), (2.0, 0.1, 90.0)):
         stats = segment_search.Statistics("lucene", k1, b, 300, avgdl, 0.0, 0.25)
-        view = type("View", (), {"dl": arrays["dl"]})()
+        norms = segment_search.row_norms(stats, arrays["dl"][arrays["rows"]])
+        weights = 1.5 * segment_search.saturation(stats, norms, arrays["tf"])
         for term in range(len(ptr) - 1):
             every = slice(int(ptr[term]), int(ptr[term + 1]))
             some = front[int(front_ptr[term]) : int(front_ptr[term + 1])]
-            weights = segment_search._weights(stats, 1.5, view, arrays["rows"], arrays["tf"])
             assert weights[some].max() == weights[every].max()

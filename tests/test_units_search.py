@@ -1,7 +1,7 @@
 """Unit search scores the best sections' units only: it must rank as scoring every unit does.
 
-The reference scores every field of every row densely with BM25Index over the texts the
-unit segments index (unit_segment.FIELD_TEXTS)."""
+The reference scores every field of every row with the BM25 formula (support.zipf) over the
+texts the unit segments index (unit_segment.FIELD_TEXTS)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,16 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
+from support.zipf import ReferenceLucene
 
-from policy_assistant.index.chunks.bm25 import BM25Index
+from policy_assistant.index.chunks.bm25_build import count_postings
+from policy_assistant.index.chunks.bm25_files import TermTable
 from policy_assistant.index.context import unit_rank
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.unit_segment import FIELD_TEXTS, FIELD_WEIGHTS
 from policy_assistant.index.context.units import UnitSet, build_units
 from policy_assistant.index.store.units import units_of
-from policy_assistant.index.tokenize import tokenize, word_terms
+from policy_assistant.index.tokenize import tokenize
 from policy_assistant.parse import parse_path
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import ACCESS_LABELS, Document, DocumentMeta
@@ -30,7 +32,7 @@ class Dense:
         self.units: UnitSet = build_units(sorted(docs, key=lambda d: d.source))
         self.weights = weights or FIELD_WEIGHTS
         self.fields = {
-            name: BM25Index.build(texts(self.units), word_terms=word_terms, workers=0)
+            name: ReferenceLucene([tokenize(text) for text in texts(self.units)])
             for name, texts in FIELD_TEXTS.items()
         }
         codes = np.array([ACCESS_LABELS.index(d.access) for d in self.units.docs])
@@ -63,6 +65,14 @@ def every_unit_scored(dense: Dense, query: str, n: int, access: str) -> list[tup
     return [(int(rows[i]), float(total[rows[i]])) for i in order]
 
 
+def assert_same_ranking(
+    found: list[tuple[int, float]], expected: list[tuple[int, float]], query: str
+) -> None:
+    """The same rows in the same order, scores equal to the formula's up to rounding."""
+    assert [r for r, _ in found] == [r for r, _ in expected], query
+    assert np.allclose([s for _, s in found], [s for _, s in expected], rtol=1e-12), query
+
+
 def questions(corpus_dir: Path) -> list[tuple[str, str]]:
     path = corpus_dir.parent / "questions" / "questions.jsonl"
     lines = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
@@ -78,9 +88,7 @@ def test_unit_search_ranks_as_scoring_every_unit_on_the_bundled_questions(
     assert len(asked) >= 100
     for query, audience in asked:
         found = index.ranked(query, 50, audience)[1]
-        expected = every_unit_scored(dense, query, 50, audience)
-        assert [r for r, _ in found] == [r for r, _ in expected], query
-        assert np.allclose([s for _, s in found], [s for _, s in expected], rtol=1e-12)
+        assert_same_ranking(found, every_unit_scored(dense, query, 50, audience), query)
 
 
 def test_with_few_sections_chosen_only_their_units_are_ranked(
@@ -97,24 +105,6 @@ def test_with_few_sections_chosen_only_their_units_are_ranked(
     monkeypatch.setattr(unit_rank, "SECTIONS", 1)
     monkeypatch.setattr(unit_rank, "SECTIONS_PER_HIT", 0)
     assert len(sections(query)) == 1
-
-
-def test_range_scores_equal_the_dense_scores_of_those_rows() -> None:
-    texts = [f"deck oil {'twice ' * (i % 3)}year {i % 5}" for i in range(40)]
-    index = BM25Index.build(texts, word_terms=word_terms, workers=0)
-    terms = tokenize("deck twice year 3")
-    dense = index.scores(terms)
-    starts, stops = np.array([0, 7, 30], np.int64), np.array([5, 8, 40], np.int64)
-    rows, matrix = index.range_scores(terms, starts, stops)
-    inside = np.concatenate([np.arange(a, b) for a, b in zip(starts, stops, strict=True)])
-    touched = inside[dense[inside] > 0]
-    assert rows.tolist() == touched.tolist()
-    assert matrix.sum(axis=0).tolist() == dense[touched].tolist()  # the same floats
-    # One row per term: each is that term's own score at the rows.
-    alone = {t: index.scores([t])[touched] for t in set(terms)}
-    assert sorted(map(tuple, matrix.tolist())) == sorted(tuple(v.tolist()) for v in alone.values())
-    empty = index.range_scores(tokenize("nothing"), starts, stops)
-    assert len(empty[0]) == 0 and empty[1].shape == (0, 0)
 
 
 def generated_documents(count: int, seed: int) -> list[Document]:
@@ -170,7 +160,7 @@ def test_unit_search_equals_a_dense_reference_on_generated_documents(
             for n in (5, 30):
                 found = index.ranked(query, n, access)[1]
                 expected = restricted_reference(dense, query, n, access, unit_rank.SECTIONS)
-                assert found == expected, query
+                assert_same_ranking(found, expected, query)
 
 
 def restricted_reference(
@@ -198,32 +188,11 @@ def restricted_reference(
 
 def test_the_term_table_finds_every_term_and_nothing_else() -> None:
     texts = ["ärger zebra", "apple apples b", "mañana 保修期 z9", "zebra a1"]
-    index = BM25Index.build(texts, word_terms=word_terms, workers=0)
-    table = index._terms
+    data, arrays = count_postings(texts, workers=0)
+    table = TermTable(data, arrays["term_offsets"])
     terms = bytes(table.data).split(b"\n")[:-1]
     assert len(terms) == table._count > 5
     for i, term in enumerate(terms):
         assert table.find(term.decode("utf-8")) == i
     for missing in ("", "0", "aaa", "zzzz", "zebr", "zebraa", terms[0].decode() + "!"):
         assert table.find(missing) == -1, missing
-
-
-def test_sparse_and_weighted_scores_are_the_dense_floats() -> None:
-    texts = [f"deck oil {'twice ' * (i % 3)}year {i % 5} stain" for i in range(60)]
-    index = BM25Index.build(texts, word_terms=word_terms, workers=0)
-    terms = tokenize("twice year 3 stain stain")
-    dense = index.scores(terms)
-    rows, scores = index.sparse_scores(terms)
-    assert rows.tolist() == np.flatnonzero(dense > 0).tolist()
-    assert scores.tolist() == dense[rows].tolist()
-    # A weight is a count: {term: 2.0} scores as the term twice, in every path.
-    weighted = {t: float(terms.count(t)) for t in dict.fromkeys(terms)}
-    assert index.scores(weighted).tolist() == dense.tolist()
-    starts, stops = np.array([0, 20], np.int64), np.array([10, 60], np.int64)
-    by_tokens, by_weights = (
-        index.range_scores(terms, starts, stops),
-        index.range_scores(weighted, starts, stops),
-    )
-    assert by_tokens[0].tolist() == by_weights[0].tolist()
-    assert by_tokens[1].tolist() == by_weights[1].tolist()
-    assert by_tokens[1].sum(axis=0).tolist() == dense[by_tokens[0]].tolist()

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
         Index,
         MemoryIndex,
         SearchHit,
-        build_bm25,
         memory_index,
     )
     from policy_assistant.index.settings import (
@@ -61,7 +60,6 @@ _HOMES = {
         "Index",
         "MemoryIndex",
         "SearchHit",
-        "build_bm25",
         "memory_index",
     ),
     "settings": (
@@ -97,7 +95,6 @@ __all__ = [
     "Progress",
     "RankerSettings",
     "SearchHit",
-    "build_bm25",
     "build_index",
     "index_lock",
     "ingest_hint",

@@ -52,3 +52,30 @@ def naive_lucene(
                 total += idf * tf[term] * (k1 + 1) / (tf[term] + norm)
         scores.append(total)
     return scores
+
+
+class ReferenceLucene:
+    """Elasticsearch's BM25 over token lists, every row scored, written from the formula
+    alone: the truth the rankers' pruned, on-disk scores are checked against."""
+
+    def __init__(self, rows: list[list[str]], k1: float = 1.2, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self.lengths = np.array([len(row) for row in rows], np.float64)
+        counted = self.lengths[self.lengths > 0]
+        self.n, self.avgdl = len(counted), float(counted.mean()) if len(counted) else 1.0
+        self.postings: dict[str, dict[int, int]] = {}
+        for i, row in enumerate(rows):
+            for term, tf in Counter(row).items():
+                self.postings.setdefault(term, {})[i] = tf
+
+    def scores(self, query: list[str]) -> np.ndarray:
+        """Return every row's score, each query term once per repeat."""
+        out = np.zeros(len(self.lengths))
+        for term in query:
+            found = self.postings.get(term, {})
+            df = len(found)
+            idf = math.log(1 + (self.n - df + 0.5) / (df + 0.5))
+            for row, tf in found.items():
+                norm = self.k1 * (1 - self.b + self.b * self.lengths[row] / self.avgdl)
+                out[row] += idf * tf * (self.k1 + 1) / (tf + norm)
+        return out

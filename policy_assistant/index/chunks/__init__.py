@@ -3,5 +3,5 @@
 `bm25_build` counts rows into postings, `segment_build` writes a segment, `segment` reads
 one memory-mapped (or counts one in memory: eval's index), `segment_search` is the one chunk
 ranker, over the live segments with global statistics, and `search` is `Index.search`, the
-one place access is enforced. `bm25` keeps BM25Index's build and files, not a second ranker.
+one place access is enforced.
 """

@@ -1,19 +1,19 @@
-"""Building a BM25 index: count rows in batches, then lay out the postings and weights.
+"""Counting texts into raw postings: per term its rows and term frequencies, per row its length.
 
 Rows are counted batch by batch (_count_rows), after the first few batches in forked worker
 processes, texts split into words by numpy over their UTF-8 bytes (_split_texts); every
-counted batch is kept until all rows are in, then _assemble sorts the terms and _scatter
-moves each batch's postings into its terms' slices, computing the weights.
+counted batch is kept until all rows are in, then count_postings sorts the terms and moves
+each batch's postings into its terms' slices. Weights are not stored: segment_search
+computes them from these counts at query time.
 
-Nothing here touches disk, and nothing is pickled to disk: bm25.py saves the arrays as .npy
-files. The only pickling is multiprocessing's own, carrying batches of row texts to the
+Nothing here touches disk, and nothing is pickled to disk: segment_build.py saves the
+arrays. The only pickling is multiprocessing's own, carrying batches of row texts to the
 workers and their counts back (IPC between forked processes). word_terms is not sent at all:
 each worker inherits it through fork.
 """
 
 from __future__ import annotations
 
-import mmap
 import multiprocessing
 import os
 import re
@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.index.chunks.bm25_types import Floats, Ints, Progress, Rows, WordTerms
-from policy_assistant.index.settings import BM25Settings
+from policy_assistant.index.chunks.bm25_types import Ints, Progress, Rows, WordTerms
+from policy_assistant.index.tokenize import word_terms
 from policy_assistant.procs.children import die_with_parent
 
 BATCH_ROWS = 32768
@@ -44,8 +44,6 @@ PARALLEL_AFTER_BATCHES = 1
 
 Counted = tuple[list[str], Rows, Rows, npt.NDArray[Any], npt.NDArray[Any], Ints]
 """A batch counted by _count_rows."""
-Built = tuple[dict[str, Any], bytes, dict[str, Any]]
-"""What build_postings returns: the index's counts, its term list, its arrays by file name."""
 Split = tuple[list[str], Ints, Ints]
 """A batch's distinct words, each word's index into them, words before each row (_split)."""
 
@@ -88,22 +86,6 @@ class PostingsBuilder:
             self.parts.append((self.rows, ids[local_terms], sizes, local_rows, tf))
         self.rows += len(lengths)
         self.lengths.append(lengths)
-
-
-def build_postings(
-    rows: Iterable[Any],
-    params: BM25Settings,
-    word_terms: WordTerms | None,
-    progress: Progress | None,
-    workers: int,
-) -> Built:
-    """Count the rows (texts with word_terms, else token lists) and lay out their postings.
-
-    params are the variant, k1, b and epsilon the weights are computed with.
-    """
-    builder = PostingsBuilder()
-    feed_rows(rows, word_terms, builder, workers, progress)
-    return _assemble(builder, params)
 
 
 def _count_rows(rows: Sequence[Any], word_terms: WordTerms, texts: bool) -> Counted:
@@ -307,16 +289,6 @@ def _one_term(token: str) -> tuple[str]:
     return (token,)
 
 
-def _idf(variant: str, df: Floats, n_docs: int, epsilon: float) -> Floats:
-    """Return each term's idf for the variant."""
-    if variant == "lucene":
-        return np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-    idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
-    if len(idf):
-        idf[idf < 0] = epsilon * float(idf.mean())
-    return idf
-
-
 def sorted_terms(builder: PostingsBuilder) -> tuple[list[str], Rows, Ints, Ints]:
     """Return the counted terms in UTF-8 order, each batch id's new id, row lengths and df.
 
@@ -335,71 +307,37 @@ def sorted_terms(builder: PostingsBuilder) -> tuple[list[str], Rows, Ints, Ints]
     return terms, new_of_old, lengths, df
 
 
-def _assemble(builder: PostingsBuilder, params: BM25Settings) -> Built:
-    """Turn counted batches into the sorted term list and the postings arrays."""
+def count_postings(
+    rows: Iterable[Any],
+    analyze: WordTerms | None = word_terms,
+    workers: int = BUILD_WORKERS,
+    progress: Progress | None = None,
+) -> tuple[bytes, dict[str, Any]]:
+    """Return the sorted term list (UTF-8 lines) and the raw postings arrays, one row per
+    text (its words' terms under analyze) or, with analyze None, per token list used as given:
+    term_offsets, ptr, rows, tf (uint16, uint32 when a count needs it), dl. The result does
+    not depend on workers (forked counting processes); progress gets the rows counted."""
+    builder = PostingsBuilder()
+    feed_rows(rows, analyze, builder, workers, progress)
     terms, new_of_old, lengths, df = sorted_terms(builder)
-    if any("\n" in t for t in terms):
+    # Words split at whitespace hold no newline; token lists given as they are may.
+    if analyze is None and any("\n" in t for t in terms):
         raise ValueError("a token contains a newline; tokens must be single-line strings")
-    counted = int((lengths > 0).sum()) if params.variant == "lucene" else len(lengths)
-    avgdl = float(lengths.sum()) / counted if counted else 0.0
-    idf = _idf(params.variant, df.astype(np.float64), counted, params.epsilon)
     ptr = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(df, out=ptr[1:])
-    norm = (params.k1, params.b, lengths.astype(np.float64), avgdl or 1.0)
-    rows, weights = _scatter(builder, new_of_old, ptr, idf, norm)
-    counts = {
-        "documents": len(lengths),
-        "terms": len(terms),
-        "postings": len(rows),
-        "avgdl": avgdl,
-    }
-    encoded = [t.encode("utf-8") + b"\n" for t in terms]
-    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    term_max = np.maximum.reduceat(weights, ptr[:-1]) if len(terms) else np.empty(0)
-    arrays = {"term_offsets": offsets, "ptr": ptr, "rows": rows, "weights": weights}
-    arrays["term_max"] = term_max.astype(np.float64)
-    return counts, b"".join(encoded), arrays
-
-
-def _scatter(
-    builder: PostingsBuilder,
-    new_of_old: Rows,
-    ptr: Ints,
-    idf: Floats,
-    norm: tuple[float, float, Floats, float],
-) -> tuple[Rows, Floats]:
-    """Move each batch's postings into their terms' slices, computing weights on the way.
-
-    norm is (k1, b, every row's length, average length).
-    """
-    k1, b, lengths, avgdl = norm
-    # The operations of rank_bm25.BM25Okapi.get_scores, in its order; the length part once
-    # per row rather than once per posting (the same floats).
-    row_norm = k1 * (1 - b + b * lengths / avgdl)
-    rows = _small_paged(int(ptr[-1]), np.dtype(np.int32))
-    weights = _small_paged(int(ptr[-1]), np.dtype(np.float64))
+    wide = any(len(part[4]) and int(part[4].max()) > 0xFFFF for part in builder.parts)
+    rows = np.empty(int(ptr[-1]), np.int32)
+    tf = np.empty(int(ptr[-1]), np.uint32 if wide else np.uint16)
     fill = ptr[:-1].copy()
-    builder.parts.reverse()
-    while builder.parts:  # popping frees each batch as soon as it is placed
-        first, old, sizes, local, tf_small = builder.parts.pop()
+    for first, old, sizes, local, batch_tf in builder.parts:
         new = new_of_old[old]
         pos = np.repeat(fill[new] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(local))
         fill[new] += sizes
-        batch_rows = local.astype(np.int32) + first
-        rows[pos] = batch_rows
-        tf = tf_small.astype(np.float64)
-        saturation = tf * (k1 + 1) / (tf + row_norm[batch_rows])
-        weights[pos] = np.repeat(idf[new], sizes) * saturation
-    return rows, weights
-
-
-def _small_paged(count: int, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
-    """Return an uninitialised array in a memory map of its own (4 KiB pages) on Linux:
-    numpy asks for huge pages for large arrays, whose first touch on a virtual machine can
-    cost a second per GB, more than all else _scatter does."""
-    if sys.platform != "linux":
-        return np.empty(count, dtype)
-    size = max(count * dtype.itemsize, 1)
-    memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    return np.frombuffer(memory, dtype, count)
+        rows[pos] = local.astype(np.int32) + first
+        tf[pos] = batch_tf
+    encoded = [t.encode("utf-8") + b"\n" for t in terms]
+    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    arrays = {"term_offsets": offsets, "ptr": ptr, "rows": rows, "tf": tf}
+    arrays["dl"] = lengths.astype(np.uint32)
+    return b"".join(encoded), arrays

@@ -17,7 +17,6 @@ import numpy as np
 
 from policy_assistant.codec import SKIP, to_json_dict
 from policy_assistant.errors import BadIndex, PolicyAssistantError, UsageError
-from policy_assistant.index.chunks.bm25 import BM25_DEFAULTS, BM25Index
 from policy_assistant.index.chunks.dense import dense_search, fused, has_vectors
 from policy_assistant.index.chunks.segment import MemorySegment, Segment, Vectors
 from policy_assistant.index.chunks.segment_search import (
@@ -29,6 +28,7 @@ from policy_assistant.index.chunks.segment_search import (
     statistics,
 )
 from policy_assistant.index.settings import (
+    BM25_DEFAULTS,
     BM25_RANKER,
     DEFAULT_ACCESS,
     DEFAULT_K,
@@ -38,7 +38,7 @@ from policy_assistant.index.settings import (
     RankerSettings,
     ranker_settings,
 )
-from policy_assistant.index.tokenize import tokenize, word_terms
+from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS, Chunk
 
 QUERY_VECTORS_KEPT = 4096
@@ -367,15 +367,6 @@ class MemoryIndex(Index):
     def chunks(self) -> list[Chunk]:
         """Return every chunk, in row order."""
         return list(self._chunks)
-
-
-def build_bm25(
-    chunks: Sequence[Chunk], settings: BM25Settings = BM25_DEFAULTS, progress: Any = None
-) -> BM25Index:
-    """Return the BM25 index of the chunks' texts under tokenize(), one row per chunk."""
-    texts = (chunk.text for chunk in chunks)
-    variant, k1, b, epsilon = settings.variant, settings.k1, settings.b, settings.epsilon
-    return BM25Index.build(texts, variant, k1, b, epsilon, word_terms, progress)
 
 
 def memory_index(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,13 +23,7 @@ from typing import Any
 import numpy as np
 
 from policy_assistant.codec import from_json_dict, to_json_dict
-from policy_assistant.index.chunks.bm25_build import (
-    BUILD_WORKERS,
-    PostingsBuilder,
-    feed_rows,
-    sorted_terms,
-)
-from policy_assistant.index.tokenize import word_terms
+from policy_assistant.index.chunks.bm25_build import count_postings
 from policy_assistant.jsonio import json_line, pretty_json
 from policy_assistant.records import Chunk
 
@@ -66,32 +60,6 @@ class SegmentInfo:
     def from_dict(cls, data: dict[str, Any]) -> SegmentInfo:
         """Rebuild from the JSON form."""
         return from_json_dict(cls, data)
-
-
-def count_postings(texts: Iterable[str]) -> tuple[bytes, dict[str, Any]]:
-    """Return the sorted term list (UTF-8 lines) and the raw postings arrays of texts, one
-    row per text: term_offsets, ptr, rows, tf (uint16, uint32 when a count needs it), dl."""
-    builder = PostingsBuilder()
-    feed_rows(texts, word_terms, builder, BUILD_WORKERS, None)
-    terms, new_of_old, lengths, df = sorted_terms(builder)
-    ptr = np.zeros(len(terms) + 1, dtype=np.int64)
-    np.cumsum(df, out=ptr[1:])
-    wide = any(len(part[4]) and int(part[4].max()) > 0xFFFF for part in builder.parts)
-    rows = np.empty(int(ptr[-1]), np.int32)
-    tf = np.empty(int(ptr[-1]), np.uint32 if wide else np.uint16)
-    fill = ptr[:-1].copy()
-    for first, old, sizes, local, batch_tf in builder.parts:
-        new = new_of_old[old]
-        pos = np.repeat(fill[new] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(local))
-        fill[new] += sizes
-        rows[pos] = local.astype(np.int32) + first
-        tf[pos] = batch_tf
-    encoded = [t.encode("utf-8") + b"\n" for t in terms]
-    offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    arrays = {"term_offsets": offsets, "ptr": ptr, "rows": rows, "tf": tf}
-    arrays["dl"] = lengths.astype(np.uint32)
-    return b"".join(encoded), arrays
 
 
 def _records(chunks: Sequence[Chunk]) -> tuple[bytes, np.ndarray[Any, Any]]:

@@ -64,7 +64,7 @@ class Statistics:
 
 
 def idf(stats: Statistics, df: Floats) -> Floats:
-    """Return each df's idf, as bm25_build._idf gives it for the whole vocabulary."""
+    """Return each df's idf under the variant (okapi's negative ones floored)."""
     n_docs = stats.counted
     if stats.variant == "lucene":
         return np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
@@ -95,13 +95,6 @@ class Postings(Masked, Protocol):
         """Return how many of a term's postings (its rows) are live."""
 
 
-def _weights(stats: Statistics, term_idf: float, segment: Postings, rows: Any, tf: Any) -> Floats:
-    """Return the BM25 weights of postings, as _scatter computes them."""
-    norms = row_norms(stats, segment.dl[rows])
-    result: Floats = np.float64(term_idf) * saturation(stats, norms, tf)
-    return result
-
-
 def statistics(
     params: BM25Settings, rows: int, nonempty: int, length: int, mean_idf: float
 ) -> Statistics:
@@ -113,7 +106,8 @@ def statistics(
 
 
 def row_norms(stats: Statistics, lengths: Any) -> Floats:
-    """Return rows' BM25 length norms from their lengths, as _scatter computes them."""
+    """Return rows' BM25 length norms from their lengths (the part of a weight each row
+    shares)."""
     k1, b, avgdl = stats.k1, stats.b, stats.avgdl or 1.0
     result: Floats = k1 * (1 - b + b * lengths.astype(np.float64) / avgdl)
     return result
@@ -121,7 +115,7 @@ def row_norms(stats: Statistics, lengths: Any) -> Floats:
 
 def saturation(stats: Statistics, norms: Any, tf: Any) -> Floats:
     """Return the BM25 weights of postings before their idf, from their rows' length norms
-    and tf: the operations of _scatter, in its order, so an idf times these is its float."""
+    and tf: rank_bm25's operations in its order, which every path here repeats."""
     freq = tf.astype(np.float64)
     result: Floats = freq * (stats.k1 + 1) / (freq + norms)
     return result

@@ -18,8 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.errors import BadIndex, StaleIndex
-from policy_assistant.index.chunks.bm25 import TermTable
-from policy_assistant.index.chunks.bm25_files import load_array, read_terms
+from policy_assistant.index.chunks.bm25_files import TermTable, load_array, read_terms
 from policy_assistant.index.chunks.bm25_types import Ints
 from policy_assistant.index.chunks.vector_file import VECTORS_FILE, load_vectors
 from policy_assistant.index.context.passages import PREFIX_WORDS

@@ -39,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from policy_assistant.index.chunks.segment_build import ZLIB_LEVEL, count_postings
+from policy_assistant.index.chunks.bm25_build import count_postings
+from policy_assistant.index.chunks.segment_build import ZLIB_LEVEL
 from policy_assistant.index.context.passages import PREFIX_WORDS, prefix_words
 from policy_assistant.index.context.units import (
     DocInfo,

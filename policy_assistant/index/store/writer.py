@@ -30,7 +30,6 @@ import numpy as np
 import orjson
 
 from policy_assistant.errors import BadIndex
-from policy_assistant.index.chunks.bm25 import BM25Index
 from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
 from policy_assistant.index.store.entries import (
     DELETED_DIR,
@@ -260,20 +259,19 @@ def write_index(
     index_dir: Path,
     chunks: Sequence[Chunk],
     manifest: Manifest,
-    bm25: BM25Index,
     lock_timeout: float | None = None,
     progress: Progress | None = None,
     documents: Sequence[Document] | None = None,
 ) -> Path:
     """Write chunks as a new generation of one segment, make it current; return its folder.
 
-    chunks must be in row order (sort_chunks) and agree with manifest.documents and bm25
-    (whose settings are recorded), row for row. Takes the lock, waiting up to lock_timeout.
+    chunks must be in row order (sort_chunks) and agree with manifest.documents (whose BM25
+    settings are recorded), row for row. Takes the lock, waiting up to lock_timeout.
     With documents, their retrieval units go into the same generation (index/unit_store.py).
     """
     from policy_assistant.index.store.plan import cold_generation
 
-    _check_consistent(chunks, manifest, bm25)
+    _check_consistent(chunks, manifest)
     make = cold_generation(chunks, manifest, manifest.documents)
     return write_generation(index_dir, make, lock_timeout, progress, documents, manifest.bm25)
 
@@ -338,8 +336,8 @@ def _live_name(index_dir: Path) -> str | None:
     return name if name is not None and GENERATION.fullmatch(name) else None
 
 
-def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Index) -> None:
-    """Raise ValueError unless chunks, manifest and BM25 rows agree."""
+def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest) -> None:
+    """Raise ValueError unless chunks and manifest agree."""
     if any(a >= b for a, b in pairwise((c.source, c.position) for c in chunks)):
         raise ValueError("chunks must be sorted by source then position (see sort_chunks)")
     by_source: dict[str, list[str]] = {}
@@ -350,12 +348,6 @@ def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest, bm25: BM25Ind
             raise ValueError(f"manifest entry of {entry.source} does not match its chunks")
     if by_source:
         raise ValueError(f"chunks of {sorted(by_source)[0]} have no manifest entry")
-    if bm25.num_docs != len(chunks):
-        raise ValueError(f"BM25 index has {bm25.num_docs} rows for {len(chunks)} chunks")
-    if bm25.params() != manifest.bm25:
-        raise ValueError(
-            f"manifest BM25 settings {manifest.bm25.describe()} != index {bm25.params().describe()}"
-        )
     if unknown := {c.access for c in chunks} - set(manifest.access_labels):
         raise ValueError(f"unknown access labels {sorted(unknown)}")
 
