@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from policy_assistant.errors import UsageError
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
-from policy_assistant.index.chunks.segment_search import Statistics
+from policy_assistant.index.chunks.segment_search import Statistics, statistics
 from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.unit_dense import has_unit_vectors, ranked_by_vectors
 from policy_assistant.index.context.unit_open import UnitSegment, doc_units, segment_units
@@ -475,12 +475,7 @@ def field_statistics(
     mean_idf: Mapping[str, float],
 ) -> dict[str, Statistics]:
     """Return each field's Statistics from its live (rows, nonempty, length) and settings."""
-    out = {}
-    for name, (rows, nonempty, length) in counts.items():
-        counted = nonempty if bm25.variant == "lucene" else rows
-        avgdl = float(length) / counted if counted else 0.0
-        out[name] = Statistics(
-            bm25.variant, bm25.k1, bm25.b, counted, avgdl,
-            float(mean_idf.get(name, 0.0)), bm25.epsilon,
-        )  # fmt: skip
-    return out
+    return {
+        name: statistics(bm25, rows, nonempty, length, float(mean_idf.get(name, 0.0)))
+        for name, (rows, nonempty, length) in counts.items()
+    }
