@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,3 +113,16 @@ def test_ls_puts_the_title_under_the_source(index: str) -> None:
     assert any(
         "Home Composting Guide" in line and "guides/" not in line for line in text.splitlines()
     )
+
+
+def test_a_message_on_stderr_is_one_line_at_any_width() -> None:
+    # A notice that names a command to run must stay copyable: the terminal wraps it, not rich.
+    script = (
+        "from policy_assistant.cli.common import err\n"
+        "hint = \"pip install 'policy-assistant[dense]'\"\n"
+        "err.print('ranked by bm25: ' + 'word ' * 30 + hint, markup=False)\n"
+    )
+    env = {**os.environ, "COLUMNS": "40"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("\n") == 1 and "pip install 'policy-assistant[dense]'" in done.stderr

@@ -112,7 +112,7 @@ def _out_width() -> int | None:
 
 out = _FittingConsole(soft_wrap=False)
 """Results: tables on a terminal, JSON lines otherwise."""
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 """Progress, warnings and errors."""
 
 P = ParamSpec("P")

@@ -12,12 +12,11 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
+from policy_assistant.embed.encoder import INSTALL_HINT as INSTALL
 from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index.store.reader import load_manifest
 from policy_assistant.index.store.vectors import Embedding
 
-INSTALL = "pip install 'policy-assistant[dense]'"
-"""How to add the dense extra."""
 RUNTIMES = ("auto", "onnx", "numpy")
 """What may run a model (embed/encoder.py's runtimes)."""
 DEFAULT_RUNTIME = "auto"
