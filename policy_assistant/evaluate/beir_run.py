@@ -27,12 +27,18 @@ from policy_assistant.errors import PolicyAssistantError, QuestionsError, UsageE
 from policy_assistant.evaluate.beir import BadRow, BeirQuery, BeirSet, load_beir
 from policy_assistant.evaluate.bootstrap import Bootstrap, Interval
 from policy_assistant.evaluate.chunk_records import load_chunk_file
-from policy_assistant.evaluate.dense import EvalModel, ModelUnavailable, as_ranker, ranker_row
+from policy_assistant.evaluate.dense import EvalModel, ModelUnavailable, ranker_row
 from policy_assistant.evaluate.ir_measures import DEPTH, MEASURES, fold_to_documents, measure_query
 from policy_assistant.evaluate.questions import Question
 from policy_assistant.evaluate.report import Comparison, comparison_dict
 from policy_assistant.evaluate.retrieval import Retriever, chunk_retriever
-from policy_assistant.evaluate.run import EvalSettings, Progress, portable_path, ranking_settings
+from policy_assistant.evaluate.run import (
+    EvalSettings,
+    Progress,
+    dense_settings,
+    portable_path,
+    ranking_settings,
+)
 from policy_assistant.index.settings import BM25Settings
 from policy_assistant.records import Chunk, Document
 
@@ -235,11 +241,6 @@ def _beir_settings(
 ) -> dict[str, Any]:  # fmt: skip
     """Return what the figures depend on, as the report records it (rankers and model only
     when a row used them)."""
-    dense: dict[str, Any] = {}
-    if settings.rankers != ("bm25",):
-        dense["rankers"] = [as_ranker(r).to_dict() for r in settings.rankers]
-    if model is not None:
-        dense["embedding"] = model
     return {
         "tool": {"name": "policy-assistant", "version": __version__},
         "questions": {
@@ -259,5 +260,5 @@ def _beir_settings(
             "gain": "relevance grade",
         },
         **ranking_settings(settings),
-        **dense,
+        **dense_settings(settings, model),
     }

@@ -367,11 +367,6 @@ def _report_settings(
 ) -> dict[str, Any]:
     """Return what the figures depend on, as the report records it (the rankers and the
     model only when a row used them, so a BM25 run's report keeps its form)."""
-    dense: dict[str, Any] = {}
-    if settings.rankers != ("bm25",):
-        dense["rankers"] = [as_ranker(r).to_dict() for r in settings.rankers]
-    if model is not None:
-        dense["embedding"] = model
     return {
         "tool": {"name": "policy-assistant", "version": __version__},
         "questions": {
@@ -384,8 +379,18 @@ def _report_settings(
         "budget_unit": unit_settings(settings.budget_unit),
         "k": settings.k,
         **ranking_settings(settings),
-        **dense,
+        **dense_settings(settings, model),
     }
+
+
+def dense_settings(settings: EvalSettings, model: dict[str, Any] | None) -> dict[str, Any]:
+    """Return the rankers and the model a report records, only when a row used them."""
+    dense: dict[str, Any] = {}
+    if settings.rankers != ("bm25",):
+        dense["rankers"] = [as_ranker(r).to_dict() for r in settings.rankers]
+    if model is not None:
+        dense["embedding"] = model
+    return dense
 
 
 def ranking_settings(settings: EvalSettings) -> dict[str, Any]:
