@@ -245,7 +245,24 @@ def _page_data(
 
 def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
     """Return MuPDF's table finder run with options and extra lines; None if it fails."""
-    return _quietly(lambda: page.find_tables(**options, add_lines=lines), None)
+    # Each table the finder makes guesses its header (Table.header) at once: it extracts
+    # the table's text, looks at the lines above and draws two pixmaps, a third of the
+    # finder's time on a report page. tables.py takes the first row as the header and never
+    # reads that guess, so it is not made here (the finder has no option for it).
+    table_class = pymupdf.table.Table
+    guess = table_class.__dict__.get("_get_header")
+    if guess is not None:
+        table_class._get_header = _no_header
+    try:
+        return _quietly(lambda: page.find_tables(**options, add_lines=lines), None)
+    finally:
+        if guess is not None:
+            table_class._get_header = guess
+
+
+def _no_header(table: Any, y_tolerance: float = 3) -> None:
+    """Stand in for MuPDF's guess at a found table's header, which is never read here."""
+    return None
 
 
 def _find_tables(
