@@ -33,8 +33,10 @@ _ROMAN = re.compile(r"^[ivxlcdm]+$")
 _PAGES = r"(?:\d{1,4}(?:\s*[-–]\s*\d{1,4})?(?:\s*,\s+\d{1,4}(?:\s*[-–]\s*\d{1,4})?)*|[ivxlc]{1,6})"
 """A page number, a range or a list of them ("6, 27", "12-14"; "1,234" is a figure), or a
 roman numeral."""
-_LEADERS = re.compile(rf"(?:\.\s?){{4,}}\s*{_PAGES}?$")
-_PAGED_LEADERS = re.compile(rf"(?:\.\s?){{4,}}\s*{_PAGES}$")
+_AFTER_LEADERS = re.compile(rf"\s*{_PAGES}?$")
+_AFTER_PAGED_LEADERS = re.compile(rf"\s*{_PAGES}$")
+_LAST_LEADERS = re.compile(r"(?:\s?\.){4}")
+"""Four dots at most a space apart, read backwards from the last one."""
 _LETTER_HEAD = re.compile(r"^(?:[A-Z]|Symbols|Numbers)$")
 """An index's letter heads ("A", "B") and its heads for entries that start otherwise."""
 MIN_RUN = 5
@@ -324,6 +326,22 @@ def _baseline_rows(lines: list[Line]) -> list[list[Line]]:
     return rows
 
 
+def _leaders(text: str, paged: bool = False) -> bool:
+    """Whether text ends in leaders, then a page number (or, unless paged, none).
+
+    Leaders are four dots or more at most a space apart. A regular expression searched
+    for them starts again at every dot of a long run and fails at the figures set after it
+    (a statistical table's rows); but leaders can end only at the text's last dot (a page
+    number holds none): the text after that dot is matched first, then the dots before it,
+    backwards.
+    """
+    last = text.rfind(".")
+    after = _AFTER_PAGED_LEADERS if paged else _AFTER_LEADERS
+    if last < 0 or not after.match(text, last + 1):
+        return False
+    return bool(_LAST_LEADERS.match(text[max(last - 6, 0) : last + 1][::-1]))
+
+
 def _entry(row: list[Line]) -> bool:
     """Whether a row of lines reads as a contents entry: a title, then its page number.
 
@@ -350,9 +368,7 @@ def _pieces(row: list[Line]) -> list[list[Line]]:
 def _ends_entry(line: Line) -> bool:
     """Whether a line is a page number, or leaders and a page number."""
     text = line.text.strip()
-    return bool(_PAGE_NUMBER.match(text)) or (
-        text.count(".") >= 4 and bool(_PAGED_LEADERS.search(text))
-    )
+    return bool(_PAGE_NUMBER.match(text)) or (text.count(".") >= 4 and _leaders(text, paged=True))
 
 
 def _one_entry(row: list[Line]) -> bool:
@@ -362,7 +378,7 @@ def _one_entry(row: list[Line]) -> bool:
     # further pieces are a statistical table's.
     # Leaders take four dots: counting them first spares most rows the search.
     if text.count(".") >= 4 and (
-        _LEADERS.search(text) or any(_PAGED_LEADERS.search(line.text.strip()) for line in row)
+        _leaders(text) or any(_leaders(line.text.strip(), paged=True) for line in row)
     ):
         return True
     last = row[-1]
@@ -429,9 +445,7 @@ def drop_contents_entries(pages: list[PageContent]) -> None:
     reason = "contents page"
     for number, page in enumerate(pages):
         # Leaders take four dots: counting them first spares most lines the search.
-        leaders = sum(
-            1 for line in page.lines if line.text.count(".") >= 4 and _LEADERS.search(line.text)
-        )
+        leaders = sum(1 for line in page.lines if line.text.count(".") >= 4 and _leaders(line.text))
         # The last page of a contents may hold only a few entries.
         if leaders < (1 if previous else MIN_CONTENTS_ENTRIES):
             previous = False

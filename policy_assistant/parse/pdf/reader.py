@@ -12,7 +12,7 @@ import pymupdf as _pymupdf_module
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
-from policy_assistant.parse.pdf import aligned, bounds, ocr
+from policy_assistant.parse.pdf import aligned, bounds, nearby, ocr
 from policy_assistant.parse.pdf.assemble import BlockAssembler
 from policy_assistant.parse.pdf.furniture import (
     drop_index_pages,
@@ -245,14 +245,58 @@ def _page_data(
 
 def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
     """Return MuPDF's table finder run with options and extra lines; None if it fails."""
-    return _quietly(lambda: page.find_tables(**options, add_lines=lines), None)
+    # Each table the finder makes guesses its header (Table.header) at once: it extracts
+    # the table's text, looks at the lines above and draws two pixmaps, a third of the
+    # finder's time on a report page. tables.py takes the first row as the header and never
+    # reads that guess, so it is not made here (the finder has no option for it).
+    table_class = pymupdf.table.Table
+    guess = table_class.__dict__.get("_get_header")
+    if guess is not None:
+        table_class._get_header = _no_header
+    try:
+        return _quietly(lambda: page.find_tables(**options, add_lines=lines), None)
+    finally:
+        if guess is not None:
+            table_class._get_header = guess
+
+
+def _no_header(table: Any, y_tolerance: float = 3) -> None:
+    """Stand in for MuPDF's guess at a found table's header, which is never read here."""
+    return None
+
+
+class FinderPaths:
+    """A page's vector paths for the table finder: fetched once, handed out by clip."""
+
+    def __init__(self, page: Any) -> None:
+        self._page = page
+        self._paths: list[dict[str, Any]] | None = None
+        self._groups: list[nearby.Group] = []
+        self._fetched = False
+
+    def near(self, clip: Box) -> list[dict[str, Any]] | None:
+        """Return fresh copies of the paths near clip; None to let the finder fetch them."""
+        if not self._fetched:
+            # Fetched when the finder first runs: get_drawings is dear.
+            self._fetched = True
+            self._paths = _quietly(self._page.get_drawings, None)
+            if self._paths is not None:
+                self._groups = nearby.path_groups([tuple(p["rect"]) for p in self._paths])
+        if self._paths is None:
+            return None
+        # Copies: the finder appends to the items of a closed path each time it runs.
+        paths = self._paths
+        return [
+            {**paths[i], "items": list(paths[i]["items"])}
+            for i in nearby.near_clip(self._groups, clip)
+        ]
 
 
 def _find_tables(
     page: Any, number: int, areas: list[TableArea], drawings: Any, page_words: PageWords
 ) -> list[Table]:
     """Return the tables MuPDF finds in a page's table areas; none where its finder fails."""
-    paths: Any = False  # fetched when the finder first runs: get_drawings is dear
+    paths = FinderPaths(page)
     tables: list[Table] = []
     # The page's words, not the box's: a clip would cut a word that runs past the box.
     for area in areas:
@@ -261,9 +305,7 @@ def _find_tables(
             if plain is not None:
                 tables.append(plain)
                 continue
-        if paths is False:
-            paths = _quietly(page.get_drawings, None) if len(areas) > 1 else None
-        options: dict[str, Any] = {"clip": pymupdf.Rect(area.box), "paths": paths}
+        options: dict[str, Any] = {"clip": pymupdf.Rect(area.box), "paths": paths.near(area.box)}
         if not area.ruled:
             options.update(vertical_strategy="text", horizontal_strategy="text")
         finder = _run_finder(page, options, area.closing)
