@@ -41,3 +41,33 @@ def test_the_finder_finds_the_same_tables_among_the_paths_near_its_clip() -> Non
         assert near is not None and len(near) < len(page.get_drawings())
         assert _found(page, clip, near) == _found(page, clip, None)
         assert len(_found(page, clip, near)) == 1
+
+
+def test_the_header_guess_is_back_when_two_threads_run_the_finder() -> None:
+    # The second finder starts while the first runs and ends after it: without one finder
+    # at a time it would save the stand-in as the original and put that back last.
+    import threading
+
+    import pymupdf
+
+    from policy_assistant.parse.pdf import reader
+
+    original = pymupdf.table.Table.__dict__["_get_header"]
+    first_done = threading.Event()
+
+    class Second:
+        def find_tables(self, **_: object) -> str:
+            first_done.wait(2)
+            return "second"
+
+    class First:
+        def find_tables(self, **_: object) -> str:
+            second.start()
+            second.join(0.3)  # the second runs now if nothing holds it back
+            return "first"
+
+    second = threading.Thread(target=reader._run_finder, args=(Second(), {}, []))
+    assert reader._run_finder(First(), {}, []) == "first"
+    first_done.set()
+    second.join()
+    assert pymupdf.table.Table.__dict__["_get_header"] is original

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -249,15 +250,22 @@ def _run_finder(page: Any, options: dict[str, Any], lines: list[Any]) -> Any:
     # the table's text, looks at the lines above and draws two pixmaps, a third of the
     # finder's time on a report page. tables.py takes the first row as the header and never
     # reads that guess, so it is not made here (the finder has no option for it).
-    table_class = pymupdf.table.Table
-    guess = table_class.__dict__.get("_get_header")
-    if guess is not None:
-        table_class._get_header = _no_header
-    try:
-        return _quietly(lambda: page.find_tables(**options, add_lines=lines), None)
-    finally:
+    # The swap is the class's, so one finder runs at a time: a second thread would take
+    # the stand-in for the original and leave it in place.
+    with _FINDER:
+        table_class = pymupdf.table.Table
+        guess = table_class.__dict__.get("_get_header")
         if guess is not None:
-            table_class._get_header = guess
+            table_class._get_header = _no_header
+        try:
+            return _quietly(lambda: page.find_tables(**options, add_lines=lines), None)
+        finally:
+            if guess is not None:
+                table_class._get_header = guess
+
+
+_FINDER = threading.Lock()
+"""Held while the table finder runs with its header guess swapped out."""
 
 
 def _no_header(table: Any, y_tolerance: float = 3) -> None:
