@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pymupdf
+import pytest
 from support.pdf_factory import A4, draw_table
 
-from policy_assistant.parse.pdf import nearby
+from policy_assistant.parse.pdf import nearby, reader
 from policy_assistant.parse.pdf.reader import FinderPaths
 
 ROWS = [["Zone", "Distance", "Fee"], ["Zone 1", "25 km", "$40"], ["Zone 2", "50 km", "$80"]]
@@ -46,12 +48,6 @@ def test_the_finder_finds_the_same_tables_among_the_paths_near_its_clip() -> Non
 def test_the_header_guess_is_back_when_two_threads_run_the_finder() -> None:
     # The second finder starts while the first runs and ends after it: without one finder
     # at a time it would save the stand-in as the original and put that back last.
-    import threading
-
-    import pymupdf
-
-    from policy_assistant.parse.pdf import reader
-
     original = pymupdf.table.Table.__dict__["_get_header"]
     first_done = threading.Event()
 
@@ -71,3 +67,13 @@ def test_the_header_guess_is_back_when_two_threads_run_the_finder() -> None:
     first_done.set()
     second.join()
     assert pymupdf.table.Table.__dict__["_get_header"] is original
+
+
+def test_too_many_paths_are_handed_over_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(nearby, "MAX_PATHS", 10)
+    boxes = [(x * 10.0, 100.0, x * 10.0 + 2, 102.0) for x in range(11)]
+    groups = nearby.path_groups(boxes)
+    assert groups == [((0.0, 100.0, 102.0, 102.0), list(range(11)))]
+    assert nearby.near_clip(groups, (0.0, 0.0, 1.0, 1.0)) == []
+    assert nearby.near_clip(groups, (50.0, 90.0, 51.0, 110.0)) == list(range(11))
+    assert len(nearby.path_groups(boxes[:10])) == 10  # apart by more than REACH

@@ -24,12 +24,19 @@ MARGIN = 4.0
 """How near the clip a group must come to be handed over (points): any distance would
 do, as the finder keeps no edge outside its clip; this one allows for rounding."""
 
+MAX_PATHS = 4096
+"""Paths above which they are not grouped but handed over whole, as the finder would fetch
+them: grouping costs time in the square of the paths in a band (4,096: about a second)."""
+
 Group = tuple[Box, list[int]]
 """A group's box and the indices of its paths."""
 
 
 def path_groups(boxes: Sequence[Box]) -> list[Group]:
-    """Group the paths' boxes until no two groups' boxes come within REACH of each other."""
+    """Group the paths' boxes until no two groups' boxes come within REACH of each other
+    (above MAX_PATHS, one group of them all)."""
+    if len(boxes) > MAX_PATHS:
+        return [(_hull(boxes), list(range(len(boxes))))]
     groups: list[Group] = [(box, [index]) for index, box in enumerate(boxes)]
     while True:
         joined = _join_once(groups)
@@ -86,3 +93,9 @@ def _within(a: Box, b: Box, reach: float) -> bool:
 
 def _union(a: Box, b: Box) -> Box:
     return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def _hull(boxes: Sequence[Box]) -> Box:
+    """Return the box round every box."""
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))  # fmt: skip
