@@ -155,6 +155,6 @@ def _maybe_open(page: Path, wanted: bool) -> None:
         warn(f"no display to open a browser on; open {page} yourself")
         return
     if webbrowser.open(page.resolve().as_uri()):
-        err.print(f"opened {page}", highlight=False, soft_wrap=True)
+        err.print(f"opened {page}", highlight=False, markup=False)
     else:
         warn(f"no browser could be started; open {page} yourself")
