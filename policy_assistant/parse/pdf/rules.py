@@ -18,6 +18,7 @@ column rule inside it, and the text between two note rules runs in one piece per
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,18 +95,20 @@ def _merge_horizontal(rules: list[Box]) -> list[Box]:
     return merged
 
 
-def _touch(a: Box, b: Box) -> bool:
+def near(a: Box, b: Box, reach: float) -> bool:
+    """Whether two boxes (lines too: boxes without width or height) come within reach."""
     return (
-        a[0] - _TOUCH <= b[2]
-        and b[0] - _TOUCH <= a[2]
-        and a[1] - _TOUCH <= b[3]
-        and b[1] - _TOUCH <= a[3]
+        a[0] - reach <= b[2]
+        and b[0] - reach <= a[2]
+        and a[1] - reach <= b[3]
+        and b[1] - reach <= a[3]
     )
 
 
-def _components(items: list[tuple[str, Box]]) -> list[list[tuple[str, Box]]]:
-    """Group rules and boxes into sets that touch one another, directly or in a chain."""
-    parent = list(range(len(items)))
+def chained(boxes: Sequence[Box], reach: float) -> list[list[int]]:
+    """Return the boxes (as indices) in sets that come within reach of one another, directly
+    or in a chain: each set ascending, the sets in the order of their first box."""
+    parent = list(range(len(boxes)))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -113,21 +116,28 @@ def _components(items: list[tuple[str, Box]]) -> list[list[tuple[str, Box]]]:
             i = parent[i]
         return i
 
-    order = sorted(range(len(items)), key=lambda i: items[i][1][1])
+    # A sweep down the page: a box can reach only those starting above its bottom + reach.
+    order = sorted(range(len(boxes)), key=lambda i: boxes[i][1])
     for position, i in enumerate(order):
-        bottom = items[i][1][3] + _TOUCH
+        bottom = boxes[i][3] + reach
         for j in order[position + 1 :]:
-            if items[j][1][1] > bottom:
+            if boxes[j][1] > bottom:
                 break
-            if _touch(items[i][1], items[j][1]):
+            if near(boxes[i], boxes[j], reach):
                 parent[find(i)] = find(j)
-    groups: dict[int, list[tuple[str, Box]]] = {}
-    for i, item in enumerate(items):
-        groups.setdefault(find(i), []).append(item)
-    return list(groups.values())
+    sets: dict[int, list[int]] = {}
+    for i in range(len(boxes)):
+        sets.setdefault(find(i), []).append(i)
+    return list(sets.values())
 
 
-def _bounds(boxes: list[Box]) -> Box:
+def _components(items: list[tuple[str, Box]]) -> list[list[tuple[str, Box]]]:
+    """Group rules and boxes into sets that touch one another, directly or in a chain."""
+    return [[items[i] for i in found] for found in chained([b for _, b in items], _TOUCH)]
+
+
+def hull(boxes: Sequence[Box]) -> Box:
+    """Return the box round every box."""
     return (
         min(b[0] for b in boxes),
         min(b[1] for b in boxes),
@@ -142,7 +152,7 @@ def _padded(box: Box) -> Box:
 
 def _grid_area(group: list[tuple[str, Box]]) -> TableArea | None:
     """Return the area of a set of touching rules if it has a column rule inside it."""
-    box = _bounds([b for _, b in group])
+    box = hull([b for _, b in group])
     x0, y0, x1, y1 = box
     edges = [b[0] for kind, b in group if kind != "h"]
     edges += [b[2] for kind, b in group if kind == "box"]
@@ -308,9 +318,9 @@ def _booktabs_areas(rules: list[Box], grids: list[Box], lines: list[Line]) -> li
     for stack in stacks:
         if len(stack) < MIN_BOOKTABS_RULES:
             continue
-        box = _bounds(stack)
+        box = hull(stack)
         # The header, between the first two rules, is set in columns; and so is most text.
-        _, header = _split_rows(lines, _bounds(stack[:2]))
+        _, header = _split_rows(lines, hull(stack[:2]))
         rows, split = _split_rows(lines, box)
         if header and split >= 2 and 2 * split >= rows:
             areas.append(TableArea(_padded(box), False))
