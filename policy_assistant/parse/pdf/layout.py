@@ -335,6 +335,8 @@ def _leaders(text: str, paged: bool = False) -> bool:
     number holds none): the text after that dot is matched first, then the dots before it,
     backwards.
     """
+    if text.count(".") < 4:  # a count is far cheaper than the matching below
+        return False
     last = text.rfind(".")
     after = _AFTER_PAGED_LEADERS if paged else _AFTER_LEADERS
     if last < 0 or not after.match(text, last + 1):
@@ -368,7 +370,7 @@ def _pieces(row: list[Line]) -> list[list[Line]]:
 def _ends_entry(line: Line) -> bool:
     """Whether a line is a page number, or leaders and a page number."""
     text = line.text.strip()
-    return bool(_PAGE_NUMBER.match(text)) or (text.count(".") >= 4 and _leaders(text, paged=True))
+    return bool(_PAGE_NUMBER.match(text)) or _leaders(text, paged=True)
 
 
 def _one_entry(row: list[Line]) -> bool:
@@ -376,10 +378,7 @@ def _one_entry(row: list[Line]) -> bool:
     text = " ".join(line.text.strip() for line in row)
     # A column's entry ends in its page number; leaders with figures set after them in
     # further pieces are a statistical table's.
-    # Leaders take four dots: counting them first spares most rows the search.
-    if text.count(".") >= 4 and (
-        _leaders(text) or any(_leaders(line.text.strip(), paged=True) for line in row)
-    ):
+    if _leaders(text) or any(_leaders(line.text.strip(), paged=True) for line in row):
         return True
     last = row[-1]
     # A page number set apart at the right, after a numbered title or on its own.
@@ -444,8 +443,7 @@ def drop_contents_entries(pages: list[PageContent]) -> None:
     previous = False
     reason = "contents page"
     for number, page in enumerate(pages):
-        # Leaders take four dots: counting them first spares most lines the search.
-        leaders = sum(1 for line in page.lines if line.text.count(".") >= 4 and _leaders(line.text))
+        leaders = sum(1 for line in page.lines if _leaders(line.text))
         # The last page of a contents may hold only a few entries.
         if leaders < (1 if previous else MIN_CONTENTS_ENTRIES):
             previous = False
