@@ -162,7 +162,7 @@ AcceptSettings = Annotated[
     bool,
     Opt(
         "--accept-settings",
-        help="_Gate against a baseline whose settings or questions file differ (else exit 1).",
+        help="Gate against a baseline whose settings or questions file differ (else exit 1).",
     ),
 ]
 Strict = Annotated[
