@@ -570,7 +570,9 @@ def _explain_question(report: EvalReport, question_id: str) -> None:
         where = f"{p.source}" + (f" / {p.section}" if p.section else "")
         out.print(f"  evidence in {escape(where)}: {escape(p.evidence)!r}", highlight=False)
     for run in report.runs:
-        out.print(_explain_table(run, run.outcomes[index]))
+        outcome = run.outcomes[index]
+        shown = outcome.retrieved or not any(b.context for b in outcome.budgets)
+        out.print(_explain_table(run, outcome) if shown else _context_table(run, outcome))
         for line in _miss_lines(run.outcomes[index], unit_of(report.settings)):
             out.print(line, highlight=False)
 
@@ -590,6 +592,20 @@ def _explain_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
     return table
 
 
+def _context_table(run: ChunkerRun, outcome: QuestionOutcome) -> Table:
+    """Return a context strategy's passages for one question at each budget."""
+    table = Table(title=f"{run.name}: the context at each budget", title_justify="left")
+    for name in ("B", "#", "source", "pages", "section", "chars", "words", "holds quote"):
+        table.add_column(name, justify="left" if name in ("source", "section") else "right")
+    for b in outcome.budgets:
+        for rank, part in enumerate(b.context, 1):
+            pages = ",".join(str(p) for p in part.pages)
+            cells = (str(b.budget) if rank == 1 else "", str(rank), escape(part.source), pages)
+            where = (escape(part.section), f"{part.start}-{part.end}", str(part.words))
+            table.add_row(*cells, *where, part.quote, end_section=rank == len(b.context))
+    return table
+
+
 LIMIT_WORDS = {
     "chunking": "chunking miss: no set of its chunks within B holds the evidence",
     "ranking": "ranking miss: chunks within B hold the evidence, ranking did not bring them",
@@ -600,6 +616,7 @@ LIMIT_WORDS = {
 def _miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
     """Return one line per budget: what the context held, and why a miss missed."""
     lines = []
+    noun = "passage" if any(b.context for b in outcome.budgets) else "chunk"
     for b in outcome.budgets:
         state = "complete" if b.miss is None else f"miss: {b.miss.replace('_', ' ')}"
         cuts = [", ".join(p.chunks) for p in b.passages if p.chunks]
@@ -611,7 +628,7 @@ def _miss_lines(outcome: QuestionOutcome, unit: str = WORDS) -> list[str]:
         if b.limit is not None:
             detail += f"; {LIMIT_WORDS.get(b.limit, b.limit)}"
         lines.append(
-            f"  at {b.budget}: {counted(b.packed, 'chunk')}, {b.words} {unit}; "
+            f"  at {b.budget}: {counted(b.packed, noun)}, {b.words} {unit}; "
             f"hit {_yes_no(b.hit)}, "
             f"recall {b.recall:.2f}, evidence {b.evidence:.2f} (share of the quotes held), "
             f"ceiling {_yes_no(b.ceiling)}; {state}{detail}"

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from policy_assistant.codec import to_json_dict
 from policy_assistant.evaluate.bootstrap import Bootstrap, Interval
 from policy_assistant.evaluate.questions import InvalidQuestion, Question
 from policy_assistant.evaluate.score import LIMITS, BudgetOutcome, QuestionOutcome
@@ -349,4 +350,5 @@ def _budget_dict(outcome: BudgetOutcome) -> dict[str, Any]:
         "ceiling": outcome.ceiling,
         "limit": outcome.limit,
         "passages": [{"status": p.status, "chunks": list(p.chunks)} for p in outcome.passages],
+        **({"context": [to_json_dict(p) for p in outcome.context]} if outcome.context else {}),
     }

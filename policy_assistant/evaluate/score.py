@@ -71,6 +71,27 @@ class PassageOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class ContextPart:
+    """One passage of a strategy's context, where it lies and what it holds of the quotes."""
+
+    source: str
+    """The document's source path."""
+    start: int
+    """Offset of the body's first character in the document's text."""
+    end: int
+    """Offset one past the body's last character."""
+    words: int
+    """Its size in the budget unit, prefix included."""
+    pages: tuple[int, ...]
+    """PDF pages the body touches; empty for other formats."""
+    section: str
+    """The heading path of the section the body starts in (" > " between headings)."""
+    quote: str
+    """"whole" when the body holds a quote whole, "part" when it shares characters with one,
+    else ""."""
+
+
+@dataclass(frozen=True, slots=True)
 class BudgetOutcome:
     """One question's context at one budget, and what it holds."""
 
@@ -98,6 +119,8 @@ class BudgetOutcome:
     """Whether perfect ranking would make this context complete (see the module)."""
     limit: str | None = None
     """None when complete, else CHUNKING or RANKING."""
+    context: tuple[ContextPart, ...] = ()
+    """A context strategy's passages, in context order (a chunker's are its first results)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from policy_assistant.evaluate.score import (
     COMPLETE,
     NOT_RETRIEVED,
     BudgetOutcome,
+    ContextPart,
     PassageOutcome,
     QuestionOutcome,
     limit_of,
@@ -51,7 +52,11 @@ from policy_assistant.index.context.assembler import (
     ranked_units,
 )
 from policy_assistant.index.context.feedback import Feedback
-from policy_assistant.index.context.passages import ContextPassage, passage_prefix_words
+from policy_assistant.index.context.passages import (
+    PATH_SEPARATOR,
+    ContextPassage,
+    passage_prefix_words,
+)
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UnitSet, build_units
 from policy_assistant.index.settings import BM25_DEFAULTS, RankerSettings
@@ -241,7 +246,17 @@ def _score_context(
         passages=outcomes,
         ceiling=ceiling,
         limit=limit_of(complete, ceiling),
+        context=tuple(_part(p, passages) for p in context),
     )
+
+
+def _part(passage: ContextPassage, quotes: Sequence[Passage]) -> ContextPart:
+    """Return where one passage of a context lies and what it holds of the quotes."""
+    holds = any(metrics.holds(passage, q) for q in quotes)
+    quote = "whole" if holds else "part" if any(_touches(passage, q) for q in quotes) else ""
+    section = PATH_SEPARATOR.join(passage.sections[0]) if passage.sections else ""
+    return ContextPart(passage.source, passage.start, passage.end, passage.words,
+                       passage.pages, section, quote)  # fmt: skip
 
 
 def evidence_words(units: UnitSet, passages: Sequence[Passage]) -> int | None:

@@ -110,3 +110,30 @@ def test_the_filter_lists_only_questions_with_a_miss(
         for q in report["questions"]
     )
     assert visible == missed < len(report["questions"])
+
+
+def test_a_strategy_lists_the_passages_of_its_context(
+    tab: Tab, corpus_dir: Path, tmp_path: Path
+) -> None:
+    from policy_assistant.evaluate import EvalSettings, run_eval
+
+    questions = corpus_dir.parent / "questions" / "questions.jsonl"
+    settings = EvalSettings(chunkers=("fixed",), strategies=("window",))
+    report = run_eval(corpus_dir, questions, settings, None).to_dict()
+    path = tmp_path / "eval.html"
+    path.write_text(render_eval_html(report, {}), encoding="utf-8")
+    page = open_page(tab, path)
+    windows = [q["chunkers"]["window"]["budgets"] for q in report["questions"]]
+    index = next(i for i, w in enumerate(windows) if any(at["complete"] for at in w.values()))
+    budgets = windows[index]
+    details = page.locator(f'details.question[data-index="{index}"]')
+    details.locator("summary").click()
+    items = details.locator('.run[data-chunker="window"] ol.results > li')
+    parts = [(b, p) for b, at in budgets.items() for p in at["context"]]
+    assert items.count() == len(parts) > 0
+    for i, (budget, part) in enumerate(parts):
+        text = items.nth(i).text_content()
+        assert f"B = {budget} #" in text and part["source"] in text
+        assert f"characters {part['start']}–{part['end']}" in text
+        assert ("holds the quote" in text) == (part["quote"] == "whole")
+    assert tab.errors == []

@@ -53,7 +53,8 @@
   }
 
   function explain(outcome, budget, at) {
-    const context = plural(at.packed, "result") + ", " + at.words + " " + data.unit;
+    const noun = at.context ? "passage" : "result";
+    const context = plural(at.packed, noun) + ", " + at.words + " " + data.unit;
     if (at.miss === null) return "complete: the context (" + context + ") holds every quote whole";
     if (at.miss === "cut") {
       const pieces = at.passages.filter((p) => p.status === "cut").flatMap((p) => p.chunks);
@@ -64,7 +65,7 @@
       const would = outcome.retrieved.find((r) => r.holds_evidence) ||
         outcome.retrieved.find((r) => r.relevant);
       const what = would ? "rank " + would.rank + (would.holds_evidence ? " holds the quote" : " is relevant") :
-        "a chunk that would do was retrieved";
+        at.context ? "a unit of the quote was among the hits" : "a chunk that would do was retrieved";
       return "below budget: " + what + ", but " + budget + " " + data.unit + " pack only the first " + context;
     }
     return "not retrieved: no chunk that would do was among the " +
@@ -143,6 +144,27 @@
     return item;
   }
 
+  // A context strategy has no ranked chunks: list the passages it assembled at each budget.
+  function drawContext(outcome) {
+    const list = el("ol", "results");
+    data.budgets.forEach((budget) => {
+      (outcome.budgets[String(budget)].context || []).forEach((part, i) => {
+        const head = el("div", "result-head");
+        const pages = part.pages.length ? " · p. " + part.pages.join(",") : "";
+        head.append(el("span", "rank", "B = " + budget + " #" + (i + 1)),
+          el("span", "", part.source + pages + (part.section ? " · " + part.section : "")),
+          el("span", "", "characters " + part.start + "–" + part.end),
+          el("span", "", part.words + " " + data.unit));
+        if (part.quote === "whole") head.append(el("span", "badge holds", "holds the quote"));
+        if (part.quote === "part") head.append(el("span", "badge relevant", "part of the quote"));
+        const item = el("li");
+        item.append(head);
+        list.append(item);
+      });
+    });
+    return list;
+  }
+
   function drawBody(details) {
     const question = data.questions[Number(details.dataset.index)];
     const body = details.querySelector(".qbody");
@@ -155,7 +177,7 @@
       run.append(verdicts(outcome));
       const results = el("ol", "results");
       outcome.retrieved.forEach((r) => results.append(drawResult(question, outcome, r)));
-      run.append(results);
+      run.append(outcome.retrieved.length ? results : drawContext(outcome));
       parts.push(run);
     }
     body.replaceChildren(...parts);
