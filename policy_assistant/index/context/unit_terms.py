@@ -23,6 +23,7 @@ import numpy.typing as npt
 
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.segment_search import (
+    SLICE,
     Statistics,
     idf,
     kth_largest,
@@ -45,14 +46,17 @@ class FieldTerms:
     """Per segment, each term's id in its term list (-1: no live posting there)."""
     bounds: Floats
     """Each term's largest live weight, its repeats apart (what orders the sums)."""
+    scaled: bool
+    """Whether a term's repeats differ from 1 (weights are multiplied by them)."""
 
     def __len__(self) -> int:
         return len(self.idf)
 
     def subset(self, mask: npt.NDArray[np.bool_]) -> FieldTerms:
         """Return the plan of the masked terms only, in the same order."""
-        return FieldTerms(self.idf[mask], self.repeats[mask], [i[mask] for i in self.ids],
-                          self.bounds[mask])  # fmt: skip
+        repeats = self.repeats[mask]
+        return FieldTerms(self.idf[mask], repeats, [i[mask] for i in self.ids],
+                          self.bounds[mask], bool((repeats != 1).any()))  # fmt: skip
 
     def postings(self, views: Sequence[FieldView]) -> Ints:
         """Return each term's postings over every segment, deleted ones included."""
@@ -69,7 +73,7 @@ class FieldTerms:
         their rows' length norms, times the terms' repeats unless not repeated (a bound is
         ordered by repeats apart)."""
         found: Floats = self.idf[terms] * saturation(stats, norms, tf)
-        if repeated and (self.repeats != 1).any():
+        if repeated and self.scaled:
             found = found * self.repeats[terms]
         return found
 
@@ -77,7 +81,7 @@ class FieldTerms:
         """Return weights (as weights gives them) of postings of one term (its position)."""
         # A float times an array gives the floats an array of that float gives.
         found: Floats = self.idf[term] * saturation(stats, norms, tf)
-        if (self.repeats != 1).any():
+        if self.scaled:
             found *= self.repeats[term]
         return found
 
@@ -107,37 +111,37 @@ def plan_field(
 ) -> FieldTerms:  # fmt: skip
     """Return the terms of counts that have a live posting, ordered as plan_terms orders them,
     with each one's bound (read for one term too when bounds is asked for, else 0 there)."""
+    # A query has a few terms: Python lists, not a dozen numpy calls on arrays of five.
     terms = list(counts)
-    ids = [np.array([view.find(t) for t in terms], np.int64) for view in views]
+    ids = [[view.find(t) for t in terms] for view in views]
     live = [_live_counts(view, found) for view, found in zip(views, ids, strict=True)]
-    df = np.sum(live, axis=0) if live else np.zeros(len(terms), np.int64)
-    kept = np.flatnonzero(df > 0)
-    term_idf = idf(stats, df[kept].astype(np.float64))
-    repeats = np.array([float(counts[terms[k]]) for k in kept], np.float64)
-    ids = [np.where(n[kept] > 0, found[kept], -1) for found, n in zip(ids, live, strict=True)]
-    plan = FieldTerms(term_idf, repeats, ids, np.zeros(len(kept)))
+    df = [sum(n) for n in zip(*live, strict=True)] if live else [0] * len(terms)
+    kept = [k for k, n in enumerate(df) if n > 0]
+    term_idf = idf(stats, np.array([df[k] for k in kept], np.float64))
+    weights = [float(counts[terms[k]]) for k in kept]
+    repeats, scaled = np.array(weights, np.float64), any(w != 1 for w in weights)
+    kept_ids = [np.array([found[k] if n[k] > 0 else -1 for k in kept], np.int64)
+                for found, n in zip(ids, live, strict=True)]  # fmt: skip
+    plan = FieldTerms(term_idf, repeats, kept_ids, np.zeros(len(kept)), scaled)
     # Two weights add to the same float in either order (IEEE addition commutes), so only
     # three terms or more need the order; most queries touch a heading or a title in two.
     if len(kept) <= 2 and not bounds:
         return plan
-    bound = np.max([_bounds(v, stats, plan, i) for i, v in enumerate(views)], axis=0)
+    found = [_bounds(v, stats, plan, i) for i, v in enumerate(views)]
+    bound = found[0] if len(found) == 1 else np.max(found, axis=0)
     keys = [(-float(repeats[j]) * float(bound[j]), terms[k].encode("utf-8"))
-            for j, k in enumerate(kept.tolist())]  # fmt: skip
+            for j, k in enumerate(kept)]  # fmt: skip
     order = np.array(sorted(range(len(kept)), key=keys.__getitem__), np.int64)
-    return FieldTerms(term_idf[order], repeats[order], [found[order] for found in ids],
-                      np.asarray(bound, np.float64)[order])  # fmt: skip
+    return FieldTerms(term_idf[order], repeats[order], [i[order] for i in kept_ids],
+                      np.asarray(bound, np.float64)[order], scaled)  # fmt: skip
 
 
-def _live_counts(view: FieldView, ids: Ints) -> Ints:
+def _live_counts(view: FieldView, ids: list[int]) -> list[int]:
     """Return each term's live postings in one segment (0 for a term it lacks)."""
-    present = ids >= 0
-    sizes = np.zeros(len(ids), np.int64)
+    ptr = view.ptr
     if view.deleted is None:
-        sizes[present] = view.ptr[ids[present] + 1] - view.ptr[ids[present]]
-        return sizes
-    for j in np.flatnonzero(present).tolist():
-        sizes[j] = view.live_count(view.term_rows(int(ids[j]))[0])
-    return sizes
+        return [int(ptr[i + 1]) - int(ptr[i]) if i >= 0 else 0 for i in ids]
+    return [view.live_count(view.term_rows(i)[0]) if i >= 0 else 0 for i in ids]
 
 
 def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> Floats:
@@ -240,6 +244,12 @@ def field_scores(
     zeros, when given), its live postings summed in plan order, a slice of one term at a
     time: a big temporary costs more in page faults than its arithmetic (5x at 400k)."""
     scores = np.zeros(int(bases[-1])) if out is None else out
+    if int(plan.postings(views).sum()) <= SLICE:
+        # Few postings: weighed at once; add.at adds them in the order given, term after
+        # term at each row, as the loop below does.
+        rows, weights = _postings(views, stats, plan, bases)
+        np.add.at(scores, rows, weights)
+        return scores
     for j in range(len(plan)):
         for rows, weights in _weighted(views, stats, plan, bases, j):
             scores[rows] += weights
@@ -249,6 +259,8 @@ def field_scores(
 SPARSE_SHARE = 8
 """sparse_scores sorts a field's postings when at most one row in this many has one, else
 sums every row."""
+FEW_POSTINGS = 64
+"""sparse_scores sums this few postings in Python floats (the same IEEE additions)."""
 
 
 def sparse_scores(
@@ -262,14 +274,38 @@ def sparse_scores(
         dense = field_scores(views, stats, plan, bases)
         nonzero: Ints = np.flatnonzero(dense).astype(np.int64)
         return nonzero, dense[nonzero]
-    parts = [found for j in range(len(plan)) for found in _weighted(views, stats, plan, bases, j)]
-    if not parts:
-        return np.zeros(0, np.int64), np.zeros(0)
-    rows = np.concatenate([r for r, _ in parts])
+    rows, weights = _postings(views, stats, plan, bases)
+    if len(rows) <= FEW_POSTINGS:  # np.unique and bincount cost more than the sums
+        summed: dict[int, float] = {}
+        for row, weight in zip(rows.tolist(), weights.tolist(), strict=True):
+            summed[row] = summed.get(row, 0.0) + weight
+        keys = sorted(summed)
+        return np.array(keys, np.int64), np.array([summed[k] for k in keys], np.float64)
     found, inverse = np.unique(rows, return_inverse=True)
-    weights = np.concatenate([w for _, w in parts])
-    summed = np.bincount(inverse, weights, len(found)).astype(np.float64, copy=False)
-    return found.astype(np.int64, copy=False), summed
+    total = np.bincount(inverse, weights, len(found)).astype(np.float64, copy=False)
+    return found.astype(np.int64, copy=False), total
+
+
+def _postings(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints
+) -> tuple[Ints, Floats]:
+    """Return every planned term's live postings, rows (segment i's from bases[i]) and
+    weights, each segment's terms in plan order: a row's weights in the order they sum."""
+    rows_of, weights_of = [np.zeros(0, np.int64)], [np.zeros(0)]
+    for seg, view in enumerate(views):
+        terms = np.flatnonzero(plan.ids[seg] >= 0)
+        if not len(terms):
+            continue
+        ids = plan.ids[seg][terms]
+        lo, hi = np.asarray(view.ptr[ids], np.int64), np.asarray(view.ptr[ids + 1], np.int64)
+        at = runs(lo, hi)
+        rows, tf, term_of = view.rows[at], view.tf[at], np.repeat(terms, hi - lo)
+        if view.deleted is not None:
+            keep = ~view.deleted[rows]
+            rows, tf, term_of = rows[keep], tf[keep], term_of[keep]
+        rows_of.append(rows.astype(np.int64) + int(bases[seg]))
+        weights_of.append(plan.weights(stats, term_of, norms_at(view, stats, rows), tf))
+    return np.concatenate(rows_of), np.concatenate(weights_of)
 
 
 def _weighted(
@@ -281,11 +317,12 @@ def _weighted(
         tid = int(plan.ids[seg][term])
         if tid < 0:
             continue
+        base = int(bases[seg])
         for rows, tf in live_slices(view, *view.term_rows(tid)):
-            yield (
-                rows.astype(np.int64) + int(bases[seg]),
-                plan.term_weights(stats, term, norms_at(view, stats, rows), tf),
-            )
+            found = rows.astype(np.int64)
+            if base:  # in place: the first segment's rows need no second copy
+                found += base
+            yield found, plan.term_weights(stats, term, norms_at(view, stats, rows), tf)
 
 
 def _scores_at(
@@ -363,11 +400,12 @@ MAX_CANDIDATES = 1024
 
 def top_rows(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
-    rank: tuple[float, Floats, Floats], allowed: npt.NDArray[np.bool_], count: int,
+    rank: tuple[float, Floats, Floats], allowed: npt.NDArray[np.bool_] | None, count: int,
 ) -> tuple[Ints, Floats] | None:  # fmt: skip
-    """Return the allowed rows with a positive field score that can be among the count best by
-    weight * field + others (rank is weight, others, and an array to sum into),
-    ties included, with their field scores; None when no term could be left out.
+    """Return the allowed rows (allowed None: every row) with a positive field score that
+    can be among the count best by weight * field + others (rank is weight, others, and an
+    array to sum into), ties included, with their field scores (rows ascending); None when
+    no term could be left out.
 
     MaxScore: terms are scored for every row rarest first, until the largest weights of the
     terms left (the most common) could lift at most MAX_CANDIDATES rows to the count-th best
@@ -383,32 +421,23 @@ def top_rows(
     # test reads the matched rows only, not every section.
     untouched = float(others.max(initial=0.0))
     scored = np.zeros(len(plan), np.bool_)
-    # Every section allowed (as when every document is public): no mask to apply per term.
-    mask = None if bool(allowed.all()) else allowed
+    # A row is known once a scored term matches it, marked so that it joins once (sorting
+    # every known row again per term costs more); a row access may not see starts marked.
+    marked = np.zeros(len(lower), np.bool_) if allowed is None else ~allowed
     known = np.zeros(0, np.int64)
     for j in order[:-1].tolist():
         scored[j] = True
         rows = _add_term(views, stats, plan, bases, j, weight, lower)
-        known = _merged(known, rows if mask is None else rows[mask[rows]])
-        candidates = _contenders(plan, weight, scored, (lower, untouched), known, mask, count)
+        fresh = rows[~marked[rows]]
+        marked[fresh] = True
+        known = np.concatenate([known, fresh])
+        candidates = _contenders(plan, weight, scored, (lower, untouched), known, allowed, count)
         if candidates is not None:
             seg = np.searchsorted(bases, candidates, side="right") - 1
             scores = _scores_at(views, stats, plan, seg, candidates - bases[seg])
             positive = scores > 0
             return candidates[positive], scores[positive]
     return None
-
-
-def _merged(known: Ints, rows: Ints) -> Ints:
-    """Return the ascending distinct rows of both (each ascending and distinct already): a
-    stable sort merges two runs in one pass (timsort), not a pass over every section."""
-    if not len(known):
-        return rows
-    both = np.sort(np.concatenate([known, rows]), kind="stable")
-    keep = np.ones(len(both), np.bool_)
-    np.not_equal(both[1:], both[:-1], out=keep[1:])
-    merged: Ints = both[keep]
-    return merged
 
 
 def _add_term(
@@ -418,8 +447,11 @@ def _add_term(
     """Add weight times one term's live weights to lower, in place; return their rows."""
     touched = []
     for rows, weights in _weighted(views, stats, plan, bases, term):
-        lower[rows] += weight * weights
+        weights *= weight  # in place: the same floats as weight * weights
+        lower[rows] += weights
         touched.append(rows)
+    if len(touched) == 1:
+        return touched[0]
     return np.concatenate(touched) if touched else np.zeros(0, np.int64)
 
 
@@ -430,7 +462,7 @@ def _contenders(
     """Return the allowed rows (None: every row) whose sum so far (sums: every row's, and
     the largest of a row no scored term matches) plus the largest weights of the terms not
     yet scored reaches the count-th best sum of the known rows (allowed, matching a scored
-    term), or None when too many do or too few are known."""
+    term; in any order), ascending, or None when too many do or too few are known."""
     lower, untouched = sums
     found = lower[known]
     if len(found) < count:
@@ -445,7 +477,7 @@ def _contenders(
         return None
     if untouched < reach:  # only matched rows can reach it
         above: Ints = known[found >= reach]
-        return above if len(above) <= MAX_CANDIDATES else None
+        return np.sort(above) if len(above) <= MAX_CANDIDATES else None
     reached = lower >= reach
     if allowed is not None:
         reached &= allowed
