@@ -70,20 +70,33 @@ class FieldTerms:
         self, stats: Statistics, terms: Ints, norms: Floats, tf: Ints, repeated: bool = True
     ) -> Floats:
         """Return the weights of postings of the given terms (positions in this plan) from
-        their rows' length norms, times the terms' repeats unless not repeated (a bound is
-        ordered by repeats apart)."""
-        found: Floats = self.idf[terms] * saturation(stats, norms, tf)
+        their rows' length norms (an array of the caller's, overwritten), times the terms'
+        repeats unless not repeated (a bound is ordered by repeats apart)."""
+        found = _saturated(stats, norms, tf)
+        found *= self.idf[terms]  # the floats of idf times saturation, without a copy
         if repeated and self.scaled:
-            found = found * self.repeats[terms]
+            found *= self.repeats[terms]
         return found
 
     def term_weights(self, stats: Statistics, term: int, norms: Floats, tf: Ints) -> Floats:
-        """Return weights (as weights gives them) of postings of one term (its position)."""
+        """Return weights (as weights gives them, norms overwritten) of postings of one term
+        (its position)."""
         # A float times an array gives the floats an array of that float gives.
-        found: Floats = self.idf[term] * saturation(stats, norms, tf)
+        found = _saturated(stats, norms, tf)
+        found *= self.idf[term]
         if self.scaled:
             found *= self.repeats[term]
         return found
+
+
+def _saturated(stats: Statistics, norms: Floats, tf: Ints) -> Floats:
+    """Return saturation's floats (its operations in its order) in two arrays, not four:
+    norms, the caller's, is overwritten (a batch of postings is large, its temporaries too)."""
+    freq = tf.astype(np.float64)
+    np.add(freq, norms, out=norms)
+    np.multiply(freq, stats.k1 + 1, out=freq)
+    np.divide(freq, norms, out=freq)
+    return freq
 
 
 NORM_ROWS = 1 << 18
@@ -293,19 +306,65 @@ def _postings(
     weights, each segment's terms in plan order: a row's weights in the order they sum."""
     rows_of, weights_of = [np.zeros(0, np.int64)], [np.zeros(0)]
     for seg, view in enumerate(views):
-        terms = np.flatnonzero(plan.ids[seg] >= 0)
-        if not len(terms):
-            continue
-        ids = plan.ids[seg][terms]
-        lo, hi = np.asarray(view.ptr[ids], np.int64), np.asarray(view.ptr[ids + 1], np.int64)
-        at = runs(lo, hi)
-        rows, tf, term_of = view.rows[at], view.tf[at], np.repeat(terms, hi - lo)
+        sat = _saturations(view, stats)
+        rows, weights = (
+            _batch_postings(view, stats, plan, seg)
+            if sat is None
+            else _kept_postings(view, sat, plan, seg)
+        )
         if view.deleted is not None:
             keep = ~view.deleted[rows]
-            rows, tf, term_of = rows[keep], tf[keep], term_of[keep]
+            rows, weights = rows[keep], weights[keep]
         rows_of.append(rows.astype(np.int64) + int(bases[seg]))
-        weights_of.append(plan.weights(stats, term_of, norms_at(view, stats, rows), tf))
+        weights_of.append(weights)
     return np.concatenate(rows_of), np.concatenate(weights_of)
+
+
+SATURATED_POSTINGS = 1 << 20
+"""A field of at most this many postings keeps each one's saturation while it is open (the
+identity and heading-path fields: 8 MB at most), as it keeps its rows' norms."""
+
+
+def _saturations(view: FieldView, stats: Statistics) -> Floats | None:
+    """Return the saturation of every posting of a small field under stats (None: a large
+    one), computed once per open field: saturation's floats, each posting's own."""
+    if len(view.rows) > SATURATED_POSTINGS:
+        return None
+    key = ("sat", stats.k1, stats.b, stats.avgdl)
+    found: Floats | None = view.kept.get(key)
+    if found is None:
+        rows, tf = np.asarray(view.rows), np.asarray(view.tf)
+        found = view.kept[key] = saturation(stats, norms_at(view, stats, rows), tf)
+    return found
+
+
+def _kept_postings(view: FieldView, sat: Floats, plan: FieldTerms, seg: int) -> tuple[Ints, Floats]:
+    """Return the planned terms' postings in one segment, rows and weights in plan order,
+    deleted ones included, from the kept saturations: a slice per term, nothing gathered."""
+    rows_of, weights_of = [view.rows[:0]], [np.zeros(0)]
+    ptr = view.ptr
+    for j, tid in enumerate(plan.ids[seg].tolist()):
+        if tid >= 0:
+            start, stop = int(ptr[tid]), int(ptr[tid + 1])
+            # A float times an array gives the floats an array of that float gives.
+            weights = sat[start:stop] * plan.idf[j]
+            if plan.scaled:
+                weights *= plan.repeats[j]
+            rows_of.append(view.rows[start:stop])
+            weights_of.append(weights)
+    return np.concatenate(rows_of), np.concatenate(weights_of)
+
+
+def _batch_postings(
+    view: FieldView, stats: Statistics, plan: FieldTerms, seg: int
+) -> tuple[Ints, Floats]:
+    """Return what _kept_postings does, each posting weighed now."""
+    terms = np.flatnonzero(plan.ids[seg] >= 0)
+    ids = plan.ids[seg][terms]
+    lo, hi = np.asarray(view.ptr[ids], np.int64), np.asarray(view.ptr[ids + 1], np.int64)
+    at = runs(lo, hi)
+    rows, tf, term_of = view.rows[at], view.tf[at], np.repeat(terms, hi - lo)
+    return rows, plan.weights(stats, term_of, norms_at(view, stats, rows), tf)
 
 
 def _weighted(
@@ -334,20 +393,32 @@ def _scores_at(
     scores = np.zeros(len(local))
     for i, view in enumerate(views):
         mine = np.flatnonzero(seg == i)
-        if not len(mine):
-            continue
-        needles = local[mine].astype(view.rows.dtype)
-        norms = norms_at(view, stats, needles)
-        for j in range(len(plan)):
-            tid = int(plan.ids[i][j])
-            if tid < 0:
-                continue
-            rows, tf = view.term_rows(tid)
-            at = np.minimum(np.searchsorted(rows, needles), len(rows) - 1)
-            found = np.flatnonzero(rows[at] == needles)
-            terms = np.full(len(found), j, np.int64)
-            scores[mine[found]] += plan.weights(stats, terms, norms[found], tf[at[found]])
+        if len(mine):
+            needles = local[mine].astype(view.rows.dtype)
+            place, terms, tf = _found_at(view, plan.ids[i], needles)
+            norms = norms_at(view, stats, needles)[place]
+            # add.at adds in the order given: term after term at each row.
+            np.add.at(scores, mine[place], plan.weights(stats, terms, norms, tf))
     return scores
+
+
+def _found_at(view: FieldView, ids: Ints, needles: Ints) -> tuple[Ints, Ints, Ints]:
+    """Return where each term (ids: -1 for none here) has a posting among needles (ascending
+    rows), term after term: the needle's position, the term's position and its tf there."""
+    places, terms, freqs = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [view.tf[:0]]
+    ptr = view.ptr
+    for j, tid in enumerate(ids.tolist()):
+        if tid < 0:
+            continue
+        start, stop = int(ptr[tid]), int(ptr[tid + 1])
+        rows = view.rows[start:stop]
+        # Bisecting all rows but the last gives the place clipped to the last one.
+        at = np.searchsorted(rows[:-1], needles)
+        found = np.flatnonzero(rows[at] == needles)
+        places.append(found)
+        terms.append(np.full(len(found), j, np.int64))
+        freqs.append(view.tf[start + at[found]])
+    return np.concatenate(places), np.concatenate(terms), np.concatenate(freqs)
 
 
 @dataclass(frozen=True, slots=True)
