@@ -14,6 +14,7 @@ bytes), and every row's weights are added term after term in that order.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -141,9 +142,8 @@ def plan_field(
     if len(kept) <= 2 and not bounds:
         return plan
     found = [_bounds(v, stats, plan, i) for i, v in enumerate(views)]
-    bound = found[0] if len(found) == 1 else np.max(found, axis=0)
-    keys = [(-float(repeats[j]) * float(bound[j]), terms[k].encode("utf-8"))
-            for j, k in enumerate(kept)]  # fmt: skip
+    bound = [max(each) for each in zip(*found, strict=True)]
+    keys = [(-weights[j] * bound[j], terms[k].encode("utf-8")) for j, k in enumerate(kept)]
     order = np.array(sorted(range(len(kept)), key=keys.__getitem__), np.int64)
     return FieldTerms(term_idf[order], repeats[order], [i[order] for i in kept_ids],
                       np.asarray(bound, np.float64)[order], scaled)  # fmt: skip
@@ -157,23 +157,25 @@ def _live_counts(view: FieldView, ids: list[int]) -> list[int]:
     return [view.live_count(view.term_rows(i)[0]) if i >= 0 else 0 for i in ids]
 
 
-def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> Floats:
+def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> list[float]:
     """Return each planned term's largest live weight in segment seg (-inf: none there),
     from its frontier postings; a term whose frontier lost a posting reads all of its own."""
-    ids = plan.ids[seg]
-    present = np.flatnonzero(ids >= 0)
-    out = np.full(len(ids), -np.inf)
-    if not len(present):
-        return out
-    term_idf = plan.idf[present]
-    if (term_idf < 0).any():  # a negative factor turns the largest weight into the least
-        return _frontier_bounds(view, stats, plan, seg)
+    ids, term_idf = plan.ids[seg].tolist(), plan.idf.tolist()
+    present = [j for j, tid in enumerate(ids) if tid >= 0]
+    if not present:
+        return [-math.inf] * len(ids)
+    if any(term_idf[j] < 0 for j in present):  # a negative factor makes the largest the least
+        found: list[float] = _frontier_bounds(view, stats, plan, seg).tolist()
+        return found
     tops, dirty = _frontier_tops(view, stats)
-    # Rounding a product is monotonic: an idf >= 0 times the largest saturation is the
-    # largest of the idf times each one.
-    out[present] = term_idf * tops[ids[present]]
-    for j in present[dirty[ids[present]]].tolist():
-        out[j] = _live_bound(view, stats, plan, j, int(ids[j]))
+    out = [-math.inf] * len(ids)
+    for j in present:
+        tid = ids[j]
+        # Rounding a product is monotonic: an idf >= 0 times the largest saturation is the
+        # largest of the idf times each one (a Python float product is numpy's float).
+        out[j] = (
+            _live_bound(view, stats, plan, j, tid) if dirty[tid] else term_idf[j] * float(tops[tid])
+        )
     return out
 
 
@@ -265,7 +267,7 @@ def field_scores(
         return scores
     for j in range(len(plan)):
         for rows, weights in _weighted(views, stats, plan, bases, j):
-            scores[rows] += weights
+            np.add.at(scores, rows, weights)  # scores[rows] += weights, in one pass
     return scores
 
 
@@ -363,7 +365,8 @@ def _batch_postings(
     ids = plan.ids[seg][terms]
     lo, hi = np.asarray(view.ptr[ids], np.int64), np.asarray(view.ptr[ids + 1], np.int64)
     at = runs(lo, hi)
-    rows, tf, term_of = view.rows[at], view.tf[at], np.repeat(terms, hi - lo)
+    rows, tf = np.asarray(view.rows[at], np.int64), view.tf[at]
+    term_of = np.repeat(terms, hi - lo)
     return rows, plan.weights(stats, term_of, norms_at(view, stats, rows), tf)
 
 
@@ -378,10 +381,10 @@ def _weighted(
             continue
         base = int(bases[seg])
         for rows, tf in live_slices(view, *view.term_rows(tid)):
-            found = rows.astype(np.int64)
-            if base:  # in place: the first segment's rows need no second copy
-                found += base
-            yield found, plan.term_weights(stats, term, norms_at(view, stats, rows), tf)
+            # int64 rows: numpy gathers and scatters by int32 ones 3x slower.
+            local = rows.astype(np.int64)
+            weights = plan.term_weights(stats, term, norms_at(view, stats, local), tf)
+            yield (local + base if base else local), weights
 
 
 def _scores_at(
@@ -394,9 +397,9 @@ def _scores_at(
     for i, view in enumerate(views):
         mine = np.flatnonzero(seg == i)
         if len(mine):
-            needles = local[mine].astype(view.rows.dtype)
+            needles = local[mine].astype(view.rows.dtype)  # the postings' type: no copy of them
             place, terms, tf = _found_at(view, plan.ids[i], needles)
-            norms = norms_at(view, stats, needles)[place]
+            norms = norms_at(view, stats, local[mine][place])
             # add.at adds in the order given: term after term at each row.
             np.add.at(scores, mine[place], plan.weights(stats, terms, norms, tf))
     return scores
@@ -519,7 +522,7 @@ def _add_term(
     touched = []
     for rows, weights in _weighted(views, stats, plan, bases, term):
         weights *= weight  # in place: the same floats as weight * weights
-        lower[rows] += weights
+        np.add.at(lower, rows, weights)  # a term's rows are distinct: lower[rows] += weights
         touched.append(rows)
     if len(touched) == 1:
         return touched[0]
