@@ -143,7 +143,7 @@ class SegmentedUnits:
         self.options = Options(dict(weights))
         self._views = {f: [s.fields[f] for s in self.segments] for f in stats}
         self._scratch = Scratch()
-        self._allowed_at: dict[int, npt.NDArray[np.bool_]] = {}
+        self._allowed_at: dict[int, npt.NDArray[np.bool_] | None] = {}
         self._bases = {
             "sections": _bases([s.sections for s in self.segments]),
             "documents": _bases([s.info.rows for s in self.segments]),
@@ -243,7 +243,8 @@ class SegmentedUnits:
             found = top_rows(views, stats, plan, bases, (weight, lower, lower), allowed, count)
         if found is None:
             passage = field_scores(views, stats, plan, bases, scratch.zeros("passage", size))
-            rows = np.flatnonzero(allowed & (passage > 0))
+            positive = passage > 0
+            rows = np.flatnonzero(positive if allowed is None else allowed & positive)
             if self.options.top_documents:
                 rows = self._in_top_documents(terms, passage, rows)
             found = rows, passage[rows]
@@ -296,13 +297,13 @@ class SegmentedUnits:
             out.documents *= weight
         return out
 
-    def _allowed(self, level: int) -> npt.NDArray[np.bool_]:
-        """Return whether each section is live and access at this level may see it (kept
-        per level: it depends on the generation alone)."""
-        found = self._allowed_at.get(level)
-        if found is None:
-            found = self._allowed_at[level] = self._live_sections & (self._section_access <= level)
-        return found
+    def _allowed(self, level: int) -> npt.NDArray[np.bool_] | None:
+        """Return whether each section is live and access at this level may see it, None
+        when every one is (kept per level: it depends on the generation alone)."""
+        if level not in self._allowed_at:
+            found = self._live_sections & (self._section_access <= level)
+            self._allowed_at[level] = None if bool(found.all()) else found
+        return self._allowed_at[level]
 
     @cached_property
     def _section_access(self) -> npt.NDArray[np.uint8]:

@@ -14,6 +14,7 @@ bytes), and every row's weights are added term after term in that order.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ import numpy.typing as npt
 
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.segment_search import (
+    SLICE,
     Statistics,
     idf,
     kth_largest,
@@ -45,14 +47,17 @@ class FieldTerms:
     """Per segment, each term's id in its term list (-1: no live posting there)."""
     bounds: Floats
     """Each term's largest live weight, its repeats apart (what orders the sums)."""
+    scaled: bool
+    """Whether a term's repeats differ from 1 (weights are multiplied by them)."""
 
     def __len__(self) -> int:
         return len(self.idf)
 
     def subset(self, mask: npt.NDArray[np.bool_]) -> FieldTerms:
         """Return the plan of the masked terms only, in the same order."""
-        return FieldTerms(self.idf[mask], self.repeats[mask], [i[mask] for i in self.ids],
-                          self.bounds[mask])  # fmt: skip
+        repeats = self.repeats[mask]
+        return FieldTerms(self.idf[mask], repeats, [i[mask] for i in self.ids],
+                          self.bounds[mask], bool((repeats != 1).any()))  # fmt: skip
 
     def postings(self, views: Sequence[FieldView]) -> Ints:
         """Return each term's postings over every segment, deleted ones included."""
@@ -66,20 +71,33 @@ class FieldTerms:
         self, stats: Statistics, terms: Ints, norms: Floats, tf: Ints, repeated: bool = True
     ) -> Floats:
         """Return the weights of postings of the given terms (positions in this plan) from
-        their rows' length norms, times the terms' repeats unless not repeated (a bound is
-        ordered by repeats apart)."""
-        found: Floats = self.idf[terms] * saturation(stats, norms, tf)
-        if repeated and (self.repeats != 1).any():
-            found = found * self.repeats[terms]
+        their rows' length norms (an array of the caller's, overwritten), times the terms'
+        repeats unless not repeated (a bound is ordered by repeats apart)."""
+        found = _saturated(stats, norms, tf)
+        found *= self.idf[terms]  # the floats of idf times saturation, without a copy
+        if repeated and self.scaled:
+            found *= self.repeats[terms]
         return found
 
     def term_weights(self, stats: Statistics, term: int, norms: Floats, tf: Ints) -> Floats:
-        """Return weights (as weights gives them) of postings of one term (its position)."""
+        """Return weights (as weights gives them, norms overwritten) of postings of one term
+        (its position)."""
         # A float times an array gives the floats an array of that float gives.
-        found: Floats = self.idf[term] * saturation(stats, norms, tf)
-        if (self.repeats != 1).any():
+        found = _saturated(stats, norms, tf)
+        found *= self.idf[term]
+        if self.scaled:
             found *= self.repeats[term]
         return found
+
+
+def _saturated(stats: Statistics, norms: Floats, tf: Ints) -> Floats:
+    """Return saturation's floats (its operations in its order) in two arrays, not four:
+    norms, the caller's, is overwritten (a batch of postings is large, its temporaries too)."""
+    freq = tf.astype(np.float64)
+    np.add(freq, norms, out=norms)
+    np.multiply(freq, stats.k1 + 1, out=freq)
+    np.divide(freq, norms, out=freq)
+    return freq
 
 
 NORM_ROWS = 1 << 18
@@ -107,56 +125,57 @@ def plan_field(
 ) -> FieldTerms:  # fmt: skip
     """Return the terms of counts that have a live posting, ordered as plan_terms orders them,
     with each one's bound (read for one term too when bounds is asked for, else 0 there)."""
+    # A query has a few terms: Python lists, not a dozen numpy calls on arrays of five.
     terms = list(counts)
-    ids = [np.array([view.find(t) for t in terms], np.int64) for view in views]
+    ids = [[view.find(t) for t in terms] for view in views]
     live = [_live_counts(view, found) for view, found in zip(views, ids, strict=True)]
-    df = np.sum(live, axis=0) if live else np.zeros(len(terms), np.int64)
-    kept = np.flatnonzero(df > 0)
-    term_idf = idf(stats, df[kept].astype(np.float64))
-    repeats = np.array([float(counts[terms[k]]) for k in kept], np.float64)
-    ids = [np.where(n[kept] > 0, found[kept], -1) for found, n in zip(ids, live, strict=True)]
-    plan = FieldTerms(term_idf, repeats, ids, np.zeros(len(kept)))
+    df = [sum(n) for n in zip(*live, strict=True)] if live else [0] * len(terms)
+    kept = [k for k, n in enumerate(df) if n > 0]
+    term_idf = idf(stats, np.array([df[k] for k in kept], np.float64))
+    weights = [float(counts[terms[k]]) for k in kept]
+    repeats, scaled = np.array(weights, np.float64), any(w != 1 for w in weights)
+    kept_ids = [np.array([found[k] if n[k] > 0 else -1 for k in kept], np.int64)
+                for found, n in zip(ids, live, strict=True)]  # fmt: skip
+    plan = FieldTerms(term_idf, repeats, kept_ids, np.zeros(len(kept)), scaled)
     # Two weights add to the same float in either order (IEEE addition commutes), so only
     # three terms or more need the order; most queries touch a heading or a title in two.
     if len(kept) <= 2 and not bounds:
         return plan
-    bound = np.max([_bounds(v, stats, plan, i) for i, v in enumerate(views)], axis=0)
-    keys = [(-float(repeats[j]) * float(bound[j]), terms[k].encode("utf-8"))
-            for j, k in enumerate(kept.tolist())]  # fmt: skip
+    found = [_bounds(v, stats, plan, i) for i, v in enumerate(views)]
+    bound = [max(each) for each in zip(*found, strict=True)]
+    keys = [(-weights[j] * bound[j], terms[k].encode("utf-8")) for j, k in enumerate(kept)]
     order = np.array(sorted(range(len(kept)), key=keys.__getitem__), np.int64)
-    return FieldTerms(term_idf[order], repeats[order], [found[order] for found in ids],
-                      np.asarray(bound, np.float64)[order])  # fmt: skip
+    return FieldTerms(term_idf[order], repeats[order], [i[order] for i in kept_ids],
+                      np.asarray(bound, np.float64)[order], scaled)  # fmt: skip
 
 
-def _live_counts(view: FieldView, ids: Ints) -> Ints:
+def _live_counts(view: FieldView, ids: list[int]) -> list[int]:
     """Return each term's live postings in one segment (0 for a term it lacks)."""
-    present = ids >= 0
-    sizes = np.zeros(len(ids), np.int64)
+    ptr = view.ptr
     if view.deleted is None:
-        sizes[present] = view.ptr[ids[present] + 1] - view.ptr[ids[present]]
-        return sizes
-    for j in np.flatnonzero(present).tolist():
-        sizes[j] = view.live_count(view.term_rows(int(ids[j]))[0])
-    return sizes
+        return [int(ptr[i + 1]) - int(ptr[i]) if i >= 0 else 0 for i in ids]
+    return [view.live_count(view.term_rows(i)[0]) if i >= 0 else 0 for i in ids]
 
 
-def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> Floats:
+def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> list[float]:
     """Return each planned term's largest live weight in segment seg (-inf: none there),
     from its frontier postings; a term whose frontier lost a posting reads all of its own."""
-    ids = plan.ids[seg]
-    present = np.flatnonzero(ids >= 0)
-    out = np.full(len(ids), -np.inf)
-    if not len(present):
-        return out
-    term_idf = plan.idf[present]
-    if (term_idf < 0).any():  # a negative factor turns the largest weight into the least
-        return _frontier_bounds(view, stats, plan, seg)
+    ids, term_idf = plan.ids[seg].tolist(), plan.idf.tolist()
+    present = [j for j, tid in enumerate(ids) if tid >= 0]
+    if not present:
+        return [-math.inf] * len(ids)
+    if any(term_idf[j] < 0 for j in present):  # a negative factor makes the largest the least
+        found: list[float] = _frontier_bounds(view, stats, plan, seg).tolist()
+        return found
     tops, dirty = _frontier_tops(view, stats)
-    # Rounding a product is monotonic: an idf >= 0 times the largest saturation is the
-    # largest of the idf times each one.
-    out[present] = term_idf * tops[ids[present]]
-    for j in present[dirty[ids[present]]].tolist():
-        out[j] = _live_bound(view, stats, plan, j, int(ids[j]))
+    out = [-math.inf] * len(ids)
+    for j in present:
+        tid = ids[j]
+        # Rounding a product is monotonic: an idf >= 0 times the largest saturation is the
+        # largest of the idf times each one (a Python float product is numpy's float).
+        out[j] = (
+            _live_bound(view, stats, plan, j, tid) if dirty[tid] else term_idf[j] * float(tops[tid])
+        )
     return out
 
 
@@ -240,15 +259,23 @@ def field_scores(
     zeros, when given), its live postings summed in plan order, a slice of one term at a
     time: a big temporary costs more in page faults than its arithmetic (5x at 400k)."""
     scores = np.zeros(int(bases[-1])) if out is None else out
+    if int(plan.postings(views).sum()) <= SLICE:
+        # Few postings: weighed at once; add.at adds them in the order given, term after
+        # term at each row, as the loop below does.
+        rows, weights = _postings(views, stats, plan, bases)
+        np.add.at(scores, rows, weights)
+        return scores
     for j in range(len(plan)):
         for rows, weights in _weighted(views, stats, plan, bases, j):
-            scores[rows] += weights
+            np.add.at(scores, rows, weights)  # scores[rows] += weights, in one pass
     return scores
 
 
 SPARSE_SHARE = 8
 """sparse_scores sorts a field's postings when at most one row in this many has one, else
 sums every row."""
+FEW_POSTINGS = 64
+"""sparse_scores sums this few postings in Python floats (the same IEEE additions)."""
 
 
 def sparse_scores(
@@ -262,14 +289,85 @@ def sparse_scores(
         dense = field_scores(views, stats, plan, bases)
         nonzero: Ints = np.flatnonzero(dense).astype(np.int64)
         return nonzero, dense[nonzero]
-    parts = [found for j in range(len(plan)) for found in _weighted(views, stats, plan, bases, j)]
-    if not parts:
-        return np.zeros(0, np.int64), np.zeros(0)
-    rows = np.concatenate([r for r, _ in parts])
+    rows, weights = _postings(views, stats, plan, bases)
+    if len(rows) <= FEW_POSTINGS:  # np.unique and bincount cost more than the sums
+        summed: dict[int, float] = {}
+        for row, weight in zip(rows.tolist(), weights.tolist(), strict=True):
+            summed[row] = summed.get(row, 0.0) + weight
+        keys = sorted(summed)
+        return np.array(keys, np.int64), np.array([summed[k] for k in keys], np.float64)
     found, inverse = np.unique(rows, return_inverse=True)
-    weights = np.concatenate([w for _, w in parts])
-    summed = np.bincount(inverse, weights, len(found)).astype(np.float64, copy=False)
-    return found.astype(np.int64, copy=False), summed
+    total = np.bincount(inverse, weights, len(found)).astype(np.float64, copy=False)
+    return found.astype(np.int64, copy=False), total
+
+
+def _postings(
+    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints
+) -> tuple[Ints, Floats]:
+    """Return every planned term's live postings, rows (segment i's from bases[i]) and
+    weights, each segment's terms in plan order: a row's weights in the order they sum."""
+    rows_of, weights_of = [np.zeros(0, np.int64)], [np.zeros(0)]
+    for seg, view in enumerate(views):
+        sat = _saturations(view, stats)
+        rows, weights = (
+            _batch_postings(view, stats, plan, seg)
+            if sat is None
+            else _kept_postings(view, sat, plan, seg)
+        )
+        if view.deleted is not None:
+            keep = ~view.deleted[rows]
+            rows, weights = rows[keep], weights[keep]
+        rows_of.append(rows.astype(np.int64) + int(bases[seg]))
+        weights_of.append(weights)
+    return np.concatenate(rows_of), np.concatenate(weights_of)
+
+
+SATURATED_POSTINGS = 1 << 20
+"""A field of at most this many postings keeps each one's saturation while it is open (the
+identity and heading-path fields: 8 MB at most), as it keeps its rows' norms."""
+
+
+def _saturations(view: FieldView, stats: Statistics) -> Floats | None:
+    """Return the saturation of every posting of a small field under stats (None: a large
+    one), computed once per open field: saturation's floats, each posting's own."""
+    if len(view.rows) > SATURATED_POSTINGS:
+        return None
+    key = ("sat", stats.k1, stats.b, stats.avgdl)
+    found: Floats | None = view.kept.get(key)
+    if found is None:
+        rows, tf = np.asarray(view.rows), np.asarray(view.tf)
+        found = view.kept[key] = saturation(stats, norms_at(view, stats, rows), tf)
+    return found
+
+
+def _kept_postings(view: FieldView, sat: Floats, plan: FieldTerms, seg: int) -> tuple[Ints, Floats]:
+    """Return the planned terms' postings in one segment, rows and weights in plan order,
+    deleted ones included, from the kept saturations: a slice per term, nothing gathered."""
+    rows_of, weights_of = [view.rows[:0]], [np.zeros(0)]
+    ptr = view.ptr
+    for j, tid in enumerate(plan.ids[seg].tolist()):
+        if tid >= 0:
+            start, stop = int(ptr[tid]), int(ptr[tid + 1])
+            # A float times an array gives the floats an array of that float gives.
+            weights = sat[start:stop] * plan.idf[j]
+            if plan.scaled:
+                weights *= plan.repeats[j]
+            rows_of.append(view.rows[start:stop])
+            weights_of.append(weights)
+    return np.concatenate(rows_of), np.concatenate(weights_of)
+
+
+def _batch_postings(
+    view: FieldView, stats: Statistics, plan: FieldTerms, seg: int
+) -> tuple[Ints, Floats]:
+    """Return what _kept_postings does, each posting weighed now."""
+    terms = np.flatnonzero(plan.ids[seg] >= 0)
+    ids = plan.ids[seg][terms]
+    lo, hi = np.asarray(view.ptr[ids], np.int64), np.asarray(view.ptr[ids + 1], np.int64)
+    at = runs(lo, hi)
+    rows, tf = np.asarray(view.rows[at], np.int64), view.tf[at]
+    term_of = np.repeat(terms, hi - lo)
+    return rows, plan.weights(stats, term_of, norms_at(view, stats, rows), tf)
 
 
 def _weighted(
@@ -281,11 +379,12 @@ def _weighted(
         tid = int(plan.ids[seg][term])
         if tid < 0:
             continue
+        base = int(bases[seg])
         for rows, tf in live_slices(view, *view.term_rows(tid)):
-            yield (
-                rows.astype(np.int64) + int(bases[seg]),
-                plan.term_weights(stats, term, norms_at(view, stats, rows), tf),
-            )
+            # int64 rows: numpy gathers and scatters by int32 ones 3x slower.
+            local = rows.astype(np.int64)
+            weights = plan.term_weights(stats, term, norms_at(view, stats, local), tf)
+            yield (local + base if base else local), weights
 
 
 def _scores_at(
@@ -297,20 +396,32 @@ def _scores_at(
     scores = np.zeros(len(local))
     for i, view in enumerate(views):
         mine = np.flatnonzero(seg == i)
-        if not len(mine):
-            continue
-        needles = local[mine].astype(view.rows.dtype)
-        norms = norms_at(view, stats, needles)
-        for j in range(len(plan)):
-            tid = int(plan.ids[i][j])
-            if tid < 0:
-                continue
-            rows, tf = view.term_rows(tid)
-            at = np.minimum(np.searchsorted(rows, needles), len(rows) - 1)
-            found = np.flatnonzero(rows[at] == needles)
-            terms = np.full(len(found), j, np.int64)
-            scores[mine[found]] += plan.weights(stats, terms, norms[found], tf[at[found]])
+        if len(mine):
+            needles = local[mine].astype(view.rows.dtype)  # the postings' type: no copy of them
+            place, terms, tf = _found_at(view, plan.ids[i], needles)
+            norms = norms_at(view, stats, local[mine][place])
+            # add.at adds in the order given: term after term at each row.
+            np.add.at(scores, mine[place], plan.weights(stats, terms, norms, tf))
     return scores
+
+
+def _found_at(view: FieldView, ids: Ints, needles: Ints) -> tuple[Ints, Ints, Ints]:
+    """Return where each term (ids: -1 for none here) has a posting among needles (ascending
+    rows), term after term: the needle's position, the term's position and its tf there."""
+    places, terms, freqs = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [view.tf[:0]]
+    ptr = view.ptr
+    for j, tid in enumerate(ids.tolist()):
+        if tid < 0:
+            continue
+        start, stop = int(ptr[tid]), int(ptr[tid + 1])
+        rows = view.rows[start:stop]
+        # Bisecting all rows but the last gives the place clipped to the last one.
+        at = np.searchsorted(rows[:-1], needles)
+        found = np.flatnonzero(rows[at] == needles)
+        places.append(found)
+        terms.append(np.full(len(found), j, np.int64))
+        freqs.append(view.tf[start + at[found]])
+    return np.concatenate(places), np.concatenate(terms), np.concatenate(freqs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,11 +474,12 @@ MAX_CANDIDATES = 1024
 
 def top_rows(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
-    rank: tuple[float, Floats, Floats], allowed: npt.NDArray[np.bool_], count: int,
+    rank: tuple[float, Floats, Floats], allowed: npt.NDArray[np.bool_] | None, count: int,
 ) -> tuple[Ints, Floats] | None:  # fmt: skip
-    """Return the allowed rows with a positive field score that can be among the count best by
-    weight * field + others (rank is weight, others, and an array to sum into),
-    ties included, with their field scores; None when no term could be left out.
+    """Return the allowed rows (allowed None: every row) with a positive field score that
+    can be among the count best by weight * field + others (rank is weight, others, and an
+    array to sum into), ties included, with their field scores (rows ascending); None when
+    no term could be left out.
 
     MaxScore: terms are scored for every row rarest first, until the largest weights of the
     terms left (the most common) could lift at most MAX_CANDIDATES rows to the count-th best
@@ -383,32 +495,23 @@ def top_rows(
     # test reads the matched rows only, not every section.
     untouched = float(others.max(initial=0.0))
     scored = np.zeros(len(plan), np.bool_)
-    # Every section allowed (as when every document is public): no mask to apply per term.
-    mask = None if bool(allowed.all()) else allowed
+    # A row is known once a scored term matches it, marked so that it joins once (sorting
+    # every known row again per term costs more); a row access may not see starts marked.
+    marked = np.zeros(len(lower), np.bool_) if allowed is None else ~allowed
     known = np.zeros(0, np.int64)
     for j in order[:-1].tolist():
         scored[j] = True
         rows = _add_term(views, stats, plan, bases, j, weight, lower)
-        known = _merged(known, rows if mask is None else rows[mask[rows]])
-        candidates = _contenders(plan, weight, scored, (lower, untouched), known, mask, count)
+        fresh = rows[~marked[rows]]
+        marked[fresh] = True
+        known = np.concatenate([known, fresh])
+        candidates = _contenders(plan, weight, scored, (lower, untouched), known, allowed, count)
         if candidates is not None:
             seg = np.searchsorted(bases, candidates, side="right") - 1
             scores = _scores_at(views, stats, plan, seg, candidates - bases[seg])
             positive = scores > 0
             return candidates[positive], scores[positive]
     return None
-
-
-def _merged(known: Ints, rows: Ints) -> Ints:
-    """Return the ascending distinct rows of both (each ascending and distinct already): a
-    stable sort merges two runs in one pass (timsort), not a pass over every section."""
-    if not len(known):
-        return rows
-    both = np.sort(np.concatenate([known, rows]), kind="stable")
-    keep = np.ones(len(both), np.bool_)
-    np.not_equal(both[1:], both[:-1], out=keep[1:])
-    merged: Ints = both[keep]
-    return merged
 
 
 def _add_term(
@@ -418,8 +521,11 @@ def _add_term(
     """Add weight times one term's live weights to lower, in place; return their rows."""
     touched = []
     for rows, weights in _weighted(views, stats, plan, bases, term):
-        lower[rows] += weight * weights
+        weights *= weight  # in place: the same floats as weight * weights
+        np.add.at(lower, rows, weights)  # a term's rows are distinct: lower[rows] += weights
         touched.append(rows)
+    if len(touched) == 1:
+        return touched[0]
     return np.concatenate(touched) if touched else np.zeros(0, np.int64)
 
 
@@ -430,7 +536,7 @@ def _contenders(
     """Return the allowed rows (None: every row) whose sum so far (sums: every row's, and
     the largest of a row no scored term matches) plus the largest weights of the terms not
     yet scored reaches the count-th best sum of the known rows (allowed, matching a scored
-    term), or None when too many do or too few are known."""
+    term; in any order), ascending, or None when too many do or too few are known."""
     lower, untouched = sums
     found = lower[known]
     if len(found) < count:
@@ -445,7 +551,7 @@ def _contenders(
         return None
     if untouched < reach:  # only matched rows can reach it
         above: Ints = known[found >= reach]
-        return above if len(above) <= MAX_CANDIDATES else None
+        return np.sort(above) if len(above) <= MAX_CANDIDATES else None
     reached = lower >= reach
     if allowed is not None:
         reached &= allowed
