@@ -108,7 +108,7 @@ def incremental_generation(
                         opened[entry.segment], counts[entry.segment], entry
                     )
             kept, merged = choose_merges([s for s in counts.values() if s.live], bool(fresh))
-            moved = [c for name in merged for c in _live_records(opened[name])]
+            moved = [c for name in merged for c in opened[name].live_records()]
             rows = sorted([*fresh, *moved], key=lambda c: (c.source, c.position))
             live = [counts[name] for name in kept]
             if rows:
@@ -217,14 +217,6 @@ def choose_merges(segments: Sequence[Merging], fresh: bool) -> tuple[list[str], 
         smallest = sorted(rest, key=lambda s: (s.live, s.info.name))
         merged += [s.info.name for s in smallest[: count - MERGED_TO + 1]]
     return [s.info.name for s in segments if s.info.name not in merged], merged
-
-
-def _live_records(segment: Segment) -> list[Chunk]:
-    """Return a segment's live chunk records, in row order."""
-    records = segment.records()
-    if segment.deleted is None:
-        return records
-    return [c for c, dead in zip(records, segment.deleted.tolist(), strict=True) if not dead]
 
 
 def _finish(

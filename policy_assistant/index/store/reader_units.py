@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant.errors import BadIndex
-from policy_assistant.index.store.folder import DEFAULT_INDEX_DIR, damaged, read_current
+from policy_assistant.index.store.folder import damaged, ingest_hint, read_current
 
 SWAPS = 20
 """Generations in a row a first context() follows before it gives up: writers this fast
@@ -52,17 +52,13 @@ def _load(index_dir: Path, generation: Path) -> Any:
 
     folder = generation / UNITS_DIR
     if not has_units(folder):
-        extra = "" if index_dir == DEFAULT_INDEX_DIR else f" --index {index_dir}"
         why = (
             "retrieval units in an older layout"
             if folder.is_dir()
             else "no retrieval units (an `index` of chunk records or `ingest "
             "--no-units` stores none)"
         )
-        raise BadIndex(
-            f"index at {index_dir} holds {why}: run `policy-assistant ingest "
-            f"CORPUS{extra}` with the folder you indexed as CORPUS"
-        )
+        raise BadIndex(f"index at {index_dir} holds {why}: {ingest_hint(index_dir)}")
     try:
         return load_units(folder)
     except BadIndex as exc:
