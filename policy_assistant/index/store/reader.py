@@ -104,7 +104,8 @@ class LoadedIndex(Index):
                 segment.close()
             raise damaged(index_dir, exc) from exc
         super().__init__(segments, _statistics(manifest), manifest.access_labels)
-        self._units = preload_units(generation)  # kept open: a writer's swap cannot take them
+        # Kept open: a writer's swap cannot take them.
+        self._units = preload_units(index_dir, generation)
 
     def __len__(self) -> int:
         return self.manifest.rows

@@ -20,16 +20,11 @@ SWAPS = 20
 would starve any reader."""
 
 
-def preload_units(generation: Path) -> Any:
+def preload_units(index_dir: Path, generation: Path) -> Any:
     """Return the generation's units opened now (None when it has none or they fail to open:
     search needs no units, and context() says what is wrong when it is called)."""
-    from policy_assistant.index.store.units import UNITS_DIR, has_units, load_units
-
-    folder = generation / UNITS_DIR
-    if not has_units(folder):
-        return None
     with suppress(BadIndex, OSError):
-        return load_units(folder)
+        return _load(index_dir, generation)
     return None
 
 
