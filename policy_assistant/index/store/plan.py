@@ -14,8 +14,11 @@ the same sequence of ingests gives the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import errno
+import os
+import shutil
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -34,7 +37,6 @@ from policy_assistant.index.store.entries import (
     read_empty,
     segment_entries,
 )
-from policy_assistant.index.store.generation import Generation, MakeGeneration
 from policy_assistant.index.store.manifest import DocumentEntry, LiveSegment, Manifest
 from policy_assistant.records import Chunk
 
@@ -47,6 +49,39 @@ MERGED_TO = 4
 """How many segments a merge leaves (the new one included)."""
 MAX_DELETED = 1 / 3
 """A segment with a larger share of its rows deleted is rewritten."""
+
+
+@dataclass
+class Generation:
+    """What a new generation holds besides the segments written into its segments/ folder."""
+
+    manifest: Manifest
+    """Its manifest, segments and statistics filled in, files not yet."""
+    empty: Sequence[DocumentEntry]
+    """The entries of documents without chunks (those of the others are in their segments)."""
+    deleted: dict[str, npt.NDArray[np.bool_]] = field(default_factory=dict)
+    """Deletion masks by segment name, for the segments with deleted rows."""
+    reuse: dict[str, Path] = field(default_factory=dict)
+    """Segments of an older generation to hard-link, by name: their folder there."""
+
+
+MakeGeneration = Callable[[Path], Generation]
+"""Writes the new segments into the folder it is given and says what else goes in."""
+
+
+def link_tree(source: Path, target: Path) -> None:
+    """Hard-link every file of a segment folder into target (a copy across file systems)."""
+    target.mkdir()
+    for path in sorted(source.iterdir()):
+        if path.is_dir():  # a unit segment's fields
+            link_tree(path, target / path.name)
+            continue
+        try:
+            os.link(path, target / path.name)
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):
+                raise
+            shutil.copy2(path, target / path.name)
 
 
 def cold_generation(

@@ -38,8 +38,13 @@ from policy_assistant.index.store.entries import (
     entries_bytes,
 )
 from policy_assistant.index.store.folder import GENERATION, checksum, read_current
-from policy_assistant.index.store.generation import Generation, MakeGeneration, link_tree
 from policy_assistant.index.store.manifest import Manifest, ids_digest
+from policy_assistant.index.store.plan import (
+    Generation,
+    MakeGeneration,
+    cold_generation,
+    link_tree,
+)
 from policy_assistant.jsonio import pretty_json
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk, Document
@@ -269,8 +274,6 @@ def write_index(
     settings are recorded), row for row. Takes the lock, waiting up to lock_timeout.
     With documents, their retrieval units go into the same generation (index/unit_store.py).
     """
-    from policy_assistant.index.store.plan import cold_generation
-
     _check_consistent(chunks, manifest)
     make = cold_generation(chunks, manifest, manifest.documents)
     units = None if documents is None else cold_units(documents, manifest.bm25)
