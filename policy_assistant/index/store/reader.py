@@ -206,14 +206,10 @@ class LoadedIndex(Index):
 
 
 def verify_files(
-    index_dir: Path,
-    generation: Path,
-    manifest: Manifest,
-    skip: tuple[str, ...] = (),
-    checksums: bool = True,
+    index_dir: Path, generation: Path, manifest: Manifest, checksums: bool = True
 ) -> None:
-    """Raise BadIndex unless every file of the generation (but those under the folders
-    skip names) has its recorded SHA-256 (or, without checksums, is there)."""
+    """Raise BadIndex unless every file of the generation has its recorded SHA-256 (or,
+    without checksums, is there)."""
     if not manifest.files:
         raise damaged(index_dir, "manifest.json records no file checksums")
     expected = dict(manifest.files)
@@ -223,8 +219,6 @@ def verify_files(
         expected.update({f"{folder}/{name}": digest for name, digest in files.items()})
     expected.update(_unit_files(index_dir, generation, manifest))
     for name, digest in expected.items():
-        if name.startswith(skip):
-            continue
         if checksums:
             check_file(index_dir, generation, name, digest)
         elif not os.path.isfile(generation / name):
