@@ -159,13 +159,6 @@ def test_worker_processes_do_not_change_the_index():
     assert digests["2"] == digests["1"]
 
 
-def test_progress_reports_rows_counted(monkeypatch, corpus):
-    monkeypatch.setattr(bm25_build, "BATCH_ROWS", 1000)
-    seen: list[int] = []
-    count_postings(corpus, analyze=None, workers=0, progress=seen.append)
-    assert seen[-1] == len(corpus) and seen == sorted(seen)
-
-
 def test_no_rows_count_to_nothing():
     data, arrays = tokens([])
     assert data == b"" and arrays["ptr"].tolist() == [0] and not arrays["dl"].size

@@ -139,12 +139,7 @@ def _cjk_terms(run: str, terms: list[str]) -> None:
 def _analyze(word: str) -> tuple[str, ...]:
     """Return the terms of one whitespace-delimited word, punctuation and all."""
     terms: list[str] = []
-    folded = fold(word)
-    if not _CJK_RUN.search(folded):
-        for compound in _COMPOUND_RE.findall(folded):
-            _compound_terms(compound, terms)
-        return tuple(terms)
-    for i, piece in enumerate(_CJK_RUN.split(folded)):
+    for i, piece in enumerate(_CJK_RUN.split(fold(word))):
         if i % 2:
             _cjk_terms(piece, terms)
         else:

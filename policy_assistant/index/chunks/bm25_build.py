@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.index.chunks.bm25_types import Ints, Progress, Rows, WordTerms
+from policy_assistant.index.chunks.bm25_types import Ints, Rows, WordTerms
 from policy_assistant.index.tokenize import word_terms
 from policy_assistant.procs.children import die_with_parent
 
@@ -248,7 +248,6 @@ def feed_rows(
     word_terms: WordTerms | None,
     builder: PostingsBuilder,
     workers: int,
-    progress: Progress | None,
 ) -> None:
     """Count rows batch by batch; after the first few batches, in worker processes.
 
@@ -268,12 +267,8 @@ def feed_rows(
                 pending.append(pool.submit(_count_in_worker, batch, texts))
             while pending and (len(pending) > 2 * workers or pending[0].done()):
                 builder.add(pending.popleft().result())
-            if progress is not None:
-                progress(builder.rows)
         while pending:
             builder.add(pending.popleft().result())
-    if progress is not None:
-        progress(builder.rows)
 
 
 def _fork_pool(workers: int, word_terms: WordTerms) -> ProcessPoolExecutor:
@@ -311,14 +306,13 @@ def count_postings(
     rows: Iterable[Any],
     analyze: WordTerms | None = word_terms,
     workers: int = BUILD_WORKERS,
-    progress: Progress | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
     """Return the sorted term list (UTF-8 lines) and the raw postings arrays, one row per
     text (its words' terms under analyze) or, with analyze None, per token list used as given:
     term_offsets, ptr, rows, tf (uint16, uint32 when a count needs it), dl. The result does
-    not depend on workers (forked counting processes); progress gets the rows counted."""
+    not depend on workers (forked counting processes)."""
     builder = PostingsBuilder()
-    feed_rows(rows, analyze, builder, workers, progress)
+    feed_rows(rows, analyze, builder, workers)
     terms, new_of_old, lengths, df = sorted_terms(builder)
     # Words split at whitespace hold no newline; token lists given as they are may.
     if analyze is None and any("\n" in t for t in terms):

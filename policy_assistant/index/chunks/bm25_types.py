@@ -13,7 +13,5 @@ Rows = npt.NDArray[np.int32]
 """Chunk rows of postings."""
 Floats = npt.NDArray[np.float64]
 """Weights and scores."""
-Progress = Callable[[int], None]
-"""Called with rows counted so far."""
 WordTerms = Callable[[str], Sequence[str]]
 """Turns one whitespace-delimited word into its index terms."""

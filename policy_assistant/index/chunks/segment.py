@@ -90,7 +90,8 @@ class Segment:
 
     def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
         """Return the term's local rows (ascending) and their term frequencies."""
-        return _term_postings(self._terms, self.ptr, self.rows, self.tf, term)
+        start, stop = self.span(term)
+        return self.rows[start:stop], self.tf[start:stop]
 
     def span(self, term: str) -> tuple[int, int]:
         """Return where the term's postings start and stop in rows and tf ((0, 0): none)."""
@@ -151,6 +152,13 @@ class Segment:
         if len(chunks) != self.info.rows:
             raise BadIndex(f"{self.folder.name}/records.bin holds {len(chunks)} records")
         return chunks
+
+    def live_records(self) -> list[Chunk]:
+        """Return the segment's live chunk records, in row order."""
+        records = self.records()
+        if self.deleted is None:
+            return records
+        return [c for c, dead in zip(records, self.deleted.tolist(), strict=True) if not dead]
 
     def find(self, chunk_id: str) -> int:
         """Return the local row of the live chunk with this ID, or -1."""
@@ -235,12 +243,3 @@ class MemorySegment(Segment):
 
     def close(self) -> None:
         """Nothing is open."""
-
-
-def _term_postings(terms: TermTable, ptr: Any, rows: Any, tf: Any, term: str) -> tuple[Any, Any]:
-    """Return a term's slice of raw postings (rows ascending, term frequencies), or empty ones."""
-    found = terms.find(term)
-    if found < 0:
-        return np.empty(0, np.int32), np.empty(0, tf.dtype)
-    start, stop = int(ptr[found]), int(ptr[found + 1])
-    return rows[start:stop], tf[start:stop]

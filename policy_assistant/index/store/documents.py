@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import operator
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -70,23 +69,15 @@ class DocumentEntry:
         digest = ids_digest([c.id for c in chunks])
         return cls(first.source, *meta, len(chunks), digest, sum(c.words for c in chunks))
 
-    def identity(self) -> tuple[str, str, str, str, str]:
-        """Return what identifies the document indexed: sha256, title, version, access, language."""
-        return (self.sha256, self.title, self.version, self.access, self.language)
-
     def same_document(self, document: Document) -> bool:
         """Whether a parsed document is the one this entry was made from (bytes and metadata)."""
         doc = document
-        return (doc.sha256, doc.title, doc.version, doc.access, doc.language) == self.identity()
+        mine = (self.sha256, self.title, self.version, self.access, self.language)
+        return (doc.sha256, doc.title, doc.version, doc.access, doc.language) == mine
 
     def placed(self, segment: str, first: int, words: int) -> DocumentEntry:
         """Return this entry with its chunks placed at first in segment."""
         return replace(self, segment=segment, first=first, words=words)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        # Hand-written for speed: one attrgetter call per entry, 100,000 entries a write.
-        return dict(zip(_ENTRY_FIELDS, _ENTRY_ATTRS(self), strict=True))
 
     @classmethod
     def from_columns(cls, columns: Sequence[Iterable[Any]], count: int) -> list[DocumentEntry]:
@@ -98,19 +89,8 @@ class DocumentEntry:
             deque(map(slot.__set__, made, column), maxlen=0)
         return made
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DocumentEntry:
-        """Rebuild an entry from its JSON form."""
-        d = data
-        if len(d) != len(_ENTRY_FIELDS):
-            return cls(**d)  # a foreign key or a missing one: the constructor says which
-        return cls(*_ENTRY_VALUES(d))  # positional: 100,000 entries a read
 
-
-_ENTRY_FIELDS = tuple(f.name for f in fields(DocumentEntry))
-_ENTRY_VALUES = operator.itemgetter(*_ENTRY_FIELDS)
-_ENTRY_ATTRS = operator.attrgetter(*_ENTRY_FIELDS)
-_ENTRY_SLOTS = tuple(DocumentEntry.__dict__[name] for name in _ENTRY_FIELDS)
+_ENTRY_SLOTS = tuple(DocumentEntry.__dict__[f.name] for f in fields(DocumentEntry))
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,11 +45,9 @@ def entries_bytes(entries: Sequence[DocumentEntry]) -> bytes:
     return json_line(columns)
 
 
-def parse_entries(data: bytes, segment: str, live: Any = None) -> list[DocumentEntry]:
-    """Return the entries of an entries file placed in segment; with live (a row mask, True
-    for a live row), only those whose first row is live. ValueError when damaged."""
-    entries, first = _parsed(data, segment)
-    return entries if live is None else _live_entries(entries, first, live)
+def parse_entries(data: bytes, segment: str) -> list[DocumentEntry]:
+    """Return the entries of an entries file placed in segment; ValueError when damaged."""
+    return _parsed(data, segment)[0]
 
 
 def _parsed(data: bytes, segment: str) -> tuple[list[DocumentEntry], Any]:

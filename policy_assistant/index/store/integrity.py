@@ -24,7 +24,7 @@ from pathlib import Path
 
 from policy_assistant.index.store.entries import DELETED_DIR, SEGMENTS_DIR
 from policy_assistant.index.store.folder import checksum, damaged
-from policy_assistant.index.store.manifest import Manifest
+from policy_assistant.index.store.manifest import LiveSegment, Manifest
 from policy_assistant.jsonio import loads
 from policy_assistant.records import ACCESS_LABELS
 
@@ -49,16 +49,18 @@ def check_on_open(index_dir: Path, generation: Path, manifest: Manifest) -> None
             _check_if_small(index_dir, generation, name, digest)
     for live in manifest.segments:
         folder = f"{SEGMENTS_DIR}/{live.info.name}"
-        check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
-        for name, digest in _segment_files(index_dir, generation, folder).items():
+        for name, digest in segment_files(index_dir, generation, live).items():
             if name in ALWAYS:
                 check_file(index_dir, generation, f"{folder}/{name}", digest)
             elif name not in SELF_CHECKED:
                 _check_if_small(index_dir, generation, f"{folder}/{name}", digest)
 
 
-def _segment_files(index_dir: Path, generation: Path, folder: str) -> dict[str, str]:
-    """Return the SHA-256 of each file of a segment, by name, as its segment.json records."""
+def segment_files(index_dir: Path, generation: Path, live: LiveSegment) -> dict[str, str]:
+    """Check a segment's segment.json against the manifest; return the SHA-256 of each file
+    of the segment, by name, as segment.json records."""
+    folder = f"{SEGMENTS_DIR}/{live.info.name}"
+    check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
     try:
         files = loads((generation / folder / "segment.json").read_bytes())["files"]
         return {str(name): str(digest) for name, digest in files.items()}

@@ -14,8 +14,11 @@ the same sequence of ingests gives the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import errno
+import os
+import shutil
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -34,7 +37,6 @@ from policy_assistant.index.store.entries import (
     read_empty,
     segment_entries,
 )
-from policy_assistant.index.store.generation import Generation, MakeGeneration
 from policy_assistant.index.store.manifest import DocumentEntry, LiveSegment, Manifest
 from policy_assistant.records import Chunk
 
@@ -47,6 +49,39 @@ MERGED_TO = 4
 """How many segments a merge leaves (the new one included)."""
 MAX_DELETED = 1 / 3
 """A segment with a larger share of its rows deleted is rewritten."""
+
+
+@dataclass
+class Generation:
+    """What a new generation holds besides the segments written into its segments/ folder."""
+
+    manifest: Manifest
+    """Its manifest, segments and statistics filled in, files not yet."""
+    empty: Sequence[DocumentEntry]
+    """The entries of documents without chunks (those of the others are in their segments)."""
+    deleted: dict[str, npt.NDArray[np.bool_]] = field(default_factory=dict)
+    """Deletion masks by segment name, for the segments with deleted rows."""
+    reuse: dict[str, Path] = field(default_factory=dict)
+    """Segments of an older generation to hard-link, by name: their folder there."""
+
+
+MakeGeneration = Callable[[Path], Generation]
+"""Writes the new segments into the folder it is given and says what else goes in."""
+
+
+def link_tree(source: Path, target: Path) -> None:
+    """Hard-link every file of a segment folder into target (a copy across file systems)."""
+    target.mkdir()
+    for path in sorted(source.iterdir()):
+        if path.is_dir():  # a unit segment's fields
+            link_tree(path, target / path.name)
+            continue
+        try:
+            os.link(path, target / path.name)
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK):
+                raise
+            shutil.copy2(path, target / path.name)
 
 
 def cold_generation(
@@ -108,7 +143,7 @@ def incremental_generation(
                         opened[entry.segment], counts[entry.segment], entry
                     )
             kept, merged = choose_merges([s for s in counts.values() if s.live], bool(fresh))
-            moved = [c for name in merged for c in _live_records(opened[name])]
+            moved = [c for name in merged for c in opened[name].live_records()]
             rows = sorted([*fresh, *moved], key=lambda c: (c.source, c.position))
             live = [counts[name] for name in kept]
             if rows:
@@ -217,14 +252,6 @@ def choose_merges(segments: Sequence[Merging], fresh: bool) -> tuple[list[str], 
         smallest = sorted(rest, key=lambda s: (s.live, s.info.name))
         merged += [s.info.name for s in smallest[: count - MERGED_TO + 1]]
     return [s.info.name for s in segments if s.info.name not in merged], merged
-
-
-def _live_records(segment: Segment) -> list[Chunk]:
-    """Return a segment's live chunk records, in row order."""
-    records = segment.records()
-    if segment.deleted is None:
-        return records
-    return [c for c, dead in zip(records, segment.deleted.tolist(), strict=True) if not dead]
 
 
 def _finish(

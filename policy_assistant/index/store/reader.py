@@ -25,7 +25,12 @@ from policy_assistant.index.store.folder import (
     live_generation,
     read_current,
 )
-from policy_assistant.index.store.integrity import check_file, check_name, check_on_open
+from policy_assistant.index.store.integrity import (
+    check_file,
+    check_name,
+    check_on_open,
+    segment_files,
+)
 from policy_assistant.index.store.manifest import (
     FORMAT_VERSION,
     DocumentEntry,
@@ -99,7 +104,8 @@ class LoadedIndex(Index):
                 segment.close()
             raise damaged(index_dir, exc) from exc
         super().__init__(segments, _statistics(manifest), manifest.access_labels)
-        self._units = preload_units(generation)  # kept open: a writer's swap cannot take them
+        # Kept open: a writer's swap cannot take them.
+        self._units = preload_units(index_dir, generation)
 
     def __len__(self) -> int:
         return self.manifest.rows
@@ -124,9 +130,7 @@ class LoadedIndex(Index):
             segment.close()
         self.segments = []
         if self._units is not None:
-            from policy_assistant.index.store.units import close_units
-
-            close_units(self._units)
+            self._units.close()
             self._units = None
 
     def chunk(self, row: int) -> Chunk:
@@ -145,14 +149,9 @@ class LoadedIndex(Index):
         chunks: list[Chunk] = []
         for segment in self.segments:
             try:
-                records = segment.records()
+                chunks += segment.live_records()
             except BadIndex as exc:
                 raise self.damage(str(exc)) from exc
-            dead = segment.deleted
-            if dead is None:
-                chunks += records
-            else:
-                chunks += [c for c, gone in zip(records, dead.tolist(), strict=True) if not gone]
         return chunks
 
     def find(self, chunk_id: str) -> Chunk | None:
@@ -207,29 +206,19 @@ class LoadedIndex(Index):
 
 
 def verify_files(
-    index_dir: Path,
-    generation: Path,
-    manifest: Manifest,
-    skip: tuple[str, ...] = (),
-    checksums: bool = True,
+    index_dir: Path, generation: Path, manifest: Manifest, checksums: bool = True
 ) -> None:
-    """Raise BadIndex unless every file of the generation (but those under the folders
-    skip names) has its recorded SHA-256 (or, without checksums, is there)."""
+    """Raise BadIndex unless every file of the generation has its recorded SHA-256 (or,
+    without checksums, is there)."""
     if not manifest.files:
         raise damaged(index_dir, "manifest.json records no file checksums")
     expected = dict(manifest.files)
     for live in manifest.segments:
         folder = f"{SEGMENTS_DIR}/{live.info.name}"
-        check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
-        try:
-            files = loads((generation / folder / "segment.json").read_bytes())["files"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise damaged(index_dir, f"{folder}/segment.json: {exc}") from exc
+        files = segment_files(index_dir, generation, live)
         expected.update({f"{folder}/{name}": digest for name, digest in files.items()})
     expected.update(_unit_files(index_dir, generation, manifest))
     for name, digest in expected.items():
-        if name.startswith(skip):
-            continue
         if checksums:
             check_file(index_dir, generation, name, digest)
         elif not os.path.isfile(generation / name):

@@ -13,23 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant.errors import BadIndex
-from policy_assistant.index.store.folder import DEFAULT_INDEX_DIR, damaged, read_current
+from policy_assistant.index.store.folder import damaged, ingest_hint, read_current
 
 SWAPS = 20
 """Generations in a row a first context() follows before it gives up: writers this fast
 would starve any reader."""
 
 
-def preload_units(generation: Path) -> Any:
+def preload_units(index_dir: Path, generation: Path) -> Any:
     """Return the generation's units opened now (None when it has none or they fail to open:
     search needs no units, and context() says what is wrong when it is called)."""
-    from policy_assistant.index.store.units import UNITS_DIR, has_units, load_units
-
-    folder = generation / UNITS_DIR
-    if not has_units(folder):
-        return None
     with suppress(BadIndex, OSError):
-        return load_units(folder)
+        return _load(index_dir, generation)
     return None
 
 
@@ -52,17 +47,13 @@ def _load(index_dir: Path, generation: Path) -> Any:
 
     folder = generation / UNITS_DIR
     if not has_units(folder):
-        extra = "" if index_dir == DEFAULT_INDEX_DIR else f" --index {index_dir}"
         why = (
             "retrieval units in an older layout"
             if folder.is_dir()
             else "no retrieval units (an `index` of chunk records or `ingest "
             "--no-units` stores none)"
         )
-        raise BadIndex(
-            f"index at {index_dir} holds {why}: run `policy-assistant ingest "
-            f"CORPUS{extra}` with the folder you indexed as CORPUS"
-        )
+        raise BadIndex(f"index at {index_dir} holds {why}: {ingest_hint(index_dir)}")
     try:
         return load_units(folder)
     except BadIndex as exc:

@@ -44,7 +44,7 @@ from policy_assistant.index.context.unit_segment import (
     write_unit_segment,
 )
 from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
-from policy_assistant.index.store.plan import choose_merges
+from policy_assistant.index.store.plan import choose_merges, link_tree
 from policy_assistant.jsonio import loads, pretty_json
 from policy_assistant.records import Document
 
@@ -302,8 +302,6 @@ def _delete(segment: UnitSegment, live: LiveUnits, doc: int) -> LiveUnits:
 
 def _link(old: Path, folder: Path, names: Sequence[str]) -> None:
     """Hard-link the kept unit segments of the old units folder into the new one."""
-    from policy_assistant.index.store.generation import link_tree
-
     for name in names:
         link_tree(old / name, folder / name)
 

@@ -30,7 +30,7 @@ import numpy as np
 import orjson
 
 from policy_assistant.errors import BadIndex
-from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
+from policy_assistant.index.settings import BM25Settings
 from policy_assistant.index.store.entries import (
     DELETED_DIR,
     EMPTY_FILE,
@@ -38,8 +38,13 @@ from policy_assistant.index.store.entries import (
     entries_bytes,
 )
 from policy_assistant.index.store.folder import GENERATION, checksum, read_current
-from policy_assistant.index.store.generation import Generation, MakeGeneration, link_tree
 from policy_assistant.index.store.manifest import Manifest, ids_digest
+from policy_assistant.index.store.plan import (
+    Generation,
+    MakeGeneration,
+    cold_generation,
+    link_tree,
+)
 from policy_assistant.jsonio import pretty_json
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk, Document
@@ -269,11 +274,10 @@ def write_index(
     settings are recorded), row for row. Takes the lock, waiting up to lock_timeout.
     With documents, their retrieval units go into the same generation (index/unit_store.py).
     """
-    from policy_assistant.index.store.plan import cold_generation
-
     _check_consistent(chunks, manifest)
     make = cold_generation(chunks, manifest, manifest.documents)
-    return write_generation(index_dir, make, lock_timeout, progress, documents, manifest.bm25)
+    units = None if documents is None else cold_units(documents, manifest.bm25)
+    return write_generation(index_dir, make, lock_timeout, progress, units=units)
 
 
 def write_generation(
@@ -281,19 +285,14 @@ def write_generation(
     make: MakeGeneration,
     lock_timeout: float | None = None,
     progress: Progress | None = None,
-    documents: Sequence[Document] | None = None,
-    bm25: BM25Settings | None = None,
     workers: int | None = None,
     units: UnitsJob | None = None,
 ) -> Path:
     """Write a new generation (make fills its segments), make it current, delete the others.
 
-    The units job (or with documents, their units built whole with the BM25 settings bm25,
-    the manifest's) writes the generation's units, in a forked child while make runs
+    The units job writes the generation's units, in a forked child while make runs
     (side_job.py), unless workers is 1.
     """
-    if units is None and documents is not None:
-        units = cold_units(documents, bm25)
     with index_lock(index_dir, lock_timeout):
         tmp = index_dir / f".tmp-{os.getpid()}"
         child: SideJob | None = None
@@ -357,15 +356,14 @@ UnitsJob = Callable[[Path], object]
 
 
 def cold_units(
-    documents: Sequence[Document], bm25: BM25Settings | None, vectors: Embedding | None = None
+    documents: Sequence[Document], bm25: BM25Settings, vectors: Embedding | None = None
 ) -> UnitsJob:
     """Return the job writing the units of documents whole, with these BM25 settings (and
     each unit's vector, given an embedding)."""
     from policy_assistant.index.store.units import write_units
 
-    params = bm25 or BM25_DEFAULTS
     extra = None if vectors is None else vectors.unit_files
-    return lambda folder: write_units(documents, folder, params, extra)
+    return lambda folder: write_units(documents, folder, bm25, extra)
 
 
 def _start_units(tmp: Path, job: UnitsJob | None, fork: bool) -> SideJob | None:
