@@ -130,6 +130,7 @@ def test_a_strategy_lists_the_passages_of_its_context(
     details.locator("summary").click()
     items = details.locator('.run[data-chunker="window"] ol.results > li')
     parts = [(b, p) for b, at in budgets.items() for p in at["context"]]
+    items.first.wait_for()  # the body is drawn when the question opens, after the click
     assert items.count() == len(parts) > 0
     for i, (budget, part) in enumerate(parts):
         text = items.nth(i).text_content()
