@@ -23,8 +23,8 @@ help:
 	@echo "make eval      the CI gate: evaluate and compare with questions/baseline.json"
 	@echo "make baseline  write questions/baseline.json from the current code (review its diff)"
 	@echo "make check     lint, format check, type check and every test (what CI runs)"
-	@echo "make bench     run the benchmarks in bench/ (installs the bench extra)"
-	@echo "make bench-sweep  time 8 eval variants x 3 budgets, 500 questions, 250k words (< 10 s)"
+	@echo "make bench     run the benchmarks in bench/, figures recorded (installs the bench extra)"
+	@echo "make bench-sweep  time 8 eval variants x 3 budgets, 500 questions, 250k words (< 10 s), recorded"
 	@echo "make bench-scale  ours against tantivy at 10k and 100k chunks (SIZES=1000000 for 1M)"
 	@echo "make corpus    rebuild the bundled PDFs from corpus-src/"
 	@echo "make golden    regenerate the golden files in tests/golden/"
@@ -94,11 +94,15 @@ $(BENCH_STAMP): $(DEV_STAMP)
 bench-scale: $(BENCH_STAMP)
 	$(BIN)/python bench/bench_scale.py --sizes $(or $(SIZES),10000,100000)
 
+# These runs record their figures: each script that has a section in bench/RESULTS.md gets --write
+# (run a script by hand without it to try it out, at any size, leaving RESULTS.md as it is).
 bench: $(BENCH_STAMP)
-	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	@for script in bench/bench_*.py; do echo "== $$script"; \
+		write=$$(grep -q 'write_section(' $$script && echo --write); \
+		$(BIN)/python $$script $$write || exit 1; done
 
 bench-sweep: $(DEV_STAMP)
-	$(BIN)/python bench/bench_sweep.py
+	$(BIN)/python bench/bench_sweep.py --write
 
 corpus: $(STAMP)
 	$(BIN)/python scripts/build_corpus.py
