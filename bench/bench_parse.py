@@ -2,7 +2,7 @@
 
 Usage (from the repository root):
 
-    .venv/bin/python bench/bench_parse.py [--repeat N] [--many-streams] [EXTRA.pdf ...]
+    .venv/bin/python bench/bench_parse.py [--repeat N] [--many-streams] [--write] [EXTRA.pdf ...]
 
 Rows: the bundled corpus PDFs; a generated document of text pages only (one content
 stream a page, as real pages have; --many-streams for the ten a page of the generator
@@ -14,7 +14,8 @@ and milliseconds per page for parse_pdf and for opening the file and calling
 page.get_text("dict") on every page, both measured in this run in CPU time (best of N,
 the two timed in turn after one warm-up each), their ratio, and how many pages ran
 table detection. The load average is printed with the table: the machine may be shared.
-Generated files live in a temporary directory; the table goes into bench/RESULTS.md.
+Generated files live in a temporary directory; with --write the table goes into
+bench/RESULTS.md.
 Exits 1 if the parser falls below half the raw extraction speed on text pages or an
 eighth on table-heavy pages.
 """
@@ -202,7 +203,9 @@ def main() -> int:
         help="generated text pages keep one content stream per insert_text call (the old pages)",
     )
     parser.add_argument("extra", nargs="*", type=Path, help="more PDFs to measure, one row each")
-    args = parser.parse_args()
+    from results import parse_args  # bench/ is on sys.path when run from it
+
+    args = parse_args(parser)
     rows: list[tuple[str, list[Path]]] = []
     corpus = sorted(CORPUS.rglob("*.pdf"))
     if corpus:

@@ -2,6 +2,7 @@
 
     python bench/bench_rankers.py                  # the bundled set, and every fetched set named
     python bench/bench_rankers.py --set build/external/licences:questions/external/licences.jsonl
+    python bench/bench_rankers.py --write          # and record the table in bench/RESULTS.md
 
 Each set's documents are chunked by the default chunker, each chunk embedded (as
 embed.text.embedding_text makes it) with the model folder given, and each question ranked by
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from results import write_section
+from results import parse_args, write_section
 
 from policy_assistant.chunk import DEFAULT_CHUNKER, chunk_documents
 from policy_assistant.embed.encoder import Encoder
@@ -129,12 +130,11 @@ def choices(results: list[tuple[str, int, dict[str, tuple[float, ...]]]]) -> lis
 
 
 def main() -> None:
-    """Measure every ranker on every set given (or found); print and record the figures."""
+    """Measure every ranker on every set given (or found); print, and record with --write."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--set", action="append", metavar="CORPUS:QUESTIONS")
     parser.add_argument("--model", type=Path, default=MODEL)
-    parser.add_argument("--write", action="store_true", help="record into bench/RESULTS.md")
-    args = parser.parse_args()
+    args = parse_args(parser)
     sets = args.set or [BUNDLED] + [
         f"{ROOT / 'build' / 'external' / name}:{ROOT / 'questions' / 'external' / name}.jsonl"
         for name in EXTERNAL

@@ -16,7 +16,7 @@ and the CPU its workers report per batch, Ray's own daemons left out), and for R
 batches, the seconds its workers spent in them, and the stages (discovery, parse and chunk on
 the cluster, index write on the driver). Per worker
 count: the overhead, Ray's wall time over the local pool's (the floor asked for is 1.3).
-`--record` writes the table into bench/RESULTS.md. `--ray-address ADDR` joins an existing
+`--write` records the table in bench/RESULTS.md. `--ray-address ADDR` joins an existing
 cluster for the Ray runs (whatever its size; the corpus and scratch folder, under build/, must
 be visible to this driver only: the driver sends the files' bytes).
 """
@@ -150,8 +150,9 @@ def main() -> None:
     parser.add_argument("--one", nargs=4, metavar=("ENGINE", "WORKERS", "CORPUS", "SCRATCH"))
     parser.add_argument("--max-workers", type=int, default=None)
     parser.add_argument("--ray-address", help="join this cluster for the Ray runs (its size)")
-    parser.add_argument("--record", action="store_true", help="write bench/RESULTS.md")
-    args = parser.parse_args()
+    from results import parse_args, write_section  # bench/ is on sys.path when run from it
+
+    args = parse_args(parser)
     if args.one:
         engine, workers, corpus, scratch = args.one
         figures = one(engine, int(workers), Path(corpus), Path(scratch), args.ray_address)
@@ -173,10 +174,7 @@ def main() -> None:
         ratio = on_ray["wall_s"] / local["wall_s"]
         printed.append(f"      workers {workers}  overhead ray/local {ratio:.2f}x (floor 1.30x)")
         print(printed[-1], flush=True)
-    if args.record:
-        from results import write_section
-
-        write_section("bench_ray", "```\n" + "\n".join(printed) + "\n```")
+    write_section("bench_ray", "```\n" + "\n".join(printed) + "\n```")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 Usage (from the repository root)::
 
     .venv/bin/python bench/bench_sweep.py                    # the target: under 10 s
+    .venv/bin/python bench/bench_sweep.py --write            # and record it in bench/RESULTS.md
     .venv/bin/python bench/bench_sweep.py --words 250000 --questions 500 --repeat 3
     .venv/bin/python bench/bench_sweep.py --profile 25       # also the top 25 functions, cProfile
     .venv/bin/python bench/bench_sweep.py --peers            # and the three peers (peers extra)
@@ -32,7 +33,7 @@ import time
 from pathlib import Path
 
 from bench_eval import write_large_corpus
-from results import recording, write_section
+from results import parse_args, recording, write_section
 
 from policy_assistant.evaluate import EvalSettings, run_eval
 from policy_assistant.evaluate.budget_units import forget_token_counts
@@ -116,7 +117,7 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0, metavar="N")
     parser.add_argument("--peers", action="store_true", help="add the three peer chunkers")
     parser.add_argument("--budget-unit", default="words", choices=("words", "tokens"))
-    args = parser.parse_args()
+    args = parse_args(parser)
     variants = VARIANTS + (PEER_VARIANTS if args.peers else ())
     settings = EvalSettings(chunkers=variants, budgets=BUDGETS, budget_unit=args.budget_unit)
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} over the last minute")

@@ -1,6 +1,6 @@
 """Vectors in the index: ingest time and index size with and without them, and one changed file.
 
-    OPENBLAS_NUM_THREADS=1 python bench/bench_vectors.py [--chunks 100000] [--model DIR]
+    OPENBLAS_NUM_THREADS=1 python bench/bench_vectors.py [--chunks 100000] [--model DIR] [--write]
 
 Two corpora, each ingested in this process through the library's `ingest` (structure chunker
 for the bundled corpus, `fixed --size 60` for the generated one, as bench_scale.py does):
@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 from bench_scale import change_one_file, folder_mb, generate
-from results import write_section
+from results import parse_args, write_section
 
 from policy_assistant.chunk import make_chunker
 from policy_assistant.embed.encoder import Encoder
@@ -269,12 +269,11 @@ def table(title: str, cold: dict[str, Any], change: dict[str, Any]) -> list[str]
 
 
 def main() -> None:
-    """Run both corpora, print the figures and record them in bench/RESULTS.md."""
+    """Run both corpora, print the figures and record them in bench/RESULTS.md (--write)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--model", type=Path, default=MODEL)
-    parser.add_argument("--no-record", action="store_true", help="print only")
-    args = parser.parse_args()
+    args = parse_args(parser)
     with tempfile.TemporaryDirectory(prefix="bench-vectors-") as tmp:
         root = Path(tmp)
         lines, found = bundled(root, args.model)
@@ -283,8 +282,7 @@ def main() -> None:
     lines.append(f"load average (uptime) at the end: {load()}; OPENBLAS_NUM_THREADS={threads}")
     text = "\n".join(lines)
     print(text)
-    if not args.no_record:
-        write_section("bench_vectors", "```\n" + text + "\n```")
+    write_section("bench_vectors", "```\n" + text + "\n```")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ evidence recall@B (v: the share of the evidence's words inside the context) and 
 contexts; then the paired differences (bootstrap, 95%) of the strategy of record (--of-record)
 and of the best strategy against the best window by complete@B, on complete@B and hit@B,
 against structure, and on hit@B against the best window by hit@B. Windows run at every size
-in --sizes (overlap a quarter of the size). The printed output becomes the --section section
-of bench/RESULTS.md; run a held-out set on its own, into its own section.
+in --sizes (overlap a quarter of the size). With --write the printed output becomes the --section
+section of bench/RESULTS.md; run a held-out set on its own, into its own section.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from results import recording, write_section
+from results import parse_args, recording, write_section
 
 from policy_assistant.errors import QuestionsError
 from policy_assistant.evaluate.bootstrap import Bootstrap
@@ -279,7 +279,7 @@ def main() -> str:
         "--documents", action="store_true", help="also print how often the right document is first"
     )
     parser.add_argument("--section", default="eval_context", help="the RESULTS.md section")
-    args = parser.parse_args()
+    args = parse_args(parser)
     global DOCUMENT_READOUT
     DOCUMENT_READOUT = args.documents
     sets = args.set or ["corpus:questions/questions.jsonl"]

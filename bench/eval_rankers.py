@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from results import write_section
+from results import parse_args, write_section
 
 from policy_assistant.chunk import chunk_documents, make_chunker
 from policy_assistant.evaluate.beir_run import run_beir_eval
@@ -226,9 +226,8 @@ def negate(d: dict[str, float]) -> dict[str, float]:
 def main() -> None:
     """Evaluate every set, print the tables, and record them when asked."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--write", action="store_true", help="record into bench/RESULTS.md")
     parser.add_argument("--only", action="append", help="evaluate only these sets")
-    args = parser.parse_args()
+    args = parse_args(parser)
     blocks, paraphrases = [], []
     for name, corpus, questions in sets():
         if args.only and name not in args.only:

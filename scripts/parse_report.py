@@ -28,13 +28,19 @@ letter or digit (so punctuation-only words do not count); a run of up to four co
 words on one side that equals one word on the other counts as found, so a line-end hyphen
 joined ("Ex-" "cel" -> "Excel") is not a loss. The folder's first level names the kind of
 each file (e.g. `pdf-slides/x.pdf`); totals are given per kind. Output is deterministic.
-Exit 0 when every file parsed, 1 when one failed (it is listed), 2 on a bad argument.
+
+A file may be expected to fail: a manifest (`--expected`, by default external/manifest.json,
+the regression set's) gives it `"expect_failure": {"error": ..., "why": ...}`, the start of the
+error it must fail with and the reason. Every failure is named on stderr, each said to be
+expected or not. Exit 0 when every file parsed or failed as its manifest entry expects; 1 when
+one failed otherwise, or parsed though expected to fail; 2 on a bad argument.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import unicodedata
@@ -59,6 +65,8 @@ from policy_assistant.parse.pdf.coverage import coverage, normalize
 from policy_assistant.parse.pdf.reader import text_layer_words
 from policy_assistant.records import Document
 
+MANIFEST = Path(__file__).resolve().parent.parent / "external" / "manifest.json"
+"""The regression set's manifest: where the files expected to fail are named."""
 MAX_JOIN = 4
 """Longest run of words on one side that may equal one word on the other."""
 _SECTION_NUMBER = re.compile(r"^(?:(?:\d+|[A-Z])(?:\.\d+)*\.?|[IVXLC]+\.)\s+")
@@ -202,6 +210,8 @@ class FileReport:
     """PDF: counts of the defects scripts/parse_defects.py looks for, by kind."""
     error: str | None = None
     """Why the file did not parse, if it did not."""
+    expected_failure: str | None = None
+    """Why the file is expected to fail (its manifest entry), if it is."""
 
     @property
     def lost_share(self) -> float:
@@ -431,20 +441,85 @@ def as_table(reports: list[FileReport]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class ExpectedFailure:
+    """A file a manifest expects the parser to refuse."""
+
+    error: str
+    """The start of the error it must fail with."""
+    why: str
+    """Why it is expected to fail (what the file is there to test)."""
+
+
+def expected_failures(manifest: Path) -> dict[str, ExpectedFailure]:
+    """Return the files a manifest expects to fail, by name relative to the folder.
+
+    A manifest has the form of external/manifest.json: `files`, each with a `name` and, for a
+    file that must fail, `"expect_failure": {"error": ..., "why": ...}`.
+    """
+    files = json.loads(manifest.read_text(encoding="utf-8")).get("files", [])
+    return {
+        entry["name"]: ExpectedFailure(
+            entry["expect_failure"]["error"], entry["expect_failure"]["why"]
+        )
+        for entry in files
+        if "expect_failure" in entry
+    }
+
+
+def failures(
+    reports: list[FileReport], expected: dict[str, ExpectedFailure]
+) -> list[tuple[str, bool]]:
+    """Mark the reports expected to fail; return a line for each failure, and whether expected.
+
+    A failure is expected when the manifest names the file and its error starts with the
+    manifest's. A file expected to fail that parsed is not as expected either (the manifest is
+    out of date, or the parser now takes what it must refuse). In the order of the reports.
+    """
+    lines = []
+    for r in reports:
+        want = expected.get(r.file)
+        if want is not None and r.error is not None and r.error.startswith(want.error):
+            r.expected_failure = want.why
+            lines.append((f"{r.file}: {r.error}: failed as expected ({want.why})", True))
+        elif r.error is not None:
+            lines.append((f"{r.file}: {r.error}: FAILED, not expected", False))
+        elif want is not None:
+            lines.append((f"{r.file}: parsed, though expected to fail ({want.error})", False))
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the report for a folder; return the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="folder of .pdf and .md files")
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    parser.add_argument(
+        "--expected",
+        type=Path,
+        metavar="MANIFEST",
+        help="manifest naming the files expected to fail (default: external/manifest.json)",
+    )
     args = parser.parse_args(argv)
     if not args.folder.is_dir():
         parser.error(f"{args.folder}: not a folder")
+    manifest = args.expected or MANIFEST
+    if args.expected is not None and not manifest.is_file():
+        parser.error(f"{manifest}: no such file")
+    expected = expected_failures(manifest) if manifest.is_file() else {}
     reports = report_folder(args.folder)
+    lines = failures(reports, expected)
     print(as_json(reports) if args.json else as_table(reports))
-    for r in reports:
-        if r.error:
-            print(f"{r.file}: {r.error}", file=sys.stderr)
-    return 1 if any(r.error for r in reports) else 0
+    for line, _ in lines:
+        print(line, file=sys.stderr)
+    unexpected = sum(1 for _, ok in lines if not ok)
+    if lines:
+        print(
+            f"{len(lines) - unexpected} failed as expected, {unexpected} not as expected "
+            f"(expected failures from {os.path.relpath(manifest)}); exit {int(bool(unexpected))}",
+            file=sys.stderr,
+        )
+    return 1 if unexpected else 0
 
 
 if __name__ == "__main__":

@@ -33,3 +33,11 @@ def test_make_ingest_installs_the_package_alone_and_make_test_the_extras() -> No
     # The heavy extras are still there for the tests that cover them.
     tests = [line for line in planned("test") if " install " in line and "pip" in line]
     assert any(all(extra in line for extra in HEAVY_EXTRAS) for line in tests), tests
+
+
+def test_make_test_fetches_the_model_first_so_no_embedding_test_skips() -> None:
+    for target in ("test", "test-all"):
+        lines = planned(target)
+        fetch = [n for n, line in enumerate(lines) if "scripts/fetch_model.py" in line]
+        tests = [n for n, line in enumerate(lines) if "bin/pytest" in line]
+        assert fetch and tests and fetch[0] < tests[0], (target, lines)

@@ -214,6 +214,85 @@ def test_the_report_command_exits_by_what_happened(
     assert exit_info.value.code == 2
 
 
+def _expect(tmp_path: Path, failing: dict[str, str]) -> Path:
+    """Write a manifest expecting each named file to fail with the error given; return it."""
+    files = [
+        {"name": name, "expect_failure": {"error": error, "why": f"{name} tests the refusal"}}
+        for name, error in failing.items()
+    ]
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps({"files": files}), encoding="utf-8")
+    return path
+
+
+def test_a_failure_the_manifest_expects_exits_0_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "docs"
+    (folder / "md-good").mkdir(parents=True)
+    (folder / "md-not-utf8").mkdir()
+    (folder / "md-good" / "good.md").write_text("# Title\n\nSome words here.\n", "utf-8")
+    (folder / "md-not-utf8" / "bad.md").write_bytes("# Введение\n".encode("cp1251"))
+    bare = report.main([str(folder), "--expected", str(_expect(tmp_path, {}))])
+    table = capsys.readouterr().out
+    assert bare == 1
+    manifest = _expect(tmp_path, {"md-not-utf8/bad.md": "not UTF-8 text"})
+    assert report.main([str(folder), "--expected", str(manifest)]) == 0
+    out, err = capsys.readouterr()
+    assert out == table  # the table is the same whatever is expected
+    assert (
+        "md-not-utf8/bad.md                                       0       0 FAILED: not UTF-8"
+        in out
+    )
+    assert "md-not-utf8/bad.md: not UTF-8 text (byte 0xc2 at offset 2): failed as expected " in err
+    assert "(md-not-utf8/bad.md tests the refusal)" in err
+    assert "1 failed as expected, 0 not as expected" in err and "exit 0" in err
+    assert report.main([str(folder), "--expected", str(manifest), "--json"]) == 0
+    files = {f["file"]: f for f in json.loads(capsys.readouterr().out)["files"]}
+    assert files["md-not-utf8/bad.md"]["expected_failure"] == "md-not-utf8/bad.md tests the refusal"
+    assert files["md-good/good.md"]["expected_failure"] is None
+    # Another failure beside it is not expected: exit 1, each named for what it is.
+    (folder / "md-good" / "worse.md").write_bytes(b"\xff\xfd not utf-8 \x81")
+    assert report.main([str(folder), "--expected", str(manifest)]) == 1
+    err = capsys.readouterr().err
+    assert "md-good/worse.md: not UTF-8 text" in err and "FAILED, not expected" in err
+    assert "failed as expected" in err and "1 failed as expected, 1 not as expected" in err
+
+
+def test_a_file_expected_to_fail_otherwise_or_that_parses_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "good.md").write_text("# Title\n\nSome words here.\n", "utf-8")
+    (folder / "bad.md").write_bytes(b"\xff\xfd not utf-8 \x81")
+    manifest = _expect(tmp_path, {"bad.md": "empty document", "good.md": "not UTF-8 text"})
+    assert report.main([str(folder), "--expected", str(manifest)]) == 1
+    err = capsys.readouterr().err
+    assert "bad.md: not UTF-8 text" in err and "FAILED, not expected" in err
+    assert "good.md: parsed, though expected to fail (not UTF-8 text)" in err
+    assert "0 failed as expected, 2 not as expected" in err
+    with pytest.raises(SystemExit) as exit_info:
+        report.main([str(folder), "--expected", str(tmp_path / "missing.json")])
+    assert exit_info.value.code == 2
+
+
+def test_the_regression_sets_not_utf8_file_is_expected_to_fail_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entry = manifest_entries()["md-not-utf8/disser-README-ru.md"]
+    assert entry["expect_failure"]["error"] == "not UTF-8 text" and entry["expect_failure"]["why"]
+    expecting = [e["name"] for e in manifest_entries().values() if "expect_failure" in e]
+    assert expecting == ["md-not-utf8/disser-README-ru.md"]
+    # Bytes like the real file's (Windows-1251), under its name: external/manifest.json is read.
+    (tmp_path / "md-not-utf8").mkdir()
+    (tmp_path / "md-not-utf8" / "disser-README-ru.md").write_bytes(
+        "# 1. Введение\n".encode("cp1251")
+    )
+    assert report.main([str(tmp_path)]) == 0
+    assert "failed as expected" in capsys.readouterr().err
+
+
 # --- the measuring stick itself ------------------------------------------------------------
 
 
