@@ -113,12 +113,16 @@ def row_norms(stats: Statistics, lengths: Any) -> Floats:
     return result
 
 
-def saturation(stats: Statistics, norms: Any, tf: Any) -> Floats:
+def saturation(stats: Statistics, norms: Any, tf: Any, reuse_norms: bool = False) -> Floats:
     """Return the BM25 weights of postings before their idf, from their rows' length norms
-    and tf: rank_bm25's operations in its order, which every path here repeats."""
-    freq = tf.astype(np.float64)
-    result: Floats = freq * (stats.k1 + 1) / (freq + norms)
-    return result
+    and tf: rank_bm25's operations, freq * (k1 + 1) / (freq + norms), which every path here
+    repeats. With reuse_norms, norms (float64, the caller's) is overwritten, so a large batch
+    of postings costs two arrays, not four."""
+    freq: Floats = tf.astype(np.float64)  # a copy: the sums below may write into it
+    denominator = np.add(freq, norms, out=norms if reuse_norms else None)
+    np.multiply(freq, stats.k1 + 1, out=freq)
+    np.divide(freq, denominator, out=freq)
+    return freq
 
 
 @dataclass(slots=True)  # not frozen: a frozen one's __init__ costs a call per field

@@ -73,7 +73,7 @@ class FieldTerms:
         """Return the weights of postings of the given terms (positions in this plan) from
         their rows' length norms (an array of the caller's, overwritten), times the terms'
         repeats unless not repeated (a bound is ordered by repeats apart)."""
-        found = _saturated(stats, norms, tf)
+        found = saturation(stats, norms, tf, reuse_norms=True)
         found *= self.idf[terms]  # the floats of idf times saturation, without a copy
         if repeated and self.scaled:
             found *= self.repeats[terms]
@@ -83,21 +83,11 @@ class FieldTerms:
         """Return weights (as weights gives them, norms overwritten) of postings of one term
         (its position)."""
         # A float times an array gives the floats an array of that float gives.
-        found = _saturated(stats, norms, tf)
+        found = saturation(stats, norms, tf, reuse_norms=True)
         found *= self.idf[term]
         if self.scaled:
             found *= self.repeats[term]
         return found
-
-
-def _saturated(stats: Statistics, norms: Floats, tf: Ints) -> Floats:
-    """Return saturation's floats (its operations in its order) in two arrays, not four:
-    norms, the caller's, is overwritten (a batch of postings is large, its temporaries too)."""
-    freq = tf.astype(np.float64)
-    np.add(freq, norms, out=norms)
-    np.multiply(freq, stats.k1 + 1, out=freq)
-    np.divide(freq, norms, out=freq)
-    return freq
 
 
 NORM_ROWS = 1 << 18
