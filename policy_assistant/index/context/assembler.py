@@ -86,6 +86,8 @@ class ContextSettings:
     wide_hits: int = 0
     """"window": only the first this many hits get `window` units either side, the rest one
     (0: every hit gets `window`)."""
+    narrow: int = 1
+    """"window" with wide_hits: units either side of each hit after the first wide_hits."""
     maxp: float = 0.0
     """"window": order hits by their score plus this times their window's gain (each query
     term at its best unit of the window, window_gains); 0: by their own score."""
@@ -119,7 +121,7 @@ def assemble(
         window = _window_for(settings, budget)
         if settings.clusters and window:
             hits = _by_cluster(units, hits, window, settings.decay)
-        narrow = min(window, 1) if settings.wide_hits else window
+        narrow = min(window, settings.narrow) if settings.wide_hits else window
         # Each hit's document, section and words read at once, as Python ints.
         rows = [row for row, _ in hits]
         docs, sections, words = (units.col(name)[rows].tolist() for name in _HIT_COLUMNS)
