@@ -14,8 +14,8 @@ headings, paragraphs of sentences, list items and a table per section, then repo
   fields), assembly alone (assemble, budget 400; memory-mapped columns, texts read on
   demand), and the whole context (context_for, the path of Index.context and eval: unit
   search, hit order, assembly) over units written at once (one segment) and written in
-  SEGMENTS parts as successive ingests leave them (hits fall in several segments), and with
-  RM3 feedback (a second unit search, feedback.py), with what each adds over chunk search.
+  SEGMENTS parts as successive ingests leave them (hits fall in several segments), with what
+  each adds over chunk search.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from policy_assistant.index.context.assembler import (
     assemble,
     context_for,
 )
-from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UnitSet
 from policy_assistant.index.settings import BM25_DEFAULTS
@@ -232,11 +231,9 @@ def report(
         ("chunk search (k=10)", lambda q: chunk_index.search(q, 10, "staff")),
         ("unit search (50, 4 fields)", lambda q: disk.ranked(q, settings.candidates)),
     ]
-    fed = disk.with_options(feedback=Feedback())
     rows += [
         ("context (search + assembly)", lambda q: context_for(disk, q, BUDGET, None, settings)),
         (f"context, {SEGMENTS} segments", lambda q: context_for(parts, q, BUDGET, None, settings)),
-        ("context with RM3 (2 searches)", lambda q: context_for(fed, q, BUDGET, None, settings)),
     ]
     print(f"{'per query (CPU)':<28} {'median ms':>10} {'p90 ms':>8}")
     medians = {}
@@ -253,11 +250,7 @@ def report(
             lambda q: disk.ranked(q, settings.candidates)[:2],
         )
         print(f"{'assembly, ' + strategy:<28} {median:10.2f} {p90:8.2f}")
-    for name in (
-        "context (search + assembly)",
-        f"context, {SEGMENTS} segments",
-        "context with RM3 (2 searches)",
-    ):
+    for name in ("context (search + assembly)", f"context, {SEGMENTS} segments"):
         extra = medians[name] - medians["chunk search (k=10)"]
         print(f"{name} adds {extra:.2f} ms median over chunk search")
     extra = medians["context (search + assembly)"] - medians["chunk search (k=10)"]

@@ -36,7 +36,6 @@ from policy_assistant.evaluate.run import EvalSettings, evaluate
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, Strategy, with_strategies
 from policy_assistant.ids import file_sha256
 from policy_assistant.index.context.assembler import ContextSettings, context_for
-from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.store.units import units_of
 from policy_assistant.parse import parse_path
@@ -88,14 +87,10 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("automerge-noheader", ContextSettings("automerge", header_rows=False)),
         Strategy("window-1", ContextSettings("window", window=1)),
         Strategy("window-adaptive", ContextSettings("window", window=2, narrow_below=150)),
-        Strategy("window-2c", ContextSettings("window", window=2, narrow_below=0, clusters=True)),
-        Strategy("window-3c", ContextSettings("window", window=3, narrow_below=0, clusters=True)),
         Strategy(
             "window-2-headings", ContextSettings("window", window=2, narrow_below=0, headings=True)
         ),
         Strategy("window-4", ContextSettings("window", window=4, narrow_below=0)),
-        Strategy("window-2-docs1", W2, top_documents=1),
-        Strategy("window-2-docs3", W2, top_documents=3),
         Strategy("window-2-doc1", W2, fields(0.3, 1.0, 1.0)),
         Strategy("window-2-doc0", W2, fields(0.3, 0.0, 1.0)),
         Strategy("window-adaptive-s0", WA, fields(0.0, 0.3, 1.0)),
@@ -120,14 +115,6 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("window-adaptive-p05", WA, fields(0.3, 0.3, 0.5)),
         Strategy("window-adaptive-p2", WA, fields(0.3, 0.3, 2.0)),
         Strategy("window-adaptive-doc1", WA, fields(0.3, 1.0, 1.0)),
-        Strategy("window-adaptive-docs1", WA, top_documents=1),
-        Strategy("window-adaptive-docs3", WA, top_documents=3),
-        Strategy("window-rm3", DEFAULT, feedback=Feedback()),
-        Strategy("window-rm3-5", DEFAULT, feedback=Feedback(units=5)),
-        Strategy("window-rm3-t20", DEFAULT, feedback=Feedback(terms=20)),
-        Strategy("window-rm3-07", DEFAULT, feedback=Feedback(weight=0.7)),
-        Strategy("window-rm3-085", DEFAULT, feedback=Feedback(weight=0.85)),
-        Strategy("window-rm3-w0", DEFAULT, feedback=Feedback(window=0)),
         Strategy("window-s0", DEFAULT, fields(0.0, 0.3, 1.0)),
         Strategy("window-p075", DEFAULT, fields(0.3, 0.3, 0.75)),
         Strategy("window-p15", DEFAULT, fields(0.3, 0.3, 1.5)),
@@ -220,7 +207,7 @@ def right_document(index: SegmentedUnits, qset: QuestionSet, chosen: list[Strate
     come from a document the question's evidence is in (the look-alike readout)."""
     print(f"{'right document':22s}  first hit" + "".join(f"  @{b:<5}" for b in BUDGETS))
     for strategy in chosen:
-        ranked = index.with_options(strategy.weights, strategy.top_documents, strategy.feedback)
+        ranked = index.with_options(strategy.weights)
         firsts, by_budget = 0, [0] * len(BUDGETS)
         for q in qset.questions:
             sources = {p.source for p in q.relevant}

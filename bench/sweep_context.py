@@ -24,7 +24,6 @@ from eval_context import usable_questions
 from policy_assistant.evaluate.questions import Question
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, score_strategy
 from policy_assistant.index.context.assembler import ContextSettings
-from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.store.units import units_of
@@ -51,20 +50,12 @@ class Variant:
     """How contexts are assembled."""
     weights: dict[str, float] | None = None
     """Field weights of the unit ranking (None: the defaults)."""
-    feedback: Feedback | None = None
-    """RM3 pseudo-relevance feedback (None: one search)."""
     bm25: dict[str, float] = field(default_factory=dict)
     """BM25 settings of the four unit fields (k1, b)."""
 
 
 VARIANTS = [
     Variant("default (window)"),
-    Variant("rm3 10 units, 10 terms, 0.5", feedback=Feedback()),
-    Variant("rm3 5 units", feedback=Feedback(units=5)),
-    Variant("rm3 20 terms", feedback=Feedback(terms=20)),
-    Variant("rm3 query weight 0.7", feedback=Feedback(weight=0.7)),
-    Variant("rm3 query weight 0.85", feedback=Feedback(weight=0.85)),
-    Variant("rm3 hit alone (window 0)", feedback=Feedback(window=0)),
     Variant("bm25 k1 0.9", bm25={"k1": 0.9}),
     Variant("bm25 k1 1.6", bm25={"k1": 1.6}),
     Variant("bm25 b 0.5", bm25={"b": 0.5}),
@@ -92,7 +83,7 @@ def outcomes(
     key = (id(docs), tuple(sorted(variant.bm25.items())))
     if key not in cache:
         cache[key] = units_of(docs, BM25_DEFAULTS.with_changes(variant.bm25))
-    index = cache[key].with_options(variant.weights, feedback=variant.feedback)
+    index = cache[key].with_options(variant.weights)
     rows = []
     for q in questions:
         found = score_strategy(index, q, variant.context, 5, BUDGETS).budgets

@@ -21,7 +21,6 @@ from policy_assistant.evaluate.questions import load_questions
 from policy_assistant.evaluate.report import EvalReport
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, Strategy, with_strategies
 from policy_assistant.index.context import assembler
-from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.parse import parse_path
 
@@ -43,15 +42,13 @@ def test_a_strategy_with_bm25_settings_ranks_on_its_own_index(corpus_dir: Path) 
         Strategy("plain", context),
         Strategy("same", context, bm25={"k1": 1.2, "b": 0.75}),  # the defaults, spelled out
         Strategy("flat", context, bm25={"b": 0.0}),
-        Strategy("fed", context, feedback=Feedback(weight=1.0)),  # adds no term
     ]
     both = with_strategies(report, docs, qset, chosen, Bootstrap(len(qset.questions)))
-    plain, same, flat, fed = (run.outcomes for run in both.runs)
-    assert same == plain and fed == plain
+    plain, same, flat = (run.outcomes for run in both.runs)
+    assert same == plain
     assert flat != plain  # no length normalization ranks other units first
     recorded = {s["name"]: s for s in both.settings["strategies"]}
     assert recorded["flat"]["bm25"] == {"b": 0.0} and "bm25" not in recorded["plain"]
-    assert recorded["fed"]["feedback"]["weight"] == 1.0
 
 
 @pytest.mark.parametrize("name", ["window", "passages"])

@@ -57,7 +57,7 @@ SETTINGS = (
     None,
     ContextSettings("units"),
     ContextSettings("automerge"),
-    ContextSettings("window", window=1, clusters=True),
+    ContextSettings("window", window=1, wide_hits=1, narrow=0),
 )
 
 

@@ -143,11 +143,3 @@ def test_field_weights_lift_the_document_the_query_names() -> None:
     assert tied[0][1] == tied[1][1]  # the two bodies are the same words
     units, found = search(fields, query, 1)
     assert units.docs[int(units.col("unit_doc")[found[0][0]])].source == "guides/b.md"
-
-
-def test_documents_first_keeps_units_of_the_best_documents_only() -> None:
-    docs = [make_doc("guides/a.md", title="Teak deck"), make_doc("guides/b.md", title="Pine deck")]
-    index = units_of(docs).with_options(top_documents=1)
-    units, hits = search(index, "pine deck oil twice a year", 20)
-    sources = {units.docs[int(units.col("unit_doc")[r])].source for r, _ in hits}
-    assert sources == {"guides/b.md"} and len(hits) > 1

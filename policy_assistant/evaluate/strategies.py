@@ -23,7 +23,7 @@ so summaries, paired comparisons and the report treat a strategy like a chunker:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -51,7 +51,6 @@ from policy_assistant.index.context.assembler import (
     ranked_settings,
     ranked_units,
 )
-from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.passages import (
     PATH_SEPARATOR,
     ContextPassage,
@@ -107,10 +106,6 @@ class Strategy:
     """How contexts are assembled."""
     weights: dict[str, float] | None = None
     """Field weights of the unit ranking (None: the defaults)."""
-    top_documents: int = 0
-    """Rank documents first and units within the best this many (0: off)."""
-    feedback: Feedback | None = None
-    """Pseudo-relevance feedback for the unit ranking (None: off)."""
     bm25: dict[str, float] | None = None
     """Changes to the default BM25 settings of the four unit fields (k1, b; None: none),
     kept as given since the report records them so (BM25Settings.with_changes applies them)."""
@@ -170,7 +165,7 @@ def strategy_runs(
     chosen = None if ranker == "bm25" else as_ranker(ranker)
     for strategy in strategies:
         strategy.context.check()
-        ranked = index.with_options(strategy.weights, strategy.top_documents, strategy.feedback)
+        ranked = index.with_options(strategy.weights)
         outcomes = tuple(
             score_strategy(ranked, q, strategy.context, k, budgets, chosen, encoder)
             for q in questions
@@ -365,10 +360,6 @@ def _settings_dict(strategy: Strategy) -> dict[str, object]:
         out.update(share=c.share, decay=c.decay)
     if strategy.weights is not None:
         out["weights"] = dict(strategy.weights)
-    if strategy.top_documents:
-        out["top_documents"] = strategy.top_documents
     if strategy.bm25:
         out["bm25"] = dict(strategy.bm25)
-    if strategy.feedback is not None:
-        out["feedback"] = asdict(strategy.feedback)
     return out

@@ -130,7 +130,7 @@ class Planned:
     """A query term as it is summed."""
 
     repeats: float
-    """Its weight in the query (how often it occurs, or a feedback weight)."""
+    """Its weight in the query (how often it occurs)."""
     idf: float
     """Its idf over every live segment."""
     parts: list[tuple[int, Any, Any]]

@@ -81,8 +81,6 @@ class ContextSettings:
     """Whether a heading unit may be a hit; its words also score as the section's fields."""
     header_rows: bool = True
     """Whether a passage starting below a table's header row repeats the header row."""
-    clusters: bool = False
-    """"window": take windows by their hits' scores summed with decay, not by rank."""
     wide_hits: int = 0
     """"window": only the first this many hits get `window` units either side, the rest one
     (0: every hit gets `window`)."""
@@ -119,8 +117,6 @@ def assemble(
             builder.grow_group(group, settings.share)
     elif hits:
         window = _window_for(settings, budget)
-        if settings.clusters and window:
-            hits = _by_cluster(units, hits, window, settings.decay)
         narrow = min(window, settings.narrow) if settings.wide_hits else window
         # Each hit's document, section and words read at once, as Python ints.
         rows = [row for row, _ in hits]
@@ -284,23 +280,6 @@ def _groups(units: UnitSet, hits: Sequence[tuple[int, float]], decay: float) -> 
         for s, found in by_section.items()
     ]
     return sorted(groups, key=lambda g: -g.score)  # stable: dict order is first-hit order
-
-
-def _by_cluster(
-    units: UnitSet, hits: Sequence[tuple[int, float]], window: int, decay: float
-) -> list[tuple[int, float]]:
-    """Return the hits ordered by the decayed sum of the hit scores in each one's window."""
-    section_of = units.col("unit_section")
-    scores = dict(hits)
-    keyed = []
-    for rank, (row, score) in enumerate(hits):
-        lo, hi = units.section_range(int(section_of[row]))
-        near = sorted(
-            (scores[r] for r in range(max(lo, row - window), min(hi, row + window) + 1)
-             if r in scores), reverse=True,
-        )  # fmt: skip
-        keyed.append((-sum(s * decay**i for i, s in enumerate(near)), rank, row, score))
-    return [(row, score) for _, _, row, score in sorted(keyed)]
 
 
 class _Context:

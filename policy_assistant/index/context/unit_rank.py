@@ -19,8 +19,7 @@ from the postings by range. The hits come back in their segment's own UnitSet wh
 lie in one (unit_open.segment_units), else in a UnitSet of their documents alone
 (unit_open.doc_units): that is all the context assembler reads, each document being whole in
 one segment. The index folder's units (store/units.py) and eval's (the same writer, in a
-temporary folder) are both ranked here. Optional, measured and off by default: ranking
-documents first (top_documents) and pseudo-relevance feedback (feedback.py).
+temporary folder) are both ranked here.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -38,7 +37,6 @@ import numpy.typing as npt
 from policy_assistant.errors import UsageError
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.segment_search import Statistics, statistics
-from policy_assistant.index.context.feedback import Feedback
 from policy_assistant.index.context.unit_dense import has_unit_vectors, ranked_by_vectors
 from policy_assistant.index.context.unit_open import UnitSegment, doc_units, segment_units
 from policy_assistant.index.context.unit_terms import (
@@ -69,20 +67,6 @@ class TermWeights:
     """The unit rows, ascending."""
     matrix: Floats
     """One row per query term, one column per unit row: the term's weight there (0: absent)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    """How a search ranks beside the BM25 settings: field weights and the measured extras."""
-
-    weights: dict[str, float]
-    """Weights of the section, document and passage fields."""
-    top_documents: int = 0
-    """Rank documents first and keep units of the best this many only (0: every document).
-    A document scores its identity field (weighted) plus its best section's passage field."""
-    feedback: Feedback | None = None
-    """Pseudo-relevance feedback: search again with terms of the first search's best units
-    (None: one search)."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +124,7 @@ class SegmentedUnits:
         weights: dict[str, float],
     ) -> None:  # fmt: skip
         self.segments, self.stats = list(segments), stats
-        self.options = Options(dict(weights))
+        self._weights = dict(weights)
         self._views = {f: [s.fields[f] for s in self.segments] for f in stats}
         self._scratch = Scratch()
         self._allowed_at: dict[int, npt.NDArray[np.bool_] | None] = {}
@@ -156,18 +140,14 @@ class SegmentedUnits:
     @property
     def weights(self) -> dict[str, float]:
         """Weights of the section, document and passage fields."""
-        return self.options.weights
+        return self._weights
 
-    def with_options(
-        self, weights: dict[str, float] | None = None, top_documents: int = 0,
-        feedback: Feedback | None = None,
-    ) -> SegmentedUnits:  # fmt: skip
-        """Return a ranker over the same open segments with other options (weights None:
+    def with_options(self, weights: dict[str, float] | None = None) -> SegmentedUnits:
+        """Return a ranker over the same open segments with other field weights (None:
         these); closing either closes both."""
         other = copy.copy(self)
-        other.options = replace(self.options, top_documents=top_documents, feedback=feedback)
         if weights is not None:
-            other.options = replace(other.options, weights=dict(weights))
+            other._weights = dict(weights)
         other._scratch = Scratch()
         return other
 
@@ -197,15 +177,7 @@ class SegmentedUnits:
         terms = tokenize(query)
         if n <= 0 or not terms or not self.segments:
             return doc_units(self.segments, []), [], _no_weights()
-        found = self._ranked(Counter(terms), n, level)
-        feedback = self.options.feedback
-        if feedback is not None and found[1]:
-            found = self._ranked(feedback.expand(found[0], terms, found[1]), n, level)
-        return found
-
-    def _ranked(self, counts: Mapping[str, float], n: int, level: int) -> tuple[UnitSet, Hits, Any]:
-        """Return what ranked does for weighted query terms."""
-        units, matrix, hits = self.scored(counts, n, level)
+        units, matrix, hits = self.scored(Counter(terms), n, level)
         return self.answer(units, matrix, hits)
 
     def scored(self, counts: Mapping[str, float], n: int, level: int) -> tuple[Ints, Floats, Hits]:
@@ -237,7 +209,7 @@ class SegmentedUnits:
         allowed = self._allowed(level)
         size, scratch = int(bases[-1]), self._scratch
         found = None
-        if not self.options.top_documents and weight > 0 and len(plan) > 1:
+        if weight > 0 and len(plan) > 1:
             # Its documents rank by every section's field; MaxScore sums into the context.
             lower = context.summed(scratch.array("lower", size))
             found = top_rows(views, stats, plan, bases, (weight, lower, lower), allowed, count)
@@ -245,8 +217,6 @@ class SegmentedUnits:
             passage = field_scores(views, stats, plan, bases, scratch.zeros("passage", size))
             positive = passage > 0
             rows = np.flatnonzero(positive if allowed is None else allowed & positive)
-            if self.options.top_documents:
-                rows = self._in_top_documents(terms, passage, rows)
             found = rows, passage[rows]
         rows, passage = found
         part = weight * passage
@@ -255,20 +225,6 @@ class SegmentedUnits:
         picked = self._in_order(self._best_sections(rows, key, count))
         seg = np.searchsorted(bases, picked, side="right") - 1
         return _Chosen(seg, picked - bases[seg], part[np.searchsorted(rows, picked)])
-
-    def _in_top_documents(self, terms: Mapping[str, float], passage: Floats, rows: Ints) -> Ints:
-        """Return the rows (sections) of the top_documents best documents among those rows
-        hold, each scored by its identity field (weighted) plus its best section's passage
-        field (ties: the first by segment and row)."""
-        doc_of = self._section_docs
-        best = np.full(int(self._bases["documents"][-1]), -np.inf)
-        np.maximum.at(best, doc_of, passage)
-        best += self.weights.get("document", 0.0) * self._field("documents", terms)
-        eligible = np.zeros(len(best), np.bool_)
-        eligible[doc_of[rows]] = True
-        best[~eligible] = -np.inf
-        top = np.lexsort((np.arange(len(best)), -best))[: self.options.top_documents]
-        return rows[np.isin(doc_of[rows], top)]
 
     @cached_property
     def _section_docs(self) -> Ints:

@@ -42,7 +42,7 @@ class FieldTerms:
     idf: Floats
     """Each term's idf over every live segment."""
     repeats: Floats
-    """Each term's weight in the query (how often it occurs, or a feedback weight)."""
+    """Each term's weight in the query (how often it occurs)."""
     ids: list[Ints]
     """Per segment, each term's id in its term list (-1: no live posting there)."""
     bounds: Floats
