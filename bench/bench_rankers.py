@@ -38,7 +38,15 @@ from policy_assistant.records import Chunk
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = f"{ROOT / 'corpus'}:{ROOT / 'questions' / 'questions.jsonl'}"
-EXTERNAL = ("licences", "coreutils-news", "fhs", "gpl-3")
+EXTERNAL = (
+    "licences",
+    "coreutils-news",
+    "fhs",
+    "gpl-3",
+    "debian-reference",
+    "developers-reference",
+    "ansible-lint-rules",
+)
 """External sets used when fetched (build/external/NAME); heldout-rsync-man never is."""
 MODEL = ROOT / "build" / "models" / "all-MiniLM-L6-v2"
 NAME = 22
