@@ -190,12 +190,6 @@ class SegmentedUnits:
         order = keep[np.lexsort((keep, -total[keep]))]
         return units, matrix, [(int(i), float(total[i])) for i in order]
 
-    def _field(self, name: str, counts: Mapping[str, float]) -> Floats:
-        """Return one field's score of every row (sections or documents, segment by segment)."""
-        views, stats = self._views[name], self.stats[name]
-        bases = self._bases["documents" if name == "documents" else "sections"]
-        return field_scores(views, stats, plan_field(views, stats, counts), bases)
-
     def _sections(self, terms: Mapping[str, float], count: int, level: int) -> _Chosen:
         """Return the count best sections access may see, by their fields."""
         weight = self.weights.get("passage", 0.0)
