@@ -125,6 +125,42 @@ def test_no_ranker_named_ranks_units_as_search_does(folder: Path, with_vectors: 
     assert found and "money back" in found[0]  # hybrid: no word in common, found by meaning
 
 
+@pytest.mark.parametrize("named", [(), ("--ranker", "hybrid")])
+def test_a_context_fuses_units_with_the_units_own_hybrid_settings(
+    folder: Path, with_vectors: None, monkeypatch: pytest.MonkeyPatch, named: tuple[str, ...]
+) -> None:
+    from policy_assistant.index.context import unit_rank
+    from policy_assistant.index.settings import HYBRID_UNITS
+
+    seen = []
+    real = unit_rank.ranked_by_vectors
+
+    def spy(*args: Any) -> Any:
+        seen.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(unit_rank, "ranked_by_vectors", spy)
+    assert texts(context(folder, "reimbursement", *named))
+    assert seen == [HYBRID_UNITS]  # not the chunks' fusion: a unit's BM25 sees one sentence
+
+
+def test_eval_fuses_a_strategys_units_as_search_budget_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from policy_assistant.evaluate import strategies
+    from policy_assistant.index.settings import HYBRID_UNITS
+
+    class Units:
+        def with_options(self, weights: Any) -> Units:
+            return self
+
+    seen = []
+    monkeypatch.setattr(strategies, "score_strategy", lambda *a: seen.append(a[5]))
+    window = strategies.named_strategies(["window"])
+    strategies.strategy_runs(Units(), ["q"], window, 5, [100], "hybrid", None)  # type: ignore[arg-type]
+    assert seen == [HYBRID_UNITS]
+
+
 def test_vector_rankers_order_hits_by_their_own_score_not_bm25_term_gains() -> None:
     from policy_assistant.index.context.assembler import DEFAULT_CONTEXT, ranked_settings
     from policy_assistant.index.settings import BM25_RANKER, HYBRID_RANKER, ranker_settings

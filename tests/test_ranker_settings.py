@@ -6,6 +6,7 @@ import pytest
 
 from policy_assistant.index.settings import (
     HYBRID_RANKER,
+    HYBRID_UNITS,
     RankerSettings,
     ranker_settings,
 )
@@ -34,6 +35,10 @@ def test_the_json_form_round_trips_and_an_int_weight_is_a_float():
 
 def test_a_name_takes_its_rankers_defaults():
     assert ranker_settings("hybrid") is HYBRID_RANKER
+    assert ranker_settings("hybrid", units=True) is HYBRID_UNITS  # units: the context's fusion
+    assert HYBRID_UNITS != HYBRID_RANKER and HYBRID_UNITS.ranker == "hybrid"
+    assert ranker_settings("dense", units=True) == RankerSettings("dense")
+    assert ranker_settings(HYBRID_RANKER, units=True) is HYBRID_RANKER  # settings given: kept
     assert ranker_settings("dense") == RankerSettings("dense")
     assert not ranker_settings("bm25").uses_vectors and ranker_settings("dense").uses_vectors
     assert RankerSettings("hybrid", "rrf").describe() == "hybrid rrf k=60 depth=100"

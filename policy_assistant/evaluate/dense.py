@@ -46,9 +46,10 @@ def ranker_row(name: str, ranker: str) -> str:
     return name if ranker == "bm25" else f"{name}{RANKER_MARK}{ranker}"
 
 
-def as_ranker(name: str) -> RankerSettings:
-    """Return the settings of a ranker named in EvalSettings.rankers (checked by check)."""
-    return ranker_settings(cast(Ranker, name))
+def as_ranker(name: str, units: bool = False) -> RankerSettings:
+    """Return the settings of a ranker named in EvalSettings.rankers (checked by check), as
+    chunks are ranked by it, or units when units."""
+    return ranker_settings(cast(Ranker, name), units)
 
 
 RANKER_MARK = "+"

@@ -388,6 +388,7 @@ def dense_settings(settings: EvalSettings, model: dict[str, Any] | None) -> dict
     dense: dict[str, Any] = {}
     if settings.rankers != ("bm25",):
         dense["rankers"] = [as_ranker(r).to_dict() for r in settings.rankers]
+        dense["unit_rankers"] = [as_ranker(r, units=True).to_dict() for r in settings.rankers]
     if model is not None:
         dense["embedding"] = model
     return dense

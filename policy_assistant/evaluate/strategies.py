@@ -133,7 +133,7 @@ def unit_strategy_runs(
     chosen, runs, skipped = named_strategies(names), [], []
     for ranker in settings.rankers:
         try:
-            index, encoder = _units_for(documents, ranker, model)
+            index, encoder = strategy_units(documents, ranker, model)
         except ModelUnavailable as exc:
             skipped.append(
                 f"left out {', '.join(ranker_row(s.name, ranker) for s in chosen)}: {exc}"
@@ -148,7 +148,7 @@ def unit_strategy_runs(
     return runs, skipped
 
 
-def _units_for(documents: Sequence[Document], ranker: str, model: Any) -> tuple[Any, Any]:
+def strategy_units(documents: Sequence[Document], ranker: str, model: Any) -> tuple[Any, Any]:
     """Return the documents' units (with vectors for a vector ranker) and its query encoder."""
     if ranker == "bm25":
         return units_of(documents), None
@@ -162,7 +162,7 @@ def strategy_runs(
 ) -> list[ChunkerRun]:  # fmt: skip
     """Return one run per strategy, each question's context assembled at every budget."""
     runs = []
-    chosen = None if ranker == "bm25" else as_ranker(ranker)
+    chosen = None if ranker == "bm25" else as_ranker(ranker, units=True)
     for strategy in strategies:
         strategy.context.check()
         ranked = index.with_options(strategy.weights)

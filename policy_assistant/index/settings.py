@@ -154,12 +154,18 @@ BM25_RANKER = RankerSettings()
 HYBRID_RANKER = RankerSettings("hybrid", "weighted", weight=0.5, norm="minmax")
 """hybrid's fusion when none is named: of those bench/bench_rankers.py measured (rrf, and
 both scalings at dense weights 0.25 to 3), the one whose worst question set scored best."""
+HYBRID_UNITS = RankerSettings("hybrid", "weighted", weight=1.5, norm="minmax")
+"""hybrid's fusion for retrieval units (a context, search --budget) when none is named: a
+unit's BM25 sees one sentence, so the dense list weighs more than for chunks. Of the fusions
+bench/context_fusion.py measured on the default strategy, the one whose worst question set
+held the most evidence whole (complete@B summed over B = 100, 200, 400)."""
 
 
-def ranker_settings(ranker: Ranker | RankerSettings) -> RankerSettings:
-    """Return a ranker's settings: a name takes that ranker's defaults; ValueError if unknown."""
+def ranker_settings(ranker: Ranker | RankerSettings, units: bool = False) -> RankerSettings:
+    """Return a ranker's settings: a name takes that ranker's defaults (for retrieval units
+    when units, else for chunks); ValueError if unknown."""
     if isinstance(ranker, RankerSettings):
         return ranker
     if ranker == "hybrid":
-        return HYBRID_RANKER
+        return HYBRID_UNITS if units else HYBRID_RANKER
     return RankerSettings(ranker)

@@ -1,0 +1,116 @@
+"""Which hybrid fusion ranks units for a context: complete@B of the default strategy per fusion.
+
+    python bench/context_fusion.py            # the bundled set and every fetched external set
+    python bench/context_fusion.py --write    # and record the table in bench/RESULTS.md
+
+bench/bench_rankers.py chooses the chunk ranker's fusion by hit@5 over chunks. A context is
+assembled from retrieval units, much smaller than chunks, where a unit's BM25 score sees one
+sentence: the fusion that serves chunks need not serve units. Per set, the default strategy
+(window) is scored as `search --budget --ranker hybrid` assembles it (strategies.score_strategy,
+the units with vectors written as `ingest --embed` writes them, the pinned model) under dense
+and each fusion, at B = 100, 200 and 400 words. The default (settings.HYBRID_UNITS) is the
+fusion whose worst set is best: the worst set's complete@B summed over the three budgets, ties
+by the mean over sets. heldout-rsync-man is printed apart, after the choice, and decides nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from eval_context import usable_questions
+from results import parse_args, recording, write_section
+
+from policy_assistant.evaluate.dense import EvalModel
+from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, score_strategy, strategy_units
+from policy_assistant.index.settings import HYBRID_UNITS, RankerSettings
+from policy_assistant.parse import parse_path
+
+ROOT = Path(__file__).resolve().parent.parent
+SETS = (
+    "licences", "coreutils-news", "fhs", "gpl-3", "debian-reference", "developers-reference",
+    "ansible-lint-rules",
+)  # fmt: skip
+"""External sets used when fetched (build/external/NAME)."""
+HELD_OUT = "heldout-rsync-man"
+BUDGETS = (100, 200, 400)
+FUSIONS: list[tuple[str, RankerSettings]] = [
+    ("dense", RankerSettings("dense")),
+    *[(f"minmax w={w}", RankerSettings("hybrid", weight=w)) for w in (0.5, 1, 1.5, 2, 3)],
+    *[(f"max w={w}", RankerSettings("hybrid", weight=w, norm="max")) for w in (1, 2)],
+    ("rrf", RankerSettings("hybrid", "rrf")),
+]
+Table = dict[str, dict[str, list[float]]]
+"""complete@B in percent per budget, by fusion name, by set."""
+
+
+def set_figures(corpus: Path, questions: Path, model: EvalModel) -> dict[str, list[float]]:
+    """Return complete@B per budget for every fusion on one set."""
+    docs = parse_path(corpus).documents
+    asked = usable_questions(questions, docs).questions
+    units, encoder = strategy_units(docs, "hybrid", model)
+    window, out = NAMED_STRATEGIES["window"], {}
+    for name, ranker in FUSIONS:
+        found = [score_strategy(units, q, window, 5, BUDGETS, ranker, encoder) for q in asked]
+        out[name] = [
+            100 * sum(f.budgets[i].complete for f in found) / len(asked)
+            for i in range(len(BUDGETS))
+        ]
+    return out
+
+
+def show(name: str, figures: dict[str, list[float]]) -> None:
+    """Print one set's rows."""
+    print(name)
+    for fusion, cells in figures.items():
+        pairs = zip(BUDGETS, cells, strict=True)
+        print(f"  {fusion:12s}" + "".join(f"  c@{b} {c:5.1f}" for b, c in pairs))
+
+
+def choose(table: Table) -> str:
+    """Print each fusion's worst and mean over sets; return the one whose worst is best."""
+    print("\nfusion        worst set c@100 c@200 c@400 (sum)   mean c@100 c@200 c@400")
+    keys = {}
+    for fusion, _ in FUSIONS:
+        rows = [table[s][fusion] for s in table]
+        worst = [min(r[i] for r in rows) for i in range(len(BUDGETS))]
+        mean = [sum(r[i] for r in rows) / len(rows) for i in range(len(BUDGETS))]
+        keys[fusion] = (round(sum(worst), 6), round(sum(mean), 6))  # equal counts tie exactly
+        cells = " ".join(f"{w:5.1f}" for w in worst)
+        means = " ".join(f"{m:5.1f}" for m in mean)
+        print(f"{fusion:12s}  {cells} ({sum(worst):5.1f})        {means}")
+    best = max((f for f, _ in FUSIONS if f != "dense"), key=lambda f: keys[f])
+    print(f"best fusion by its worst set: {best}")
+    return best
+
+
+def main() -> None:
+    """Measure every fusion on every fetched set, choose, then print the held-out set."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", type=Path, default=ROOT / "build/models/all-MiniLM-L6-v2")
+    args = parse_args(parser)
+    model = EvalModel(args.model, ROOT / "build" / "eval-vectors.npz")
+    named = {"bundled": (ROOT / "corpus", ROOT / "questions" / "questions.jsonl")}
+    for name in (*SETS, HELD_OUT):
+        corpus = ROOT / "build" / "external" / name
+        if corpus.is_dir():
+            named[name] = (corpus, ROOT / "questions" / "external" / f"{name}.jsonl")
+    started, table = time.perf_counter(), {}
+    for name, (corpus, questions) in named.items():
+        if name != HELD_OUT:
+            table[name] = set_figures(corpus, questions, model)
+            show(name, table[name])
+    choose(table)
+    default = next((f for f, r in FUSIONS if r == HYBRID_UNITS), str(HYBRID_UNITS))
+    print(f"settings.HYBRID_UNITS: {default}")
+    if HELD_OUT in named:
+        print()
+        show(f"{HELD_OUT} (held out: decides nothing)", set_figures(*named[HELD_OUT], model))
+    print(f"{time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    with recording() as printed:
+        main()
+    write_section("context_fusion", "```\n" + printed.getvalue() + "```")
