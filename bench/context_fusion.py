@@ -16,6 +16,7 @@ by the mean over sets. heldout-rsync-man is printed apart, after the choice, and
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
@@ -48,7 +49,7 @@ Table = dict[str, dict[str, list[float]]]
 def set_figures(corpus: Path, questions: Path, model: EvalModel) -> dict[str, list[float]]:
     """Return complete@B per budget for every fusion on one set."""
     docs = parse_path(corpus).documents
-    asked = usable_questions(questions, docs).questions
+    asked = usable_questions(Path(os.path.relpath(questions)), docs).questions  # printed
     units, encoder = strategy_units(docs, "hybrid", model)
     window, out = NAMED_STRATEGIES["window"], {}
     for name, ranker in FUSIONS:
