@@ -17,6 +17,7 @@ from policy_assistant.evaluate.beir_run import run_beir_eval
 from policy_assistant.evaluate.run import EvalSettings, run_eval
 from policy_assistant.evaluate.verdict import versus_bm25
 from policy_assistant.index.chunks import search
+from policy_assistant.index.settings import HYBRID_RANKER, HYBRID_UNITS
 from policy_assistant.parse import CorpusOptions
 
 MODEL = Path(__file__).resolve().parent.parent / "build" / "models" / "all-MiniLM-L6-v2"
@@ -55,6 +56,8 @@ def test_a_row_per_chunker_and_ranker_each_paired_with_its_bm25_row(
             base = report.summaries[0].figure(figure).value
             assert difference.value == pytest.approx(mine - base)
     assert [r["ranker"] for r in report.settings["rankers"]] == ["bm25", "dense", "hybrid"]
+    chunks, units = report.settings["rankers"][2], report.settings["unit_rankers"][2]
+    assert units == HYBRID_UNITS.to_dict() and chunks == HYBRID_RANKER.to_dict()
     assert report.settings["embedding"]["name"] == "all-MiniLM-L6-v2"
     assert report.leaks == 0
 
