@@ -165,6 +165,7 @@ def test_bad_settings_are_usage_errors() -> None:
     for settings in (
         ContextSettings("nope"),
         ContextSettings(window=-1),
+        ContextSettings(narrow=-1),
         ContextSettings(share=0),
         ContextSettings(candidates=0),
     ):

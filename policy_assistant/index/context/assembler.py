@@ -96,8 +96,10 @@ class ContextSettings:
         """Raise UsageError when the settings cannot be run."""
         if self.strategy not in STRATEGIES:
             raise UsageError(f"unknown strategy {self.strategy!r}; choose from {STRATEGIES}")
-        if self.window < 0 or self.candidates < 1 or not 0 < self.share <= 1:
-            raise UsageError("context needs window >= 0, candidates >= 1 and 0 < share <= 1")
+        if min(self.window, self.narrow) < 0 or self.candidates < 1 or not 0 < self.share <= 1:
+            raise UsageError(
+                "context needs window >= 0, narrow >= 0, candidates >= 1 and 0 < share <= 1"
+            )
 
 
 def assemble(
