@@ -42,7 +42,7 @@ from chunk_peers import PEERS
 
 from policy_assistant.chunk import CHUNKERS, chunk_documents, make_chunker
 from policy_assistant.parse.builder import DocumentBuilder
-from policy_assistant.records import Document, DocumentMeta
+from policy_assistant.records import BlockKind, Document, DocumentMeta
 from policy_assistant.text import count_words
 
 WORD_LIST = (
@@ -55,6 +55,11 @@ WORD_LIST = (
 )
 VOCABULARY = WORD_LIST.split()
 EXTRAS = ("e.g.", "i.e.", "approx.", "No.", "2.5", "kW", "PW-3100", "GH-40V", "30-day", "(see")
+
+BlockSpec = tuple[BlockKind, str, int]
+"""A generated block: its kind, its text, its heading level (0 for the rest)."""
+Message = tuple[str, float, int | str]
+"""A child's message: "ok", "done", "missing" or "error", CPU seconds, chunks or what went wrong."""
 
 
 class Generator:
@@ -84,11 +89,12 @@ class Generator:
             for _ in range(rows + 1)
         )
 
-    def document(self, target_words: int) -> list[tuple[str, str, int]]:
-        blocks = [("heading", self.words(self.rng.randint(2, 6)).title(), 1)]
+    def document(self, target_words: int) -> list[BlockSpec]:
+        blocks: list[BlockSpec] = [("heading", self.words(self.rng.randint(2, 6)).title(), 1)]
         words = 0
         while words < target_words:
             roll = self.rng.random()
+            block: BlockSpec
             if roll < 0.15:
                 block = (
                     "heading",
@@ -106,7 +112,7 @@ class Generator:
         return blocks
 
 
-def build(blocks: list[tuple[str, str, int]], source: str) -> Document:
+def build(blocks: list[BlockSpec], source: str) -> Document:
     builder = DocumentBuilder()
     for kind, text, level in blocks:
         if kind == "heading":
@@ -116,7 +122,7 @@ def build(blocks: list[tuple[str, str, int]], source: str) -> Document:
     return builder.build(source, "0" * 64, DocumentMeta(title=None), source)
 
 
-def markdown(blocks: list[tuple[str, str, int]]) -> str:
+def markdown(blocks: list[BlockSpec]) -> str:
     parts = []
     for kind, text, level in blocks:
         if kind == "heading":
@@ -216,9 +222,9 @@ class Result:
     """Timed runs finished."""
 
 
-def _collect(conn: Connection, process: Any, limit: float) -> tuple[list[tuple], bool]:
+def _collect(conn: Connection, process: Any, limit: float) -> tuple[list[Message], bool]:
     """Read a child's messages until it is done, fails or passes the CPU limit."""
-    messages: list[tuple] = []
+    messages: list[Message] = []
     started = time.monotonic()
     while True:
         if conn.poll(0.2):

@@ -28,11 +28,11 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-from policy_assistant.chunk import make_chunker
+from policy_assistant.chunk import Chunker, make_chunker
 from policy_assistant.index.chunks.search import Index, memory_index
 from policy_assistant.index.chunks.segment_build import write_segment
 from policy_assistant.index.context.assembler import (
@@ -41,7 +41,7 @@ from policy_assistant.index.context.assembler import (
     assemble,
     context_for,
 )
-from policy_assistant.index.context.unit_rank import SegmentedUnits
+from policy_assistant.index.context.unit_rank import Hits, SegmentedUnits
 from policy_assistant.index.context.units import UnitSet
 from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.store.units import (
@@ -52,7 +52,7 @@ from policy_assistant.index.store.units import (
 )
 from policy_assistant.index.tokenize import STOPWORDS
 from policy_assistant.parse.builder import DocumentBuilder
-from policy_assistant.records import ACCESS_LABELS, Document, DocumentMeta
+from policy_assistant.records import ACCESS_LABELS, Chunk, Document, DocumentMeta
 
 SEED = 20261201
 QUERIES = 100
@@ -108,7 +108,10 @@ def make_documents(units: int, seed: int = SEED) -> list[Document]:
     return docs
 
 
-def timed(action: Callable[[], object]) -> tuple[float, object]:
+T = TypeVar("T")
+
+
+def timed(action: Callable[[], T]) -> tuple[float, T]:
     """Return CPU seconds of this process taken and the result (forked workers not counted)."""
     started = time.process_time()
     result = action()
@@ -190,6 +193,11 @@ def main() -> None:
     shutil.rmtree(root, ignore_errors=True)
 
 
+def _assembly(settings: ContextSettings) -> Callable[[tuple[UnitSet, Hits]], object]:
+    """Return an action assembling a search result's context at BUDGET with settings."""
+    return lambda found: assemble(found[0], found[1], BUDGET, settings)
+
+
 def _segment_units(index: SegmentedUnits) -> UnitSet:
     """Return the units of a one-segment store."""
     from policy_assistant.index.context.unit_open import segment_units
@@ -197,7 +205,8 @@ def _segment_units(index: SegmentedUnits) -> UnitSet:
     return segment_units(index.segments[0])
 
 
-def _chunks(chunker, docs, folder: Path):  # type: ignore[no-untyped-def]
+def _chunks(chunker: Chunker, docs: list[Document], folder: Path) -> list[Chunk]:
+    """Return the documents' chunks, written as one segment into folder."""
     chunks = [c for d in docs for c in chunker.chunk(d)]
     folder.mkdir()
     write_segment(folder, chunks, ACCESS_LABELS)
@@ -245,7 +254,7 @@ def report(
         other = settings if strategy == "window" else ContextSettings(strategy)
         # Each call is handed a fresh search result: its texts and paths not yet read.
         median, p90 = per_query(
-            lambda found, o=other: assemble(*found, BUDGET, o),
+            _assembly(other),
             queries,
             lambda q: disk.ranked(q, settings.candidates)[:2],
         )

@@ -74,8 +74,8 @@ def one_size(rows: int) -> tuple[list[str], float | None]:
 
 def kernel_line(
     folder: Path, rows: int, probes: list[Any], bm25: list[Any], name: str, simd: bool
-) -> str:
-    """Return one line timing dense_search and hybrid's step with one kernel."""
+) -> tuple[str, float]:
+    """Return one line timing dense_search and hybrid's step with one kernel, and the dense ms."""
     start = time.perf_counter()
     loaded = load_vectors(folder, rows, widen=not simd)
     opened = (time.perf_counter() - start) * 1000

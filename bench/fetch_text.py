@@ -98,7 +98,7 @@ def fetch(out: Path) -> Path:
     if target.is_file() and (out / "sources.json").is_file():
         return target
     out.mkdir(parents=True, exist_ok=True)
-    sources = {}
+    sources: dict[str, object] = {}  # a record per package, then the total word count
     count = 0
     with tempfile.TemporaryDirectory(prefix="fetch-text-") as tmp, target.open("w") as lines:
         for package, pattern in PACKAGES.items():
