@@ -19,6 +19,7 @@ import argparse
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from results import parse_args, recording, write_section
 
@@ -26,6 +27,7 @@ from policy_assistant.errors import QuestionsError
 from policy_assistant.evaluate.bootstrap import Bootstrap
 from policy_assistant.evaluate.questions import (
     EvidenceFinder,
+    InvalidQuestion,
     QuestionSet,
     build_question,
     load_questions,
@@ -131,10 +133,11 @@ def passage_strategies() -> list[Strategy]:
     """Return the "passages" strategy and one change each (passage_rank.py)."""
     base, DEFAULT = NAMED_STRATEGIES["passages"], NAMED_STRATEGIES["window"]
 
-    def named(name: str, **changes: object) -> Strategy:
+    # Any: the changes go to dataclasses.replace, which takes each by its field's name.
+    def named(name: str, **changes: Any) -> Strategy:
         return Strategy(name, replace(base, passages=replace(base.passages, **changes)))
 
-    def on_window(name: str, **changes: object) -> Strategy:
+    def on_window(name: str, **changes: Any) -> Strategy:
         """The window strategy's settings, its hits re-ranked by their passages."""
         passages = replace(base.passages, **changes)
         return Strategy(name, replace(DEFAULT, strategy="passages", passages=passages))
@@ -192,12 +195,13 @@ def usable_questions(path: Path, docs: list[Document]) -> QuestionSet:
         return load_questions(path, docs)
     except QuestionsError:
         pass
-    finder, problems, kept = EvidenceFinder(docs), [], []
-    for _, raw in read_lines(path.read_bytes(), problems):
+    finder, kept = EvidenceFinder(docs), []
+    problems: list[InvalidQuestion] = []
+    for line, raw in read_lines(path.read_bytes(), problems):
         try:
             kept.append(build_question(raw, finder))
-        except QuestionsError:
-            problems.append((0, raw.get("id", "?")))
+        except QuestionsError as exc:
+            problems.append(InvalidQuestion(line, raw.get("id"), str(exc)))
     print(f"{path}: {len(problems)} questions left out (quote not found by this parser)")
     return QuestionSet(path, file_sha256(path.read_bytes()), tuple(kept))
 
