@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -213,7 +214,8 @@ def tantivy_script(action: str, *args: str) -> list[str]:
     return [sys.executable, __file__, "--tantivy", action, *args]
 
 
-def _tantivy_schema():  # type: ignore[no-untyped-def]
+def _tantivy_schema() -> Any:
+    """Return the schema of the tantivy side's index."""
     import tantivy
 
     builder = tantivy.SchemaBuilder()
@@ -224,7 +226,8 @@ def _tantivy_schema():  # type: ignore[no-untyped-def]
     return builder.build()
 
 
-def _tantivy_docs(path: Path):  # type: ignore[no-untyped-def]
+def _tantivy_docs(path: Path) -> Iterator[Any]:
+    """Yield a tantivy document per line of a data file written for the tantivy side."""
     import tantivy
 
     with path.open(encoding="utf-8") as handle:

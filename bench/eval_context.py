@@ -48,7 +48,7 @@ DOCUMENT_READOUT = False
 """Whether each set also prints how often the right document comes first (--documents)."""
 
 
-def window_runs(docs, qset, sizes) -> list[ChunkerRun]:  # type: ignore[no-untyped-def]
+def window_runs(docs: list[Document], qset: QuestionSet, sizes: list[int]) -> list[ChunkerRun]:
     """Return fixed and overlapping runs at every size, named by their settings."""
     runs: list[ChunkerRun] = []
     for size in sizes:
