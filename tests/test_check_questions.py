@@ -47,6 +47,18 @@ def test_coverage_counts_audiences_tags_and_documents_of_the_valid_questions(
     assert coverage["tags"] == {"table": 2, "x": 1}
     assert coverage["documents"]["policies/warranty.md"] == 2
     assert coverage["documents"]["staff/refunds.md"] == 0
+    # "warranty" and "say" are the question's terms: the receipt sentence holds neither.
+    assert coverage["overlap"] == {"median": 0.0, "none": 2}
+
+
+def test_word_overlap_counts_the_question_terms_its_quotes_hold(tmp_path: Path) -> None:
+    corpus = write_eval_corpus(tmp_path / "corpus")
+    asked = [question(1, "Lawn mower | 3 years"), question(2, "Lawn mower | 3 years")]
+    asked[1]["question"] = "Is the lawn covered?"  # terms lawn, cover: the quote holds 1 of 2
+    result = check(corpus, write_questions(tmp_path / "q.jsonl", asked), "--json")
+    assert json.loads(result.stdout)["overlap"] == {"median": 0.25, "none": 1}
+    table = check(corpus, write_questions(tmp_path / "q.jsonl", asked))
+    assert "median 0.25; 1 share no term" in " ".join(table.stdout.split())
 
 
 def test_a_multi_tag_on_one_place_and_a_staff_tag_on_a_public_question_are_invalid(

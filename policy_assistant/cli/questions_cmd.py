@@ -98,3 +98,10 @@ def _show_coverage(found: QuestionsCheck, as_json: bool) -> None:
         f"{len(coverage['documents'])} documents cited",
         highlight=False,
     )
+    overlap = coverage["overlap"]
+    out.print(
+        f"question-quote word overlap (search's terms): median {overlap['median']:.2f}; "
+        f"{overlap['none']} share no term (asked from the need: dense or hybrid search helps, "
+        "see ingest --embed)",
+        highlight=False,
+    )

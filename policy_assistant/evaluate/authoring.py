@@ -8,6 +8,7 @@ passage's `start`/`end` take.
 from __future__ import annotations
 
 import difflib
+import statistics
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,8 @@ from typing import Any
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.errors import PolicyAssistantError, UsageError
 from policy_assistant.evaluate.locate import sections_of, show_path
-from policy_assistant.evaluate.questions import QuestionSet, load_questions
+from policy_assistant.evaluate.questions import Question, QuestionSet, load_questions
+from policy_assistant.index.tokenize import tokenize
 from policy_assistant.jsonio import JSONDecodeError, loads
 from policy_assistant.parse import CorpusOptions, parse_path
 from policy_assistant.records import Document
@@ -45,7 +47,24 @@ class QuestionsCheck:
             "audiences": dict(sorted(Counter(q.audience for q in valid).items())),
             "tags": dict(sorted(Counter(t for q in valid for t in set(q.tags)).items())),
             "documents": {source: cited.get(source, 0) for source in self.documents},
+            "overlap": overlap_summary(valid),
         }
+
+
+def word_overlap(question: Question) -> float:
+    """Return the share of the question's search terms (stemmed, stopwords out, as search
+    sees them) that its quotes hold: 0 when a word-matching ranker has nothing to match."""
+    asked = set(tokenize(question.question))
+    held = {term for passage in question.relevant for term in tokenize(passage.evidence)}
+    return len(asked & held) / len(asked) if asked else 0.0
+
+
+def overlap_summary(questions: tuple[Question, ...]) -> dict[str, Any]:
+    """Return the questions' median word overlap with their quotes and how many share none:
+    a set written from the quote scores high, one asked from the need low (harder for BM25)."""
+    shares = [word_overlap(q) for q in questions]
+    median = round(statistics.median(shares), 2) if shares else 0.0
+    return {"median": median, "none": sum(1 for s in shares if s == 0)}
 
 
 def check_questions(
