@@ -25,6 +25,7 @@ from results import parse_args, recording, write_section
 
 from policy_assistant.errors import QuestionsError
 from policy_assistant.evaluate.bootstrap import Bootstrap
+from policy_assistant.evaluate.dense import EvalModel, ranker_row
 from policy_assistant.evaluate.questions import (
     EvidenceFinder,
     InvalidQuestion,
@@ -46,6 +47,15 @@ from policy_assistant.records import Document
 BUDGETS = (50, 100, 200, 400)
 DOCUMENT_READOUT = False
 """Whether each set also prints how often the right document comes first (--documents)."""
+RANKER = "bm25"
+"""What every row ranks by (--ranker): bm25, or dense and hybrid with the pinned model."""
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = EvalModel(ROOT / "build/models/all-MiniLM-L6-v2", ROOT / "build/eval-vectors.npz")
+
+
+def row(name: str) -> str:
+    """Return a row's name under RANKER (bm25 keeps the bare name, as eval does)."""
+    return ranker_row(name, RANKER)
 
 
 def window_runs(docs: list[Document], qset: QuestionSet, sizes: list[int]) -> list[ChunkerRun]:
@@ -56,10 +66,15 @@ def window_runs(docs: list[Document], qset: QuestionSet, sizes: list[int]) -> li
             ("fixed", f"fixed-{size}", {"size": size}),
             ("overlapping", f"overlap-{size}", {"size": size, "overlap": size // 4}),
         ):
-            settings = EvalSettings((chunker,), options, budgets=BUDGETS)
-            runs += [replace(r, name=name) for r in evaluate(docs, qset, settings).runs]
-    settings = EvalSettings(chunkers=("structure", "sentence"), budgets=BUDGETS)
+            settings = ranked(EvalSettings((chunker,), options, budgets=BUDGETS))
+            runs += [replace(r, name=row(name)) for r in evaluate(docs, qset, settings).runs]
+    settings = ranked(EvalSettings(chunkers=("structure", "sentence"), budgets=BUDGETS))
     return runs + list(evaluate(docs, qset, settings).runs)
+
+
+def ranked(settings: EvalSettings) -> EvalSettings:
+    """Return the settings with RANKER as the one ranker, and the pinned model."""
+    return replace(settings, rankers=(RANKER,), model=MODEL.path, vector_cache=MODEL.cache_path)
 
 
 def fields(section: float, document: float, passage: float) -> dict[str, float]:
@@ -234,7 +249,7 @@ def set_runs(corpus: Path, questions: Path, sizes: list[int], chosen: list[Strat
     runs = window_runs(docs, qset, sizes)
     boot = Bootstrap(len(qset.questions))
     base = EvalReport({"budgets": list(BUDGETS), "k": 5}, qset.questions, tuple(runs), (), ())
-    report = with_strategies(base, docs, qset, chosen, boot)
+    report = with_strategies(base, docs, qset, chosen, boot, RANKER, MODEL)
     if DOCUMENT_READOUT:
         right_document(units_of(docs), qset, chosen)
     print(f"{corpus.name}: {len(qset.questions)} questions, {time.perf_counter() - started:.1f} s")
@@ -274,9 +289,10 @@ def main() -> str:
         "--documents", action="store_true", help="also print how often the right document is first"
     )
     parser.add_argument("--section", default="eval_context", help="the RESULTS.md section")
+    parser.add_argument("--ranker", default="bm25", choices=("bm25", "dense", "hybrid"))
     args = parse_args(parser)
-    global DOCUMENT_READOUT
-    DOCUMENT_READOUT = args.documents
+    global DOCUMENT_READOUT, RANKER
+    DOCUMENT_READOUT, RANKER = args.documents, args.ranker
     sets = args.set or ["corpus:questions/questions.jsonl"]
     chosen = strategies([s for s in args.strategies.split(",") if s])
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -284,10 +300,10 @@ def main() -> str:
     for item in sets:
         corpus, _, questions = item.partition(":")
         reports.append(set_runs(Path(corpus), Path(questions), sizes, chosen))
-        show(reports[-1], [s.name for s in chosen], args.of_record)
+        show(reports[-1], [row(s.name) for s in chosen], row(args.of_record))
     if len(reports) > 1:
         print(f"pooled: {sum(len(r.questions) for r in reports)} questions")
-        show(pooled(reports), [s.name for s in chosen], args.of_record)
+        show(pooled(reports), [row(s.name) for s in chosen], row(args.of_record))
     return str(args.section)
 
 
@@ -308,9 +324,10 @@ def show(report: EvalReport, strategy_names: list[str], of_record: str) -> None:
         best_s = max(strategy_names, key=lambda n: by_name[n].figure(metric).value)
         best_w = max(windows, key=lambda n: by_name[n].figure(metric).value)
         best_hit = max(windows, key=lambda n: by_name[n].figure(hit).value)
-        pairs = {(best_s, best_w, metric), (best_s, best_w, hit), (best_s, "structure", metric),
+        structure = row("structure")
+        pairs = {(best_s, best_w, metric), (best_s, best_w, hit), (best_s, structure, metric),
                  (of_record, best_w, metric), (of_record, best_w, hit),
-                 (of_record, "structure", metric), (of_record, best_hit, hit)}  # fmt: skip
+                 (of_record, structure, metric), (of_record, best_hit, hit)}  # fmt: skip
         for name, other, m in sorted(pairs, key=lambda p: (p[0] != of_record, p[2], p[1])):
             value, low, high = paired(report, m, name, other)
             print(f"{m}: {name} - {other} = {value:+.1f} [{low:+.1f}, {high:+.1f}]")

@@ -318,18 +318,26 @@ def with_strategies(
     question_set: QuestionSet,
     strategies: Sequence[Strategy],
     boot: Bootstrap,
+    ranker: str = "bm25",
+    model: Any = None,
 ) -> EvalReport:
-    """Return the report with the strategies' runs beside its chunkers', compared pairwise."""
+    """Return the report with the strategies' runs beside its chunkers', compared pairwise,
+    their units ranked by ranker (dense and hybrid embed with model, an EvalModel)."""
     budgets = tuple(report.settings["budgets"])
     indexes: dict[tuple[tuple[str, float], ...], SegmentedUnits] = {}
-    found = []
+    found, encoder = [], None
     try:
         for strategy in strategies:
             params = tuple(sorted((strategy.bm25 or {}).items()))
+            if params and ranker != "bm25":
+                raise UsageError(f"{strategy.name}: BM25 settings are for the bm25 ranker")
             if params not in indexes:  # one store per BM25 setting, shared by its strategies
-                indexes[params] = units_of(documents, BM25_DEFAULTS.with_changes(dict(params)))
+                if ranker == "bm25":
+                    indexes[params] = units_of(documents, BM25_DEFAULTS.with_changes(dict(params)))
+                else:
+                    indexes[params], encoder = strategy_units(documents, ranker, model)
             found += strategy_runs(indexes[params], question_set.questions, [strategy],
-                                   report.settings["k"], budgets)  # fmt: skip
+                                   report.settings["k"], budgets, ranker, encoder)  # fmt: skip
         size = len(next(iter(indexes.values()))) if indexes else len(build_units(documents))
     finally:
         for index in indexes.values():
