@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from policy_assistant.cli import eval_cmd
 from policy_assistant.cli.app import app
+from policy_assistant.errors import UsageError
 from policy_assistant.evaluate import strategies
 from policy_assistant.evaluate.bootstrap import Bootstrap
 from policy_assistant.evaluate.questions import load_questions
@@ -30,6 +31,15 @@ def test_the_strategy_help_lists_every_named_strategy() -> None:
     listed = re.search(r'"\((units, [^)]*)\)\."', source)
     assert listed is not None
     assert listed.group(1).split(", ") == list(NAMED_STRATEGIES)
+
+
+def test_bm25_settings_under_a_vector_ranker_are_a_usage_error(corpus_dir: Path) -> None:
+    docs = parse_path(corpus_dir).documents
+    qset = load_questions(corpus_dir.parent / "questions" / "questions.jsonl", docs)
+    report = EvalReport({"budgets": [100], "k": 5}, qset.questions, (), (), ())
+    flat = Strategy("flat", NAMED_STRATEGIES["window"], bm25={"b": 0.0})
+    with pytest.raises(UsageError, match="flat: BM25 settings are for the bm25 ranker"):
+        with_strategies(report, docs, qset, [flat], Bootstrap(1), "hybrid", None)
 
 
 def test_a_strategy_with_bm25_settings_ranks_on_its_own_index(corpus_dir: Path) -> None:
