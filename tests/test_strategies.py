@@ -59,6 +59,9 @@ def test_a_strategy_with_bm25_settings_ranks_on_its_own_index(corpus_dir: Path) 
     assert flat != plain  # no length normalization ranks other units first
     recorded = {s["name"]: s for s in both.settings["strategies"]}
     assert recorded["flat"]["bm25"] == {"b": 0.0} and "bm25" not in recorded["plain"]
+    default = NAMED_STRATEGIES["window"]
+    shaped = {k: recorded["plain"][k] for k in ("window", "wide_hits", "narrow", "maxp")}
+    assert shaped == {"window": 2, "wide_hits": 2, "narrow": 1, "maxp": default.maxp}
 
 
 @pytest.mark.parametrize("name", ["window", "passages"])

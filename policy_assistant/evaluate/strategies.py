@@ -358,12 +358,17 @@ def with_strategies(
 
 
 def _settings_dict(strategy: Strategy) -> dict[str, object]:
+    """Return what the report records of a strategy: the settings that shape its contexts."""
     c = strategy.context
     out: dict[str, object] = {"strategy": c.strategy, "candidates": c.candidates}
     if c.strategy == "window":
         out["window"] = c.window
         if c.narrow_below:
             out["narrow_below"] = c.narrow_below
+        if c.wide_hits:
+            out.update(wide_hits=c.wide_hits, narrow=c.narrow)
+        if c.maxp:
+            out["maxp"] = c.maxp
     if c.strategy == "automerge":
         out.update(share=c.share, decay=c.decay)
     if strategy.weights is not None:
