@@ -20,21 +20,16 @@ import os
 import time
 from pathlib import Path
 
-from eval_context import usable_questions
+from bench_rankers import EXTERNAL
+from eval_context import MODEL, usable_questions
+from eval_rankers import HELD_OUT
 from results import parse_args, recording, write_section
 
-from policy_assistant.evaluate.dense import EvalModel
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, score_strategy, strategy_units
 from policy_assistant.index.settings import HYBRID_UNITS, RankerSettings
 from policy_assistant.parse import parse_path
 
 ROOT = Path(__file__).resolve().parent.parent
-SETS = (
-    "licences", "coreutils-news", "fhs", "gpl-3", "debian-reference", "developers-reference",
-    "ansible-lint-rules",
-)  # fmt: skip
-"""External sets used when fetched (build/external/NAME)."""
-HELD_OUT = "heldout-rsync-man"
 BUDGETS = (100, 200, 400)
 FUSIONS: list[tuple[str, RankerSettings]] = [
     ("dense", RankerSettings("dense")),
@@ -46,11 +41,11 @@ Table = dict[str, dict[str, list[float]]]
 """complete@B in percent per budget, by fusion name, by set."""
 
 
-def set_figures(corpus: Path, questions: Path, model: EvalModel) -> dict[str, list[float]]:
+def set_figures(corpus: Path, questions: Path) -> dict[str, list[float]]:
     """Return complete@B per budget for every fusion on one set."""
     docs = parse_path(corpus).documents
     asked = usable_questions(Path(os.path.relpath(questions)), docs).questions  # printed
-    units, encoder = strategy_units(docs, "hybrid", model)
+    units, encoder = strategy_units(docs, "hybrid", MODEL)
     window, out = NAMED_STRATEGIES["window"], {}
     for name, ranker in FUSIONS:
         found = [score_strategy(units, q, window, 5, BUDGETS, ranker, encoder) for q in asked]
@@ -88,26 +83,23 @@ def choose(table: Table) -> str:
 
 def main() -> None:
     """Measure every fusion on every fetched set, choose, then print the held-out set."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model", type=Path, default=ROOT / "build/models/all-MiniLM-L6-v2")
-    args = parse_args(parser)
-    model = EvalModel(args.model, ROOT / "build" / "eval-vectors.npz")
+    parse_args(argparse.ArgumentParser())
     named = {"bundled": (ROOT / "corpus", ROOT / "questions" / "questions.jsonl")}
-    for name in (*SETS, HELD_OUT):
+    for name in (*EXTERNAL, HELD_OUT):
         corpus = ROOT / "build" / "external" / name
         if corpus.is_dir():
             named[name] = (corpus, ROOT / "questions" / "external" / f"{name}.jsonl")
     started, table = time.perf_counter(), {}
     for name, (corpus, questions) in named.items():
         if name != HELD_OUT:
-            table[name] = set_figures(corpus, questions, model)
+            table[name] = set_figures(corpus, questions)
             show(name, table[name])
     choose(table)
     default = next((f for f, r in FUSIONS if r == HYBRID_UNITS), str(HYBRID_UNITS))
     print(f"settings.HYBRID_UNITS: {default}")
     if HELD_OUT in named:
         print()
-        show(f"{HELD_OUT} (held out: decides nothing)", set_figures(*named[HELD_OUT], model))
+        show(f"{HELD_OUT} (held out: decides nothing)", set_figures(*named[HELD_OUT]))
     print(f"{time.perf_counter() - started:.0f} s")
 
 

@@ -25,7 +25,12 @@ from results import parse_args, recording, write_section
 
 from policy_assistant.errors import QuestionsError
 from policy_assistant.evaluate.bootstrap import Bootstrap
-from policy_assistant.evaluate.dense import EvalModel, ranker_row
+from policy_assistant.evaluate.dense import (
+    DEFAULT_MODEL,
+    DEFAULT_VECTOR_CACHE,
+    EvalModel,
+    ranker_row,
+)
 from policy_assistant.evaluate.questions import (
     EvidenceFinder,
     InvalidQuestion,
@@ -50,7 +55,7 @@ DOCUMENT_READOUT = False
 RANKER = "bm25"
 """What every row ranks by (--ranker): bm25, or dense and hybrid with the pinned model."""
 ROOT = Path(__file__).resolve().parent.parent
-MODEL = EvalModel(ROOT / "build/models/all-MiniLM-L6-v2", ROOT / "build/eval-vectors.npz")
+MODEL = EvalModel(ROOT / DEFAULT_MODEL, ROOT / DEFAULT_VECTOR_CACHE)
 
 
 def row(name: str) -> str:

@@ -7,6 +7,10 @@ Content words are the lower-cased alphabetic tokens of a text that are not in th
 stop-word list below. A question's overlap is |Q & E| / |Q|: the share of its content words
 that also occur in its evidence (all its quotes together). A low median means the questions
 were asked in other words than the answer's.
+
+It stands alone (no project code, the python3 of any machine), so these figures do not depend
+on the tokenizer under test; `policy-assistant questions check` reports the same share in
+search's own terms (stemmed, stopwords out), which is what BM25 can match.
 """
 
 from __future__ import annotations

@@ -32,7 +32,6 @@ from policy_assistant.index.settings import (
     BM25_RANKER,
     DEFAULT_ACCESS,
     DEFAULT_K,
-    HYBRID_RANKER,
     BM25Settings,
     Ranker,
     RankerSettings,
@@ -154,10 +153,11 @@ class Index:
         found, _, rows = self._checked(query, k, access, ranker)
         return list(zip(rows, [score for _, _, score in found], strict=True))
 
-    def default_ranker(self) -> RankerSettings:
-        """Return what search ranks by when no ranker is named: hybrid when the index holds
-        vectors and their model can encode queries here (bench/RESULTS.md, bench_rankers),
-        else BM25, with `notice` saying why when vectors go unused."""
+    def default_ranker(self, units: bool = False) -> RankerSettings:
+        """Return what search ranks by when no ranker is named: hybrid (with the units' fusion
+        when units) when the index holds vectors and their model can encode queries here
+        (bench/RESULTS.md, bench_rankers), else BM25, with `notice` saying why when vectors
+        go unused."""
         if not self.has_vectors():
             return BM25_RANKER
         if self.encoder is None:
@@ -166,7 +166,7 @@ class Index:
             except PolicyAssistantError as exc:  # the extra or the model is missing here
                 self.notice = f"ranked by bm25: the index's vectors need a query encoder, and {exc}"
                 return BM25_RANKER
-        return HYBRID_RANKER
+        return ranker_settings("hybrid", units)
 
     def has_vectors(self) -> bool:
         """Return whether every segment holds a vector per row (dense and hybrid need them)."""

@@ -387,9 +387,10 @@ def _scores_at(
     for i, view in enumerate(views):
         mine = np.flatnonzero(seg == i)
         if len(mine):
-            needles = local[mine].astype(view.rows.dtype)  # the postings' type: no copy of them
+            rows = local[mine]
+            needles = rows.astype(view.rows.dtype)  # the postings' type: no copy of them
             place, terms, tf = _found_at(view, plan.ids[i], needles)
-            norms = norms_at(view, stats, local[mine][place])
+            norms = norms_at(view, stats, rows[place])
             # add.at adds in the order given: term after term at each row.
             np.add.at(scores, mine[place], plan.weights(stats, terms, norms, tf))
     return scores

@@ -198,9 +198,7 @@ class LoadedIndex(Index):
         hold no vectors for it), else search's default when the units hold vectors too."""
         units_ready = self._units is not None and self._units.has_vectors()
         if ranker is None:
-            if not units_ready:
-                return BM25_RANKER
-            ranker = self.default_ranker().ranker  # search's default, by name: units' fusion
+            return self.default_ranker(units=True) if units_ready else BM25_RANKER
         chosen = ranker_settings(ranker, units=True)
         if chosen.ranker != "bm25" and not units_ready:
             raise UsageError(no_vectors_message(chosen.ranker))
