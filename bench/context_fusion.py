@@ -83,7 +83,8 @@ def choose(table: Table) -> str:
 
 def main() -> None:
     """Measure every fusion on every fetched set, choose, then print the held-out set."""
-    parse_args(argparse.ArgumentParser())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parse_args(parser)
     named = {"bundled": (ROOT / "corpus", ROOT / "questions" / "questions.jsonl")}
     for name in (*EXTERNAL, HELD_OUT):
         corpus = ROOT / "build" / "external" / name
