@@ -11,8 +11,10 @@ follows their dots. Table rows and code lines are units of their own, whatever t
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from policy_assistant.records import Block
+from policy_assistant.text import word_spans
 
 ABBREVIATIONS = frozenset(
     {
@@ -72,6 +74,46 @@ def line_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[
         first = _skip_space(text, match.start(), match.end())
         spans.append((first, _trim_end(text, first, match.end())))
     return spans
+
+
+def bounded_spans(
+    text: str, spans: list[tuple[int, int]], limit: int, piece: int
+) -> list[tuple[int, int]]:
+    """Return spans with each one over `limit` words cut into pieces of at most `piece`."""
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        words = word_spans(text, start, end)
+        if len(words) <= limit:
+            out.append((start, end))
+        else:
+            out.extend((words[lo][0], words[hi - 1][1]) for lo, hi in _packed(text, words, piece))
+    return out
+
+
+def _packed(text: str, words: list[tuple[int, int]], piece: int) -> list[tuple[int, int]]:
+    """Return runs [lo, hi) of words, each at most `piece` long: whole lines packed greedily
+    (a chat log, a list without bullets, hard-wrapped prose), a longer line cut between
+    words into near-equal runs."""
+    lines: list[tuple[int, int]] = []
+    first = 0
+    for i in range(1, len(words) + 1):
+        if i == len(words) or "\n" in text[words[i - 1][1] : words[i][0]]:
+            lines.append((first, i))
+            first = i
+    runs: list[tuple[int, int]] = []
+    growing = False  # whether the last run is whole lines, which the next line may join
+    for lo, hi in lines:
+        if hi - lo > piece:
+            parts = -(-(hi - lo) // piece)
+            cuts = [lo + (hi - lo) * k // parts for k in range(parts + 1)]
+            runs.extend(pairwise(cuts))
+            growing = False
+        elif growing and hi - runs[-1][0] <= piece:
+            runs[-1] = (runs[-1][0], hi)
+        else:
+            runs.append((lo, hi))
+            growing = True
+    return runs
 
 
 def unit_spans(text: str, block: Block) -> list[tuple[int, int]]:

@@ -6,10 +6,11 @@ import itertools
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.chunk_strategies import paragraph
 
 from policy_assistant.records import Block
-from policy_assistant.sentences import line_spans, sentence_spans, unit_spans
+from policy_assistant.sentences import bounded_spans, line_spans, sentence_spans, unit_spans
 from policy_assistant.text import word_spans
 
 
@@ -97,4 +98,39 @@ def test_sentences_cover_every_word_once_in_order(text: str) -> None:
     assert [w for s, e in spans for w in word_spans(text, s, e)] == words
     for s, e in spans:
         assert text[s:e] == text[s:e].strip() and s < e
+    assert all(e1 < s2 for (_, e1), (s2, _) in itertools.pairwise(spans))
+
+
+def test_a_span_within_the_limit_is_kept_whole() -> None:
+    text = "One short sentence.\nIts second line."
+    assert bounded_spans(text, [(0, len(text))], 6, 3) == [(0, len(text))]
+
+
+def test_lines_of_a_long_span_are_packed_whole_up_to_the_limit() -> None:
+    # A chat log: no sentence punctuation, one message a line.
+    lines = ["<ann> the runner failed", "<bob> which one", "<ann> the arm one again today"]
+    text = "\n".join(lines)
+    spans = bounded_spans(text, [(0, len(text))], 8, 8)
+    assert [text[s:e] for s, e in spans] == ["\n".join(lines[:2]), lines[2]]
+
+
+def test_a_line_over_the_limit_is_cut_between_words_into_near_equal_pieces() -> None:
+    text = " ".join(f"w{i}" for i in range(130))
+    pieces = [text[s:e].split() for s, e in bounded_spans(text, [(0, len(text))], 60, 40)]
+    assert [len(p) for p in pieces] == [32, 33, 32, 33]
+    assert [w for p in pieces for w in p] == text.split()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.lists(paragraph(), min_size=1, max_size=4).map("\n".join),
+    limit=st.integers(1, 12),
+    piece=st.integers(1, 12),
+)
+def test_bounded_spans_cover_every_word_once_within_the_limit(
+    text: str, limit: int, piece: int
+) -> None:
+    spans = bounded_spans(text, sentence_spans(text), limit, piece)
+    assert [w for s, e in spans for w in word_spans(text, s, e)] == word_spans(text)
+    assert all(0 < len(word_spans(text, s, e)) <= max(limit, piece) for s, e in spans)
     assert all(e1 < s2 for (_, e1), (s2, _) in itertools.pairwise(spans))

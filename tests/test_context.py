@@ -325,3 +325,20 @@ def test_a_narrow_window_below_the_threshold_budget() -> None:
     assert doc.text[narrow.start : narrow.end].startswith("Frost rule 3")
     assert doc.text[wide.start : wide.end].startswith("Frost rule 2")
     assert doc.text[wide.start : wide.end].endswith("Frost rule 6 applies here.")
+
+
+def test_search_budget_finds_a_passage_in_a_chat_log_without_punctuation(tmp_path: Path) -> None:
+    # One paragraph of 400 messages and 4,000 words: one "sentence" that no budget held.
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    lines = [f"[09:{i % 60:02d}] <ann> note {i} on the nightly build queue" for i in range(399)]
+    lines.insert(200, "[12:00] <bob> the arm runner lost its cache key after the toolchain bump")
+    (corpus / "chat.txt").write_text("\n".join(lines) + "\n")  # no label: staff
+    ingest(corpus, tmp_path / "i", make_chunker("structure"), units=True)
+    args = ["search", "arm runner cache key", "--index", str(tmp_path / "i"), "--access", "staff"]
+    args += ["--json"]
+    shown = CliRunner().invoke(app, [*args, "--budget", "50"])
+    assert shown.exit_code == 0, shown.output
+    passages = [json.loads(line) for line in shown.output.splitlines()]
+    assert sum(p["words"] for p in passages) <= 50
+    assert "lost its cache key" in passages[0]["text"]

@@ -116,6 +116,7 @@ def test_a_different_questions_file_or_setting_fails_the_gate_unless_accepted(
         ("budget_unit", {"name": "words", "note": "a new field"}),
         ("bm25", {"variant": "okapi"}),
         ("tokenizer", {"version": 99}),
+        ("retrieval_units", {"max_words": 60, "piece_words": 30}),
         ("corpus", {"id": "f" * 16, "path": "corpus", "documents": 5}),
     ],
 )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from support.spies import SourceSpy
 from policy_assistant.chunk import make_chunker
 from policy_assistant.errors import BadIndex, DocumentError
 from policy_assistant.index import BM25Settings, load_manifest, open_index
+from policy_assistant.index.settings import UNIT_SETTINGS
 from policy_assistant.ingest.pipeline import ingest
 
 
@@ -143,3 +145,17 @@ def test_okapi_index_is_reused_when_nothing_changed(tmp_path: Path, spy: SourceS
     assert load_manifest(tmp_path / "i").bm25.variant == "okapi"
     back = ingest(corpus, tmp_path / "i", STRUCTURE)
     assert back.rebuilt is not None and "BM25 settings changed" in back.rebuilt
+
+
+def test_an_index_cut_into_other_units_is_rebuilt_and_says_why(tmp_path: Path) -> None:
+    corpus = write_pipeline_corpus(tmp_path / "c")
+    ingest(corpus, tmp_path / "i", STRUCTURE)
+    assert load_manifest(tmp_path / "i").units == UNIT_SETTINGS
+    # An index written before units were bounded records no unit settings.
+    generation = tmp_path / "i" / (tmp_path / "i" / "CURRENT").read_text().strip()
+    data = json.loads((generation / "manifest.json").read_text())
+    del data["units"]
+    (generation / "manifest.json").write_text(json.dumps(data))
+    summary = ingest(corpus, tmp_path / "i", STRUCTURE)
+    assert summary.rebuilt is not None and "retrieval unit settings changed" in summary.rebuilt
+    assert load_manifest(tmp_path / "i").units == UNIT_SETTINGS

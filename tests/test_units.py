@@ -9,6 +9,7 @@ import pytest
 
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UNIT_KINDS, UnitSet, build_units, unit_index_text
+from policy_assistant.index.settings import UNIT_PIECE_WORDS
 from policy_assistant.index.store.units import units_of
 from policy_assistant.parse import parse_path
 from policy_assistant.parse.builder import DocumentBuilder
@@ -143,3 +144,16 @@ def test_field_weights_lift_the_document_the_query_names() -> None:
     assert tied[0][1] == tied[1][1]  # the two bodies are the same words
     units, found = search(fields, query, 1)
     assert units.docs[int(units.col("unit_doc")[found[0][0]])].source == "guides/b.md"
+
+
+def test_a_block_without_sentence_punctuation_is_cut_into_units_a_budget_holds() -> None:
+    # A chat log of 300 lines, one paragraph: one sentence to the splitter.
+    lines = [f"[10:{i % 60:02d}] <ann> message {i} about the nightly build" for i in range(300)]
+    builder = DocumentBuilder()
+    builder.add("paragraph", "\n".join(lines))
+    doc = builder.build("chat.txt", "0" * 64, DocumentMeta(access="public"), "chat.txt")
+    units = build_units([doc])
+    words = [count_words(units.unit_text(r)) for r in range(len(units))]
+    assert max(words) <= UNIT_PIECE_WORDS and sum(words) == count_words(doc.text)
+    # Each unit is whole lines: no message is cut.
+    assert all(line in lines for r in range(len(units)) for line in units.unit_text(r).split("\n"))

@@ -22,6 +22,7 @@ GATED_SETTINGS = (
     "k",
     "bm25",
     "tokenizer",
+    "retrieval_units",
 )
 """Settings the figures depend on: when one differs from the baseline's, the gate fails (unless
 the user accepts the difference), since a figure measured differently is no evidence of a fall."""

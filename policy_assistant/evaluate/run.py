@@ -46,10 +46,7 @@ from policy_assistant.evaluate.score import Layout, QuestionOutcome, score_quest
 from policy_assistant.evaluate.variants import Variant, parse_variants, report_spec
 from policy_assistant.ids import content_id
 from policy_assistant.index import Index, open_index
-from policy_assistant.index.settings import (
-    BM25_DEFAULTS,
-    BM25Settings,
-)
+from policy_assistant.index.settings import BM25_DEFAULTS, UNIT_SETTINGS, BM25Settings
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.parse import CorpusOptions, read_corpus
 from policy_assistant.records import Chunk, Document
@@ -379,6 +376,7 @@ def _report_settings(
         "budget_unit": unit_settings(settings.budget_unit),
         "k": settings.k,
         **ranking_settings(settings),
+        **({"retrieval_units": UNIT_SETTINGS} if settings.strategies else {}),
         **dense_settings(settings, model),
     }
 

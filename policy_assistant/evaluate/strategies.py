@@ -58,7 +58,7 @@ from policy_assistant.index.context.passages import (
 )
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UnitSet, build_units
-from policy_assistant.index.settings import BM25_DEFAULTS, RankerSettings
+from policy_assistant.index.settings import BM25_DEFAULTS, UNIT_SETTINGS, RankerSettings
 from policy_assistant.index.store.units import close_units, units_of
 from policy_assistant.index.store.vectors import Embedding
 from policy_assistant.records import Document
@@ -347,6 +347,7 @@ def with_strategies(
         **report.settings,
         "strategies": [{"name": s.name, **_settings_dict(s)} for s in strategies],
         "units": size,
+        "retrieval_units": UNIT_SETTINGS,
     }
     return replace(
         report,

@@ -71,6 +71,18 @@ class BM25Settings:
 
 BM25_DEFAULTS = BM25Settings()
 """Default scoring: Elasticsearch's BM25."""
+MAX_UNIT_WORDS = 60
+"""The longest retrieval unit, a table row excepted: a longer list item is split into its
+sentences, and a longer sentence or code line is cut into pieces (a chat log or a list
+without punctuation is otherwise one unit that no budget holds)."""
+UNIT_PIECE_WORDS = 40
+"""The most words of each piece: whole lines packed where the text has line breaks, else
+near-equal runs of words. Small enough for a piece and its prefix to fit a 50-word budget;
+20, 30, 40 and 60 measured with bench/eval_context.py, 40 with the best worst set."""
+UNIT_SETTINGS: dict[str, Any] = {"max_words": MAX_UNIT_WORDS, "piece_words": UNIT_PIECE_WORDS}
+"""How text is cut into retrieval units, kept in the manifest: an index cut otherwise is
+rebuilt by the next ingest."""
+
 DEFAULT_K = 5
 """Results a search returns when the caller does not say."""
 DEFAULT_ACCESS = ACCESS_LABELS[0]

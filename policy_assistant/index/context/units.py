@@ -1,9 +1,12 @@
 """Retrieval units below the chunk: sentences, list items, table rows, code lines, headings.
 
-A unit is a half-open span of its document's text that is never cut: a sentence of a
-paragraph, a whole list item (its sentences when it is longer than MAX_ITEM_WORDS), a table
-row, a code line, or a heading. Every non-blank character of every block lies in exactly one
-unit, so a run of consecutive units of one document is a passage that cuts nothing.
+A unit is a half-open span of its document's text: a sentence of a paragraph, a whole list
+item (its sentences when it is longer than MAX_UNIT_WORDS), a table row, a code line, or a
+heading. A sentence or code line over MAX_UNIT_WORDS is cut into pieces of at most
+UNIT_PIECE_WORDS, whole lines where it has line breaks (a chat log or a list without
+punctuation or bullets is otherwise one unit that no budget holds). Every non-blank character
+of every block lies in exactly one unit, so a run of consecutive units of one document is a
+passage that cuts nothing.
 
 Units are held as columns (numpy arrays) in a UnitSet, with their parents: each unit knows
 its block, each block its section (a run of blocks under one heading path) and each section
@@ -23,14 +26,13 @@ import numpy.typing as npt
 
 from policy_assistant.boxes import on_pages
 from policy_assistant.codec import OMIT_EMPTY, from_json_dict, to_json_dict
+from policy_assistant.index.settings import MAX_UNIT_WORDS, UNIT_PIECE_WORDS
 from policy_assistant.records import Access, Block, Document, PageBox
-from policy_assistant.sentences import line_spans, sentence_spans
+from policy_assistant.sentences import bounded_spans, line_spans, sentence_spans
 from policy_assistant.text import count_words
 
 UNIT_KINDS = ("heading", "sentence", "item", "row", "line")
 """What a unit is: index of the name is the stored kind code."""
-MAX_ITEM_WORDS = 60
-"""A list item longer than this is split into its sentences."""
 ROW, HEADING = UNIT_KINDS.index("row"), UNIT_KINDS.index("heading")
 BlockBox = tuple[int, int, int, float, float, float, float]
 """(start, end, page, x0, y0, x1, y1): a block's text span and its box on one page."""
@@ -153,12 +155,19 @@ def _block_units(text: str, block: Block) -> list[tuple[int, int, int]]:
     elif kind == "table":
         spans, code = line_spans(text, block.start, block.end), ROW
     elif kind == "code":
-        spans, code = line_spans(text, block.start, block.end), UNIT_KINDS.index("line")
-    elif kind == "list_item" and count_words(block.text) <= MAX_ITEM_WORDS:
+        spans = _bounded(text, line_spans(text, block.start, block.end))
+        code = UNIT_KINDS.index("line")
+    elif kind == "list_item" and count_words(block.text) <= MAX_UNIT_WORDS:
         spans, code = _whole(text, block), UNIT_KINDS.index("item")
     else:
-        spans, code = sentence_spans(text, block.start, block.end), UNIT_KINDS.index("sentence")
+        spans = _bounded(text, sentence_spans(text, block.start, block.end))
+        code = UNIT_KINDS.index("sentence")
     return [(start, end, code) for start, end in spans]
+
+
+def _bounded(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Return the spans, each one over MAX_UNIT_WORDS cut into pieces of UNIT_PIECE_WORDS."""
+    return bounded_spans(text, spans, MAX_UNIT_WORDS, UNIT_PIECE_WORDS)
 
 
 def _whole(text: str, block: Block) -> list[tuple[int, int]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from policy_assistant.errors import BadIndex, PolicyAssistantError
-from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
+from policy_assistant.index.settings import BM25_DEFAULTS, UNIT_SETTINGS, BM25Settings
 from policy_assistant.index.store.entries import SEGMENTS_DIR
 from policy_assistant.index.store.folder import ingest_hint
 from policy_assistant.index.store.manifest import DocumentEntry, Manifest
@@ -298,6 +298,8 @@ def settings_change(
         return "tokenizer settings changed"
     if manifest.bm25 != params:
         return f"BM25 settings changed ({manifest.bm25.describe()} -> {params.describe()})"
+    if manifest.units != UNIT_SETTINGS:
+        return "retrieval unit settings changed"
     return embedding_change(manifest.embedding, embedding)
 
 

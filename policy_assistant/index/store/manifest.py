@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant import __version__
-from policy_assistant.index.settings import BM25Settings
+from policy_assistant.index.settings import UNIT_SETTINGS, BM25Settings
 from policy_assistant.index.store.documents import DocumentEntry as DocumentEntry
 from policy_assistant.index.store.documents import LiveSegment as LiveSegment
 from policy_assistant.index.store.documents import ids_digest as ids_digest
@@ -59,6 +59,8 @@ class Manifest:
     POSIX path; each segment's own files are checked through its segment.json's SHA-256."""
     corpus: dict[str, Any] = field(default_factory=dict)
     """The corpus options ingest read with, where they differ from the defaults (sticky)."""
+    units: dict[str, Any] = field(default_factory=dict)
+    """UNIT_SETTINGS the retrieval units were cut with (empty in an index older than them)."""
     embedding: dict[str, Any] | None = None
     """The model the segments' vectors were made with and how (index/store/vectors.py), or
     None when the index holds no vectors."""
@@ -81,7 +83,8 @@ class Manifest:
         tokenizer = dict(TOKENIZER_SETTINGS)
         return cls(
             FORMAT_VERSION, __version__, dict(chunker), tokenizer, bm25,
-            corpus=dict(corpus or {}), embedding=embedding, given=ordered,
+            corpus=dict(corpus or {}), units=dict(UNIT_SETTINGS), embedding=embedding,
+            given=ordered,
         )  # fmt: skip
 
     @cached_property
