@@ -139,3 +139,17 @@ def test_enough_questions_that_separate_nothing_say_the_run_cannot_decide(
         f"B=100: best on complete@B is structure ({value:.3f}), "
         "ties structure:max_words=200 on every question"
     ]
+
+
+def test_a_strategy_that_cannot_fill_a_budget_says_so_in_units_not_chunks(
+    documents: list[Document], tmp_path: Path
+) -> None:
+    loaded = load_questions(write_questions(tmp_path / "q.jsonl", QUESTIONS), documents)
+    settings = EvalSettings(chunkers=("fixed:size=5",), budgets=(2,), strategies=("window",))
+    report = evaluate(documents, loaded, settings)
+    n = len(QUESTIONS)
+    window = [line for line in budget_lines(report) if line.startswith("window")]
+    assert window == [
+        f"window cannot fill B=2: {n} of {n} contexts empty (no ranked unit fits 2 words with "
+        "its title and headings) — compare at a larger B"
+    ]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from policy_assistant.evaluate.bootstrap import Interval
 from policy_assistant.evaluate.budget_units import WORDS, budget_sizes, unit_of
-from policy_assistant.evaluate.report import BUDGET_METRICS, EvalReport, metric_name
+from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerSummary, EvalReport, metric_name
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,9 @@ def budget_lines(report: EvalReport) -> list[str]:
     unit = unit_of(report.settings)
     lines = []
     for run, summary in zip(report.runs, report.summaries, strict=True):
+        if not run.chunks:  # a context strategy: units, never cut, and no chunk size to lower
+            lines += _unfilled_units(summary, n, unit)
+            continue
         # A cap in words says nothing of a budget in tokens: only the largest chunk does.
         setting = next((s for s in CAP_SETTINGS if s in run.spec and unit == WORDS), None)
         largest = max(budget_sizes(run.chunks, unit), default=0)
@@ -153,6 +156,17 @@ def budget_lines(report: EvalReport) -> list[str]:
                     f"{b.budget} {unit} (its chunks run to {largest}) — {advice}"
                 )
     return lines
+
+
+def _unfilled_units(summary: ChunkerSummary, n: int, unit: str) -> list[str]:
+    """Return a line per budget where many of a context strategy's contexts are empty."""
+    return [
+        f"{summary.name} cannot fill B={b.budget}: {b.empty_contexts} of {n} contexts empty "
+        f"(no ranked unit fits {b.budget} {unit} with its title and headings) — compare at a "
+        "larger B"
+        for b in summary.budgets
+        if b.empty_contexts and b.empty_contexts >= EMPTY_NOTE_SHARE * n
+    ]
 
 
 def few_questions_lines(report: EvalReport) -> list[str]:
