@@ -94,19 +94,12 @@ def _packed(text: str, words: list[tuple[int, int]], piece: int) -> list[tuple[i
     """Return runs [lo, hi) of words, each at most `piece` long: whole lines packed greedily
     (a chat log, a list without bullets, hard-wrapped prose), a longer line cut between
     words into near-equal runs."""
-    lines: list[tuple[int, int]] = []
-    first = 0
-    for i in range(1, len(words) + 1):
-        if i == len(words) or "\n" in text[words[i - 1][1] : words[i][0]]:
-            lines.append((first, i))
-            first = i
     runs: list[tuple[int, int]] = []
     growing = False  # whether the last run is whole lines, which the next line may join
-    for lo, hi in lines:
+    for lo, hi in _lines(text, words):
         if hi - lo > piece:
             parts = -(-(hi - lo) // piece)
-            cuts = [lo + (hi - lo) * k // parts for k in range(parts + 1)]
-            runs.extend(pairwise(cuts))
+            runs.extend(pairwise([lo + (hi - lo) * k // parts for k in range(parts + 1)]))
             growing = False
         elif growing and hi - runs[-1][0] <= piece:
             runs[-1] = (runs[-1][0], hi)
@@ -114,6 +107,12 @@ def _packed(text: str, words: list[tuple[int, int]], piece: int) -> list[tuple[i
             runs.append((lo, hi))
             growing = True
     return runs
+
+
+def _lines(text: str, words: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Return the runs [lo, hi) of words that share a line."""
+    breaks = [i for i in range(1, len(words)) if "\n" in text[words[i - 1][1] : words[i][0]]]
+    return list(pairwise([0, *breaks, len(words)]))
 
 
 def unit_spans(text: str, block: Block) -> list[tuple[int, int]]:

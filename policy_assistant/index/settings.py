@@ -77,8 +77,9 @@ sentences, and a longer sentence or code line is cut into pieces (a chat log or 
 without punctuation is otherwise one unit that no budget holds)."""
 UNIT_PIECE_WORDS = 40
 """The most words of each piece: whole lines packed where the text has line breaks, else
-near-equal runs of words. Small enough for a piece and its prefix to fit a 50-word budget;
-20, 30, 40 and 60 measured with bench/eval_context.py, 40 with the best worst set."""
+near-equal runs of words. Small enough for a piece and its title to fit a 50-word budget
+(measured with bench/eval_context.py at 20, 30 and 40: 20 and 40 tie on the worst set, 30 is
+one question lower; 40 is a little higher over every set)."""
 UNIT_SETTINGS: dict[str, Any] = {"max_words": MAX_UNIT_WORDS, "piece_words": UNIT_PIECE_WORDS}
 """How text is cut into retrieval units, kept in the manifest: an index cut otherwise is
 rebuilt by the next ingest."""
