@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,6 +105,7 @@ def test_the_tables_show_k_budgets_and_differences(paths: tuple[Path, Path]) -> 
     assert "At equal k (k=5, 7 questions, 95% intervals)" in text
     assert "At equal budgets" in text
     assert "median words in top 5" in text
+    assert re.search(r"│ window +│ +units │", text)  # a strategy has units, not 0 chunks
     assert "Differences from the best (paired 95% intervals; 7 questions, one is 0.143)" in text
     assert "complete@200" in text
     assert "-0.000" not in text

@@ -428,7 +428,9 @@ def _k_table(report: EvalReport) -> Table:
         table.add_column(name, justify="right")
     for s in report.summaries:
         words = f"{s.words_at_k.value:.0f}{gap}[{s.words_at_k.low:.0f}-{s.words_at_k.high:.0f}]"
-        table.add_row(s.name, str(s.chunks), show(s.hit_at_k), words, str(s.leaks))
+        # A context strategy ranks retrieval units: it has no chunks to count.
+        chunks = str(s.chunks) if s.chunks else "units"
+        table.add_row(s.name, chunks, show(s.hit_at_k), words, str(s.leaks))
     return table
 
 
