@@ -471,3 +471,20 @@ def test_real_markdown_sdist_loses_no_character() -> None:
         p.name: missing(visible_text(p.read_text(encoding="utf-8")), kept_text(p)) for p in files
     }
     assert {name: lost for name, lost in losses.items() if lost} == {}
+
+
+def test_a_chat_log_without_punctuation_keeps_its_lines() -> None:
+    # No blank line and no sentence end: one paragraph whose only structure is its lines.
+    lines = [
+        f"{('ann', 'bob')[i % 2]}: the nightly build {i} failed on the arm runner"
+        for i in range(40)
+    ]
+    doc = parse("\n".join(lines) + "\n", "chat.md")
+    assert [b.text for b in doc.blocks] == ["\n".join(lines)]
+
+
+def test_wrapped_prose_still_reads_as_one_line() -> None:
+    doc = parse("Refunds are paid within 14 days.\nThe receipt is needed\nfor every refund.\n")
+    assert [b.text for b in doc.blocks] == [
+        "Refunds are paid within 14 days. The receipt is needed for every refund."
+    ]

@@ -37,11 +37,15 @@ from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.markdown_lines import HTML_ELEMENTS, preprocess
 from policy_assistant.parse.text import decode_text, file_stem, finish, leading_title
 from policy_assistant.records import Document, Dropped
+from policy_assistant.sentences import sentence_spans
 
 _MD = MarkdownIt("commonmark").enable("table")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _SPACES = re.compile(r"\s+")
 _BREAK = "\x00"  # a line break inside collected inline text; decoded text holds no NUL
+_LINES_WORDS = 60
+"""Words of a "sentence" past which soft-wrapped text keeps its lines (MAX_UNIT_WORDS's value:
+a longer one is cut into retrieval units)."""
 # MyST (Sphinx Markdown), common in real documentation: roles, targets and directives.
 _MYST_ROLE = re.compile(r"\{[\w:.-]+\}$")
 _MYST_TARGET = re.compile(r"^\([\w.:-]+\)=$")
@@ -96,15 +100,31 @@ def _inline_text(token: Token) -> str:
         if child.type in ("text", "text_special", "code_inline"):
             parts.append(child.content)
         elif child.type == "softbreak":
-            parts.append(" ")
+            parts.append("\n")  # inline text holds no other newline
         elif child.type == "hardbreak":
             parts.append(_BREAK)
         elif child.type == "image":
             parts.append(_inline_text(child))
         elif child.type == "html_inline":
             parts.append(_inline_html(child.content))
-    lines = (_SPACES.sub(" ", line).strip() for line in "".join(parts).split(_BREAK))
+    joined = "".join(parts)
+    if _reads_as_lines(joined):
+        joined = joined.replace("\n", _BREAK)
+    lines = (_SPACES.sub(" ", line).strip() for line in joined.split(_BREAK))
     return "\n".join(line for line in lines if line)
+
+
+def _reads_as_lines(text: str) -> bool:
+    """Whether soft-wrapped text is a list of lines (a chat log, a transcript), not prose.
+
+    Prose wrapped for width reads as one line; but lines with no sentence end among them
+    for more than _LINES_WORDS words are the text's only structure, which a retrieval unit
+    cut from them must keep (it cuts between lines, else mid-message).
+    """
+    if "\n" not in text:
+        return False
+    flat = _SPACES.sub(" ", text.replace(_BREAK, " "))
+    return any(len(flat[a:b].split()) > _LINES_WORDS for a, b in sentence_spans(flat))
 
 
 def _inline_html(tag: str) -> str:
