@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.cli import APP, runner
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
@@ -126,3 +127,18 @@ def test_a_message_on_stderr_is_one_line_at_any_width() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("\n") == 1 and "pip install 'policy-assistant[dense]'" in done.stderr
+
+
+def test_a_short_file_name_leaves_the_citation_words_whole(tmp_path: Path) -> None:
+    # A source shorter than the citation's other words ("(unversioned)", "1200-1460") must
+    # not set the column's width: it folded them to "(unve / rsion / ed)".
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    prose = " ".join(f"Trial {i} of the cohort showed an effect of the drug." for i in range(40))
+    (corpus / "a.txt").write_text(f"Title\n\n{prose}\n")
+    index = str(tmp_path / "i")
+    done = runner.invoke(APP, ["ingest", str(corpus), "--index", index, "-q"])
+    assert done.exit_code == 0, done.output
+    args = ["search", "trial 17 cohort", "--index", index, "--access", "staff", "--budget", "50"]
+    text = CliRunner(env={"COLUMNS": "120"}).invoke(APP, args).stdout
+    assert "(unversioned)" in text, text

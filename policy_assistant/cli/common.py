@@ -86,8 +86,8 @@ def _fold_tables(renderable: Any, path_width: int) -> None:
     """Fit the tables in a renderable (a table, or a group of them) without cutting a value.
 
     Text columns fold; numbers (right-aligned columns) never break; a column that holds
-    source paths keeps a path of up to path_width characters on one line, so a citation can
-    be copied whole, and folds a longer one rather than cut it.
+    source paths keeps a path (and every word of its citation) of up to path_width characters
+    on one line, so a citation can be copied whole, and folds a longer one rather than cut it.
     """
     if isinstance(renderable, Table):
         for column in renderable.columns:
@@ -96,7 +96,9 @@ def _fold_tables(renderable: Any, path_width: int) -> None:
                 column.no_wrap = True
             if column.header == "source":
                 lines = (line for cell in column.cells for line in str(cell).splitlines())
-                longest = max((len(line) for line in lines if " " not in line), default=0)
+                # every word, not only a path's: a short path ("a.txt") must not set a width
+                # that folds "(unversioned)" and a character range under it
+                longest = max((len(word) for line in lines for word in line.split()), default=0)
                 column.min_width = max(column.min_width or 0, min(longest, path_width))
     for child in getattr(renderable, "renderables", ()):
         _fold_tables(child, path_width)
