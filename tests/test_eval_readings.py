@@ -153,3 +153,17 @@ def test_a_strategy_that_cannot_fill_a_budget_says_so_in_units_not_chunks(
         f"window cannot fill B=2: {n} of {n} contexts empty (no ranked unit fits 2 words with "
         "its title and headings) — compare at a larger B"
     ]
+
+
+def test_a_budget_at_the_cap_points_past_the_whole_tables_over_it(
+    documents: list[Document], tmp_path: Path
+) -> None:
+    # A table is kept whole past max_words: B=21 still cuts the 27-word one, so the advice
+    # must name the size the chunks run to and the setting that bounds tables.
+    report = report_of(documents, tmp_path, 1, "structure:max_words=20", budgets=(20,))
+    largest = max(c.words for c in report.runs[0].chunks)
+    assert largest > 21
+    (line,) = budget_lines(report)
+    assert line.endswith(
+        f"(its chunks run to {largest}) — compare at B ≥ {largest}, or lower max_table_words"
+    )

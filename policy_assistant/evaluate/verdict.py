@@ -143,6 +143,12 @@ def budget_lines(report: EvalReport) -> list[str]:
         lower = f"lower {setting}" if setting else "use smaller chunks"
         for b in summary.budgets:
             advice = f"compare at B ≥ {max(cap, b.budget + 1)}, or {lower}"
+            if b.budget >= cap and largest > b.budget:
+                # only chunks the cap does not bound are over B: whole tables, which a
+                # budget just past the cap still cuts
+                table_cap = "max_table_words" if "max_table_words" in run.spec else None
+                bound = f"lower {table_cap}" if table_cap else "use smaller chunks"
+                advice = f"compare at B ≥ {largest}, or {bound}"
             if b.empty_contexts and b.empty_contexts >= EMPTY_NOTE_SHARE * n:
                 lines.append(
                     f"{summary.name} cannot fill B={b.budget}: {b.empty_contexts} of {n} "
