@@ -308,3 +308,13 @@ def test_prose_with_links_and_a_long_contents_list_are_kept() -> None:
     assert "uniq" in doc.text and "Section 11 on sorting" in doc.text
     assert "getException()" in doc.text
     assert not doc.dropped
+
+
+def test_text_past_the_parsers_depth_limit_is_refused_not_lost_in_silence() -> None:
+    # libxml2 stops reading at 256 open elements: the page's rest was dropped without a word
+    # (or, with nothing read, "no text"), so the text that was there was never searchable.
+    page = b"<p>Intro.</p>" + b"<div>" * 300 + b"deep text" + b"</div>" * 300 + b"<p>Outro.</p>"
+    with pytest.raises(DocumentError, match=r"^web/returns\.html: .*nested more than 255 deep"):
+        parse(page)
+    shallow = b"<div>" * 200 + b"deep text" + b"</div>" * 200
+    assert kinds(parse(shallow)) == [("paragraph", "deep text")]

@@ -30,6 +30,9 @@ from policy_assistant.records import Document, DocumentMeta, Dropped
 
 MAX_TAGS = 2_000_000
 """Tags in one page; a page with more is refused (its tree would take gigabytes)."""
+MAX_DEPTH = 255
+"""Elements open at once that libxml2 reads (its limit without XML_PARSE_HUGE, which this
+recursive walker could not follow); a page nested deeper is refused."""
 DROPPED_PREVIEW = 200
 """Characters of a dropped script or style kept in its record: enough to recognize it."""
 
@@ -90,12 +93,17 @@ def parse_html(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
     builder = DocumentBuilder()
     walker = _Walker(builder)
     title: str | None = None
+    parser = lxml.html.HTMLParser()
     try:
-        root = lxml.html.document_fromstring(text) if text.strip() else None
+        root = lxml.html.document_fromstring(text, parser=parser) if text.strip() else None
     except ParserError:
         root = None  # lxml's "Document is empty": a page of comments or bare tags
     except ValueError as exc:
         raise DocumentError(source, f"not readable HTML: {exc}") from exc
+    if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
+        # libxml2 stops at MAX_DEPTH open elements and drops the rest of the page without an
+        # error: refuse it rather than index a part as if it were the whole
+        raise DocumentError(source, f"refused: elements nested more than {MAX_DEPTH} deep")
     if root is not None:
         title = _title(root)
         body = root.find("body")
