@@ -209,3 +209,15 @@ def test_blocks_before_the_first_heading_form_their_own_section() -> None:
     chunks = make_chunker("structure").chunk(doc)
     assert [body(doc, c) for c in chunks] == ["Preamble.", "Title\n\nBody."]
     assert chunks[0].sections == ((),)
+
+
+@pytest.mark.parametrize("name", ["structure", "sentence"])
+def test_a_chat_log_without_punctuation_is_chunked_between_lines(name: str) -> None:
+    # One paragraph, one "sentence" of 900 words: its chunks were cut every N words,
+    # mid-message ("harvests" / "line 239 about ...").
+    lines = [f"{('ann', 'bob')[i % 2]}: build {i} failed on the arm runner" for i in range(100)]
+    doc = build([("paragraph", "\n".join(lines), 0)])
+    chunks = make_chunker(name, max_words=50).chunk(doc)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert all(line in lines for line in body(doc, chunk).split("\n")), body(doc, chunk)

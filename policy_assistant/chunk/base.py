@@ -20,6 +20,7 @@ from policy_assistant.boxes import on_pages
 from policy_assistant.errors import UsageError
 from policy_assistant.ids import content_id
 from policy_assistant.records import Block, Chunk, Document
+from policy_assistant.sentences import bounded_spans
 from policy_assistant.text import count_words
 
 PATH_SEPARATOR = " > "
@@ -77,7 +78,13 @@ def window_pattern(step: int, overlap: int) -> re.Pattern[str]:
 
 
 def word_runs(text: str, start: int, end: int, size: int) -> list[tuple[int, int, int]]:
-    """Split text[start:end] into runs of `size` words: (start, end, words) each."""
+    """Split text[start:end] into runs of `size` words: (start, end, words) each; text with
+    line breaks into runs of whole lines of at most `size` words, where its lines allow."""
+    if "\n" in text[start:end]:
+        # a chat log or a list without punctuation: its lines are its only structure, which
+        # a cut every `size` words would break mid-message
+        spans = bounded_spans(text, [(start, end)], size, size)
+        return [(s, e, count_words(text[s:e])) for s, e in spans]
     runs = [(m.start(), m.end(), size) for m in window_pattern(size, 0).finditer(text, start, end)]
     if runs:
         first, last, _ = runs[-1]
