@@ -488,3 +488,10 @@ def test_wrapped_prose_still_reads_as_one_line() -> None:
     assert [b.text for b in doc.blocks] == [
         "Refunds are paid within 14 days. The receipt is needed for every refund."
     ]
+
+
+def test_control_characters_go_as_in_plain_text() -> None:
+    # An IRC or terminal log keeps its colour codes: they reached the search table raw, where
+    # a terminal obeys them, and hid the word they wrap from search.
+    doc = parse("Second \x1b[31mred\x1b[0m para\x07 with \x03color\x00.\n", "log.md")
+    assert [b.text for b in doc.blocks] == ["Second [31mred[0m para with color."]

@@ -9,7 +9,7 @@ Every character of the text a reader sees ends up in a block:
   no HTML element is text (`<unk>`, `List<String>`) and is kept as written;
 - an HTML block is read by the HTML parser (headings, paragraphs, lists, tables), or kept as
   text when none of its tags is HTML;
-- backslash escapes and entities are their literal characters;
+- backslash escapes and entities are their literal characters; control characters go;
 - only a fence whose info string is a bare name in braces (```` ```{note} ````) is a MyST
   directive, read as Markdown (its argument is a paragraph, its `:option:` lines go); any
   other fence, such as ```` ```{ .dockerfile .annotate } ````, is code;
@@ -42,6 +42,7 @@ from policy_assistant.sentences import sentence_spans
 _MD = MarkdownIt("commonmark").enable("table")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _SPACES = re.compile(r"\s+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _BREAK = "\x00"  # a line break inside collected inline text; decoded text holds no NUL
 _LINES_WORDS = 60
 """Words of a "sentence" past which soft-wrapped text keeps its lines (MAX_UNIT_WORDS's value:
@@ -81,7 +82,9 @@ def split_front_matter(text: str) -> tuple[dict[str, str], str]:
 
 def parse_markdown(data: bytes, source: str, catalog: Catalog, sha256: str) -> Document:
     """Parse a Markdown (or MDX) file's bytes; front matter is read, not indexed."""
-    fields, body = split_front_matter(decode_markdown(data, source))
+    # control characters go, as every other parser drops them: a log's colour codes would
+    # reach the terminal raw and hide the words they wrap from search
+    fields, body = split_front_matter(_CONTROL.sub("", decode_markdown(data, source)))
     meta = catalog.meta_for(source, fields)
     body, dropped = preprocess(body, mdx=source.lower().endswith(".mdx"))
     builder = DocumentBuilder()
