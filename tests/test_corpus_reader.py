@@ -374,6 +374,7 @@ def test_the_fingerprint_follows_the_parsers_not_the_reader(tmp_path: Path) -> N
     shutil.copytree(package / "parse", copy / "parse")
     shutil.copy(package / "records.py", copy / "records.py")
     shutil.copy(package / "boxes.py", copy / "boxes.py")
+    shutil.copy(package / "sentences.py", copy / "sentences.py")
     first = cache_module.code_fingerprint(copy)
     assert first == cache_module.code_fingerprint(package)
     for name in sorted(cache_module.READER_ONLY):
@@ -385,3 +386,19 @@ def test_the_fingerprint_follows_the_parsers_not_the_reader(tmp_path: Path) -> N
             module.write("\n# a parser change\n")
         assert cache_module.code_fingerprint(copy) != first
         first = cache_module.code_fingerprint(copy)
+
+
+def test_the_fingerprint_follows_the_sentence_splitter_the_markdown_parser_uses(
+    tmp_path: Path,
+) -> None:
+    # Whether a Markdown paragraph keeps its lines depends on its sentences: a change there
+    # changes a parse, so a cached one must not be read.
+    package = Path(cache_module.__file__).resolve().parent.parent
+    copy = tmp_path / "pkg"
+    shutil.copytree(package / "parse", copy / "parse")
+    for name in ("records.py", "boxes.py", "sentences.py"):
+        shutil.copy(package / name, copy / name)
+    first = cache_module.code_fingerprint(copy)
+    with (copy / "sentences.py").open("a") as module:
+        module.write("\n# a splitter change\n")
+    assert cache_module.code_fingerprint(copy) != first

@@ -1,7 +1,8 @@
 """The parse cache: a parsed Document kept on disk, keyed by what can change it.
 
 The key is SHA-256 over canonical JSON of: `PARSE_CACHE_VERSION`, the fingerprint of the
-parser code (every module of `policy_assistant/parse/`, `records.py` and `boxes.py`, and the
+parser code (every module of `policy_assistant/parse/`, `records.py`, `boxes.py` and
+`sentences.py`, which decides whether a Markdown paragraph keeps its lines, and the
 versions of the libraries the package depends on), the document's source, its bytes' SHA-256
 and its catalog fields but the access labels. Labels are no parse input: an entry keeps the
 label its front matter gives, and the reader labels a hit as the catalog now says. Any change to
@@ -60,7 +61,8 @@ def code_fingerprint(package: Path) -> str:
     # The format parsers' subpackages (parse/pdf/) shape a parse as much as parse/ does.
     modules = [p for p in sorted((package / "parse").rglob("*.py")) if p.name not in READER_ONLY]
     digest = hashlib.sha256()
-    for module in [*modules, package / "records.py", package / "boxes.py"]:
+    shaping = ("records.py", "boxes.py", "sentences.py")  # sentences: Markdown line breaks
+    for module in [*modules, *(package / name for name in shaping)]:
         name = module.relative_to(package).as_posix()
         digest.update(name.encode() + b"\0" + module.read_bytes() + b"\0")
     return digest.hexdigest()
