@@ -318,3 +318,34 @@ def test_text_past_the_parsers_depth_limit_is_refused_not_lost_in_silence() -> N
         parse(page)
     shallow = b"<div>" * 200 + b"deep text" + b"</div>" * 200
     assert kinds(parse(shallow)) == [("paragraph", "deep text")]
+
+
+def test_a_page_laid_out_in_a_table_keeps_its_headings_and_paragraphs() -> None:
+    # Older pages (and Word's HTML) put the whole page in a table: it became one table row,
+    # "Menu | Annual review Results Revenue rose. ...", with no section and no title.
+    page = (
+        "<table><tr><td>Menu</td><td><h1>Annual review</h1><h2>Results</h2>"
+        "<p>Revenue rose.</p><p>Costs fell.</p>"
+        "<table><tr><th>Year</th><th>Sales</th></tr><tr><td>2023</td><td>12</td></tr></table>"
+        "</td></tr></table>"
+    )
+    doc = parse(page)
+    assert kinds(doc) == [
+        ("paragraph", "Menu"),
+        ("heading", "Annual review"),
+        ("heading", "Results"),
+        ("paragraph", "Revenue rose."),
+        ("paragraph", "Costs fell."),
+        ("table", "Year | Sales\n2023 | 12"),
+    ]
+    assert doc.title == "Annual review"
+
+
+def test_a_data_table_with_a_heading_row_stays_a_table() -> None:
+    # Doxygen's member tables hold a group heading alone in a row: still a table of data.
+    page = (
+        '<table class="memberdecls"><tr class="heading"><td colspan="2"><h2>Public Member '
+        'Functions</h2></td></tr><tr><td class="memItemLeft">void</td><td>run (int n)</td></tr>'
+        "</table>"
+    )
+    assert kinds(parse(page)) == [("table", "Public Member Functions\nvoid | run (int n)")]

@@ -2,7 +2,9 @@
 
 Headings `h1`-`h6` open sections; `p`, `div` and the other block elements give paragraphs;
 `li` gives list items (ordered ones numbered "1. " as in Markdown); a `table` is one block,
-a row per line, cells joined by " | ", the header row kept where it stands; `pre` is a code
+a row per line, cells joined by " | ", the header row kept where it stands (a table with a
+cell holding a heading and another block lays out a page and is read as its cells' contents);
+`pre` is a code
 block, its text as written. Inside a block whitespace collapses to one space, as a browser
 shows it, and `<br>` is a line break. Page chrome is left out and recorded in Document.dropped
 with the reason: `script`, `style`, `noscript` and `template`, `nav` (and `role=navigation`, or
@@ -257,6 +259,8 @@ class _Walker:
         elif tag == "pre":
             self._flush()
             self.builder.add("code", _pre_text(element))
+        elif tag == "table" and _lays_out(element):
+            self._layout(element)
         elif tag == "table":
             self._flush()
             self._table(element)
@@ -312,17 +316,45 @@ class _Walker:
         self.builder.add("list_item", self.marker + text)
         self.marker = ""  # text after a nested list continues the item, unnumbered
 
+    def _layout(self, table: Any) -> None:
+        """Read a table that lays out a page as the page: each cell's contents in turn."""
+        for row in _own_rows(table):
+            for cell in row:
+                if cell.tag in ("td", "th"):
+                    self._flush()
+                    self._contents(cell)
+                    self._flush()
+
     def _table(self, table: Any) -> None:
         caption = table.find("caption")
         if caption is not None:
             self.builder.add("paragraph", text_of(caption))
         rows = []
-        for row in table.iter("tr"):
-            if next(row.iterancestors("table")) is not table:
-                continue  # a nested table's rows are text of its cell
+        for row in _own_rows(table):  # a nested table's rows are text of its cell
             cells = [text_of(c) for c in row if c.tag in ("td", "th")]
             rows.append(" | ".join(cells).rstrip())
         self.builder.add("table", "\n".join(r for r in rows if r.strip(" |")))
+
+
+def _own_rows(table: Any) -> list[Any]:
+    """Return a table's rows, not those of the tables nested in its cells."""
+    return [row for row in table.iter("tr") if next(row.iterancestors("table")) is table]
+
+
+def _lays_out(table: Any) -> bool:
+    """Whether a table lays out a page rather than holding data: a cell holds a heading and
+    another block (a heading alone in a cell, as Doxygen's member tables have, is a row).
+
+    Older pages and Word's HTML put the whole page in a table; read as data, it became one
+    row of all its text, without a heading or a paragraph.
+    """
+    for row in _own_rows(table):
+        for cell in row:
+            names = [d.tag for d in cell.iterdescendants() if isinstance(d.tag, str)]
+            blocks = [n for n in names if n in _HEADINGS or n in _BLOCKS or n == "table"]
+            if len(blocks) > 1 and any(n in _HEADINGS for n in blocks):
+                return True
+    return False
 
 
 def _pre_text(element: Any) -> str:
