@@ -226,3 +226,22 @@ def test_a_file_that_is_not_a_zip_says_so() -> None:
     with pytest.raises(DocumentError) as info:
         parse(b"plain text, not a Word file")
     assert str(info.value) == "hr/leave.docx: not a readable .docx file (not a zip archive)"
+
+
+def test_a_page_laid_out_in_a_table_keeps_its_headings_and_paragraphs() -> None:
+    # A report or CV template puts the page in a table: it became one row of all its text.
+    d = docx.Document()
+    table = d.add_table(rows=1, cols=2)
+    table.cell(0, 0).text = "Menu"
+    cell = table.cell(0, 1)
+    cell.paragraphs[0].text = "Annual review"
+    cell.paragraphs[0].style = d.styles["Heading 1"]
+    cell.add_paragraph("Revenue rose.")
+    data = d.add_table(rows=1, cols=2)
+    data.cell(0, 0).text, data.cell(0, 1).text = "Year", "2023"
+    assert kinds(parse(save(d))) == [
+        ("paragraph", "Menu"),
+        ("heading", "Annual review"),
+        ("paragraph", "Revenue rose."),
+        ("table", "Year | 2023"),
+    ]

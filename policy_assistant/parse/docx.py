@@ -6,8 +6,10 @@ paragraph is level 1 and every "Heading N" is level N + 1, so sections sit under
 A paragraph with numbering (its own or its style's, as "List Bullet" and "List Number" have)
 or a "List ..." style is a list item; a numbered one is prefixed "1. ", "2. " as in Markdown,
 counted per list and level. A table is one block, a row per line, cells joined by " | "
-(a merged cell once). A footnote or endnote follows, as paragraphs, the paragraph that refers
-to it, so it stays in that paragraph's section. Line breaks inside a paragraph stay; other
+(a merged cell once), unless a cell holds a heading and another paragraph or table: such a
+table lays out a page and is read as its cells' contents in turn. A footnote or endnote
+follows, as paragraphs, the paragraph that refers to it, so it stays in that paragraph's
+section. Line breaks inside a paragraph stay; other
 whitespace collapses. Page headers and footers are left out and recorded in
 Document.dropped. Word files have no pages the parser can see (layout is the reader's), so
 Document.pages is empty. The title is the catalog's, else the Title paragraph, else a leading
@@ -140,14 +142,27 @@ class _Reader:
         return f"{count}. "
 
     def _table(self, table: Any) -> None:
-        rows = []
+        grid = []
         for row in table.rows:
             cells: list[Any] = []
             for cell in row.cells:
                 if not cells or cell._tc is not cells[-1]._tc:  # a merged cell comes repeated
                     cells.append(cell)
-            rows.append(" | ".join(_cell_text(c) for c in cells).rstrip())
+            grid.append(cells)
+        if any(self._lays_out(cell) for cells in grid for cell in cells):
+            for cell in (cell for cells in grid for cell in cells):
+                self.read(cell._tc)  # a page laid out in a table: its cells are the page
+            return
+        rows = [" | ".join(_cell_text(c) for c in cells).rstrip() for cells in grid]
         self.builder.add("table", "\n".join(r for r in rows if r.strip(" |")))
+
+    def _lays_out(self, cell: Any) -> bool:
+        """Whether a cell holds a heading and another paragraph or table: its table lays out a
+        page (a report, a CV template), which read as data became one row of all its text."""
+        paragraphs = cell.paragraphs
+        if not any(_heading_level(self.styles.names(p)) for p in paragraphs):
+            return False
+        return len([p for p in paragraphs if clean(_element_text(p._p))] + cell.tables) > 1
 
 
 def _element_text(element: Any) -> str:
