@@ -495,3 +495,9 @@ def test_control_characters_go_as_in_plain_text() -> None:
     # a terminal obeys them, and hid the word they wrap from search.
     doc = parse("Second \x1b[31mred\x1b[0m para\x07 with \x03color\x00.\n", "log.md")
     assert [b.text for b in doc.blocks] == ["Second [31mred[0m para with color."]
+
+
+def test_raw_html_past_the_parsers_depth_limit_is_refused_not_lost_in_silence() -> None:
+    deep = "<div>" * 300 + "deep words" + "</div>" * 300
+    with pytest.raises(DocumentError, match=r"^deep\.md: .*nested more than 255 deep"):
+        parse(f"# T\n\nIntro.\n\n{deep}\n\nOutro.\n", "deep.md")

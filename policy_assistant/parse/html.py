@@ -102,10 +102,7 @@ def parse_html(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
         root = None  # lxml's "Document is empty": a page of comments or bare tags
     except ValueError as exc:
         raise DocumentError(source, f"not readable HTML: {exc}") from exc
-    if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
-        # libxml2 stops at MAX_DEPTH open elements and drops the rest of the page without an
-        # error: refuse it rather than index a part as if it were the whole
-        raise DocumentError(source, f"refused: elements nested more than {MAX_DEPTH} deep")
+    _check_depth(parser, source)
     if root is not None:
         title = _title(root)
         body = root.find("body")
@@ -114,15 +111,26 @@ def parse_html(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
     return finish(builder, source, sha256, replace(meta, title=title), tuple(walker.dropped))
 
 
-def add_html_fragment(builder: DocumentBuilder, fragment: str) -> list[Dropped]:
+def add_html_fragment(builder: DocumentBuilder, fragment: str, source: str) -> list[Dropped]:
     """Add the blocks of an HTML fragment (raw HTML in Markdown); return what was dropped."""
+    parser = lxml.html.HTMLParser()
     try:
-        root = lxml.html.fragment_fromstring(_CONTROL.sub("", fragment), create_parent="div")
+        root = lxml.html.fragment_fromstring(
+            _CONTROL.sub("", fragment), create_parent="div", parser=parser
+        )
     except ParserError:
         return []  # nothing but comments or whitespace
+    _check_depth(parser, source)
     walker = _Walker(builder)
     walker.walk(root)
     return walker.dropped
+
+
+def _check_depth(parser: Any, source: str) -> None:
+    """Refuse what libxml2 read only in part: it stops at MAX_DEPTH open elements and drops
+    the rest without an error, which indexed a part as if it were the whole."""
+    if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
+        raise DocumentError(source, f"refused: elements nested more than {MAX_DEPTH} deep")
 
 
 def _title(root: Any) -> str | None:

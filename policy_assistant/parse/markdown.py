@@ -88,7 +88,7 @@ def parse_markdown(data: bytes, source: str, catalog: Catalog, sha256: str) -> D
     meta = catalog.meta_for(source, fields)
     body, dropped = preprocess(body, mdx=source.lower().endswith(".mdx"))
     builder = DocumentBuilder()
-    walker = _Walker(builder)
+    walker = _Walker(builder, source)
     walker.walk(_MD.parse(body), body.split("\n"))
     title = meta.title or leading_title(builder.blocks) or file_stem(source)
     return finish(builder, source, sha256, replace(meta, title=title), (*dropped, *walker.dropped))
@@ -168,8 +168,9 @@ def _one_line(text: str) -> str:
 class _Walker:
     """Turn the flat token stream into blocks, keeping list items and tables whole."""
 
-    def __init__(self, builder: DocumentBuilder) -> None:
+    def __init__(self, builder: DocumentBuilder, source: str) -> None:
         self.builder = builder
+        self.source = source
         self.items: list[list[str]] = []
         self.ordinals: list[int | None] = []
         self.dropped: list[Dropped] = []
@@ -263,7 +264,7 @@ class _Walker:
         if not content.lstrip().startswith("<!--"):
             from policy_assistant.parse.html import add_html_fragment  # lxml only when needed
 
-            self.dropped.extend(add_html_fragment(self.builder, content))
+            self.dropped.extend(add_html_fragment(self.builder, content, self.source))
 
     def _open_item(self) -> None:
         self._flush_item()
