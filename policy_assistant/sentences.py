@@ -45,6 +45,11 @@ _OPENERS = "([{\"'«“‘"
 _MARKER_RE = re.compile(r"\d{1,3}|[ivx]{1,4}")
 """List markers ("12.", "iv.") that may open a sentence without ending it."""
 
+LONG_SENTENCE_WORDS = 60
+"""A "sentence" longer than this is no sentence a reader meant (a chat log or a list without
+punctuation): a retrieval unit holds at most this many words, and Markdown keeps such a
+paragraph's lines."""
+
 LINE_KINDS = frozenset({"table", "code"})
 """Block kinds split into lines, not sentences."""
 

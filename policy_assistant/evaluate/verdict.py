@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from policy_assistant.evaluate.bootstrap import Interval
 from policy_assistant.evaluate.budget_units import WORDS, budget_sizes, unit_of
@@ -136,19 +137,9 @@ def budget_lines(report: EvalReport) -> list[str]:
         if not run.chunks:  # a context strategy: units, never cut, and no chunk size to lower
             lines += _unfilled_units(summary, n, unit)
             continue
-        # A cap in words says nothing of a budget in tokens: only the largest chunk does.
-        setting = next((s for s in CAP_SETTINGS if s in run.spec and unit == WORDS), None)
         largest = max(budget_sizes(run.chunks, unit), default=0)
-        cap = int(run.spec[setting]) if setting else largest
-        lower = f"lower {setting}" if setting else "use smaller chunks"
         for b in summary.budgets:
-            advice = f"compare at B ≥ {max(cap, b.budget + 1)}, or {lower}"
-            if b.budget >= cap and largest > b.budget:
-                # only chunks the cap does not bound are over B: whole tables, which a
-                # budget just past the cap still cuts
-                table_cap = "max_table_words" if "max_table_words" in run.spec else None
-                bound = f"lower {table_cap}" if table_cap else "use smaller chunks"
-                advice = f"compare at B ≥ {largest}, or {bound}"
+            advice = _advice(run.spec, unit, largest, b.budget)
             if b.empty_contexts and b.empty_contexts >= EMPTY_NOTE_SHARE * n:
                 lines.append(
                     f"{summary.name} cannot fill B={b.budget}: {b.empty_contexts} of {n} "
@@ -162,6 +153,20 @@ def budget_lines(report: EvalReport) -> list[str]:
                     f"{b.budget} {unit} (its chunks run to {largest}) — {advice}"
                 )
     return lines
+
+
+def _advice(spec: dict[str, Any], unit: str, largest: int, budget: int) -> str:
+    """Return the budget, or the setting to lower, at which a variant's chunks fit."""
+    # A cap in words says nothing of a budget in tokens: only the largest chunk does.
+    setting = next((s for s in CAP_SETTINGS if s in spec and unit == WORDS), None)
+    cap = int(spec[setting]) if setting else largest
+    if budget >= cap and largest > budget:
+        # only chunks the cap does not bound are over B: whole tables, which a budget just
+        # past the cap still cuts
+        table = "lower max_table_words" if "max_table_words" in spec else "use smaller chunks"
+        return f"compare at B ≥ {largest}, or {table}"
+    lower = f"lower {setting}" if setting else "use smaller chunks"
+    return f"compare at B ≥ {max(cap, budget + 1)}, or {lower}"
 
 
 def _unfilled_units(summary: ChunkerSummary, n: int, unit: str) -> list[str]:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from policy_assistant.codec import from_json_dict, to_json_dict
 from policy_assistant.records import ACCESS_LABELS
+from policy_assistant.sentences import LONG_SENTENCE_WORDS
 
 VARIANTS = ("lucene", "okapi")
 """BM25 scoring variants: Elasticsearch's, and rank-bm25's BM25Okapi."""
@@ -71,7 +72,7 @@ class BM25Settings:
 
 BM25_DEFAULTS = BM25Settings()
 """Default scoring: Elasticsearch's BM25."""
-MAX_UNIT_WORDS = 60
+MAX_UNIT_WORDS = LONG_SENTENCE_WORDS
 """The longest retrieval unit, a table row excepted: a longer list item is split into its
 sentences, and a longer sentence or code line is cut into pieces (a chat log or a list
 without punctuation is otherwise one unit that no budget holds)."""

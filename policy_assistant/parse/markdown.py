@@ -37,16 +37,13 @@ from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.markdown_lines import HTML_ELEMENTS, preprocess
 from policy_assistant.parse.text import decode_text, file_stem, finish, leading_title
 from policy_assistant.records import Document, Dropped
-from policy_assistant.sentences import sentence_spans
+from policy_assistant.sentences import LONG_SENTENCE_WORDS, sentence_spans
 
 _MD = MarkdownIt("commonmark").enable("table")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _SPACES = re.compile(r"\s+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _BREAK = "\x00"  # a line break inside collected inline text; decoded text holds no NUL
-_LINES_WORDS = 60
-"""Words of a "sentence" past which soft-wrapped text keeps its lines (MAX_UNIT_WORDS's value:
-a longer one is cut into retrieval units)."""
 # MyST (Sphinx Markdown), common in real documentation: roles, targets and directives.
 _MYST_ROLE = re.compile(r"\{[\w:.-]+\}$")
 _MYST_TARGET = re.compile(r"^\([\w.:-]+\)=$")
@@ -121,13 +118,13 @@ def _reads_as_lines(text: str) -> bool:
     """Whether soft-wrapped text is a list of lines (a chat log, a transcript), not prose.
 
     Prose wrapped for width reads as one line; but lines with no sentence end among them
-    for more than _LINES_WORDS words are the text's only structure, which a retrieval unit
+    for more than LONG_SENTENCE_WORDS words are the text's only structure, which a retrieval unit
     cut from them must keep (it cuts between lines, else mid-message).
     """
     if "\n" not in text:
         return False
     flat = _SPACES.sub(" ", text.replace(_BREAK, " "))
-    return any(len(flat[a:b].split()) > _LINES_WORDS for a, b in sentence_spans(flat))
+    return any(len(flat[a:b].split()) > LONG_SENTENCE_WORDS for a, b in sentence_spans(flat))
 
 
 def _inline_html(tag: str) -> str:
