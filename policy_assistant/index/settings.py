@@ -72,16 +72,13 @@ class BM25Settings:
 
 BM25_DEFAULTS = BM25Settings()
 """Default scoring: Elasticsearch's BM25."""
-MAX_UNIT_WORDS = LONG_SENTENCE_WORDS
-"""The longest retrieval unit, a table row excepted: a longer list item is split into its
-sentences, and a longer sentence or code line is cut into pieces (a chat log or a list
-without punctuation is otherwise one unit that no budget holds)."""
 UNIT_PIECE_WORDS = 40
-"""The most words of each piece: whole lines packed where the text has line breaks, else
-near-equal runs of words. Small enough for a piece and its title to fit a 50-word budget
-(measured with bench/eval_context.py at 20, 30 and 40: 20 and 40 tie on the worst set, 30 is
-one question lower; 40 is a little higher over every set)."""
-UNIT_SETTINGS: dict[str, Any] = {"max_words": MAX_UNIT_WORDS, "piece_words": UNIT_PIECE_WORDS}
+"""The most words of each piece that a sentence or code line over LONG_SENTENCE_WORDS (the
+longest retrieval unit, a table row excepted) is cut into: whole lines packed where the text
+has line breaks, else near-equal runs of words. Small enough for a piece and its title to fit
+a 50-word budget (measured with bench/eval_context.py at 20, 30 and 40: 20 and 40 tie on the
+worst set, 30 is one question lower; 40 is a little higher over every set)."""
+UNIT_SETTINGS: dict[str, Any] = {"max_words": LONG_SENTENCE_WORDS, "piece_words": UNIT_PIECE_WORDS}
 """How text is cut into retrieval units, kept in the manifest: an index cut otherwise is
 rebuilt by the next ingest."""
 

@@ -27,7 +27,7 @@ from lxml.etree import ParserError
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
-from policy_assistant.parse.text import TITLE_MAX_WORDS, file_stem, finish
+from policy_assistant.parse.text import CONTROL, TITLE_MAX_WORDS, file_stem, finish
 from policy_assistant.records import Document, DocumentMeta, Dropped
 
 MAX_TAGS = 2_000_000
@@ -54,7 +54,6 @@ _NAV_NAMES = re.compile(
     r"nav|navbar|navheader|navfooter|navigation|breadcrumbs?|sidebar|skip-?link|site-?(?:header|footer)"
     r"|nav-?(?:list|panel|path)|(?:top|sub|bottom)-?nav|navrow\d*"
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _ROLES = {"navigation": "navigation", "banner": "page header", "contentinfo": "page footer"}
 
 
@@ -89,7 +88,7 @@ def _decode(data: bytes, encoding: str, source: str) -> str:
 def parse_html(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Document:
     """Parse an HTML file's bytes into a Document; page chrome is dropped with a record."""
     # XHTML's XML declaration has done its work (the encoding); lxml refuses it in a str.
-    text = _XML_DECLARATION.sub("", _CONTROL.sub("", _decode_html(data, source)))
+    text = _XML_DECLARATION.sub("", CONTROL.sub("", _decode_html(data, source)))
     if text.count("<") > MAX_TAGS:
         raise DocumentError(source, f"refused: over {MAX_TAGS:,} tags in one page")
     builder = DocumentBuilder()
@@ -116,7 +115,7 @@ def add_html_fragment(builder: DocumentBuilder, fragment: str, source: str) -> l
     parser = lxml.html.HTMLParser()
     try:
         root = lxml.html.fragment_fromstring(
-            _CONTROL.sub("", fragment), create_parent="div", parser=parser
+            CONTROL.sub("", fragment), create_parent="div", parser=parser
         )
     except ParserError:
         return []  # nothing but comments or whitespace
@@ -165,7 +164,7 @@ def text_of(element: Any) -> str:
 
 def collapse(text: str) -> str:
     """Collapse whitespace runs to one space and strip the ends, as a browser renders text."""
-    return _SPACES.sub(" ", _CONTROL.sub("", text)).strip()
+    return _SPACES.sub(" ", CONTROL.sub("", text)).strip()
 
 
 def _drop_reason(element: Any, tag: str) -> str | None:
@@ -368,4 +367,4 @@ def _lays_out(table: Any) -> bool:
 def _pre_text(element: Any) -> str:
     text: str = element.text_content()
     # HTML drops one newline right after <pre>.
-    return _CONTROL.sub("", text[1:] if text.startswith("\n") else text)
+    return CONTROL.sub("", text[1:] if text.startswith("\n") else text)

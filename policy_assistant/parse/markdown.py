@@ -35,14 +35,14 @@ from markdown_it.token import Token
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.catalog import Catalog
 from policy_assistant.parse.markdown_lines import HTML_ELEMENTS, preprocess
-from policy_assistant.parse.text import decode_text, file_stem, finish, leading_title
+from policy_assistant.parse.text import CONTROL, decode_text, file_stem, finish, leading_title
 from policy_assistant.records import Document, Dropped
 from policy_assistant.sentences import LONG_SENTENCE_WORDS, sentence_spans
+from policy_assistant.text import count_words
 
 _MD = MarkdownIt("commonmark").enable("table")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _SPACES = re.compile(r"\s+")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _BREAK = "\x00"  # a line break inside collected inline text; decoded text holds no NUL
 # MyST (Sphinx Markdown), common in real documentation: roles, targets and directives.
 _MYST_ROLE = re.compile(r"\{[\w:.-]+\}$")
@@ -81,7 +81,7 @@ def parse_markdown(data: bytes, source: str, catalog: Catalog, sha256: str) -> D
     """Parse a Markdown (or MDX) file's bytes; front matter is read, not indexed."""
     # control characters go, as every other parser drops them: a log's colour codes would
     # reach the terminal raw and hide the words they wrap from search
-    fields, body = split_front_matter(_CONTROL.sub("", decode_markdown(data, source)))
+    fields, body = split_front_matter(CONTROL.sub("", decode_markdown(data, source)))
     meta = catalog.meta_for(source, fields)
     body, dropped = preprocess(body, mdx=source.lower().endswith(".mdx"))
     builder = DocumentBuilder()
@@ -121,10 +121,10 @@ def _reads_as_lines(text: str) -> bool:
     for more than LONG_SENTENCE_WORDS words are the text's only structure, which a retrieval unit
     cut from them must keep (it cuts between lines, else mid-message).
     """
-    if "\n" not in text:
-        return False
     flat = _SPACES.sub(" ", text.replace(_BREAK, " "))
-    return any(len(flat[a:b].split()) > LONG_SENTENCE_WORDS for a, b in sentence_spans(flat))
+    if "\n" not in text or count_words(flat) <= LONG_SENTENCE_WORDS:
+        return False
+    return any(count_words(flat[a:b]) > LONG_SENTENCE_WORDS for a, b in sentence_spans(flat))
 
 
 def _inline_html(tag: str) -> str:

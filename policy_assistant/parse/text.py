@@ -33,7 +33,8 @@ from policy_assistant.records import Block, Document, DocumentMeta, Dropped
 TITLE_MAX_WORDS = 20
 """A heading longer than this is not taken as the document's title."""
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+"""Control characters every text parser drops (tab, newline, form feed and CR stay)."""
 _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")
 _UNDERLINES = "=-~^*+#"
 _NUMBERED = re.compile(r"(\d{1,3}(?:\.\d{1,3}){0,3})\.?[ \t]+(\S.*)")
@@ -107,7 +108,7 @@ def finish(
 
 def parse_text(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Document:
     """Parse a plain-text file's bytes into a Document."""
-    text = _CONTROL.sub("", decode_text(data, source).replace("\f", "\n\n"))
+    text = CONTROL.sub("", decode_text(data, source).replace("\f", "\n\n"))
     builder = DocumentBuilder()
     raw = [p for p in _BLANK_RUN.split(text.strip("\n")) if p.strip()]
     # An indented paragraph is quoted or preformatted text (a reST literal block, an

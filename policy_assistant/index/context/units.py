@@ -1,8 +1,8 @@
 """Retrieval units below the chunk: sentences, list items, table rows, code lines, headings.
 
 A unit is a half-open span of its document's text: a sentence of a paragraph, a whole list
-item (its sentences when it is longer than MAX_UNIT_WORDS), a table row, a code line, or a
-heading. A sentence or code line over MAX_UNIT_WORDS is cut into pieces of at most
+item (its sentences when it is longer than LONG_SENTENCE_WORDS), a table row, a code line, or a
+heading. A sentence or code line over LONG_SENTENCE_WORDS is cut into pieces of at most
 UNIT_PIECE_WORDS, whole lines where it has line breaks (a chat log or a list without
 punctuation or bullets is otherwise one unit that no budget holds). Every non-blank character
 of every block lies in exactly one unit, so a run of consecutive units of one document is a
@@ -26,9 +26,14 @@ import numpy.typing as npt
 
 from policy_assistant.boxes import on_pages
 from policy_assistant.codec import OMIT_EMPTY, from_json_dict, to_json_dict
-from policy_assistant.index.settings import MAX_UNIT_WORDS, UNIT_PIECE_WORDS
+from policy_assistant.index.settings import UNIT_PIECE_WORDS
 from policy_assistant.records import Access, Block, Document, PageBox
-from policy_assistant.sentences import bounded_spans, line_spans, sentence_spans
+from policy_assistant.sentences import (
+    LONG_SENTENCE_WORDS,
+    bounded_spans,
+    line_spans,
+    sentence_spans,
+)
 from policy_assistant.text import count_words
 
 UNIT_KINDS = ("heading", "sentence", "item", "row", "line")
@@ -157,7 +162,7 @@ def _block_units(text: str, block: Block) -> list[tuple[int, int, int]]:
     elif kind == "code":
         spans = _bounded(text, line_spans(text, block.start, block.end))
         code = UNIT_KINDS.index("line")
-    elif kind == "list_item" and count_words(block.text) <= MAX_UNIT_WORDS:
+    elif kind == "list_item" and count_words(block.text) <= LONG_SENTENCE_WORDS:
         spans, code = _whole(text, block), UNIT_KINDS.index("item")
     else:
         spans = _bounded(text, sentence_spans(text, block.start, block.end))
@@ -166,8 +171,8 @@ def _block_units(text: str, block: Block) -> list[tuple[int, int, int]]:
 
 
 def _bounded(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Return the spans, each one over MAX_UNIT_WORDS cut into pieces of UNIT_PIECE_WORDS."""
-    return bounded_spans(text, spans, MAX_UNIT_WORDS, UNIT_PIECE_WORDS)
+    """Return the spans, each one over LONG_SENTENCE_WORDS cut into pieces of UNIT_PIECE_WORDS."""
+    return bounded_spans(text, spans, LONG_SENTENCE_WORDS, UNIT_PIECE_WORDS)
 
 
 def _whole(text: str, block: Block) -> list[tuple[int, int]]:
