@@ -257,9 +257,8 @@ class _Ranker:
         # saturation stays below k1 + 1: the bound of a term's weight at any row
         bounds = [t.repeats * t.idf * (self.stats.k1 + 1) for t in planned]
         done, left = 0, sum(term.size for term in planned)
-        if left < PRUNE_MIN_POSTINGS:  # cheaper to add them all, in one pass per segment
-            return self._add_all(planned)
-        prune = all(bound >= 0 for bound in bounds)  # okapi's idf floor can be negative
+        # okapi's idf floor can be negative; below PRUNE_MIN_POSTINGS checks cost more
+        prune = left >= PRUNE_MIN_POSTINGS and all(bound >= 0 for bound in bounds)
         for j, term in enumerate(planned):
             done, left = done + term.size, left - term.size
             check = prune and left > 0 and done * CHECK_RATIO <= left  # else it costs more
@@ -315,29 +314,6 @@ class _Ranker:
                 at = some.astype(np.int64) + int(self.bases[i])
                 self.scores[at] += weights
                 self.seen.append(at)
-
-    def _add_all(self, planned: list[Planned]) -> tuple[Ints, Floats]:
-        """Return the rows (ascending) the terms touch that the reader may see, and their
-        scores: np.bincount adds in input order, term after term, as _add does."""
-        found: list[Ints] = []
-        for i, segment in enumerate(self.segments):
-            parts = [(t, live) for t in planned for j, *p in t.parts if j == i
-                     for live in _live(segment, *p)]  # fmt: skip
-            if not parts:
-                continue
-            rows = np.concatenate([live[0] for _, live in parts])
-            tf = np.concatenate([live[1] for _, live in parts])
-            sizes = [len(live[0]) for _, live in parts]
-            term_idf = np.repeat([t.idf for t, _ in parts], sizes)
-            weights = term_idf * saturation(self.stats, self.norms[i][rows], tf)
-            if any(t.repeats != 1 for t, _ in parts):
-                weights = weights * np.repeat([t.repeats for t, _ in parts], sizes)
-            sums = np.bincount(rows, weights=weights, minlength=segment.info.rows)
-            self.scores[self.bases[i] : self.bases[i + 1]] = sums
-            found.append(np.flatnonzero(sums > 0) + self.bases[i])
-        rows = np.concatenate(found) if found else np.empty(0, np.int64)
-        rows = rows[self._allowed(rows)]
-        return rows, self.scores[rows]
 
     def _touched(self, done: int) -> Ints:
         """Return the rows (ascending) with a positive score that the reader may see."""
