@@ -262,13 +262,6 @@ class _Ranker:
         for j, term in enumerate(planned):
             done, left = done + term.size, left - term.size
             check = prune and left > 0 and done * CHECK_RATIO <= left  # else it costs more
-            if j == 0 and check:  # the first term alone, without a score per row
-                rows, weights = self._first(term)
-                found = self._stop(planned, bounds, 0, rows, weights)
-                if found is not None:
-                    return found
-                self.scores[rows] = weights  # 0 + weight: the same floats as _add's
-                continue
             self._add(term)
             if check:
                 rows = self._touched(done)
@@ -290,20 +283,6 @@ class _Ranker:
             return None
         keep = partial >= theta - rest
         return self._finish(planned[j + 1 :], bounds[j + 1 :], rows[keep], partial[keep])
-
-    def _first(self, term: Planned) -> tuple[Ints, Floats]:
-        """Return the first term's live postings as rows (ascending) and weights, keeping
-        only the positive ones the reader may see (the rows _touched would give)."""
-        found, weights = [], []
-        for i, rows, tf in term.parts:
-            for some, freq in _live(self.segments[i], rows, tf):
-                weights.append(_term_weights(self.stats, term, self.norms[i][some], freq))
-                found.append(some.astype(np.int64) + int(self.bases[i]))
-        rows, scores = np.concatenate(found), np.concatenate(weights)
-        self.seen.append(rows)
-        keep = scores > 0
-        keep[keep] = self._allowed(rows[keep])
-        return rows[keep], scores[keep]
 
     def _add(self, term: Planned) -> None:
         """Add a term's weight at each of its live postings to the rows' scores."""
