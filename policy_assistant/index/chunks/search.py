@@ -85,9 +85,9 @@ class Index:
         self.access_labels = tuple(labels)
         self._live = [0, *accumulate(s.live_rows() for s in self.segments)]
         self.encoder: QueryEncoder | None = None
+        """What encodes queries for dense and hybrid; built from embedding_model when unset."""
         self.notice: str | None = None
         """Why a search did not rank as an index with vectors would (said once on stderr)."""
-        """What encodes queries for dense and hybrid; built from embedding_model when unset."""
         self._query_vectors: dict[str, Any] = {}
 
     def __len__(self) -> int:
@@ -232,41 +232,25 @@ class Index:
         settings: RankerSettings,
         read: dict[tuple[int, int], Chunk],
     ) -> list[Found]:
-        """Return the chosen ranker's (segment, row, score) hits, best first."""
-        terms = tokenize(query) if isinstance(query, str) else query
-        if not settings.uses_vectors:
-            return self._bm25(terms, k, level, read)
-        vector = self.query_vector(str(query), settings)
-        if settings.ranker == "dense":
-            return dense_search(self.segments, vector, k, level)
-        return self._hybrid(terms, vector, k, level, settings, read)
-
-    def _hybrid(
-        self,
-        terms: Sequence[str],
-        vector: Any,
-        k: int,
-        level: int,
-        settings: RankerSettings,
-        read: dict[tuple[int, int], Chunk],
-    ) -> list[Found]:
-        """Return BM25's and the dense ranker's top max(k, depth) fused (fusion.fuse)."""
-        depth = max(k, settings.depth)
-        bm25 = self._bm25(terms, depth, level, read)
-        dense = dense_search(self.segments, vector, depth, level)
-        return fused(bm25, dense, self.segments, vector, settings, k)
-
-    def _bm25(
-        self, terms: Sequence[str], k: int, level: int, read: dict[tuple[int, int], Chunk]
-    ) -> list[Found]:
-        """Return BM25's hits; records tie reads (to order equal scores) are kept in read."""
+        """Return the chosen ranker's (segment, row, score) hits, best first; hybrid fuses
+        BM25's and the dense ranker's top max(k, depth). Records BM25's tie reads (to order
+        equal scores) are kept in read."""
 
         def tie(seg: int, row: int) -> Any:
             if (seg, row) not in read:
                 read[seg, row] = self.record(seg, row)
             return self.tie_key(seg, row, read[seg, row])
 
-        return search_segments(self.segments, self.stats, terms, k, level, tie)
+        terms = tokenize(query) if isinstance(query, str) else query
+        if not settings.uses_vectors:
+            return search_segments(self.segments, self.stats, terms, k, level, tie)
+        vector = self.query_vector(str(query), settings)
+        if settings.ranker == "dense":
+            return dense_search(self.segments, vector, k, level)
+        depth = max(k, settings.depth)
+        bm25 = search_segments(self.segments, self.stats, terms, depth, level, tie)
+        dense = dense_search(self.segments, vector, depth, level)
+        return fused(bm25, dense, self.segments, vector, settings, k)
 
     def query_vector(self, query: str, settings: RankerSettings) -> Any:
         """Return the query's unit vector from the index's encoder (each text encoded once)."""
@@ -303,12 +287,6 @@ class Index:
     ) -> tuple[list[Chunk], list[int]]:
         """Return the found hits' chunks (those tie read, or read now) and index rows."""
         segments, live = self.segments, self._live
-        if len(segments) == 1 and segments[0].deleted is None:  # local rows are index rows
-            record = segments[0].record
-            rows = [row for _, row, _ in found]
-            if not read:  # tie is never asked within one segment
-                return [record(row) for row in rows], rows
-            return [read.get((0, row)) or record(row) for row in rows], rows
         chunks = [read.get((seg, row)) or segments[seg].record(row) for seg, row, _ in found]
         return chunks, [live[seg] + segments[seg].live_before(row) for seg, row, _ in found]
 
