@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +34,7 @@ KTH_DIRECT = 512
 KTH_SAMPLE = 8
 """kth_largest's sample holds about this many times k scores."""
 _SLACK = 1e-9
+_T = TypeVar("_T")
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -81,20 +82,6 @@ class Masked(Protocol):
         """Bool per row, True when deleted (None: no row is)."""
 
 
-class Postings(Masked, Protocol):
-    """What scoring reads of one segment's field: postings by term, row lengths, deletions."""
-
-    @property
-    def dl(self) -> Any:
-        """Each row's length."""
-
-    def postings(self, term: str) -> tuple[Any, Any]:
-        """Return the term's local rows (ascending) and their term frequencies."""
-
-    def live_count(self, rows: Any) -> int:
-        """Return how many of a term's postings (its rows) are live."""
-
-
 def statistics(
     params: BM25Settings, rows: int, nonempty: int, length: int, mean_idf: float
 ) -> Statistics:
@@ -140,13 +127,11 @@ class Planned:
 
 
 def plan_terms(
-    segments: Sequence[Postings], stats: Statistics, terms: Iterable[str] | Mapping[str, float]
+    segments: Sequence[Segment], stats: Statistics, terms: Iterable[str] | Mapping[str, float]
 ) -> list[Planned]:
-    """Return the query terms with a live posting, in the order their weights are summed:
-    highest repeats * idf first, then term bytes (a mapping gives each term its repeats)."""
-    counts = terms if isinstance(terms, Mapping) else Counter(terms)
-    found = []
-    for term, repeats in counts.items():
+    """Return the query terms with a live posting, in the order their weights are summed."""
+
+    def found(term: str) -> tuple[int, list[tuple[int, Any, Any]]] | None:
         parts, df = [], 0
         for i, segment in enumerate(segments):
             rows, tf = segment.postings(term)
@@ -154,15 +139,35 @@ def plan_terms(
             if live:
                 parts.append((i, rows, tf))
                 df += live
-        if parts:
-            found.append((term, float(repeats), parts, df))
-    idfs = idf(stats, np.array([df for *_, df in found], np.float64)).tolist()
-    per_term = []
-    for (term, repeats, parts, _), term_idf in zip(found, idfs, strict=True):
-        size = sum(len(rows) for _, rows, _ in parts)
-        per_term.append((-repeats * term_idf, term.encode("utf-8"), repeats, term_idf, parts, size))
-    per_term.sort(key=lambda item: (item[0], item[1]))
-    return [Planned(*item[2:]) for item in per_term]
+        return (df, parts) if parts else None
+
+    return [
+        Planned(repeats, term_idf, parts, sum(len(rows) for _, rows, _ in parts))
+        for repeats, term_idf, parts in _in_order(stats, terms, found)
+    ]
+
+
+def _in_order(
+    stats: Statistics,
+    terms: Iterable[str] | Mapping[str, float],
+    found: Callable[[str], tuple[int, _T] | None],
+) -> list[tuple[float, float, _T]]:
+    """Return (repeats, idf, postings) of each query term found gives (df, postings) for, in
+    the order weights are summed: highest repeats * idf first, then term bytes (a mapping
+    gives each term its repeats)."""
+    counts = terms if isinstance(terms, Mapping) else Counter(terms)
+    kept = []
+    for term, repeats in counts.items():
+        got = found(term)
+        if got is not None:
+            kept.append((term, float(repeats), *got))
+    idfs = idf(stats, np.array([df for _, _, df, _ in kept], np.float64)).tolist()
+    keyed = [
+        (-repeats * term_idf, term.encode("utf-8"), repeats, term_idf, postings)
+        for (term, repeats, _, postings), term_idf in zip(kept, idfs, strict=True)
+    ]
+    keyed.sort(key=lambda item: (item[0], item[1]))
+    return [(repeats, term_idf, postings) for _, _, repeats, term_idf, postings in keyed]
 
 
 def search_segments(
@@ -200,29 +205,24 @@ def _search_one(
 ) -> list[Found] | None:  # fmt: skip
     """Return what search_segments does over one segment without deletions, in fewer steps
     (eval's sizes, where each step's Python cost counts); None above PRUNE_MIN_POSTINGS."""
-    counts = terms if isinstance(terms, Mapping) else Counter(terms)
-    found = []
-    for term, repeats in counts.items():
+
+    def found(term: str) -> tuple[int, tuple[int, int]] | None:
         start, stop = segment.span(term)
-        if stop > start:
-            found.append((term, float(repeats), start, stop))
-    if k <= 0 or not found:
+        return (stop - start, (start, stop)) if stop > start else None
+
+    per_term = _in_order(stats, terms, found)  # every posting is live: df is their count
+    if k <= 0 or not per_term:
         return []
-    # The idf and order of plan_terms (df: every posting is live) and the sums of _add_all.
-    idfs = idf(stats, np.array([stop - start for *_, start, stop in found], np.float64))
-    per_term = sorted(
-        (-repeats * term_idf, term.encode("utf-8"), repeats, term_idf, start, stop)
-        for (term, repeats, start, stop), term_idf in zip(found, idfs.tolist(), strict=True)
-    )
-    sizes = [stop - start for *_, start, stop in per_term]
+    spans = [span for _, _, span in per_term]
+    sizes = [stop - start for start, stop in spans]
     if sum(sizes) >= PRUNE_MIN_POSTINGS:
         return None
-    rows = np.concatenate([segment.rows[start:stop] for *_, start, stop in per_term])
+    rows = np.concatenate([segment.rows[start:stop] for start, stop in spans])
     # Arrays' own repeat and nonzero: np.repeat and np.flatnonzero add a Python call each.
-    term_idf = np.array([item[3] for item in per_term]).repeat(sizes)
-    weights = term_idf * _saturations(segment, stats, rows, [item[4:] for item in per_term])
-    if any(item[2] != 1 for item in per_term):
-        weights = weights * np.array([item[2] for item in per_term]).repeat(sizes)
+    idfs = np.array([term_idf for _, term_idf, _ in per_term]).repeat(sizes)
+    weights = idfs * _saturations(segment, stats, rows, spans)
+    if any(repeats != 1 for repeats, _, _ in per_term):
+        weights = weights * np.array([repeats for repeats, _, _ in per_term]).repeat(sizes)
     sums = np.bincount(rows, weights=weights, minlength=segment.info.rows)
     rows = (sums > 0).nonzero()[0]
     rows = rows[segment.access[rows] <= level]
