@@ -3,13 +3,9 @@
 Rows are counted batch by batch (_count_rows), after the first few batches in forked worker
 processes, texts split into words by numpy over their UTF-8 bytes (_split_texts); every
 counted batch is kept until all rows are in, then count_postings sorts the terms and moves
-each batch's postings into its terms' slices. Weights are not stored: segment_search
-computes them from these counts at query time.
-
-Nothing here touches disk, and nothing is pickled to disk: segment_build.py saves the
-arrays. The only pickling is multiprocessing's own, carrying batches of row texts to the
-workers and their counts back (IPC between forked processes). word_terms is not sent at all:
-each worker inherits it through fork.
+each batch's postings into its terms' slices. Nothing here touches disk; the only pickling
+is multiprocessing's own (batches of texts to the workers, their counts back), and
+word_terms is not sent at all: each worker inherits it through fork.
 """
 
 from __future__ import annotations
@@ -88,14 +84,14 @@ class PostingsBuilder:
         self.lengths.append(lengths)
 
 
-def _count_rows(rows: Sequence[Any], word_terms: WordTerms, texts: bool) -> Counted:
-    """Count one batch: each row (a text split on whitespace, or a token list) is its words'
-    terms in order. Needs no shared state, so any worker process can run it.
+def _count_rows(rows: Sequence[str], word_terms: WordTerms) -> Counted:
+    """Count one batch: each row (a text split on whitespace) is its words' terms in order.
+    Needs no shared state, so any worker process can run it.
 
     Returns the batch's distinct terms, then grouped by term (in the order of that list):
     each term's index into it and posting count, each posting's row and tf; then row lengths.
     """
-    words, word_ids, per_row = (_split_texts(rows) if texts else None) or _split(rows, texts)
+    words, word_ids, per_row = _split_texts(rows) or _split(rows)
     analyzed = list(map(word_terms, words))  # each distinct word once
     terms = _Vocab()
     flat = np.fromiter(map(terms.__getitem__, chain.from_iterable(analyzed)), np.int64)
@@ -109,13 +105,13 @@ def _count_rows(rows: Sequence[Any], word_terms: WordTerms, texts: bool) -> Coun
     return (list(terms), *_group(term_ids, lengths), lengths)
 
 
-def _split(rows: Sequence[Any], texts: bool) -> Split:
+def _split(rows: Sequence[str]) -> Split:
     """Return the batch's distinct words, each word's index into them, and per row the
     number of words before it (one more entry than rows): word by word, in Python."""
     words = _Vocab()
     ids, per_row = array("l"), np.zeros(len(rows) + 1, dtype=np.int64)
     for i, row in enumerate(rows, 1):
-        ids.extend(map(words.__getitem__, row.split() if texts else row))
+        ids.extend(map(words.__getitem__, row.split()))
         per_row[i] = len(ids)
     return list(words), np.asarray(ids, dtype=np.int64), per_row
 
@@ -204,9 +200,9 @@ def _new_runs(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
     return edges
 
 
-def _batched(rows: Iterable[Any]) -> Iterator[list[Any]]:
+def _batched(rows: Iterable[str]) -> Iterator[list[str]]:
     """Yield rows in lists of BATCH_ROWS (the last one shorter, possibly empty)."""
-    batch: list[Any] = []
+    batch: list[str] = []
     for row in rows:
         batch.append(row)
         if len(batch) == BATCH_ROWS:
@@ -236,35 +232,31 @@ def _start_worker(word_terms: WordTerms, parent: int) -> None:
     _worker_word_terms = word_terms
 
 
-def _count_in_worker(rows: Sequence[Any], texts: bool) -> Counted:
+def _count_in_worker(rows: Sequence[str]) -> Counted:
     """Run _count_rows in a worker with the word_terms _start_worker kept."""
     if _worker_word_terms is None:
         raise RuntimeError("_count_in_worker runs only in a worker _start_worker set up")
-    return _count_rows(rows, _worker_word_terms, texts)
+    return _count_rows(rows, _worker_word_terms)
 
 
 def feed_rows(
-    rows: Iterable[Any],
-    word_terms: WordTerms | None,
-    builder: PostingsBuilder,
-    workers: int,
+    rows: Iterable[str], word_terms: WordTerms, builder: PostingsBuilder, workers: int
 ) -> None:
     """Count rows batch by batch; after the first few batches, in worker processes.
 
     At most 2 * workers batches are in flight and results are taken in submission order,
     so rows keep their order and memory stays bounded.
     """
-    terms_of, texts = word_terms or _one_term, word_terms is not None
     pending: deque[Future[Counted]] = deque()
     with ExitStack() as stack:
         pool: ProcessPoolExecutor | None = None
         for n, batch in enumerate(_batched(rows)):
             if pool is None and n == PARALLEL_AFTER_BATCHES and _can_fork(workers):
-                pool = stack.enter_context(_fork_pool(workers, terms_of))
+                pool = stack.enter_context(_fork_pool(workers, word_terms))
             if pool is None:
-                builder.add(_count_rows(batch, terms_of, texts))
+                builder.add(_count_rows(batch, word_terms))
             else:
-                pending.append(pool.submit(_count_in_worker, batch, texts))
+                pending.append(pool.submit(_count_in_worker, batch))
             while pending and (len(pending) > 2 * workers or pending[0].done()):
                 builder.add(pending.popleft().result())
         while pending:
@@ -279,44 +271,23 @@ def _fork_pool(workers: int, word_terms: WordTerms) -> ProcessPoolExecutor:
     )
 
 
-def _one_term(token: str) -> tuple[str]:
-    """Return the token as its own single term."""
-    return (token,)
-
-
-def sorted_terms(builder: PostingsBuilder) -> tuple[list[str], Rows, Ints, Ints]:
-    """Return the counted terms in UTF-8 order, each batch id's new id, row lengths and df.
-
-    The builder's vocabulary is emptied on the way: it is the largest thing it holds.
-    """
+def count_postings(
+    rows: Iterable[str], analyze: WordTerms = word_terms, workers: int = BUILD_WORKERS
+) -> tuple[bytes, dict[str, Any]]:
+    """Return the sorted term list (UTF-8 lines) and the raw postings arrays, one row per
+    text (its words' terms under analyze): term_offsets, ptr, rows, tf (uint16, uint32 when
+    a count needs it), dl. The result does not depend on workers (forked counting processes)."""
+    builder = PostingsBuilder()
+    feed_rows(rows, analyze, builder, workers)
     vocab = builder.vocab
     terms = sorted(vocab, key=lambda t: t.encode("utf-8"))
     new_of_old = np.empty(len(terms), dtype=np.int32)
     old_ids = np.fromiter(map(vocab.__getitem__, terms), np.int64, len(terms))
     new_of_old[old_ids] = np.arange(len(terms), dtype=np.int32)
-    vocab.clear()
-    lengths = np.concatenate(builder.lengths) if builder.lengths else np.empty(0, np.int64)
+    vocab.clear()  # the largest thing the builder holds
     df = np.zeros(len(terms), dtype=np.int64)
     for _, old, sizes, _, _ in builder.parts:
         df[new_of_old[old]] += sizes  # a term appears once per batch
-    return terms, new_of_old, lengths, df
-
-
-def count_postings(
-    rows: Iterable[Any],
-    analyze: WordTerms | None = word_terms,
-    workers: int = BUILD_WORKERS,
-) -> tuple[bytes, dict[str, Any]]:
-    """Return the sorted term list (UTF-8 lines) and the raw postings arrays, one row per
-    text (its words' terms under analyze) or, with analyze None, per token list used as given:
-    term_offsets, ptr, rows, tf (uint16, uint32 when a count needs it), dl. The result does
-    not depend on workers (forked counting processes)."""
-    builder = PostingsBuilder()
-    feed_rows(rows, analyze, builder, workers)
-    terms, new_of_old, lengths, df = sorted_terms(builder)
-    # Words split at whitespace hold no newline; token lists given as they are may.
-    if analyze is None and any("\n" in t for t in terms):
-        raise ValueError("a token contains a newline; tokens must be single-line strings")
     ptr = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(df, out=ptr[1:])
     wide = any(len(part[4]) and int(part[4].max()) > 0xFFFF for part in builder.parts)
@@ -333,5 +304,5 @@ def count_postings(
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
     arrays = {"term_offsets": offsets, "ptr": ptr, "rows": rows, "tf": tf}
-    arrays["dl"] = lengths.astype(np.uint32)
+    arrays["dl"] = np.concatenate(builder.lengths).astype(np.uint32)  # one batch at least
     return b"".join(encoded), arrays
