@@ -2,10 +2,8 @@
 
 Vectors are unit length, so the inner product is the cosine. Every live row the reader may
 see is scored by kernel.products (no approximate index: bench/bench_dense.py times the exact
-product at 1M rows). The access codes and deletion
-flags are those search_segments filters by; equal scores rank by (segment, row). The same
-search, exact scores and fusion serve retrieval units (context/unit_dense.py), given the
-scorer that reads a unit segment's access and deletions.
+product at 1M rows); equal scores rank by (segment, row). Retrieval units
+(context/unit_dense.py) use the same search with their own scorer.
 """
 
 from __future__ import annotations

@@ -93,18 +93,15 @@ def statistics(
 
 
 def row_norms(stats: Statistics, lengths: Any) -> Floats:
-    """Return rows' BM25 length norms from their lengths (the part of a weight each row
-    shares)."""
+    """Return rows' BM25 length norms from their lengths (the part of a weight each row shares)."""
     k1, b, avgdl = stats.k1, stats.b, stats.avgdl or 1.0
     result: Floats = k1 * (1 - b + b * lengths.astype(np.float64) / avgdl)
     return result
 
 
 def saturation(stats: Statistics, norms: Any, tf: Any, reuse_norms: bool = False) -> Floats:
-    """Return the BM25 weights of postings before their idf, from their rows' length norms
-    and tf: rank_bm25's operations, freq * (k1 + 1) / (freq + norms), which every path here
-    repeats. With reuse_norms, norms (float64, the caller's) is overwritten, so a large batch
-    of postings costs two arrays, not four."""
+    """Return postings' BM25 weights before their idf, in rank_bm25's operations; with
+    reuse_norms norms (float64) is overwritten: a large batch costs two arrays, not four."""
     freq: Floats = tf.astype(np.float64)  # a copy: the sums below may write into it
     denominator = np.add(freq, norms, out=norms if reuse_norms else None)
     np.multiply(freq, stats.k1 + 1, out=freq)
