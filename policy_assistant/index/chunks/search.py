@@ -287,6 +287,12 @@ class Index:
     ) -> tuple[list[Chunk], list[int]]:
         """Return the found hits' chunks (those tie read, or read now) and index rows."""
         segments, live = self.segments, self._live
+        if len(segments) == 1 and segments[0].deleted is None:  # local rows are index rows
+            record = segments[0].record
+            rows = [row for _, row, _ in found]
+            if not read:  # tie is never asked within one segment
+                return [record(row) for row in rows], rows
+            return [read.get((0, row)) or record(row) for row in rows], rows
         chunks = [read.get((seg, row)) or segments[seg].record(row) for seg, row, _ in found]
         return chunks, [live[seg] + segments[seg].live_before(row) for seg, row, _ in found]
 
