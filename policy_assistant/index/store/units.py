@@ -1,18 +1,8 @@
-"""The units of a generation on disk: `gen-*/units/`, unit segments as the chunks have segments.
+"""The units of a generation on disk, `gen-*/units/`: unit segments as the chunks have segments,
+with plan.py's merge policy counted in documents (docs/index-format.md).
 
-    units/
-      units.json              format, field weights, BM25 settings, okapi's mean idf per
-                              field, and the live unit segments with what of each is deleted
-      useg-<16 hex>/          immutable unit segments (unit_segment.py); hard links to an
-                              older generation's files when unchanged
-      deleted/useg-*.npy      bool per document of that segment: replaced or removed
-
-A re-ingest writes one unit segment holding the documents added or changed, marks the ones
-it replaces or removes deleted (their units, sections and document row with them), and links
-the rest; merges follow plan.py's policy, counted in documents. units.json's checksum is in
-the manifest, each segment's segment.json's in units.json, so every file is checked (reader.
-verify_files). A units folder without units.json is the older, unsegmented layout: the
-next ingest writes the units again (build._units_change), search says to run it.
+units.json's checksum is in the manifest, each segment's segment.json's in units.json, so every
+file is checked (reader.verify_files). A units folder without units.json is the older layout.
 """
 
 from __future__ import annotations
@@ -30,7 +20,6 @@ import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.errors import BadIndex, StaleIndex
-from policy_assistant.index.chunks.bm25_files import load_array
 from policy_assistant.index.chunks.segment_search import okapi_mean_idf
 from policy_assistant.index.context.unit_open import Mask, SegmentSources, UnitSegment
 from policy_assistant.index.context.unit_rank import SegmentedUnits, field_statistics
@@ -44,6 +33,7 @@ from policy_assistant.index.context.unit_segment import (
     write_unit_segment,
 )
 from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
+from policy_assistant.index.store.entries import load_mask, save_masks
 from policy_assistant.index.store.plan import choose_merges, link_tree
 from policy_assistant.jsonio import loads, pretty_json
 from policy_assistant.records import Document
@@ -177,8 +167,8 @@ def units_of(
     extra: UnitFiles | None = None,
 ) -> SegmentedUnits:  # fmt: skip
     """Return the documents' units as a one-segment store, ranked as an index folder's are:
-    written by write_units (extra: its vector files) into a temporary folder and opened. The
-    folder is removed at once: its files stay open, memory-mapped."""
+    written (extra: its vector files) into a temporary folder, opened, and the folder removed
+    (its files stay open, memory-mapped)."""
     # In RAM where there is a tmpfs: the writer's fsyncs cost nothing there (39 documents:
     # 37 ms against 186 ms on disk; UnitIndex built them in memory in 33 ms).
     shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
@@ -213,8 +203,7 @@ def update_units(
     """Write into folder the units of old with the replaced sources' documents deleted and
     the fresh documents (added or changed) added as a new unit segment.
 
-    A segment is opened whole only when a document of it is deleted or it is merged: a
-    one-file change reads a few document lines of each other segment and links it."""
+    A segment is opened whole only when a document of it is deleted or it is merged."""
     state = read_state(old)
     folder.mkdir(parents=True)
     counts = {s.info.name: s for s in state.segments}
@@ -236,7 +225,8 @@ def update_units(
         live = [counts[name] for name in kept]
         if docs:
             live.append(LiveUnits(write_unit_segment(folder, docs, extra)))
-        _link(old, folder, kept)
+        for name in kept:
+            link_tree(old / name, folder / name)
         masks = {n: m for n in kept if (m := dead[n]) is not None and counts[n].deleted}
         _finish(folder, live, masks, bm25)
     finally:
@@ -249,9 +239,7 @@ def _mask(folder: Path, live: LiveUnits, writable: bool = False) -> Mask | None:
     None when it has no deleted document."""
     if not live.deleted:
         return None
-    mask: Mask = load_array(folder / DELETED / f"{live.info.name}.npy", None if writable else "r")
-    if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
-        raise BadIndex(f"{DELETED}/{live.info.name}.npy does not fit its segment")
+    mask: Mask = load_mask(folder / DELETED, live.info.name, live.info.rows, writable, BadIndex)
     return mask
 
 
@@ -300,21 +288,12 @@ def _delete(segment: UnitSegment, live: LiveUnits, doc: int) -> LiveUnits:
     return replace(live, deleted=live.deleted + 1, removed=removed)
 
 
-def _link(old: Path, folder: Path, names: Sequence[str]) -> None:
-    """Hard-link the kept unit segments of the old units folder into the new one."""
-    for name in names:
-        link_tree(old / name, folder / name)
-
-
 def _finish(
     folder: Path, live: list[LiveUnits], masks: dict[str, npt.NDArray[np.bool_]],
     bm25: BM25Settings,
 ) -> None:  # fmt: skip
     """Write the deletion masks and units.json (okapi's mean idf computed over live rows)."""
-    if masks:
-        (folder / DELETED).mkdir()
-        for name, mask in sorted(masks.items()):
-            np.save(folder / DELETED / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
+    save_masks(folder / DELETED, masks)
     state = UnitsState(tuple(live), bm25, dict(FIELD_WEIGHTS), {})
     if bm25.variant == "okapi":
         state = replace(state, mean_idf=_mean_idf(folder, state))
