@@ -226,17 +226,11 @@ def _remove_leftovers(index_dir: Path) -> None:
     """Delete what killed writers left (lock held); every generation stays while CURRENT is
     unreadable, since which one is live is then unknown."""
     try:
-        live, keep_generations = read_current(index_dir), False
+        live, generations = read_current(index_dir), True
     except BadIndex:
-        live, keep_generations = None, True
+        live, generations = None, False
     try:
-        for entry in sorted(index_dir.iterdir()):
-            if entry.name == live or not _made_here(entry):
-                continue
-            if not GENERATION.fullmatch(entry.name):
-                _remove(entry)
-            elif not keep_generations:
-                _retire(entry)
+        _clean(index_dir, live, generations=generations)
     except OSError as exc:
         raise _cannot_write(index_dir, exc) from exc
 
@@ -406,12 +400,18 @@ def _publish(index_dir: Path, tmp: Path, name: str) -> None:
     _fsync(index_dir)
 
 
-def _clean(index_dir: Path, keep: str, retired: str | None) -> None:
-    """Delete our other generations (retired, the one live before, even with its manifest
-    damaged) and every leftover; foreign files stay."""
+def _clean(
+    index_dir: Path, keep: str | None, retired: str | None = None, generations: bool = True
+) -> None:
+    """Delete every leftover and (with generations) our generations but keep; retired, the one
+    live before, goes even with its manifest damaged. Foreign files stay."""
     for entry in sorted(index_dir.iterdir()):
-        if entry.name != keep and (entry.name == retired or _made_here(entry)):
-            _retire(entry) if GENERATION.fullmatch(entry.name) else _remove(entry)
+        if entry.name == keep or not (entry.name == retired or _made_here(entry)):
+            continue
+        if not GENERATION.fullmatch(entry.name):
+            _remove(entry)
+        elif generations:
+            _retire(entry)
 
 
 def _retire(generation: Path) -> None:
