@@ -213,38 +213,27 @@ def segments_entries(
     segment's by source), taking from and adding to `known` when given; ValueError if damaged."""
     found: list[DocumentEntry] = []
     for segment in segments:
-        name = segment.info.name
+        name, sha = segment.info.name, segment.info.sha256
         try:
-            found += _segment_entries(generation, segment, known)
+            if known is not None and sha in known:
+                every, first = known[sha]
+            else:
+                folder = generation / SEGMENTS_DIR / name
+                every, first = _parsed((folder / ENTRIES_FILE).read_bytes(), name)
+                if known is not None:
+                    known[sha] = (every, first)
+            if segment.deleted:  # an entry is live while its first row is
+                rows = segment.info.rows
+                live = ~load_mask(generation / DELETED_DIR, name, rows, numpy_errors=True)
+                try:
+                    keep = live[first].tolist()
+                except (IndexError, TypeError, ValueError) as exc:  # a row the mask lacks
+                    raise ValueError(f"an entry's first row is not in its segment: {exc}") from exc
+                every = list(compress(every, keep))
+            found += every
         except ValueError as exc:
             raise ValueError(f"{SEGMENTS_DIR}/{name}/{ENTRIES_FILE}: {exc}") from exc
     return found
-
-
-def _segment_entries(
-    generation: Path, segment: LiveSegment, known: SegmentEntries | None
-) -> list[DocumentEntry]:
-    """Return a segment's live entries in this generation, from `known` when it has them."""
-    name, sha = segment.info.name, segment.info.sha256
-    if known is not None and sha in known:
-        every, first = known[sha]
-    else:
-        every, first = _parsed((generation / SEGMENTS_DIR / name / ENTRIES_FILE).read_bytes(), name)
-        if known is not None:
-            known[sha] = (every, first)
-    if not segment.deleted:
-        return every
-    live = ~load_mask(generation / DELETED_DIR, name, segment.info.rows)
-    return _live_entries(every, first, live)
-
-
-def _live_entries(every: list[DocumentEntry], first: Any, live: Any) -> list[DocumentEntry]:
-    """Return the entries whose first row is live; ValueError when a first row is not a row."""
-    try:
-        keep = np.asarray(live)[first].tolist()
-    except (IndexError, TypeError, ValueError) as exc:  # a first row the mask does not have
-        raise ValueError(f"an entry's first row is not in its segment: {exc}") from exc
-    return list(compress(every, keep))
 
 
 def read_empty(generation: Path) -> list[DocumentEntry]:
@@ -257,11 +246,21 @@ def read_empty(generation: Path) -> list[DocumentEntry]:
 
 
 def load_mask(
-    folder: Path, name: str, rows: int, writable: bool = False, error: type[Exception] = ValueError
+    folder: Path,
+    name: str,
+    rows: int,
+    writable: bool = False,
+    error: type[Exception] = ValueError,
+    numpy_errors: bool = False,
 ) -> Any:
     """Return segment name's deletion mask in folder, memory-mapped (a copy when writable);
-    error when it is not one bool per row."""
-    mask = load_array(folder / f"{name}.npy", None if writable else "r")
+    error when it is not one bool per row (numpy_errors: a bad header raises numpy's own)."""
+    path, mode = folder / f"{name}.npy", None if writable else "r"
+    mask = (
+        np.load(path, mmap_mode=mode, allow_pickle=False)
+        if numpy_errors
+        else load_array(path, mode)
+    )
     if mask.dtype != np.bool_ or mask.shape != (rows,):
         raise error(f"{folder.name}/{name}.npy does not fit its segment")
     return mask

@@ -6,6 +6,7 @@ outlives its file's rename and unlink), and retry if a writer retired the genera
 
 from __future__ import annotations
 
+import hashlib
 import os
 from contextlib import suppress
 from pathlib import Path
@@ -233,18 +234,27 @@ def verify_files(
 
 
 def _unit_files(index_dir: Path, generation: Path, manifest: Manifest) -> dict[str, str]:
-    """Return the checksums of the unit segments' files, their units.json checked first."""
-    from policy_assistant.index.store.units import UNITS_DIR, UNITS_FILE, unit_checksums
+    """Return the SHA-256 of every unit segment file by generation path, as each segment.json
+    lists them (units.json checked first, and each segment.json against it); {} without units."""
+    from policy_assistant.index.store.units import UNITS_DIR, UNITS_FILE, read_state
 
     name = f"{UNITS_DIR}/{UNITS_FILE}"
-    if name in manifest.files:
-        check_file(index_dir, generation, name, manifest.files[name])
+    if name not in manifest.files:
+        return {}
+    check_file(index_dir, generation, name, manifest.files[name])
+    out: dict[str, str] = {}
     try:
-        return unit_checksums(generation, manifest.files)
+        for live in read_state(generation / UNITS_DIR).segments:
+            folder = f"{UNITS_DIR}/{live.info.name}"
+            data = (generation / folder / "segment.json").read_bytes()
+            if hashlib.sha256(data).hexdigest() != live.info.sha256:
+                raise BadIndex(f"{folder}/segment.json does not match its checksum")
+            out |= {f"{folder}/{file}": digest for file, digest in loads(data)["files"].items()}
     except BadIndex as exc:
         raise damaged(index_dir, exc) from exc
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise damaged(index_dir, f"{UNITS_DIR}: {exc}") from exc
+    return out
 
 
 def _mask(generation: Path, live: LiveSegment) -> Any:

@@ -8,7 +8,6 @@ file is checked (reader.verify_files). A units folder without units.json is the 
 from __future__ import annotations
 
 import bisect
-import hashlib
 import os
 import tempfile
 from collections.abc import Sequence
@@ -252,22 +251,14 @@ def _replaced_rows(
         name = live.info.name
         listed = SegmentSources(old / name, live.info.rows)
         try:
+            sources, mask = listed.sources, dead[name]  # its own sources, sorted
             for source in sorted(replaced):
-                row = _row_of(listed.sources, dead[name], source)
-                if row >= 0:
-                    found.append((name, row))
+                at = bisect.bisect_left(sources, source)
+                if at < len(sources) and sources[at] == source and (mask is None or not mask[at]):
+                    found.append((name, at))
         finally:
             listed.close()
     return found
-
-
-def _row_of(sources: Sequence[str], dead: Mask | None, source: str) -> int:
-    """Return the row of a live document of a unit segment (sources: its own, sorted; dead:
-    its deletion mask), or -1."""
-    at = bisect.bisect_left(sources, source)
-    if at == len(sources) or sources[at] != source:
-        return -1
-    return -1 if dead is not None and bool(dead[at]) else at
 
 
 def _delete(segment: UnitSegment, live: LiveUnits, doc: int) -> LiveUnits:
@@ -312,24 +303,6 @@ def _mean_idf(folder: Path, state: UnitsState) -> dict[str, float]:
     finally:
         for segment in segments:
             segment.close()
-
-
-def unit_checksums(generation: Path, files: dict[str, str]) -> dict[str, str]:
-    """Return the SHA-256 of every unit segment file by generation path, read from units.json
-    and the segments' segment.json (their own hashes from units.json); {} without units."""
-    name = f"{UNITS_DIR}/{UNITS_FILE}"
-    if name not in files:
-        return {}
-    state = read_state(generation / UNITS_DIR)
-    out: dict[str, str] = {}
-    for live in state.segments:
-        where = f"{UNITS_DIR}/{live.info.name}/segment.json"
-        data = (generation / where).read_bytes()
-        if hashlib.sha256(data).hexdigest() != live.info.sha256:
-            raise BadIndex(f"{where} does not match its checksum")
-        listed = loads(data)["files"].items()
-        out |= {f"{UNITS_DIR}/{live.info.name}/{file}": digest for file, digest in listed}
-    return out
 
 
 def stored_documents(folder: Path) -> dict[str, Document]:
