@@ -32,7 +32,7 @@ from policy_assistant.index.context.unit_segment import (
     write_unit_segment,
 )
 from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
-from policy_assistant.index.store.entries import load_mask, save_masks
+from policy_assistant.index.store.entries import DELETED_DIR, load_mask, save_masks
 from policy_assistant.index.store.plan import choose_merges, link_tree
 from policy_assistant.jsonio import loads, pretty_json
 from policy_assistant.records import Document
@@ -42,10 +42,7 @@ UNITS_DIR = "units"
 UNITS_FILE = "units.json"
 """The units' own manifest inside the units folder."""
 UNITS_FORMAT = 2
-"""Version of units.json; another one (or none: the older layout) is written again (1: unit
-segments in format 1, one text stream per document)."""
-DELETED = "deleted"
-"""The units folder's deletion masks."""
+"""Version of units.json; another one (or none: the older layout) is written again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +235,7 @@ def _mask(folder: Path, live: LiveUnits, writable: bool = False) -> Mask | None:
     None when it has no deleted document."""
     if not live.deleted:
         return None
-    mask: Mask = load_mask(folder / DELETED, live.info.name, live.info.rows, writable, BadIndex)
+    mask: Mask = load_mask(folder / DELETED_DIR, live.info.name, live.info.rows, writable, BadIndex)
     return mask
 
 
@@ -284,7 +281,7 @@ def _finish(
     bm25: BM25Settings,
 ) -> None:  # fmt: skip
     """Write the deletion masks and units.json (okapi's mean idf computed over live rows)."""
-    save_masks(folder / DELETED, masks)
+    save_masks(folder / DELETED_DIR, masks)
     state = UnitsState(tuple(live), bm25, dict(FIELD_WEIGHTS), {})
     if bm25.variant == "okapi":
         state = replace(state, mean_idf=_mean_idf(folder, state))
