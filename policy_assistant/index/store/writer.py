@@ -240,15 +240,12 @@ def write_index(
     chunks: Sequence[Chunk],
     manifest: Manifest,
     lock_timeout: float | None = None,
-    progress: Progress | None = None,
-    documents: Sequence[Document] | None = None,
 ) -> Path:
     """Write chunks (in row order, agreeing with manifest.documents) as a new generation of
-    one segment, with the documents' units when given; make it current, return its folder."""
+    one segment, without units; make it current, return its folder."""
     _check_consistent(chunks, manifest)
     make = cold_generation(chunks, manifest, manifest.documents)
-    units = None if documents is None else cold_units(documents, manifest.bm25)
-    return write_generation(index_dir, make, lock_timeout, progress, units=units)
+    return write_generation(index_dir, make, lock_timeout)
 
 
 def write_generation(
@@ -319,7 +316,7 @@ def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest) -> None:
 
 
 UnitsJob = Callable[[Path], object]
-"""Writes a generation's units into the folder it is given (unit_store.py)."""
+"""Writes a generation's units into the folder it is given (units.py)."""
 
 
 def cold_units(
