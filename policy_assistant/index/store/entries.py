@@ -255,12 +255,11 @@ def load_mask(
 ) -> Any:
     """Return segment name's deletion mask in folder, memory-mapped (a copy when writable);
     error when it is not one bool per row (numpy_errors: a bad header raises numpy's own)."""
-    path, mode = folder / f"{name}.npy", None if writable else "r"
-    mask = (
-        np.load(path, mmap_mode=mode, allow_pickle=False)
-        if numpy_errors
-        else load_array(path, mode)
-    )
+    path = folder / f"{name}.npy"
+    if numpy_errors:
+        mask = np.load(path, mmap_mode=None if writable else "r", allow_pickle=False)
+    else:
+        mask = load_array(path, None if writable else "r")
     if mask.dtype != np.bool_ or mask.shape != (rows,):
         raise error(f"{folder.name}/{name}.npy does not fit its segment")
     return mask
