@@ -10,26 +10,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from policy_assistant.index.chunks.search import (
-        Index,
-        MemoryIndex,
-        SearchHit,
-        memory_index,
-    )
-    from policy_assistant.index.settings import (
-        BM25_DEFAULTS,
-        DEFAULT_ACCESS,
-        DEFAULT_K,
-        RANKERS,
-        BM25Settings,
-        RankerSettings,
-    )
-    from policy_assistant.index.store.build import (
-        BuildResult,
-        IndexSettings,
-        build_index,
-        sort_chunks,
-    )
+    from policy_assistant.index.chunks.search import Index, SearchHit, memory_index
+    from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
+    from policy_assistant.index.store.build import IndexSettings, build_index, sort_chunks
     from policy_assistant.index.store.folder import (
         DEFAULT_INDEX_DIR,
         INDEX_ENV,
@@ -37,63 +20,31 @@ if TYPE_CHECKING:
         resolve_index_dir,
     )
     from policy_assistant.index.store.manifest import FORMAT_VERSION, DocumentEntry, Manifest
-    from policy_assistant.index.store.reader import (
-        LoadedIndex,
-        load_chunks,
-        load_manifest,
-        open_index,
-    )
-    from policy_assistant.index.store.writer import (
-        LOCK_TIMEOUT,
-        IndexBusyError,
-        Progress,
-        index_lock,
-        write_index,
-    )
+    from policy_assistant.index.store.reader import load_chunks, load_manifest, open_index
+    from policy_assistant.index.store.writer import IndexBusyError, index_lock, write_index
 
 _HOMES = {
-    "store.build": ("BuildResult", "IndexSettings", "build_index", "sort_chunks"),
+    "chunks.search": ("Index", "SearchHit", "memory_index"),
+    "settings": ("BM25_DEFAULTS", "BM25Settings"),
+    "store.build": ("IndexSettings", "build_index", "sort_chunks"),
     "store.folder": ("DEFAULT_INDEX_DIR", "INDEX_ENV", "ingest_hint", "resolve_index_dir"),
     "store.manifest": ("FORMAT_VERSION", "DocumentEntry", "Manifest"),
-    "store.reader": ("LoadedIndex", "load_chunks", "load_manifest", "open_index"),
-    "chunks.search": (
-        "Index",
-        "MemoryIndex",
-        "SearchHit",
-        "memory_index",
-    ),
-    "settings": (
-        "BM25_DEFAULTS",
-        "DEFAULT_ACCESS",
-        "DEFAULT_K",
-        "RANKERS",
-        "BM25Settings",
-        "RankerSettings",
-    ),
-    "store.writer": ("LOCK_TIMEOUT", "IndexBusyError", "Progress", "index_lock", "write_index"),
+    "store.reader": ("load_chunks", "load_manifest", "open_index"),
+    "store.writer": ("IndexBusyError", "index_lock", "write_index"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "BM25_DEFAULTS",
-    "DEFAULT_ACCESS",
     "DEFAULT_INDEX_DIR",
-    "DEFAULT_K",
     "FORMAT_VERSION",
     "INDEX_ENV",
-    "LOCK_TIMEOUT",
-    "RANKERS",
     "BM25Settings",
-    "BuildResult",
     "DocumentEntry",
     "Index",
     "IndexBusyError",
     "IndexSettings",
-    "LoadedIndex",
     "Manifest",
-    "MemoryIndex",
-    "Progress",
-    "RankerSettings",
     "SearchHit",
     "build_index",
     "index_lock",

@@ -22,12 +22,9 @@ The pipeline, in order:
 4. English stopwords (the list below) are dropped; the joined form of a compound is kept.
 5. Snowball English stemming (PyStemmer), memoized per word; never applied to CJK bigrams.
 
-Language: every chunk and every query goes through this one English pipeline, whatever the
-chunk's language. The query's language is unknown at search time, and a French chunk stemmed
-with the French stemmer would not meet an English-stemmed query for the same word; with one
-pipeline, the same surface word always gives the same term, and accent folding still lets
-"employé" meet "employe". French stopwords are kept as terms; BM25's IDF gives them little
-weight. The choice is recorded in TOKENIZER_SETTINGS["languages"], which goes in the manifest.
+Every chunk and query goes through this one English pipeline, whatever its language (the
+query's is unknown at search time; docs/retrieval.md): the same surface word always gives the
+same term. French stopwords are kept as terms; BM25's IDF gives them little weight.
 """
 
 from __future__ import annotations

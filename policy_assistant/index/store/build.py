@@ -1,11 +1,9 @@
 """build_index: make an index folder hold exactly a set of documents, writing only on change.
 
 Both `index CHUNKS.jsonl` and `ingest` end here, so the two write the same bytes for the same
-chunks. A generation is written when a document was added, changed or removed (a new segment
-for those, the old chunks marked deleted: plan.py), when the units asked for change (the
-segments are kept), and from scratch (one segment) when the chunker, tokenizer or BM25
-settings differ from the live generation's or there is no usable live generation; otherwise
-nothing is touched. What changed is decided from the per-document entries, never the chunks.
+chunks. A generation is written from scratch (one segment) when the settings differ from the
+live generation's or none is usable, else only for what changed (plan.py), decided from the
+per-document entries, never the chunks; with nothing changed nothing is touched.
 """
 
 from __future__ import annotations
@@ -51,10 +49,6 @@ class IndexSettings:
     """The corpus options to record (ingest's sticky ones); None keeps the live index's."""
     embedding: Embedding | None = None
     """The encoder that gives each segment its vectors; None: an index without vectors."""
-
-    def embedding_settings(self) -> dict[str, Any] | None:
-        """Return what the manifest records of the embedding (None without one)."""
-        return None if self.embedding is None else self.embedding.settings
 
 
 @dataclass
@@ -135,16 +129,12 @@ def build_index(
 ) -> BuildResult:
     """Make the index at index_dir hold exactly these documents; see the module docstring.
 
-    entries are every document's entry (by default read off the chunks); they may name
-    documents that have no chunks (an empty document), so that a later run knows them. The
-    chunks of a document whose entry equals the live one may be left out: its rows stay in
-    their segment. damage says what the caller found damaged in the live generation: a new
-    one is written from the chunks given, whatever else. With documents (ingest without
-    --no-units), the generation also holds their retrieval units, and one without units is
-    written again. live is the live manifest when the caller (holding the lock) has read it
-    already, so it is not read twice, and live_entries its entries by source when the caller
-    holds them too (ingest --watch, between rounds). workers 1 keeps the write in this process
-    (the units are otherwise built in a forked child beside the segment).
+    entries are every document's entry (by default read off the chunks), those without chunks
+    included; a document whose entry equals the live one may leave its chunks out. damage says
+    what the caller found damaged in the live generation (a new one is written from the chunks
+    given). documents: their retrieval units go in too. live and live_entries: the live
+    manifest and its entries by source when the caller (holding the lock) has read them.
+    workers 1 keeps the write in this process (side_job.py).
     """
     settings = settings or IndexSettings()
     rows = sort_chunks(chunks)
@@ -158,7 +148,7 @@ def build_index(
     new = {e.source: e for e in (entries if entries is not None else _entries_of(rows))}
     result = BuildResult(index_dir)
     with index_lock(index_dir):
-        embedding = settings.embedding_settings()
+        embedding = None if settings.embedding is None else settings.embedding.settings
         old, why, result.damaged = _previous(index_dir, spec, params, live, live_entries, embedding)
         if damage and not why:
             why, result.damaged = damage, True
@@ -186,9 +176,7 @@ def build_index(
         else:
             make = None
         if make is not None:
-            write_generation(
-                index_dir, make, progress=progress, workers=workers, units=job
-            )  # fmt: skip
+            write_generation(index_dir, make, progress=progress, workers=workers, units=job)
             result.written = True
     given: dict[str, int] = {}
     for chunk in rows:
@@ -264,18 +252,16 @@ def _previous(
     whether it is damaged."""
     try:
         manifest = live or load_manifest(index_dir)
-        given = live_entries if live is not None else None
-        entries = given if given is not None else _by_source(load_entries(index_dir, manifest))
+        if live is not None and live_entries is not None:
+            entries = live_entries
+        else:
+            entries = {e.source: e for e in load_entries(index_dir, manifest)}
     except BadIndex as exc:
         if not (index_dir / "CURRENT").exists():
             return None, None, False
         return None, unusable(index_dir, exc), True
     why = settings_change(manifest, spec, params, embedding)
     return (manifest, entries), why or None, False
-
-
-def _by_source(entries: Iterable[DocumentEntry]) -> dict[str, DocumentEntry]:
-    return {e.source: e for e in entries}
 
 
 def unusable(index_dir: Path, exc: BadIndex) -> str:

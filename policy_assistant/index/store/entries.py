@@ -1,29 +1,29 @@
-"""The per-document entries of a generation, stored with the segments that hold their chunks.
+"""What a generation records of each document and each live segment, and the entries files.
 
-Each segment carries entries.json: the entries of the documents whose chunks it holds, as
-columns (one JSON array per field, by source), written with the segment and as immutable as
-it, so a write adds the entries of what it wrote and links every other segment's. An entry
-is live when its first row is live in its segment (a document's rows are deleted together),
-so the deletion masks delete entries too, and a merge, which rewrites a segment's live rows,
-rewrites their entries with them. Documents without chunks have no segment: their entries
-sit in the generation's empty.json, in the same columns (written at every write, so every
-generation has at least that file checksummed in its manifest).
+A segment carries entries.json, the entries of the documents whose chunks it holds, as columns
+(one JSON array per field, by source); documents without chunks sit in the generation's
+empty.json. Why an entry needs no deletion record of its own: docs/index-format.md, "Entries".
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from itertools import compress, groupby, repeat
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from policy_assistant.errors import PolicyAssistantError
-from policy_assistant.index.store.documents import DocumentEntry, LiveSegment
+from policy_assistant.index.chunks.bm25_files import load_array
+from policy_assistant.index.chunks.segment_build import SegmentInfo
 from policy_assistant.jsonio import json_line, loads
-from policy_assistant.records import Chunk
+from policy_assistant.records import Chunk, Document
 
 ENTRIES_FILE = "entries.json"
 """A segment's file of the entries of the documents whose chunks it holds."""
@@ -37,6 +37,119 @@ COLUMNS = ("source", "sha256", "title", "version", "access", "language", "chunks
 """The fields stored of every entry besides its placement (words, first)."""
 _STORED = (*COLUMNS, "words", "first")
 _BY_SOURCE = attrgetter("source")
+
+
+def ids_digest(chunk_ids: Sequence[str]) -> str:
+    """Return the 16-hex digest of a document's chunk IDs, in position order."""
+    return hashlib.sha256("\n".join(chunk_ids).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentEntry:
+    """What the index keeps about one document: all of it read off its chunk records.
+
+    Equality is the document's identity (bytes, metadata, chunk IDs); where its chunks sit
+    (segment, first) and their words do not take part.
+    """
+
+    source: str
+    """Corpus-relative POSIX path."""
+    sha256: str
+    """Hex SHA-256 of the file's bytes when it was indexed ("" when the chunks did not say)."""
+    title: str
+    """The document's title, as its chunks carry it."""
+    version: str
+    """Version label."""
+    access: str
+    """Access label."""
+    language: str
+    """ISO 639-1 language code."""
+    chunks: int
+    """How many chunks it has."""
+    digest: str
+    """ids_digest of its chunk IDs, by position."""
+    words: int = field(default=0, compare=False)
+    """Words in its chunks, prefixes included."""
+    segment: str = field(default="", compare=False)
+    """The segment holding its chunks ("" when it has none)."""
+    first: int = field(default=0, compare=False)
+    """Its first chunk's row in that segment; the others follow, by position."""
+
+    @classmethod
+    def from_document(cls, document: Document, chunk_ids: Sequence[str]) -> DocumentEntry:
+        """Return the entry for a parsed document and the IDs of its chunks."""
+        doc = document
+        meta = (doc.sha256, doc.title, doc.version, doc.access, doc.language)
+        return cls(doc.source, *meta, len(chunk_ids), ids_digest(chunk_ids))
+
+    @classmethod
+    def from_chunks(cls, chunks: Sequence[Chunk]) -> DocumentEntry:
+        """Return the entry of one document's chunks (in position order); ValueError if mixed."""
+        first = chunks[0]
+        meta = (first.sha256, first.title, first.version, first.access, first.language)
+        for chunk in chunks:
+            if chunk.source != first.source:
+                raise ValueError(f"chunks of {first.source} and {chunk.source} in one entry")
+            if (chunk.sha256, chunk.title, chunk.version, chunk.access, chunk.language) != meta:
+                raise ValueError(f"{first.source}: its chunks disagree on the document's metadata")
+        digest = ids_digest([c.id for c in chunks])
+        return cls(first.source, *meta, len(chunks), digest, sum(c.words for c in chunks))
+
+    def same_document(self, document: Document) -> bool:
+        """Whether a parsed document is the one this entry was made from (bytes and metadata)."""
+        doc = document
+        mine = (self.sha256, self.title, self.version, self.access, self.language)
+        return (doc.sha256, doc.title, doc.version, doc.access, doc.language) == mine
+
+    def placed(self, segment: str, first: int, words: int) -> DocumentEntry:
+        """Return this entry with its chunks placed at first in segment."""
+        return replace(self, segment=segment, first=first, words=words)
+
+    @classmethod
+    def from_columns(cls, columns: Sequence[Iterable[Any]], count: int) -> list[DocumentEntry]:
+        """Return count entries from one iterable per field, in field order (entries.py)."""
+        # Each slot filled across all entries by one C-level map: half the cost of count
+        # calls of the frozen __init__, which sets each field through object.__setattr__.
+        made = list(map(object.__new__, repeat(cls, count)))
+        for slot, column in zip(_ENTRY_SLOTS, columns, strict=True):
+            deque(map(slot.__set__, made, column), maxlen=0)
+        return made
+
+
+_ENTRY_SLOTS = tuple(DocumentEntry.__dict__[f.name] for f in fields(DocumentEntry))
+
+
+@dataclass(frozen=True, slots=True)
+class LiveSegment:
+    """A segment of a generation and what of it is deleted there."""
+
+    info: SegmentInfo
+    """The segment itself, as it was written."""
+    deleted: int = 0
+    """Rows deleted (replaced or removed chunks); their mask is deleted/<name>.npy."""
+    deleted_nonempty: int = 0
+    """Of those, rows with at least one term."""
+    deleted_length: int = 0
+    """Terms in the deleted rows."""
+
+    @property
+    def live(self) -> int:
+        """Rows not deleted."""
+        return self.info.rows - self.deleted
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        # Hand-written: the segment's fields flattened beside the deleted counts, not nested.
+        counts = {"deleted": self.deleted, "deleted_nonempty": self.deleted_nonempty}
+        return {**self.info.to_dict(), **counts, "deleted_length": self.deleted_length}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LiveSegment:
+        """Rebuild from the JSON form."""
+        # Hand-written: reads the flattened form to_dict writes.
+        info = SegmentInfo.from_dict(data)
+        counts = (data["deleted"], data["deleted_nonempty"], data["deleted_length"])
+        return cls(info, *(int(c) for c in counts))
 
 
 def entries_bytes(entries: Sequence[DocumentEntry]) -> bytes:
@@ -100,36 +213,27 @@ def segments_entries(
     segment's by source), taking from and adding to `known` when given; ValueError if damaged."""
     found: list[DocumentEntry] = []
     for segment in segments:
-        name = segment.info.name
+        name, sha = segment.info.name, segment.info.sha256
         try:
-            found += _segment_entries(generation, segment, known)
+            if known is not None and sha in known:
+                every, first = known[sha]
+            else:
+                folder = generation / SEGMENTS_DIR / name
+                every, first = _parsed((folder / ENTRIES_FILE).read_bytes(), name)
+                if known is not None:
+                    known[sha] = (every, first)
+            if segment.deleted:  # an entry is live while its first row is
+                rows = segment.info.rows
+                live = ~load_mask(generation / DELETED_DIR, name, rows, numpy_errors=True)
+                try:
+                    keep = live[first].tolist()
+                except (IndexError, TypeError, ValueError) as exc:  # a row the mask lacks
+                    raise ValueError(f"an entry's first row is not in its segment: {exc}") from exc
+                every = list(compress(every, keep))
+            found += every
         except ValueError as exc:
             raise ValueError(f"{SEGMENTS_DIR}/{name}/{ENTRIES_FILE}: {exc}") from exc
     return found
-
-
-def _segment_entries(
-    generation: Path, segment: LiveSegment, known: SegmentEntries | None
-) -> list[DocumentEntry]:
-    """Return a segment's live entries in this generation, from `known` when it has them."""
-    name, sha = segment.info.name, segment.info.sha256
-    if known is not None and sha in known:
-        every, first = known[sha]
-    else:
-        every, first = _parsed((generation / SEGMENTS_DIR / name / ENTRIES_FILE).read_bytes(), name)
-        if known is not None:
-            known[sha] = (every, first)
-    live = _live_rows(generation, segment)
-    return every if live is None else _live_entries(every, first, live)
-
-
-def _live_entries(every: list[DocumentEntry], first: Any, live: Any) -> list[DocumentEntry]:
-    """Return the entries whose first row is live; ValueError when a first row is not a row."""
-    try:
-        keep = np.asarray(live)[first].tolist()
-    except (IndexError, TypeError, ValueError) as exc:  # a first row the mask does not have
-        raise ValueError(f"an entry's first row is not in its segment: {exc}") from exc
-    return list(compress(every, keep))
 
 
 def read_empty(generation: Path) -> list[DocumentEntry]:
@@ -141,15 +245,32 @@ def read_empty(generation: Path) -> list[DocumentEntry]:
         raise ValueError(f"{EMPTY_FILE}: {exc}") from exc
 
 
-def _live_rows(generation: Path, segment: LiveSegment) -> Any:
-    """Return a segment's live-row mask in this generation (None: every row is live)."""
-    if not segment.deleted:
-        return None
-    path = generation / DELETED_DIR / f"{segment.info.name}.npy"
-    mask = np.load(path, mmap_mode="r", allow_pickle=False)
-    if mask.dtype != np.bool_ or mask.shape != (segment.info.rows,):
-        raise ValueError(f"{DELETED_DIR}/{segment.info.name}.npy does not fit its segment")
-    return ~mask
+def load_mask(
+    folder: Path,
+    name: str,
+    rows: int,
+    writable: bool = False,
+    error: type[Exception] = ValueError,
+    numpy_errors: bool = False,
+) -> Any:
+    """Return segment name's deletion mask in folder, memory-mapped (a copy when writable);
+    error when it is not one bool per row (numpy_errors: a bad header raises numpy's own)."""
+    path = folder / f"{name}.npy"
+    if numpy_errors:
+        mask = np.load(path, mmap_mode=None if writable else "r", allow_pickle=False)
+    else:
+        mask = load_array(path, None if writable else "r")
+    if mask.dtype != np.bool_ or mask.shape != (rows,):
+        raise error(f"{folder.name}/{name}.npy does not fit its segment")
+    return mask
+
+
+def save_masks(folder: Path, masks: Mapping[str, npt.NDArray[np.bool_]]) -> None:
+    """Write each segment's deletion mask as folder/<name>.npy (no folder without masks)."""
+    if masks:
+        folder.mkdir()
+        for name, mask in sorted(masks.items()):
+            np.save(folder / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
 
 
 def segment_entries(

@@ -1,6 +1,6 @@
 """Where an index folder is, and which of its generations is live (the CURRENT file).
 
-Shared by writer.py and reader.py; the folder's layout is described in __init__.py.
+Shared by writer.py and reader.py; the layout: docs/index-format.md.
 """
 
 from __future__ import annotations

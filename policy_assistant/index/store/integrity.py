@@ -1,19 +1,7 @@
 """What a reader checks when it opens an index, without `--verify`: what is cheap.
 
-A reader verifies the index's data rather than trusting it, as far as that costs little:
-
-- the manifest: its access labels must be this version's, in this version's order (a
-  segment's access.npy holds indexes into them, so reversed labels would show staff text to a
-  public search), and its bytes must hash to the generation's name, as the writer named it;
-- every segment.json against the SHA-256 the manifest holds;
-- every file whose loss of integrity leaks or resurrects text, whatever its size: each
-  segment's access.npy and every deletion mask (a cleared mask brings replaced chunks back);
-- every other file of at most SMALL_FILE bytes against its SHA-256 (postings, terms, entries,
-  empty.json), since hashing a small file costs little more than opening it.
-
-records.bin is left to its blocks' own zlib checksums, read when a result is returned; larger
-files and the unit segments' files are hashed only by `--verify` (verify_files), and by ingest
-before it reuses anything.
+The list and why each check: docs/index-format.md, "Damage and checksums". Small files are
+hashed because hashing one costs little more than opening it.
 """
 
 from __future__ import annotations
@@ -90,11 +78,8 @@ def check_file(index_dir: Path, generation: Path, name: str, digest: str) -> Non
 
 
 def check_name(index_dir: Path, generation: Path) -> None:
-    """Raise BadIndex unless the manifest's bytes hash to the generation's name.
-
-    The writer names a generation after that hash, so this checks the manifest itself, which
-    holds the other files' checksums and so cannot hold its own.
-    """
+    """Raise BadIndex unless the manifest's bytes hash to the generation's name, as the writer
+    named it: the manifest holds the other files' checksums, so it cannot hold its own."""
     try:
         digest = hashlib.sha256((generation / "manifest.json").read_bytes()).hexdigest()
     except OSError as exc:

@@ -1,10 +1,7 @@
 """The index manifest: settings, the live segments and the statistics search scores with.
 
-writer.py writes it last into each generation as manifest.json; it is small whatever the
-corpus (one entry per live segment), so opening an index for search parses little. The
-per-document entries live with the segments (entries.py), read only by whoever needs them
-(ingest deciding what changed, `ls`, eval's stale check): `Manifest.documents` reads them
-on first use.
+Small whatever the corpus, so opening an index for search parses little: the per-document
+entries stay with the segments (entries.py) until `Manifest.documents` is first read.
 """
 
 from __future__ import annotations
@@ -17,19 +14,15 @@ from typing import Any
 
 from policy_assistant import __version__
 from policy_assistant.index.settings import UNIT_SETTINGS, BM25Settings
-from policy_assistant.index.store.documents import DocumentEntry as DocumentEntry
-from policy_assistant.index.store.documents import LiveSegment as LiveSegment
-from policy_assistant.index.store.documents import ids_digest as ids_digest
+from policy_assistant.index.store.entries import DocumentEntry as DocumentEntry
+from policy_assistant.index.store.entries import LiveSegment as LiveSegment
 from policy_assistant.index.store.entries import SegmentEntries, read_entries
+from policy_assistant.index.store.entries import ids_digest as ids_digest
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import ACCESS_LABELS
 
 FORMAT_VERSION = 4
-"""Version of the index folder layout; an index in any other is stale.
-
-2: entries read off the chunk records (title, no catalog entry), and file checksums.
-3: immutable segments with deletion masks; entries in documents.jsonl, without chunk IDs.
-4: entries stored per segment (entries.json) and empty.json, no documents.jsonl."""
+"""Version of the index folder layout (4: entries per segment); an index in any other is stale."""
 
 
 @dataclass(frozen=True)

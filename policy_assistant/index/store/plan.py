@@ -1,15 +1,8 @@
 """What a new generation holds: which segments it keeps, which rows it deletes, what it merges.
 
-A re-ingest writes one new segment with the chunks of the added and changed documents (and
-their entries: entries.py), marks the replaced and removed chunks deleted in their old
-segments (a mask per segment and generation, which deletes their entries too) and hard-links
-every other segment, entries included. The merge policy bounds the work a search
-does: a segment with more than MAX_DELETED of its rows deleted is rewritten, its live chunks
-moving into the new segment; when the generation would hold more than MAX_SEGMENTS segments,
-the smallest are merged into the new one until MERGED_TO remain (tiered, so a chunk is
-rewritten about log(corpus / change) times over its life, not at every ingest). A segment
-with no live row is dropped. The choice depends only on the segments' sizes and names, so
-the same sequence of ingests gives the same bytes.
+The policy: docs/index-format.md, "Segments and merges". It bounds the work a search does and is
+tiered, so a chunk is rewritten about log(corpus / change) times over its life, not at every
+ingest; it depends only on the segments' sizes and names, so the same ingests give the same bytes.
 """
 
 from __future__ import annotations
@@ -124,11 +117,8 @@ class Change:
 def incremental_generation(
     change: Change, fresh: Sequence[Chunk], manifest: Manifest, vectors: Embedding | None = None
 ) -> MakeGeneration:
-    """Return the maker of a generation that replaces the chunks of the replaced sources.
-
-    fresh holds (in row order) the chunks of the sources written. Only the new segment's
-    entries are written (with it); every kept segment keeps its own.
-    """
+    """Return the maker of a generation that replaces the chunks of the replaced sources;
+    fresh holds (in row order) the chunks of the sources written."""
     old, before = change.old, change.before
 
     def make(folder: Path) -> Generation:

@@ -1,24 +1,30 @@
-"""Reading an index folder: the live generation's manifest, its segments and chunks.
+"""Reading an index folder: the live generation's manifest, its segments, chunks and units.
 
-Readers take no lock: they follow CURRENT once and keep their files open, and retry if a
-writer retired the generation before they opened it.
+Readers take no lock: they follow CURRENT once and keep their files open (a memory map
+outlives its file's rename and unlink), and retry if a writer retired the generation first.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from policy_assistant.errors import BadIndex, StaleIndex, UsageError
-from policy_assistant.index.chunks.bm25_files import load_array
 from policy_assistant.index.chunks.search import Index, no_vectors_message
 from policy_assistant.index.chunks.segment import Segment
 from policy_assistant.index.chunks.segment_search import Statistics, statistics
 from policy_assistant.index.settings import BM25_RANKER, Ranker, RankerSettings, ranker_settings
-from policy_assistant.index.store.entries import DELETED_DIR, SEGMENTS_DIR, SegmentEntries
+from policy_assistant.index.store.entries import (
+    DELETED_DIR,
+    SEGMENTS_DIR,
+    SegmentEntries,
+    load_mask,
+)
 from policy_assistant.index.store.folder import (
     damaged,
     ingest_hint,
@@ -37,7 +43,6 @@ from policy_assistant.index.store.manifest import (
     LiveSegment,
     Manifest,
 )
-from policy_assistant.index.store.reader_units import preload_units, units_for
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
@@ -104,8 +109,10 @@ class LoadedIndex(Index):
                 segment.close()
             raise damaged(index_dir, exc) from exc
         super().__init__(segments, _statistics(manifest), manifest.access_labels)
-        # Kept open: a writer's swap cannot take them.
-        self._units = preload_units(index_dir, generation)
+        # Opened now and kept: a writer's swap cannot take them. Search needs no units, so a
+        # failure waits for context(), which opens them again and says what is wrong.
+        with suppress(BadIndex, OSError):
+            self._units = _load_units(index_dir, generation)
 
     def __len__(self) -> int:
         return self.manifest.rows
@@ -172,15 +179,15 @@ class LoadedIndex(Index):
     ) -> list[Any]:  # fmt: skip
         """Return the context for query: whole passages within budget words, best first.
 
-        Access as in search (None is public); each passage's label is checked again. The
-        units are opened with the chunks (reader_units.py); settings is a ContextSettings.
-        ranker as in search; None: the search default when the units hold vectors, else BM25.
+        Access as in search (None is public); each passage's label is checked again; settings
+        is a ContextSettings. ranker as in search; None: the search default when the units hold
+        vectors, else BM25.
         """
         from policy_assistant.index.context.assembler import context_for
 
         level = self.level(access)
         if self._units is None:
-            self._units = units_for(self.index_dir, self.generation)
+            self._units = _units_for(self.index_dir, self.generation)
         chosen: RankerSettings | None = self._unit_ranker(query, ranker)
         vector = None
         if chosen is not None and chosen.ranker != "bm25":
@@ -227,28 +234,71 @@ def verify_files(
 
 
 def _unit_files(index_dir: Path, generation: Path, manifest: Manifest) -> dict[str, str]:
-    """Return the checksums of the unit segments' files, their units.json checked first."""
-    from policy_assistant.index.store.units import UNITS_DIR, UNITS_FILE, unit_checksums
+    """Return the SHA-256 of every unit segment file by generation path, as each segment.json
+    lists them (units.json checked first, and each segment.json against it); {} without units."""
+    from policy_assistant.index.store.units import UNITS_DIR, UNITS_FILE, read_state
 
     name = f"{UNITS_DIR}/{UNITS_FILE}"
-    if name in manifest.files:
-        check_file(index_dir, generation, name, manifest.files[name])
+    if name not in manifest.files:
+        return {}
+    check_file(index_dir, generation, name, manifest.files[name])
+    out: dict[str, str] = {}
     try:
-        return unit_checksums(generation, manifest.files)
+        for live in read_state(generation / UNITS_DIR).segments:
+            folder = f"{UNITS_DIR}/{live.info.name}"
+            data = (generation / folder / "segment.json").read_bytes()
+            if hashlib.sha256(data).hexdigest() != live.info.sha256:
+                raise BadIndex(f"{folder}/segment.json does not match its checksum")
+            out |= {f"{folder}/{file}": digest for file, digest in loads(data)["files"].items()}
     except BadIndex as exc:
         raise damaged(index_dir, exc) from exc
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise damaged(index_dir, f"{UNITS_DIR}: {exc}") from exc
+    return out
 
 
 def _mask(generation: Path, live: LiveSegment) -> Any:
     """Return a segment's deletion mask in this generation, memory-mapped (None: no deletion)."""
     if not live.deleted:
         return None
-    mask = load_array(generation / DELETED_DIR / f"{live.info.name}.npy", "r")
-    if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
-        raise ValueError(f"{DELETED_DIR}/{live.info.name}.npy does not fit its segment")
-    return mask
+    return load_mask(generation / DELETED_DIR, live.info.name, live.info.rows)
+
+
+SWAPS = 20
+"""Generations in a row a first context() follows before it gives up: writers this fast
+would starve any reader."""
+
+
+def _units_for(index_dir: Path, generation: Path) -> Any:
+    """Return the units of the generation, or of the live one when a writer retired it."""
+    for _ in range(SWAPS):
+        try:
+            return _load_units(index_dir, generation)
+        except BadIndex:
+            live = read_current(index_dir)
+            if live is None or live == generation.name or not (index_dir / live).is_dir():
+                raise
+            generation = index_dir / live
+    return _load_units(index_dir, generation)
+
+
+def _load_units(index_dir: Path, generation: Path) -> Any:
+    """Open the generation's units; BadIndex saying what to run when it has none."""
+    from policy_assistant.index.store.units import UNITS_DIR, has_units, load_units
+
+    folder = generation / UNITS_DIR
+    if not has_units(folder):
+        why = (
+            "retrieval units in an older layout"
+            if folder.is_dir()
+            else "no retrieval units (an `index` of chunk records or `ingest "
+            "--no-units` stores none)"
+        )
+        raise BadIndex(f"index at {index_dir} holds {why}: {ingest_hint(index_dir)}")
+    try:
+        return load_units(folder)
+    except BadIndex as exc:
+        raise damaged(index_dir, exc) from exc
 
 
 def _statistics(manifest: Manifest) -> Statistics:

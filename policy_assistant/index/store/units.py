@@ -1,24 +1,13 @@
-"""The units of a generation on disk: `gen-*/units/`, unit segments as the chunks have segments.
+"""The units of a generation on disk, `gen-*/units/`: unit segments as the chunks have segments,
+with plan.py's merge policy counted in documents (docs/index-format.md).
 
-    units/
-      units.json              format, field weights, BM25 settings, okapi's mean idf per
-                              field, and the live unit segments with what of each is deleted
-      useg-<16 hex>/          immutable unit segments (unit_segment.py); hard links to an
-                              older generation's files when unchanged
-      deleted/useg-*.npy      bool per document of that segment: replaced or removed
-
-A re-ingest writes one unit segment holding the documents added or changed, marks the ones
-it replaces or removes deleted (their units, sections and document row with them), and links
-the rest; merges follow plan.py's policy, counted in documents. units.json's checksum is in
-the manifest, each segment's segment.json's in units.json, so every file is checked (reader.
-verify_files). A units folder without units.json is the older, unsegmented layout: the
-next ingest writes the units again (build._units_change), search says to run it.
+units.json's checksum is in the manifest, each segment's segment.json's in units.json, so every
+file is checked (reader.verify_files). A units folder without units.json is the older layout.
 """
 
 from __future__ import annotations
 
 import bisect
-import hashlib
 import os
 import tempfile
 from collections.abc import Sequence
@@ -30,7 +19,6 @@ import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.errors import BadIndex, StaleIndex
-from policy_assistant.index.chunks.bm25_files import load_array
 from policy_assistant.index.chunks.segment_search import okapi_mean_idf
 from policy_assistant.index.context.unit_open import Mask, SegmentSources, UnitSegment
 from policy_assistant.index.context.unit_rank import SegmentedUnits, field_statistics
@@ -44,6 +32,7 @@ from policy_assistant.index.context.unit_segment import (
     write_unit_segment,
 )
 from policy_assistant.index.settings import BM25_DEFAULTS, BM25Settings
+from policy_assistant.index.store.entries import DELETED_DIR, load_mask, save_masks
 from policy_assistant.index.store.plan import choose_merges, link_tree
 from policy_assistant.jsonio import loads, pretty_json
 from policy_assistant.records import Document
@@ -53,10 +42,7 @@ UNITS_DIR = "units"
 UNITS_FILE = "units.json"
 """The units' own manifest inside the units folder."""
 UNITS_FORMAT = 2
-"""Version of units.json; another one (or none: the older layout) is written again (1: unit
-segments in format 1, one text stream per document)."""
-DELETED = "deleted"
-"""The units folder's deletion masks."""
+"""Version of units.json; another one (or none: the older layout) is written again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,8 +163,8 @@ def units_of(
     extra: UnitFiles | None = None,
 ) -> SegmentedUnits:  # fmt: skip
     """Return the documents' units as a one-segment store, ranked as an index folder's are:
-    written by write_units (extra: its vector files) into a temporary folder and opened. The
-    folder is removed at once: its files stay open, memory-mapped."""
+    written (extra: its vector files) into a temporary folder, opened, and the folder removed
+    (its files stay open, memory-mapped)."""
     # In RAM where there is a tmpfs: the writer's fsyncs cost nothing there (39 documents:
     # 37 ms against 186 ms on disk; UnitIndex built them in memory in 33 ms).
     shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
@@ -213,8 +199,7 @@ def update_units(
     """Write into folder the units of old with the replaced sources' documents deleted and
     the fresh documents (added or changed) added as a new unit segment.
 
-    A segment is opened whole only when a document of it is deleted or it is merged: a
-    one-file change reads a few document lines of each other segment and links it."""
+    A segment is opened whole only when a document of it is deleted or it is merged."""
     state = read_state(old)
     folder.mkdir(parents=True)
     counts = {s.info.name: s for s in state.segments}
@@ -236,7 +221,8 @@ def update_units(
         live = [counts[name] for name in kept]
         if docs:
             live.append(LiveUnits(write_unit_segment(folder, docs, extra)))
-        _link(old, folder, kept)
+        for name in kept:
+            link_tree(old / name, folder / name)
         masks = {n: m for n in kept if (m := dead[n]) is not None and counts[n].deleted}
         _finish(folder, live, masks, bm25)
     finally:
@@ -249,9 +235,7 @@ def _mask(folder: Path, live: LiveUnits, writable: bool = False) -> Mask | None:
     None when it has no deleted document."""
     if not live.deleted:
         return None
-    mask: Mask = load_array(folder / DELETED / f"{live.info.name}.npy", None if writable else "r")
-    if mask.dtype != np.bool_ or mask.shape != (live.info.rows,):
-        raise BadIndex(f"{DELETED}/{live.info.name}.npy does not fit its segment")
+    mask: Mask = load_mask(folder / DELETED_DIR, live.info.name, live.info.rows, writable, BadIndex)
     return mask
 
 
@@ -264,22 +248,14 @@ def _replaced_rows(
         name = live.info.name
         listed = SegmentSources(old / name, live.info.rows)
         try:
+            sources, mask = listed.sources, dead[name]  # its own sources, sorted
             for source in sorted(replaced):
-                row = _row_of(listed.sources, dead[name], source)
-                if row >= 0:
-                    found.append((name, row))
+                at = bisect.bisect_left(sources, source)
+                if at < len(sources) and sources[at] == source and (mask is None or not mask[at]):
+                    found.append((name, at))
         finally:
             listed.close()
     return found
-
-
-def _row_of(sources: Sequence[str], dead: Mask | None, source: str) -> int:
-    """Return the row of a live document of a unit segment (sources: its own, sorted; dead:
-    its deletion mask), or -1."""
-    at = bisect.bisect_left(sources, source)
-    if at == len(sources) or sources[at] != source:
-        return -1
-    return -1 if dead is not None and bool(dead[at]) else at
 
 
 def _delete(segment: UnitSegment, live: LiveUnits, doc: int) -> LiveUnits:
@@ -300,21 +276,12 @@ def _delete(segment: UnitSegment, live: LiveUnits, doc: int) -> LiveUnits:
     return replace(live, deleted=live.deleted + 1, removed=removed)
 
 
-def _link(old: Path, folder: Path, names: Sequence[str]) -> None:
-    """Hard-link the kept unit segments of the old units folder into the new one."""
-    for name in names:
-        link_tree(old / name, folder / name)
-
-
 def _finish(
     folder: Path, live: list[LiveUnits], masks: dict[str, npt.NDArray[np.bool_]],
     bm25: BM25Settings,
 ) -> None:  # fmt: skip
     """Write the deletion masks and units.json (okapi's mean idf computed over live rows)."""
-    if masks:
-        (folder / DELETED).mkdir()
-        for name, mask in sorted(masks.items()):
-            np.save(folder / DELETED / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
+    save_masks(folder / DELETED_DIR, masks)
     state = UnitsState(tuple(live), bm25, dict(FIELD_WEIGHTS), {})
     if bm25.variant == "okapi":
         state = replace(state, mean_idf=_mean_idf(folder, state))
@@ -333,24 +300,6 @@ def _mean_idf(folder: Path, state: UnitsState) -> dict[str, float]:
     finally:
         for segment in segments:
             segment.close()
-
-
-def unit_checksums(generation: Path, files: dict[str, str]) -> dict[str, str]:
-    """Return the SHA-256 of every unit segment file by generation path, read from units.json
-    and the segments' segment.json (their own hashes from units.json); {} without units."""
-    name = f"{UNITS_DIR}/{UNITS_FILE}"
-    if name not in files:
-        return {}
-    state = read_state(generation / UNITS_DIR)
-    out: dict[str, str] = {}
-    for live in state.segments:
-        where = f"{UNITS_DIR}/{live.info.name}/segment.json"
-        data = (generation / where).read_bytes()
-        if hashlib.sha256(data).hexdigest() != live.info.sha256:
-            raise BadIndex(f"{where} does not match its checksum")
-        listed = loads(data)["files"].items()
-        out |= {f"{UNITS_DIR}/{live.info.name}/{file}": digest for file, digest in listed}
-    return out
 
 
 def stored_documents(folder: Path) -> dict[str, Document]:

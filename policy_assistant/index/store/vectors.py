@@ -1,17 +1,7 @@
 """Vectors in the index folder, the write side: one file per segment, keyed by content hash.
 
-A segment written with an embedding holds `vectors.npy` (float16, one unit-length row per
-segment row) and `vector_keys.npy` (uint64: the first 8 bytes of sha256(model identity,
-embedded text) of each row). Both are ordinary segment files, so segment.json's checksums,
-`--verify`, hard links of kept segments and deletion masks cover them as they cover the
-postings. When a segment is written (new chunks, or the live rows of merged segments), each
-row's vector is copied from the previous generation when a row there has its key, so only
-text the index has never embedded with this model reaches the encoder; float16 rows are
+The files, their reuse across writes and why float16: docs/index-format.md, "Vectors". Rows are
 copied as stored, so the bytes do not depend on which write embedded them.
-
-float16 and not int8: unit-length vectors keep three significant digits, which moves a
-cosine by under 1e-3 (no ranking a person could see), at half float32's size; int8 with a
-scale would halve it again but costs a scale per row and a visible rank change on near ties.
 """
 
 from __future__ import annotations
@@ -31,7 +21,7 @@ from policy_assistant.index.context.units import UnitSet, unit_index_text
 from policy_assistant.records import Chunk
 
 STORED_DTYPE = "float16"
-"""How a vector is stored: half precision (the module docstring says why)."""
+"""How a vector is stored: half precision."""
 TEXT_RECIPE = "title, first heading path, body"
 """What of a chunk is embedded (embed/text.py), recorded so a change of recipe is seen."""
 

@@ -1,14 +1,6 @@
 """Writing an index folder: the one writer's lock, then a new generation made live.
 
-A writer fills `.tmp-<pid>/`, fsyncs it, renames it to its generation name and only then
-replaces CURRENT; the other generations are renamed to `.trash-*` and deleted after that
-(index/__init__.py says why). The manifest, written last, records every other file's SHA-256.
-
-The lock dies with its writer: the kernel drops a flock when the last descriptor of its open
-file closes, so forked children close theirs (_forget_locks_in_child) and BM25 workers die
-with their parent (children.py). Whoever takes the lock first removes what killed writers
-left. A disk that refuses a write (full, out of inodes, read-only) is a BadIndex of one
-line, after the partial generation is removed; CURRENT still names the old one.
+How a write survives kills and full disks: docs/index-format.md, "Writes, kills and leftovers".
 """
 
 from __future__ import annotations
@@ -26,7 +18,6 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
 import orjson
 
 from policy_assistant.errors import BadIndex
@@ -36,6 +27,7 @@ from policy_assistant.index.store.entries import (
     EMPTY_FILE,
     SEGMENTS_DIR,
     entries_bytes,
+    save_masks,
 )
 from policy_assistant.index.store.folder import GENERATION, checksum, read_current
 from policy_assistant.index.store.manifest import Manifest, ids_digest
@@ -92,9 +84,8 @@ def lock_wait() -> float:
 def index_lock(index_dir: Path, timeout: float | None = None) -> Iterator[None]:
     """Hold the index's write lock, waiting up to timeout seconds (None: lock_wait()).
 
-    Re-entrant within a process, so a pipeline can hold it from reading the old index to
-    writing the new one and still call write_index. Taking it removes what killed writers
-    left behind (_remove_leftovers), so every writer cleans up, also one with nothing to do.
+    Re-entrant, so a pipeline can hold it from reading the old index to writing the new one.
+    Taking it removes what killed writers left, so even a writer with nothing to do cleans up.
     """
     key, owner = index_dir.resolve(), os.getpid()
     if key in _HELD:
@@ -121,11 +112,9 @@ def index_lock(index_dir: Path, timeout: float | None = None) -> Iterator[None]:
 
 
 def _forget_locks_in_child() -> None:
-    """In a forked child, close the lock descriptors: the lock must die with its writer.
-
-    flock belongs to the open file, which a fork shares: a child that kept the descriptor
-    would hold the lock after its parent died.
-    """
+    """In a forked child, close the lock descriptors: the lock must die with its writer."""
+    # flock belongs to the open file, which a fork shares: a child that kept the descriptor
+    # would hold the lock after its parent died.
     for fd, _ in _HELD.values():
         with suppress(OSError):
             os.close(fd)
@@ -152,11 +141,9 @@ def _refuse_foreign(index_dir: Path) -> None:
 
 
 def _made_here(entry: Path) -> bool:
-    """Whether a file in an index folder is one a writer of ours made, so it may be removed.
-
-    The names alone are not enough: a foreign folder may be called gen-<16 hex>. A
-    generation is ours when its manifest.json reads as one of our manifests (any format).
-    """
+    """Whether a file in an index folder is one a writer of ours made, so it may be removed
+    (a generation only when its manifest.json reads as ours: a foreign folder may share the
+    name)."""
     if not _OURS.fullmatch(entry.name) or entry.is_symlink():
         return False
     if not GENERATION.fullmatch(entry.name):
@@ -169,11 +156,8 @@ def _made_here(entry: Path) -> bool:
 
 
 def _open_lock(index_dir: Path) -> int:
-    """Open the lock file, creating the folder and file; read-only if they cannot be written.
-
-    flock works on a read-only descriptor, so an ingest with nothing to write can run on a
-    read-only index folder.
-    """
+    """Open the lock file, creating the folder and file; read-only if they cannot be written
+    (flock works on that, so an ingest with nothing to write runs on a read-only folder)."""
     try:
         index_dir.mkdir(parents=True, exist_ok=True)
         return os.open(index_dir / ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -239,23 +223,14 @@ def _cannot_write(index_dir: Path, exc: OSError, unchanged: bool = True) -> BadI
 
 
 def _remove_leftovers(index_dir: Path) -> None:
-    """Delete temporary, trash and stale generation folders that killed writers left.
-
-    Call with the lock held. When CURRENT cannot be read, which generation is live is
-    unknown, so generations stay until the next write replaces them all.
-    """
+    """Delete what killed writers left (lock held); every generation stays while CURRENT is
+    unreadable, since which one is live is then unknown."""
     try:
-        live, keep_generations = read_current(index_dir), False
+        live, generations = read_current(index_dir), True
     except BadIndex:
-        live, keep_generations = None, True
+        live, generations = None, False
     try:
-        for entry in sorted(index_dir.iterdir()):
-            if entry.name == live or not _made_here(entry):
-                continue
-            if not GENERATION.fullmatch(entry.name):
-                _remove(entry)
-            elif not keep_generations:
-                _retire(entry)
+        _clean(index_dir, live, generations=generations)
     except OSError as exc:
         raise _cannot_write(index_dir, exc) from exc
 
@@ -265,19 +240,12 @@ def write_index(
     chunks: Sequence[Chunk],
     manifest: Manifest,
     lock_timeout: float | None = None,
-    progress: Progress | None = None,
-    documents: Sequence[Document] | None = None,
 ) -> Path:
-    """Write chunks as a new generation of one segment, make it current; return its folder.
-
-    chunks must be in row order (sort_chunks) and agree with manifest.documents (whose BM25
-    settings are recorded), row for row. Takes the lock, waiting up to lock_timeout.
-    With documents, their retrieval units go into the same generation (index/unit_store.py).
-    """
+    """Write chunks (in row order, agreeing with manifest.documents) as a new generation of
+    one segment, without units; make it current, return its folder."""
     _check_consistent(chunks, manifest)
     make = cold_generation(chunks, manifest, manifest.documents)
-    units = None if documents is None else cold_units(documents, manifest.bm25)
-    return write_generation(index_dir, make, lock_timeout, progress, units=units)
+    return write_generation(index_dir, make, lock_timeout)
 
 
 def write_generation(
@@ -288,11 +256,8 @@ def write_generation(
     workers: int | None = None,
     units: UnitsJob | None = None,
 ) -> Path:
-    """Write a new generation (make fills its segments), make it current, delete the others.
-
-    The units job writes the generation's units, in a forked child while make runs
-    (side_job.py), unless workers is 1.
-    """
+    """Write a new generation (make fills its segments, the units job its units: in a forked
+    child meanwhile unless workers is 1), make it current, delete the others."""
     with index_lock(index_dir, lock_timeout):
         tmp = index_dir / f".tmp-{os.getpid()}"
         child: SideJob | None = None
@@ -311,13 +276,12 @@ def write_generation(
                 # anyway, into the other slot, since the live folder cannot be replaced in place.
                 name += "-b"
             _publish(index_dir, tmp, name)
-        except OSError as exc:
-            _stop(child)
+        except BaseException as exc:
+            if child is not None:
+                child.cancel()
             _discard(tmp)
-            raise _cannot_write(index_dir, exc) from exc
-        except BaseException:
-            _stop(child)
-            _discard(tmp)
+            if isinstance(exc, OSError):
+                raise _cannot_write(index_dir, exc) from exc
             raise
         try:
             _clean(index_dir, keep=name, retired=was_live)
@@ -352,7 +316,7 @@ def _check_consistent(chunks: Sequence[Chunk], manifest: Manifest) -> None:
 
 
 UnitsJob = Callable[[Path], object]
-"""Writes a generation's units into the folder it is given (unit_store.py)."""
+"""Writes a generation's units into the folder it is given (units.py)."""
 
 
 def cold_units(
@@ -376,27 +340,15 @@ def _start_units(tmp: Path, job: UnitsJob | None, fork: bool) -> SideJob | None:
     return SideJob(lambda: job(tmp / UNITS_DIR), fork=fork)
 
 
-def _stop(units: SideJob | None) -> None:
-    """Stop a units' child of a write that is failing."""
-    if units is not None:
-        units.cancel()
-
-
 def _write_generation(tmp: Path, generation: Generation) -> str:
     """Fill tmp with the rest of a generation, manifest last, flushed to disk; return its name.
 
-    Reused segments are hard links (a segment is never written twice, its entries with it),
-    so this costs what changed plus the deletion masks and the empty documents' entries, not
-    the size of the index.
-    """
+    Reused segments are hard links, so this costs what changed, not the size of the index."""
     for name, source in generation.reuse.items():
         link_tree(source, tmp / SEGMENTS_DIR / name)
-    if generation.deleted:
-        (tmp / DELETED_DIR).mkdir()
-        for name, mask in sorted(generation.deleted.items()):
-            np.save(tmp / DELETED_DIR / f"{name}.npy", np.ascontiguousarray(mask, np.bool_))
+    save_masks(tmp / DELETED_DIR, generation.deleted)
     (tmp / EMPTY_FILE).write_bytes(entries_bytes(generation.empty))
-    checksums = _flush_files(tmp, skip=SEGMENTS_DIR)
+    checksums = _flush_files(tmp)
     manifest = generation.manifest.with_files(checksums)
     manifest_json = pretty_json(manifest.to_dict())
     (tmp / "manifest.json").write_bytes(manifest_json)
@@ -406,23 +358,18 @@ def _write_generation(tmp: Path, generation: Generation) -> str:
     return f"gen-{hashlib.sha256(manifest_json).hexdigest()[:16]}"
 
 
-def _flush_files(folder: Path, skip: str) -> dict[str, str]:
-    """fsync every file under folder but skip/ and the unit segments (each one's files were
+def _flush_files(folder: Path) -> dict[str, str]:
+    """fsync every file under folder but the chunk and unit segments' (each one's files were
     hashed and flushed when written); return each one's SHA-256 by POSIX path."""
     checksums = {}
-    paths = (p for p in folder.rglob("*") if p.is_file() and not _in_segment(folder, p, skip))
-    for path in sorted(paths):
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        name = path.relative_to(folder).as_posix()
+        if name.startswith((f"{SEGMENTS_DIR}/", "units/useg-")):
+            continue
         with path.open("rb") as handle:
-            checksums[path.relative_to(folder).as_posix()] = checksum(handle)
+            checksums[name] = checksum(handle)
             os.fsync(handle.fileno())
     return checksums
-
-
-def _in_segment(folder: Path, path: Path, skip: str) -> bool:
-    """Whether path lies in skip/ or in a unit segment (units/useg-*/) of folder."""
-    parts = path.parts[len(folder.parts) :]
-    in_units = len(parts) > 2 and parts[0] == "units" and parts[1].startswith("useg-")
-    return parts[0] == skip or in_units
 
 
 def _fsync(path: Path) -> None:
@@ -450,12 +397,18 @@ def _publish(index_dir: Path, tmp: Path, name: str) -> None:
     _fsync(index_dir)
 
 
-def _clean(index_dir: Path, keep: str, retired: str | None) -> None:
-    """Delete our other generations (retired, the one live before, even with its manifest
-    damaged) and every leftover; foreign files stay."""
+def _clean(
+    index_dir: Path, keep: str | None, retired: str | None = None, generations: bool = True
+) -> None:
+    """Delete every leftover and (with generations) our generations but keep; retired, the one
+    live before, goes even with its manifest damaged. Foreign files stay."""
     for entry in sorted(index_dir.iterdir()):
-        if entry.name != keep and (entry.name == retired or _made_here(entry)):
-            _retire(entry) if GENERATION.fullmatch(entry.name) else _remove(entry)
+        if entry.name == keep or not (entry.name == retired or _made_here(entry)):
+            continue
+        if not GENERATION.fullmatch(entry.name):
+            _remove(entry)
+        elif generations:
+            _retire(entry)
 
 
 def _retire(generation: Path) -> None:
