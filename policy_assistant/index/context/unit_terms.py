@@ -53,12 +53,6 @@ class FieldTerms:
     def __len__(self) -> int:
         return len(self.idf)
 
-    def subset(self, mask: npt.NDArray[np.bool_]) -> FieldTerms:
-        """Return the plan of the masked terms only, in the same order."""
-        repeats = self.repeats[mask]
-        return FieldTerms(self.idf[mask], repeats, [i[mask] for i in self.ids],
-                          self.bounds[mask], bool((repeats != 1).any()))  # fmt: skip
-
     def postings(self, views: Sequence[FieldView]) -> Ints:
         """Return each term's postings over every segment, deleted ones included."""
         sizes = np.zeros(len(self), np.int64)
@@ -68,25 +62,17 @@ class FieldTerms:
         return sizes
 
     def weights(
-        self, stats: Statistics, terms: Ints, norms: Floats, tf: Ints, repeated: bool = True
+        self, stats: Statistics, terms: Ints | int, norms: Floats, tf: Ints, repeated: bool = True
     ) -> Floats:
-        """Return the weights of postings of the given terms (positions in this plan) from
-        their rows' length norms (an array of the caller's, overwritten), times the terms'
-        repeats unless not repeated (a bound is ordered by repeats apart)."""
+        """Return the weights of postings of the given terms (positions in this plan, or one
+        term's) from their rows' length norms (an array of the caller's, overwritten), times
+        the terms' repeats unless not repeated (a bound is ordered by repeats apart)."""
         found = saturation(stats, norms, tf, reuse_norms=True)
-        found *= self.idf[terms]  # the floats of idf times saturation, without a copy
+        # The floats of idf times saturation, without a copy (a float times an array gives
+        # the floats an array of that float gives).
+        found *= self.idf[terms]
         if repeated and self.scaled:
             found *= self.repeats[terms]
-        return found
-
-    def term_weights(self, stats: Statistics, term: int, norms: Floats, tf: Ints) -> Floats:
-        """Return weights (as weights gives them, norms overwritten) of postings of one term
-        (its position)."""
-        # A float times an array gives the floats an array of that float gives.
-        found = saturation(stats, norms, tf, reuse_norms=True)
-        found *= self.idf[term]
-        if self.scaled:
-            found *= self.repeats[term]
         return found
 
 
@@ -373,46 +359,24 @@ def _weighted(
         for rows, tf in live_slices(view, *view.term_rows(tid)):
             # int64 rows: numpy gathers and scatters by int32 ones 3x slower.
             local = rows.astype(np.int64)
-            weights = plan.term_weights(stats, term, norms_at(view, stats, local), tf)
+            weights = plan.weights(stats, term, norms_at(view, stats, local), tf)
             yield (local + base if base else local), weights
 
 
 def _scores_at(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, seg: Ints, local: Ints
 ) -> Floats:
-    """Return the field's score at some rows (segment, local row; live ones), as
-    field_scores gives it there: each term's weight found by bisection, summed in plan order
-    (a row lies in one segment, so each row's sum runs term after term)."""
+    """Return the field's score at some rows (segment, local row; live ones, ascending), as
+    field_scores gives it there: each row a run of one, summed in plan order (a row lies in
+    one segment, so each row's sum runs term after term)."""
     scores = np.zeros(len(local))
     for i, view in enumerate(views):
         mine = np.flatnonzero(seg == i)
         if len(mine):
-            rows = local[mine]
-            needles = rows.astype(view.rows.dtype)  # the postings' type: no copy of them
-            place, terms, tf = _found_at(view, plan.ids[i], needles)
-            norms = norms_at(view, stats, rows[place])
+            found = range_postings(view, stats, plan, i, local[mine], local[mine] + 1)
             # add.at adds in the order given: term after term at each row.
-            np.add.at(scores, mine[place], plan.weights(stats, terms, norms, tf))
+            np.add.at(scores, mine[found.runs], found.weights)
     return scores
-
-
-def _found_at(view: FieldView, ids: Ints, needles: Ints) -> tuple[Ints, Ints, Ints]:
-    """Return where each term (ids: -1 for none here) has a posting among needles (ascending
-    rows), term after term: the needle's position, the term's position and its tf there."""
-    places, terms, freqs = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [view.tf[:0]]
-    ptr = view.ptr
-    for j, tid in enumerate(ids.tolist()):
-        if tid < 0:
-            continue
-        start, stop = int(ptr[tid]), int(ptr[tid + 1])
-        rows = view.rows[start:stop]
-        # Bisecting all rows but the last gives the place clipped to the last one.
-        at = np.searchsorted(rows[:-1], needles)
-        found = np.flatnonzero(rows[at] == needles)
-        places.append(found)
-        terms.append(np.full(len(found), j, np.int64))
-        freqs.append(view.tf[start + at[found]])
-    return np.concatenate(places), np.concatenate(terms), np.concatenate(freqs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,8 +397,7 @@ def range_postings(
     view: FieldView, stats: Statistics, plan: FieldTerms, seg: int, firsts: Ints, stops: Ints
 ) -> RangePostings:
     """Return the planned terms' postings in rows firsts[r]..stops[r] of segment seg (runs
-    ascending and apart, as chosen sections are; a bisection per term over its postings,
-    never a pass over them)."""
+    ascending, none overlapping; a bisection per term, never a pass over its postings)."""
     starts, ends, terms, which = [], [], [], []
     # first, stop, first, stop...: ascending, so each bisection starts where the last ended.
     bounds = np.column_stack([firsts, stops]).ravel().astype(view.rows.dtype)
