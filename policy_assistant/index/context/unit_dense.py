@@ -22,7 +22,6 @@ from policy_assistant.index.chunks.dense import (
     Ints,
     dense_search,
     fused,
-    has_vectors,
     seen_products,
 )
 from policy_assistant.index.chunks.segment_search import Found
@@ -46,11 +45,6 @@ class SegmentedUnits(Protocol):
     def answer(self, units: Any, matrix: Any, hits: Hits) -> tuple[Any, Hits, Any]:
         """Return the hits' documents' units, the hits and term weights renumbered there."""
         ...
-
-
-def has_unit_vectors(segments: Sequence[UnitSegment]) -> bool:
-    """Return whether every unit segment holds vectors (none at all: nothing to rank by)."""
-    return has_vectors(segments)
 
 
 def _unit_products(segment: UnitSegment, query: Floats, level: int) -> tuple[Ints, Floats]:

@@ -29,7 +29,7 @@ from policy_assistant.index.context.unit_segment import (
     UNIT_SEGMENT_FORMAT,
     UnitSegmentInfo,
 )
-from policy_assistant.index.context.units import DocInfo, UnitSet
+from policy_assistant.index.context.units import DocInfo, UnitSet, starts_of
 from policy_assistant.jsonio import loads
 from policy_assistant.records import Block, Document
 
@@ -282,7 +282,7 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
     rows renumbered from 0: what the context assembler reads of the hits' documents."""
     seg = np.array([s for s, _ in picks], np.int64)
     spans = {kind: _doc_spans(segments, picks, kind) for kind in _RANGE_COLUMNS}
-    bases = {kind: _bases_of(stop - start) for kind, (start, stop) in spans.items()}
+    bases = {kind: starts_of(stop - start) for kind, (start, stop) in spans.items()}
     total = int(bases["doc_first"][-1]) if len(picks) else 0
     takes = {kind: _takes(seg, *spans[kind]) for kind in _RANGE_COLUMNS}
     cols: dict[str, Any] = {}
@@ -301,7 +301,7 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
     cols["section_first"] = np.append(cols["section_first"] + shift[section_pick], total)
     cols["unit_doc"], cols["section_doc"] = unit_pick, section_pick
     cols["doc_first"] = bases["doc_first"]
-    cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
+    cols["cum_words"] = starts_of(cols["unit_words"])
     docs = tuple(segments[s].doc(d) for s, d in picks)
     texts = _Lazy(len(picks), lambda i: DocText(segments[picks[i][0]], picks[i][1]))
     paths = _Lazy(int(bases["doc_sections"][-1]),
@@ -349,11 +349,6 @@ def _doc_spans(
     return np.array([r.start for r in rows], np.int64), np.array([r.stop for r in rows], np.int64)
 
 
-def _bases_of(sizes: Ints) -> Ints:
-    """Return where each run of sizes starts when they are laid end to end, then the total."""
-    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-
-
 def runs(starts: Ints, stops: Ints) -> Ints:
     """Return the rows start..stop of every run, one after the other."""
     sizes = stops - starts
@@ -363,7 +358,7 @@ def runs(starts: Ints, stops: Ints) -> Ints:
 def _takes(seg: Ints, starts: Ints, stops: Ints) -> list[tuple[int, Ints, Ints]]:
     """Return, per segment of the picks, where its picks' rows go in the gathered column and
     which of its rows they are (computed once for every column over the same rows)."""
-    at = _bases_of(stops - starts)
+    at = starts_of(stops - starts)
     takes = []
     for i in np.unique(seg).tolist():
         mine = np.flatnonzero(seg == i)

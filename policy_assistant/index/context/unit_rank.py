@@ -36,8 +36,9 @@ import numpy.typing as npt
 
 from policy_assistant.errors import UsageError
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
+from policy_assistant.index.chunks.dense import has_vectors
 from policy_assistant.index.chunks.segment_search import Statistics, statistics
-from policy_assistant.index.context.unit_dense import has_unit_vectors, ranked_by_vectors
+from policy_assistant.index.context.unit_dense import ranked_by_vectors
 from policy_assistant.index.context.unit_open import UnitSegment, doc_units, segment_units
 from policy_assistant.index.context.unit_terms import (
     Scratch,
@@ -47,7 +48,7 @@ from policy_assistant.index.context.unit_terms import (
     sparse_scores,
     top_rows,
 )
-from policy_assistant.index.context.units import UnitSet
+from policy_assistant.index.context.units import UnitSet, starts_of
 from policy_assistant.index.settings import BM25Settings, RankerSettings
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS
@@ -124,30 +125,26 @@ class SegmentedUnits:
         weights: dict[str, float],
     ) -> None:  # fmt: skip
         self.segments, self.stats = list(segments), stats
-        self._weights = dict(weights)
+        self.weights = dict(weights)
+        """Weights of the section, document and passage fields."""
         self._views = {f: [s.fields[f] for s in self.segments] for f in stats}
         self._scratch = Scratch()
         self._allowed_at: dict[int, npt.NDArray[np.bool_] | None] = {}
         self._bases = {
-            "sections": _bases([s.sections for s in self.segments]),
-            "documents": _bases([s.info.rows for s in self.segments]),
+            "sections": starts_of([s.sections for s in self.segments]),
+            "documents": starts_of([s.info.rows for s in self.segments]),
         }
 
     def has_vectors(self) -> bool:
         """Return whether every live unit segment holds vectors (dense and hybrid can rank)."""
-        return has_unit_vectors(self.segments)
-
-    @property
-    def weights(self) -> dict[str, float]:
-        """Weights of the section, document and passage fields."""
-        return self._weights
+        return has_vectors(self.segments)
 
     def with_options(self, weights: dict[str, float] | None = None) -> SegmentedUnits:
         """Return a ranker over the same open segments with other field weights (None:
         these); closing either closes both."""
         other = copy.copy(self)
         if weights is not None:
-            other._weights = dict(weights)
+            other.weights = dict(weights)
         other._scratch = Scratch()
         return other
 
@@ -399,11 +396,6 @@ def _renumbered(
     found = picked[order][at] == keys
     first = np.asarray(firsts[: len(picks)], np.int64)[order][at]
     return np.where(found, first + offsets, -1)
-
-
-def _bases(sizes: Sequence[int]) -> Ints:
-    """Return each segment's first row in the concatenation, then the total."""
-    return np.concatenate([[0], np.cumsum(np.asarray(sizes, np.int64))]).astype(np.int64)
 
 
 def _best_rows(rows: Ints, scores: Floats, n: int) -> Ints:

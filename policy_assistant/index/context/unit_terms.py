@@ -250,8 +250,6 @@ def field_scores(
 SPARSE_SHARE = 8
 """sparse_scores sorts a field's postings when at most one row in this many has one, else
 sums every row."""
-FEW_POSTINGS = 64
-"""sparse_scores sums this few postings in Python floats (the same IEEE additions)."""
 
 
 def sparse_scores(
@@ -266,12 +264,6 @@ def sparse_scores(
         nonzero: Ints = np.flatnonzero(dense).astype(np.int64)
         return nonzero, dense[nonzero]
     rows, weights = _postings(views, stats, plan, bases)
-    if len(rows) <= FEW_POSTINGS:  # np.unique and bincount cost more than the sums
-        summed: dict[int, float] = {}
-        for row, weight in zip(rows.tolist(), weights.tolist(), strict=True):
-            summed[row] = summed.get(row, 0.0) + weight
-        keys = sorted(summed)
-        return np.array(keys, np.int64), np.array([summed[k] for k in keys], np.float64)
     found, inverse = np.unique(rows, return_inverse=True)
     total = np.bincount(inverse, weights, len(found)).astype(np.float64, copy=False)
     return found.astype(np.int64, copy=False), total
