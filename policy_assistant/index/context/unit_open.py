@@ -283,23 +283,20 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
     seg = np.array([s for s, _ in picks], np.int64)
     spans = {kind: _doc_spans(segments, picks, kind) for kind in _RANGE_COLUMNS}
     bases = {kind: starts_of(stop - start) for kind, (start, stop) in spans.items()}
-    total = int(bases["doc_first"][-1]) if len(picks) else 0
     takes = {kind: _takes(seg, *spans[kind]) for kind in _RANGE_COLUMNS}
     cols: dict[str, Any] = {}
     for name, kind in _GATHERED.items():
         cols[name] = _gather(segments, name, takes[kind], int(bases[kind][-1]))
-    unit_pick = np.repeat(np.arange(len(picks)), np.diff(bases["doc_first"]))
-    section_pick = np.repeat(np.arange(len(picks)), np.diff(bases["doc_sections"]))
-    block_pick = np.repeat(np.arange(len(picks)), np.diff(bases["doc_blocks"]))
-    shift = bases["doc_first"][:-1] - spans["doc_first"][0]
-    for name, kind, pick in (("unit_block", "doc_blocks", unit_pick),
-                             ("unit_section", "doc_sections", unit_pick)):  # fmt: skip
-        cols[name] += (bases[kind][:-1] - spans[kind][0])[pick]
+    pick = {k: np.repeat(np.arange(len(picks)), np.diff(bases[k])) for k in _RANGE_COLUMNS}
+    shift = {k: bases[k][:-1] - spans[k][0] for k in _RANGE_COLUMNS}
+    units = pick["doc_first"]
+    cols["unit_block"] += shift["doc_blocks"][units]
+    cols["unit_section"] += shift["doc_sections"][units]
     header = cols["unit_header"]
-    cols["unit_header"] = np.where(header >= 0, header + shift[unit_pick], -1)
-    cols["block_first"] = np.append(cols["block_first"] + shift[block_pick], total)
-    cols["section_first"] = np.append(cols["section_first"] + shift[section_pick], total)
-    cols["unit_doc"], cols["section_doc"] = unit_pick, section_pick
+    cols["unit_header"] = np.where(header >= 0, header + shift["doc_first"][units], -1)
+    for name, kind in (("block_first", "doc_blocks"), ("section_first", "doc_sections")):
+        cols[name] = np.append(cols[name] + shift["doc_first"][pick[kind]], bases["doc_first"][-1])
+    cols["unit_doc"], cols["section_doc"] = units, pick["doc_sections"]
     cols["doc_first"] = bases["doc_first"]
     cols["cum_words"] = starts_of(cols["unit_words"])
     docs = tuple(segments[s].doc(d) for s, d in picks)

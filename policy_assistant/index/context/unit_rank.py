@@ -1,25 +1,17 @@
 """Unit search: the one ranker of retrieval units, over the live unit segments of a store.
 
-A unit's score is a weighted sum of four BM25 scores, each from its own field with its own
-length normalization (unit_segment.FIELD_TEXTS): the unit's text, its section's heading path,
-its document's identity and its section's whole text (a passage-level BM25, so terms spread
-over a section lift each of its matching units). Only units whose own text matches score: the
-context fields rank a matching unit of the right section or document above a look-alike, they
-never bring in a unit that shares no term with the query. This is a sum of per-field BM25s,
-not Lucene's BM25F (which sums term frequencies before saturation): the fields are stored once
-per section and once per document instead of once per unit.
+A unit's score is a weighted sum of four per-field BM25s (unit_segment.FIELD_TEXTS): its own
+text, its section's heading path, its document's identity and its section's whole text (so
+terms spread over a section lift each of its matching units). Only units whose own text
+matches score: the context fields rank a matching unit above a look-alike, never bring one
+in. A sum of per-field BM25s, not BM25F: the fields are stored once per section and document.
 
-Every field's N, average length and per-term document frequency are summed over the live
-segments (unit_terms.plan_field), so a store of several segments ranks as one segment of the
-same documents (a cold ingest) does: what one segment orders by row, several order by
-(source, row within the document). A search scores the passage, heading-path and identity
-fields per section, keeps the best SECTIONS sections by them (MaxScore over the passage
-field: unit_terms.top_rows), then scores the unit text of those sections' units only, read
-from the postings by range. The hits come back in their segment's own UnitSet when they all
-lie in one (unit_open.segment_units), else in a UnitSet of their documents alone
-(unit_open.doc_units): that is all the context assembler reads, each document being whole in
-one segment. The index folder's units (store/units.py) and eval's (the same writer, in a
-temporary folder) are both ranked here.
+Every field's N, average length and document frequencies are summed over the live segments,
+so several segments rank as one segment of the same documents (a cold ingest) does, ordered
+by (source, row within the document). A search keeps the best SECTIONS sections by their
+fields (MaxScore over the passage field), then scores their units' text, read by range. The
+hits come back in their segment's own UnitSet when they all lie in one, else in a UnitSet of
+their documents alone: all the assembler reads, each document being whole in one segment.
 """
 
 from __future__ import annotations
@@ -190,11 +182,8 @@ class SegmentedUnits:
     def _sections(self, terms: Mapping[str, float], count: int, level: int) -> _Chosen:
         """Return the count best sections access may see, by their fields."""
         weight = self.weights.get("passage", 0.0)
-        views, stats, bases = (
-            self._views["passages"],
-            self.stats["passages"],
-            self._bases["sections"],
-        )
+        views, stats = self._views["passages"], self.stats["passages"]
+        bases = self._bases["sections"]
         plan = plan_field(views, stats, terms, bounds=True)  # MaxScore reads the bounds
         context = self._context_fields(terms)
         allowed = self._allowed(level)
@@ -286,10 +275,7 @@ class SegmentedUnits:
         local = rows - bases[seg]
         if len(np.unique(seg)) <= 1:  # a segment's documents are in source order
             return np.sort(rows)
-        docs = np.zeros(len(rows), np.int64)
-        for i in np.unique(seg).tolist():
-            mine = seg == i
-            docs[mine] = self.segments[i].columns["section_doc"][local[mine]]
+        docs = self._column("section_doc", seg, local)
         pairs = sorted({(int(s), int(d)) for s, d in zip(seg, docs, strict=True)},
                        key=lambda p: self.segments[p[0]].doc(p[1]).source)  # fmt: skip
         width = int(docs.max()) + 1
@@ -304,7 +290,8 @@ class SegmentedUnits:
         order), per body term its weight at each, and each unit's section fields."""
         views, stats = self._views["body"], self.stats["body"]
         plan = plan_field(views, stats, terms)
-        firsts, stops = self._section_units(chosen)
+        firsts = self._column("section_first", chosen.seg, chosen.local)
+        stops = self._column("section_first", chosen.seg, chosen.local + 1)
         base = np.concatenate([[0], np.cumsum(stops - firsts)])
         codes_of, terms_of, weights_of = [], [], []
         for i in np.unique(chosen.seg).tolist():
@@ -327,16 +314,13 @@ class SegmentedUnits:
         units = np.column_stack([chosen.seg[section], unique - base[section] + firsts[section]])
         return units.astype(np.int64), matrix, chosen.part[section]
 
-    def _section_units(self, chosen: _Chosen) -> tuple[Ints, Ints]:
-        """Return each chosen section's first unit row and the end of its rows (local)."""
-        firsts = np.zeros(len(chosen.seg), np.int64)
-        stops = np.zeros(len(chosen.seg), np.int64)
-        for i in np.unique(chosen.seg).tolist():
-            mine = chosen.seg == i
-            first = self.segments[i].columns["section_first"]
-            firsts[mine] = first[chosen.local[mine]]
-            stops[mine] = first[chosen.local[mine] + 1]
-        return firsts, stops
+    def _column(self, name: str, segs: Ints, rows: Ints) -> Ints:
+        """Return a column's value at each (segment, local row), as int64."""
+        out = np.zeros(len(rows), np.int64)
+        for i in np.unique(segs).tolist():
+            mine = segs == i
+            out[mine] = self.segments[i].columns[name][rows[mine]]
+        return out
 
     def answer(self, units: Any, matrix: Floats, hits: Hits) -> tuple[UnitSet, Hits, Any]:
         """Return the hits' documents' UnitSet, the hits and term weights renumbered in it
@@ -351,7 +335,8 @@ class SegmentedUnits:
                 [(int(rows[i]), s) for i, s in hits],
                 TermWeights(rows[mine], matrix[:, mine]),
             )
-        docs, starts = self._docs_of(segs, rows)
+        docs = self._column("unit_doc", segs, rows)
+        starts = self._column("doc_first", segs, docs)
         doc_of: dict[tuple[int, int], str] = {}
         for i, _ in hits:
             key = (int(segs[i]), int(docs[i]))
@@ -363,17 +348,6 @@ class SegmentedUnits:
         kept = compact >= 0
         weights = TermWeights(compact[kept], matrix[:, kept])
         return unit_set, [(int(compact[i]), score) for i, score in hits], weights
-
-    def _docs_of(self, segs: Ints, rows: Ints) -> tuple[Ints, Ints]:
-        """Return each (segment, row) unit's document and that document's first unit row."""
-        docs, starts = np.zeros(len(rows), np.int64), np.zeros(len(rows), np.int64)
-        for i, segment in enumerate(self.segments):
-            mine = np.flatnonzero(segs == i)
-            if len(mine):
-                found = np.asarray(segment.columns["unit_doc"][rows[mine]], np.int64)
-                docs[mine] = found
-                starts[mine] = np.asarray(segment.columns["doc_first"][found], np.int64)
-        return docs, starts
 
     def close(self) -> None:
         """Release every segment's files."""

@@ -1,15 +1,10 @@
 """A query's terms in one unit field of every live segment: planned, weighted and summed.
 
-The unit fields' counterpart of segment_search.plan_terms and accumulate (what chunk
-segments use), shaped for the fields a context ranks by. plan_field looks every query term up
-once per segment and reads its bound off the frontier postings in one pass per segment, not a
-dozen numpy calls per term. field_scores sums a field for every row, a term slice at a time;
-top_rows (MaxScore) sums only the rarer terms for every section and weighs the common ones at
-the few sections that can still rank; _scores_at and range_postings weigh terms at given rows
-or inside given runs of rows, by bisection. The floats are the ones a cold build gives: each
-weight is segment_search.saturation (from the rows' length norms) times the term's idf and
-repeats, terms are ordered as plan_terms orders them (highest upper bound first, then term
-bytes), and every row's weights are added term after term in that order.
+The unit fields' counterpart of segment_search.plan_terms and accumulate (chunk segments').
+The floats are the ones a cold build gives: each weight is segment_search.saturation (from
+the rows' length norms) times the term's idf and repeats, terms are ordered as plan_terms
+orders them (highest upper bound first, then term bytes), and every row's weights are added
+term after term in that order.
 """
 
 from __future__ import annotations
