@@ -15,7 +15,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.segment_search import (
@@ -27,7 +26,7 @@ from policy_assistant.index.chunks.segment_search import (
     row_norms,
     saturation,
 )
-from policy_assistant.index.context.unit_open import FieldView, runs
+from policy_assistant.index.context.unit_open import FieldView, Mask, runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,59 +134,42 @@ def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> l
     present = [j for j, tid in enumerate(ids) if tid >= 0]
     if not present:
         return [-math.inf] * len(ids)
-    if any(term_idf[j] < 0 for j in present):  # a negative factor makes the largest the least
-        found: list[float] = _frontier_bounds(view, stats, plan, seg).tolist()
-        return found
-    tops, dirty = _frontier_tops(view, stats)
+    tops, lows, dirty = _frontier_tops(view, stats)
     out = [-math.inf] * len(ids)
     for j in present:
-        tid = ids[j]
+        tid, factor = ids[j], term_idf[j]
         # Rounding a product is monotonic: an idf >= 0 times the largest saturation is the
-        # largest of the idf times each one (a Python float product is numpy's float).
-        out[j] = (
-            _live_bound(view, stats, plan, j, tid) if dirty[tid] else term_idf[j] * float(tops[tid])
-        )
+        # largest of the idf times each one, a negative idf times the least is (a Python
+        # float product is numpy's float).
+        if dirty[tid]:
+            out[j] = _live_bound(view, stats, plan, j, tid)
+        else:
+            out[j] = factor * float(tops[tid] if factor >= 0 else lows[tid])
     return out
 
 
-def _frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, npt.NDArray[np.bool_]]:
-    """Return each term's largest saturation over its frontier postings under stats and
-    whether its frontier holds a deleted row: derived from the field's arrays alone, so
-    kept while it is open, as its length norms are (a pass over every frontier posting)."""
+def _frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, Floats, Mask]:
+    """Return each term's largest and least saturation over its frontier postings under
+    stats and whether its frontier holds a deleted row: kept while the field is open, as its
+    length norms are (a pass over every frontier posting)."""
     key = ("front", stats.k1, stats.b, stats.avgdl)
     found = view.kept.get(key)
     if found is None:
         front = np.asarray(view.front)
         rows, tf = np.asarray(view.rows[front]), np.asarray(view.tf[front])
         sizes = np.diff(np.asarray(view.front_ptr, np.int64))
-        tops = np.full(len(sizes), -np.inf)
+        tops, lows = np.full(len(sizes), -np.inf), np.full(len(sizes), np.inf)
         dirty = np.zeros(len(sizes), np.bool_)
         some = np.flatnonzero(sizes > 0)
         if len(some):
             starts = np.asarray(view.front_ptr, np.int64)[some]
             sat = saturation(stats, norms_at(view, stats, rows), tf)
             tops[some] = np.maximum.reduceat(sat, starts)
+            lows[some] = np.minimum.reduceat(sat, starts)
             if view.deleted is not None:
                 dirty[some] = np.logical_or.reduceat(view.deleted[rows], starts)
-        found = view.kept[key] = tops, dirty
+        found = view.kept[key] = tops, lows, dirty
     return found
-
-
-def _frontier_bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> Floats:
-    """Return what _bounds does, weighing each frontier posting."""
-    ids = plan.ids[seg]
-    present = np.flatnonzero(ids >= 0)
-    out = np.full(len(ids), -np.inf)
-    lo, hi = view.front_ptr[ids[present]], view.front_ptr[ids[present] + 1]
-    at = np.asarray(view.front[runs(lo, hi)])
-    rows, tf = np.asarray(view.rows[at]), np.asarray(view.tf[at])
-    terms = np.repeat(present, hi - lo)
-    found = plan.weights(stats, terms, norms_at(view, stats, rows), tf, repeated=False)
-    out[present] = np.maximum.reduceat(found, np.concatenate([[0], np.cumsum(hi - lo)[:-1]]))
-    if view.deleted is not None:
-        for j in np.unique(terms[view.deleted[rows]]).tolist():
-            out[j] = _live_bound(view, stats, plan, j, int(ids[j]))
-    return out
 
 
 def _live_bound(view: FieldView, stats: Statistics, plan: FieldTerms, term: int, tid: int) -> float:
@@ -437,7 +419,7 @@ MAX_CANDIDATES = 1024
 
 def top_rows(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
-    rank: tuple[float, Floats, Floats], allowed: npt.NDArray[np.bool_] | None, count: int,
+    rank: tuple[float, Floats, Floats], allowed: Mask | None, count: int,
 ) -> tuple[Ints, Floats] | None:  # fmt: skip
     """Return the allowed rows (allowed None: every row) with a positive field score that
     can be among the count best by weight * field + others (rank is weight, others, and an
@@ -493,8 +475,8 @@ def _add_term(
 
 
 def _contenders(
-    plan: FieldTerms, weight: float, scored: npt.NDArray[np.bool_], sums: tuple[Floats, float],
-    known: Ints, allowed: npt.NDArray[np.bool_] | None, count: int,
+    plan: FieldTerms, weight: float, scored: Mask, sums: tuple[Floats, float],
+    known: Ints, allowed: Mask | None, count: int,
 ) -> Ints | None:  # fmt: skip
     """Return the allowed rows (None: every row) whose sum so far (sums: every row's, and
     the largest of a row no scored term matches) plus the largest weights of the terms not
