@@ -149,12 +149,9 @@ def _narrow(values: Any) -> Any:
 def _field_arrays(texts: Any) -> tuple[bytes, dict[str, Any]]:
     """Return one field's term list and raw postings, tf and lengths narrowed where they fit."""
     data, arrays = count_postings(texts)
-    tf = arrays["tf"]
-    if not len(tf) or int(tf.max()) <= 0xFF:
-        arrays["tf"] = tf.astype(np.uint8)
-    dl = arrays["dl"]
-    if not len(dl) or int(dl.max()) <= 0xFFFF:
-        arrays["dl"] = dl.astype(np.uint16)
+    for name, dtype in (("tf", np.uint8), ("dl", np.uint16)):
+        if int(arrays[name].max(initial=0)) <= np.iinfo(dtype).max:
+            arrays[name] = arrays[name].astype(dtype)
     arrays["front"], arrays["front_ptr"] = _frontier(arrays)
     return data, arrays
 
