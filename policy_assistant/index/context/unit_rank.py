@@ -12,6 +12,10 @@ by (source, row within the document). A search keeps the best SECTIONS sections 
 fields (MaxScore over the passage field), then scores their units' text, read by range. The
 hits come back in their segment's own UnitSet when they all lie in one, else in a UnitSet of
 their documents alone: all the assembler reads, each document being whole in one segment.
+
+Dense ranks every live unit the caller may see by its vector (the unit's text embedded with
+its title and heading path); hybrid fuses that with BM25's ranking, so a unit that shares no
+word with the query can still lead a context.
 """
 
 from __future__ import annotations
@@ -26,11 +30,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.errors import UsageError
+from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
-from policy_assistant.index.chunks.dense import has_vectors
-from policy_assistant.index.chunks.segment_search import Statistics, statistics
-from policy_assistant.index.context.unit_dense import ranked_by_vectors
+from policy_assistant.index.chunks.dense import dense_search, fused, has_vectors, seen_products
+from policy_assistant.index.chunks.segment_search import Found, Statistics, statistics
 from policy_assistant.index.context.unit_open import UnitSegment, doc_units, segment_units
 from policy_assistant.index.context.unit_terms import (
     Scratch,
@@ -46,6 +49,7 @@ from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS
 
 Hits = list[tuple[int, float]]
+Vector = npt.NDArray[np.float32]
 SECTIONS = 100
 """Sections, the best by their fields, whose units are scored, at least."""
 SECTIONS_PER_HIT = 2
@@ -154,8 +158,8 @@ class SegmentedUnits:
         see (None: public, fail closed), best first (ties: by row), and each query term's
         unit-text weight at every unit of the sections searched (what window_gains reads).
 
-        ranker None or bm25: BM25 over the unit fields; dense or hybrid: unit_dense, with
-        the query's vector."""
+        ranker None or bm25: BM25 over the unit fields; dense or hybrid: ranked_by_vectors,
+        with the query's vector."""
         level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
         if ranker is not None and ranker.ranker != "bm25":
             if vector is None:
@@ -396,3 +400,71 @@ def field_statistics(
         name: statistics(bm25, rows, nonempty, length, float(mean_idf.get(name, 0.0)))
         for name, (rows, nonempty, length) in counts.items()
     }
+
+
+def _unit_products(segment: UnitSegment, query: Vector, level: int) -> tuple[Ints, Vector]:
+    """Return the live units with access <= level (ascending) and their inner products."""
+    vectors = segment.vectors()
+    units = len(segment.columns["unit_start"])
+    if vectors is None or np.shape(vectors) != (units, len(query)):
+        shape = None if vectors is None else np.shape(vectors)
+        raise BadIndex(
+            f"{segment.folder.name}: unit vectors {shape}, expected ({units}, {len(query)})"
+        )
+    doc = np.asarray(segment.columns["unit_doc"], np.int64)
+    seen = np.asarray(segment.columns["doc_access"])[doc] <= level
+    if segment.dead_docs is not None:
+        seen &= ~np.asarray(segment.dead_docs)[doc]
+    return seen_products(vectors, query, seen)
+
+
+def ranked_by_vectors(
+    index: SegmentedUnits, query: str, vector: Vector, n: int, level: int,
+    settings: RankerSettings,
+) -> tuple[UnitSet, Hits, Any]:  # fmt: skip
+    """Return what SegmentedUnits.ranked returns, ranked by the dense or hybrid ranker: both
+    lists' top max(n, depth) fused as chunk lists are (chunks/fusion.py), BM25's term weights
+    where it scored a unit, zero elsewhere."""
+    segments, vector = index.segments, np.asarray(vector, np.float32)
+    depth = max(n, settings.depth)
+    wanted = depth if settings.ranker == "hybrid" else n
+    dense = dense_search(segments, vector, wanted, level, _unit_products)
+    units, matrix = np.zeros((0, 2), np.int64), np.zeros((0, 0))
+    if settings.ranker == "hybrid":
+        terms = tokenize(query)
+        bm25: list[Found] = []
+        if terms:
+            units, matrix, hits = index.scored(Counter(terms), depth, level)
+            bm25 = [(int(units[i, 0]), int(units[i, 1]), score) for i, score in hits]
+        found = fused(bm25, dense, segments, vector, settings, n)
+    else:
+        found = dense[:n]
+    return _answered(index, units, matrix, found)
+
+
+def _answered(
+    index: SegmentedUnits, units: Ints, matrix: Any, found: list[Found]
+) -> tuple[UnitSet, Hits, Any]:
+    """Return SegmentedUnits.answer for the found units, with BM25's scored units (and their
+    term weights) beside them, all in a cold build's order (source, then row)."""
+    known = {(int(s), int(r)): i for i, (s, r) in enumerate(units.tolist())}
+    extra = sorted({(seg, row) for seg, row, _ in found} - set(known))
+    pairs = [*known, *extra]
+    source = _sources(index.segments, pairs)
+    order = sorted(range(len(pairs)), key=lambda i: (source[i], pairs[i][1], pairs[i][0]))
+    place = {pairs[i]: at for at, i in enumerate(order)}
+    weights = np.zeros((matrix.shape[0], len(pairs)))
+    if len(known):
+        weights[:, [place[p] for p in known]] = matrix
+    ordered = np.array([pairs[i] for i in order], np.int64).reshape(-1, 2)
+    hits = [(place[seg, row], score) for seg, row, score in found]
+    return index.answer(ordered, weights, hits)
+
+
+def _sources(segments: Sequence[UnitSegment], pairs: Sequence[tuple[int, int]]) -> list[str]:
+    """Return the source of each (segment, unit row)'s document."""
+    out = []
+    for seg, row in pairs:
+        doc = int(segments[seg].columns["unit_doc"][row])
+        out.append(segments[seg].doc(doc).source)
+    return out
