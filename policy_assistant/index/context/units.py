@@ -201,9 +201,8 @@ class _Builder:
         path: tuple[str, ...] | None = None
         for block in doc.blocks:
             # A heading's own path ends with itself: it opens the run of the section it names.
-            block_path = block.section
-            if block_path != path:
-                path = block_path
+            if block.section != path:
+                path = block.section
                 self.section_first.append(len(self.units["start"]))
                 self.section_doc.append(doc_row)
                 self.paths.append(path)
