@@ -181,14 +181,6 @@ class UnitSegment:
         """Return one section's heading path, reading its line only."""
         return tuple(self._lines.read("path", row)[0])
 
-    @cached_property
-    def section_access(self) -> npt.NDArray[np.uint8]:
-        """Each section's access code (its document's)."""
-        codes: npt.NDArray[np.uint8] = np.asarray(self.columns["doc_access"])[
-            np.asarray(self.columns["section_doc"])
-        ]
-        return codes
-
     def text(self, doc: int) -> str:
         """Return one document's normalized text."""
         first, end = int(self._frames[doc]), int(self._frames[doc + 1])

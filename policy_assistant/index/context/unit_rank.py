@@ -156,10 +156,8 @@ class SegmentedUnits:
     ) -> tuple[UnitSet, Hits, Any]:  # fmt: skip
         """Return the hits' documents as units, up to n (row, score) hits there that access may
         see (None: public, fail closed), best first (ties: by row), and each query term's
-        unit-text weight at every unit of the sections searched (what window_gains reads).
-
-        ranker None or bm25: BM25 over the unit fields; dense or hybrid: ranked_by_vectors,
-        with the query's vector."""
+        unit-text weight at every unit of the sections searched (what window_gains reads), by
+        ranker (None: BM25; dense and hybrid: ranked_by_vectors, with the query's vector)."""
         level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
         if ranker is not None and ranker.ranker != "bm25":
             if vector is None:
@@ -247,8 +245,10 @@ class SegmentedUnits:
 
     @cached_property
     def _section_access(self) -> npt.NDArray[np.uint8]:
-        """Each section's access code, segment after segment."""
-        return np.concatenate([s.section_access for s in self.segments])
+        """Each section's access code (its document's), segment after segment."""
+        return np.concatenate(
+            [np.asarray(s.columns["doc_access"])[s.columns["section_doc"]] for s in self.segments]
+        )
 
     @cached_property
     def _live_sections(self) -> npt.NDArray[np.bool_]:

@@ -196,8 +196,7 @@ class Scratch(threading.local):
         return found
 
     def array(self, name: str, size: int) -> Floats:
-        """Return the thread's array of this name, of size floats left as they were (for a
-        caller that writes every one)."""
+        """Return the thread's array of this name, size floats left as they were."""
         found = self.arrays.get(name)
         if found is None or len(found) != size:
             found = self.arrays[name] = np.zeros(size)
