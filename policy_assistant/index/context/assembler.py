@@ -188,11 +188,8 @@ def _passages(ranked: Ranked, budget: int, settings: ContextSettings) -> list[Co
     """Return the "passages" context: the best candidates whole, or (with mix) the windows of
     the hits re-scored by their best candidate (passage_rank.py)."""
     units, hits, weights = ranked
-    window, top, scoring = (
-        _window_for(settings, budget),
-        hits[: settings.candidates],
-        settings.passages,
-    )
+    window, scoring = _window_for(settings, budget), settings.passages
+    top = hits[: settings.candidates]
     if not scoring.mix:
         units = replace(units, header_rows=settings.header_rows)
         return passage_context(units, top, weights, budget, window, scoring)

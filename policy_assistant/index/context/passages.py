@@ -67,11 +67,8 @@ class ContextPassage:
 
 
 def _prefix_of(units: UnitSet, doc: int, section: int, at_heading: bool = False) -> str:
-    """Return the prefix of a passage that starts in section: title, then heading path.
-
-    at_heading: the passage opens on the section's heading, which its body shows, so the
-    prefix names only the parents (and not the title either when that heading is the title).
-    """
+    """Return the prefix of a passage that starts in section: title, then heading path (at
+    the section's heading, which the body shows: its parents only, no title that it repeats)."""
     title = units.docs[doc].title.strip()
     path = units.paths[section]
     heading = path[-1].strip() if at_heading and path else None
@@ -113,11 +110,8 @@ def passage_prefix_words(units: UnitSet, first: int) -> int:
 
 
 def _lead_header(units: UnitSet, first: int) -> int:
-    """Return the header row a passage starting at unit `first` repeats, or -1.
-
-    A passage that starts on a table row below the header row carries the header row in its
-    prefix, so its cells keep their column names.
-    """
+    """Return the header row a passage starting at unit `first` repeats (below a table's
+    header row: so its cells keep their column names), or -1."""
     header = int(units.col("unit_header")[first])
     return header if header >= 0 and units.header_rows else -1
 

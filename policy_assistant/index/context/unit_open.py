@@ -29,7 +29,7 @@ from policy_assistant.index.context.unit_segment import (
     UNIT_SEGMENT_FORMAT,
     UnitSegmentInfo,
 )
-from policy_assistant.index.context.units import DocInfo, UnitSet
+from policy_assistant.index.context.units import DocInfo, UnitSet, starts_of
 from policy_assistant.jsonio import loads
 from policy_assistant.records import Block, Document
 
@@ -181,14 +181,6 @@ class UnitSegment:
         """Return one section's heading path, reading its line only."""
         return tuple(self._lines.read("path", row)[0])
 
-    @cached_property
-    def section_access(self) -> npt.NDArray[np.uint8]:
-        """Each section's access code (its document's)."""
-        codes: npt.NDArray[np.uint8] = np.asarray(self.columns["doc_access"])[
-            np.asarray(self.columns["section_doc"])
-        ]
-        return codes
-
     def text(self, doc: int) -> str:
         """Return one document's normalized text."""
         first, end = int(self._frames[doc]), int(self._frames[doc + 1])
@@ -282,26 +274,23 @@ def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]])
     rows renumbered from 0: what the context assembler reads of the hits' documents."""
     seg = np.array([s for s, _ in picks], np.int64)
     spans = {kind: _doc_spans(segments, picks, kind) for kind in _RANGE_COLUMNS}
-    bases = {kind: _bases_of(stop - start) for kind, (start, stop) in spans.items()}
-    total = int(bases["doc_first"][-1]) if len(picks) else 0
+    bases = {kind: starts_of(stop - start) for kind, (start, stop) in spans.items()}
     takes = {kind: _takes(seg, *spans[kind]) for kind in _RANGE_COLUMNS}
     cols: dict[str, Any] = {}
     for name, kind in _GATHERED.items():
         cols[name] = _gather(segments, name, takes[kind], int(bases[kind][-1]))
-    unit_pick = np.repeat(np.arange(len(picks)), np.diff(bases["doc_first"]))
-    section_pick = np.repeat(np.arange(len(picks)), np.diff(bases["doc_sections"]))
-    block_pick = np.repeat(np.arange(len(picks)), np.diff(bases["doc_blocks"]))
-    shift = bases["doc_first"][:-1] - spans["doc_first"][0]
-    for name, kind, pick in (("unit_block", "doc_blocks", unit_pick),
-                             ("unit_section", "doc_sections", unit_pick)):  # fmt: skip
-        cols[name] += (bases[kind][:-1] - spans[kind][0])[pick]
+    pick = {k: np.repeat(np.arange(len(picks)), np.diff(bases[k])) for k in _RANGE_COLUMNS}
+    shift = {k: bases[k][:-1] - spans[k][0] for k in _RANGE_COLUMNS}
+    units = pick["doc_first"]
+    cols["unit_block"] += shift["doc_blocks"][units]
+    cols["unit_section"] += shift["doc_sections"][units]
     header = cols["unit_header"]
-    cols["unit_header"] = np.where(header >= 0, header + shift[unit_pick], -1)
-    cols["block_first"] = np.append(cols["block_first"] + shift[block_pick], total)
-    cols["section_first"] = np.append(cols["section_first"] + shift[section_pick], total)
-    cols["unit_doc"], cols["section_doc"] = unit_pick, section_pick
+    cols["unit_header"] = np.where(header >= 0, header + shift["doc_first"][units], -1)
+    for name, kind in (("block_first", "doc_blocks"), ("section_first", "doc_sections")):
+        cols[name] = np.append(cols[name] + shift["doc_first"][pick[kind]], bases["doc_first"][-1])
+    cols["unit_doc"], cols["section_doc"] = units, pick["doc_sections"]
     cols["doc_first"] = bases["doc_first"]
-    cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
+    cols["cum_words"] = starts_of(cols["unit_words"])
     docs = tuple(segments[s].doc(d) for s, d in picks)
     texts = _Lazy(len(picks), lambda i: DocText(segments[picks[i][0]], picks[i][1]))
     paths = _Lazy(int(bases["doc_sections"][-1]),
@@ -349,11 +338,6 @@ def _doc_spans(
     return np.array([r.start for r in rows], np.int64), np.array([r.stop for r in rows], np.int64)
 
 
-def _bases_of(sizes: Ints) -> Ints:
-    """Return where each run of sizes starts when they are laid end to end, then the total."""
-    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-
-
 def runs(starts: Ints, stops: Ints) -> Ints:
     """Return the rows start..stop of every run, one after the other."""
     sizes = stops - starts
@@ -363,7 +347,7 @@ def runs(starts: Ints, stops: Ints) -> Ints:
 def _takes(seg: Ints, starts: Ints, stops: Ints) -> list[tuple[int, Ints, Ints]]:
     """Return, per segment of the picks, where its picks' rows go in the gathered column and
     which of its rows they are (computed once for every column over the same rows)."""
-    at = _bases_of(stops - starts)
+    at = starts_of(stops - starts)
     takes = []
     for i in np.unique(seg).tolist():
         mine = np.flatnonzero(seg == i)

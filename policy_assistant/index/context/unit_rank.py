@@ -1,25 +1,21 @@
 """Unit search: the one ranker of retrieval units, over the live unit segments of a store.
 
-A unit's score is a weighted sum of four BM25 scores, each from its own field with its own
-length normalization (unit_segment.FIELD_TEXTS): the unit's text, its section's heading path,
-its document's identity and its section's whole text (a passage-level BM25, so terms spread
-over a section lift each of its matching units). Only units whose own text matches score: the
-context fields rank a matching unit of the right section or document above a look-alike, they
-never bring in a unit that shares no term with the query. This is a sum of per-field BM25s,
-not Lucene's BM25F (which sums term frequencies before saturation): the fields are stored once
-per section and once per document instead of once per unit.
+A unit's score is a weighted sum of four per-field BM25s (unit_segment.FIELD_TEXTS): its own
+text, its section's heading path, its document's identity and its section's whole text (so
+terms spread over a section lift each of its matching units). Only units whose own text
+matches score: the context fields rank a matching unit above a look-alike, never bring one
+in. A sum of per-field BM25s, not BM25F: the fields are stored once per section and document.
 
-Every field's N, average length and per-term document frequency are summed over the live
-segments (unit_terms.plan_field), so a store of several segments ranks as one segment of the
-same documents (a cold ingest) does: what one segment orders by row, several order by
-(source, row within the document). A search scores the passage, heading-path and identity
-fields per section, keeps the best SECTIONS sections by them (MaxScore over the passage
-field: unit_terms.top_rows), then scores the unit text of those sections' units only, read
-from the postings by range. The hits come back in their segment's own UnitSet when they all
-lie in one (unit_open.segment_units), else in a UnitSet of their documents alone
-(unit_open.doc_units): that is all the context assembler reads, each document being whole in
-one segment. The index folder's units (store/units.py) and eval's (the same writer, in a
-temporary folder) are both ranked here.
+Every field's N, average length and document frequencies are summed over the live segments,
+so several segments rank as one segment of the same documents (a cold ingest) does, ordered
+by (source, row within the document). A search keeps the best SECTIONS sections by their
+fields (MaxScore over the passage field), then scores their units' text, read by range. The
+hits come back in their segment's own UnitSet when they all lie in one, else in a UnitSet of
+their documents alone: all the assembler reads, each document being whole in one segment.
+
+Dense ranks every live unit the caller may see by its vector (the unit's text embedded with
+its title and heading path); hybrid fuses that with BM25's ranking, so a unit that shares no
+word with the query can still lead a context.
 """
 
 from __future__ import annotations
@@ -34,10 +30,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.errors import UsageError
+from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
-from policy_assistant.index.chunks.segment_search import Statistics, statistics
-from policy_assistant.index.context.unit_dense import has_unit_vectors, ranked_by_vectors
+from policy_assistant.index.chunks.dense import dense_search, fused, has_vectors, seen_products
+from policy_assistant.index.chunks.segment_search import Found, Statistics, statistics
 from policy_assistant.index.context.unit_open import UnitSegment, doc_units, segment_units
 from policy_assistant.index.context.unit_terms import (
     Scratch,
@@ -47,12 +43,13 @@ from policy_assistant.index.context.unit_terms import (
     sparse_scores,
     top_rows,
 )
-from policy_assistant.index.context.units import UnitSet
+from policy_assistant.index.context.units import UnitSet, starts_of
 from policy_assistant.index.settings import BM25Settings, RankerSettings
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS
 
 Hits = list[tuple[int, float]]
+Vector = npt.NDArray[np.float32]
 SECTIONS = 100
 """Sections, the best by their fields, whose units are scored, at least."""
 SECTIONS_PER_HIT = 2
@@ -124,30 +121,26 @@ class SegmentedUnits:
         weights: dict[str, float],
     ) -> None:  # fmt: skip
         self.segments, self.stats = list(segments), stats
-        self._weights = dict(weights)
+        self.weights = dict(weights)
+        """Weights of the section, document and passage fields."""
         self._views = {f: [s.fields[f] for s in self.segments] for f in stats}
         self._scratch = Scratch()
         self._allowed_at: dict[int, npt.NDArray[np.bool_] | None] = {}
         self._bases = {
-            "sections": _bases([s.sections for s in self.segments]),
-            "documents": _bases([s.info.rows for s in self.segments]),
+            "sections": starts_of([s.sections for s in self.segments]),
+            "documents": starts_of([s.info.rows for s in self.segments]),
         }
 
     def has_vectors(self) -> bool:
         """Return whether every live unit segment holds vectors (dense and hybrid can rank)."""
-        return has_unit_vectors(self.segments)
-
-    @property
-    def weights(self) -> dict[str, float]:
-        """Weights of the section, document and passage fields."""
-        return self._weights
+        return has_vectors(self.segments)
 
     def with_options(self, weights: dict[str, float] | None = None) -> SegmentedUnits:
         """Return a ranker over the same open segments with other field weights (None:
         these); closing either closes both."""
         other = copy.copy(self)
         if weights is not None:
-            other._weights = dict(weights)
+            other.weights = dict(weights)
         other._scratch = Scratch()
         return other
 
@@ -163,10 +156,8 @@ class SegmentedUnits:
     ) -> tuple[UnitSet, Hits, Any]:  # fmt: skip
         """Return the hits' documents as units, up to n (row, score) hits there that access may
         see (None: public, fail closed), best first (ties: by row), and each query term's
-        unit-text weight at every unit of the sections searched (what window_gains reads).
-
-        ranker None or bm25: BM25 over the unit fields; dense or hybrid: unit_dense, with
-        the query's vector."""
+        unit-text weight at every unit of the sections searched (what window_gains reads), by
+        ranker (None: BM25; dense and hybrid: ranked_by_vectors, with the query's vector)."""
         level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
         if ranker is not None and ranker.ranker != "bm25":
             if vector is None:
@@ -193,11 +184,8 @@ class SegmentedUnits:
     def _sections(self, terms: Mapping[str, float], count: int, level: int) -> _Chosen:
         """Return the count best sections access may see, by their fields."""
         weight = self.weights.get("passage", 0.0)
-        views, stats, bases = (
-            self._views["passages"],
-            self.stats["passages"],
-            self._bases["sections"],
-        )
+        views, stats = self._views["passages"], self.stats["passages"]
+        bases = self._bases["sections"]
         plan = plan_field(views, stats, terms, bounds=True)  # MaxScore reads the bounds
         context = self._context_fields(terms)
         allowed = self._allowed(level)
@@ -257,8 +245,10 @@ class SegmentedUnits:
 
     @cached_property
     def _section_access(self) -> npt.NDArray[np.uint8]:
-        """Each section's access code, segment after segment."""
-        return np.concatenate([s.section_access for s in self.segments])
+        """Each section's access code (its document's), segment after segment."""
+        return np.concatenate(
+            [np.asarray(s.columns["doc_access"])[s.columns["section_doc"]] for s in self.segments]
+        )
 
     @cached_property
     def _live_sections(self) -> npt.NDArray[np.bool_]:
@@ -289,10 +279,7 @@ class SegmentedUnits:
         local = rows - bases[seg]
         if len(np.unique(seg)) <= 1:  # a segment's documents are in source order
             return np.sort(rows)
-        docs = np.zeros(len(rows), np.int64)
-        for i in np.unique(seg).tolist():
-            mine = seg == i
-            docs[mine] = self.segments[i].columns["section_doc"][local[mine]]
+        docs = self._column("section_doc", seg, local)
         pairs = sorted({(int(s), int(d)) for s, d in zip(seg, docs, strict=True)},
                        key=lambda p: self.segments[p[0]].doc(p[1]).source)  # fmt: skip
         width = int(docs.max()) + 1
@@ -307,7 +294,8 @@ class SegmentedUnits:
         order), per body term its weight at each, and each unit's section fields."""
         views, stats = self._views["body"], self.stats["body"]
         plan = plan_field(views, stats, terms)
-        firsts, stops = self._section_units(chosen)
+        firsts = self._column("section_first", chosen.seg, chosen.local)
+        stops = self._column("section_first", chosen.seg, chosen.local + 1)
         base = np.concatenate([[0], np.cumsum(stops - firsts)])
         codes_of, terms_of, weights_of = [], [], []
         for i in np.unique(chosen.seg).tolist():
@@ -330,16 +318,13 @@ class SegmentedUnits:
         units = np.column_stack([chosen.seg[section], unique - base[section] + firsts[section]])
         return units.astype(np.int64), matrix, chosen.part[section]
 
-    def _section_units(self, chosen: _Chosen) -> tuple[Ints, Ints]:
-        """Return each chosen section's first unit row and the end of its rows (local)."""
-        firsts = np.zeros(len(chosen.seg), np.int64)
-        stops = np.zeros(len(chosen.seg), np.int64)
-        for i in np.unique(chosen.seg).tolist():
-            mine = chosen.seg == i
-            first = self.segments[i].columns["section_first"]
-            firsts[mine] = first[chosen.local[mine]]
-            stops[mine] = first[chosen.local[mine] + 1]
-        return firsts, stops
+    def _column(self, name: str, segs: Ints, rows: Ints) -> Ints:
+        """Return a column's value at each (segment, local row), as int64."""
+        out = np.zeros(len(rows), np.int64)
+        for i in np.unique(segs).tolist():
+            mine = segs == i
+            out[mine] = self.segments[i].columns[name][rows[mine]]
+        return out
 
     def answer(self, units: Any, matrix: Floats, hits: Hits) -> tuple[UnitSet, Hits, Any]:
         """Return the hits' documents' UnitSet, the hits and term weights renumbered in it
@@ -354,7 +339,8 @@ class SegmentedUnits:
                 [(int(rows[i]), s) for i, s in hits],
                 TermWeights(rows[mine], matrix[:, mine]),
             )
-        docs, starts = self._docs_of(segs, rows)
+        docs = self._column("unit_doc", segs, rows)
+        starts = self._column("doc_first", segs, docs)
         doc_of: dict[tuple[int, int], str] = {}
         for i, _ in hits:
             key = (int(segs[i]), int(docs[i]))
@@ -366,17 +352,6 @@ class SegmentedUnits:
         kept = compact >= 0
         weights = TermWeights(compact[kept], matrix[:, kept])
         return unit_set, [(int(compact[i]), score) for i, score in hits], weights
-
-    def _docs_of(self, segs: Ints, rows: Ints) -> tuple[Ints, Ints]:
-        """Return each (segment, row) unit's document and that document's first unit row."""
-        docs, starts = np.zeros(len(rows), np.int64), np.zeros(len(rows), np.int64)
-        for i, segment in enumerate(self.segments):
-            mine = np.flatnonzero(segs == i)
-            if len(mine):
-                found = np.asarray(segment.columns["unit_doc"][rows[mine]], np.int64)
-                docs[mine] = found
-                starts[mine] = np.asarray(segment.columns["doc_first"][found], np.int64)
-        return docs, starts
 
     def close(self) -> None:
         """Release every segment's files."""
@@ -399,11 +374,6 @@ def _renumbered(
     found = picked[order][at] == keys
     first = np.asarray(firsts[: len(picks)], np.int64)[order][at]
     return np.where(found, first + offsets, -1)
-
-
-def _bases(sizes: Sequence[int]) -> Ints:
-    """Return each segment's first row in the concatenation, then the total."""
-    return np.concatenate([[0], np.cumsum(np.asarray(sizes, np.int64))]).astype(np.int64)
 
 
 def _best_rows(rows: Ints, scores: Floats, n: int) -> Ints:
@@ -430,3 +400,71 @@ def field_statistics(
         name: statistics(bm25, rows, nonempty, length, float(mean_idf.get(name, 0.0)))
         for name, (rows, nonempty, length) in counts.items()
     }
+
+
+def _unit_products(segment: UnitSegment, query: Vector, level: int) -> tuple[Ints, Vector]:
+    """Return the live units with access <= level (ascending) and their inner products."""
+    vectors = segment.vectors()
+    units = len(segment.columns["unit_start"])
+    if vectors is None or np.shape(vectors) != (units, len(query)):
+        shape = None if vectors is None else np.shape(vectors)
+        raise BadIndex(
+            f"{segment.folder.name}: unit vectors {shape}, expected ({units}, {len(query)})"
+        )
+    doc = np.asarray(segment.columns["unit_doc"], np.int64)
+    seen = np.asarray(segment.columns["doc_access"])[doc] <= level
+    if segment.dead_docs is not None:
+        seen &= ~np.asarray(segment.dead_docs)[doc]
+    return seen_products(vectors, query, seen)
+
+
+def ranked_by_vectors(
+    index: SegmentedUnits, query: str, vector: Vector, n: int, level: int,
+    settings: RankerSettings,
+) -> tuple[UnitSet, Hits, Any]:  # fmt: skip
+    """Return what SegmentedUnits.ranked returns, ranked by the dense or hybrid ranker: both
+    lists' top max(n, depth) fused as chunk lists are (chunks/fusion.py), BM25's term weights
+    where it scored a unit, zero elsewhere."""
+    segments, vector = index.segments, np.asarray(vector, np.float32)
+    depth = max(n, settings.depth)
+    wanted = depth if settings.ranker == "hybrid" else n
+    dense = dense_search(segments, vector, wanted, level, _unit_products)
+    units, matrix = np.zeros((0, 2), np.int64), np.zeros((0, 0))
+    if settings.ranker == "hybrid":
+        terms = tokenize(query)
+        bm25: list[Found] = []
+        if terms:
+            units, matrix, hits = index.scored(Counter(terms), depth, level)
+            bm25 = [(int(units[i, 0]), int(units[i, 1]), score) for i, score in hits]
+        found = fused(bm25, dense, segments, vector, settings, n)
+    else:
+        found = dense[:n]
+    return _answered(index, units, matrix, found)
+
+
+def _answered(
+    index: SegmentedUnits, units: Ints, matrix: Any, found: list[Found]
+) -> tuple[UnitSet, Hits, Any]:
+    """Return SegmentedUnits.answer for the found units, with BM25's scored units (and their
+    term weights) beside them, all in a cold build's order (source, then row)."""
+    known = {(int(s), int(r)): i for i, (s, r) in enumerate(units.tolist())}
+    extra = sorted({(seg, row) for seg, row, _ in found} - set(known))
+    pairs = [*known, *extra]
+    source = _sources(index.segments, pairs)
+    order = sorted(range(len(pairs)), key=lambda i: (source[i], pairs[i][1], pairs[i][0]))
+    place = {pairs[i]: at for at, i in enumerate(order)}
+    weights = np.zeros((matrix.shape[0], len(pairs)))
+    if len(known):
+        weights[:, [place[p] for p in known]] = matrix
+    ordered = np.array([pairs[i] for i in order], np.int64).reshape(-1, 2)
+    hits = [(place[seg, row], score) for seg, row, score in found]
+    return index.answer(ordered, weights, hits)
+
+
+def _sources(segments: Sequence[UnitSegment], pairs: Sequence[tuple[int, int]]) -> list[str]:
+    """Return the source of each (segment, unit row)'s document."""
+    out = []
+    for seg, row in pairs:
+        doc = int(segments[seg].columns["unit_doc"][row])
+        out.append(segments[seg].doc(doc).source)
+    return out

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ from policy_assistant.index.context.units import (
     document_identity,
     section_context,
     section_text,
+    starts_of,
     unit_index_text,
 )
 from policy_assistant.jsonio import json_line, pretty_json
@@ -147,12 +149,9 @@ def _narrow(values: Any) -> Any:
 def _field_arrays(texts: Any) -> tuple[bytes, dict[str, Any]]:
     """Return one field's term list and raw postings, tf and lengths narrowed where they fit."""
     data, arrays = count_postings(texts)
-    tf = arrays["tf"]
-    if not len(tf) or int(tf.max()) <= 0xFF:
-        arrays["tf"] = tf.astype(np.uint8)
-    dl = arrays["dl"]
-    if not len(dl) or int(dl.max()) <= 0xFFFF:
-        arrays["dl"] = dl.astype(np.uint16)
+    for name, dtype in (("tf", np.uint8), ("dl", np.uint16)):
+        if int(arrays[name].max(initial=0)) <= np.iinfo(dtype).max:
+            arrays[name] = arrays[name].astype(dtype)
     arrays["front"], arrays["front_ptr"] = _frontier(arrays)
     return data, arrays
 
@@ -185,7 +184,7 @@ def _columns(units: UnitSet, docs: Sequence[Document]) -> dict[str, Any]:
     columns[PREFIX_WORDS] = _narrow(prefixes)
     section_doc = units.col("section_doc")
     columns["doc_sections"] = _narrow(np.searchsorted(section_doc, np.arange(len(docs) + 1)))
-    columns["doc_blocks"] = _narrow(np.cumsum([0] + [len(d.blocks) for d in docs]))
+    columns["doc_blocks"] = _narrow(starts_of([len(d.blocks) for d in docs]))
     codes = [ACCESS_LABELS.index(d.access) for d in docs]
     columns["doc_access"] = np.array(codes, np.uint8)
     return columns
@@ -198,9 +197,8 @@ def _texts(docs: Sequence[Document]) -> tuple[bytes, Any, Any]:
         [d.text[at : at + FRAME_CHARS] for at in range(0, len(d.text), FRAME_CHARS)] for d in docs
     ]
     streams = [zlib.compress(f.encode("utf-8"), ZLIB_LEVEL) for doc in frames for f in doc]
-    offsets = np.concatenate([[0], np.cumsum([len(s) for s in streams])]).astype(np.int64)
-    firsts = np.concatenate([[0], np.cumsum([len(doc) for doc in frames])]).astype(np.int64)
-    return b"".join(streams), offsets, firsts
+    sizes = [len(s) for s in streams]
+    return b"".join(streams), starts_of(sizes), starts_of([len(doc) for doc in frames])
 
 
 def _blocks_line(doc: Document) -> bytes:
@@ -247,18 +245,16 @@ def _write_lines(folder: Path, name: str, records: Sequence[Any]) -> None:
     so a search reads the lines it needs, not the file."""
     lines = [json_line(r) for r in records]
     (folder / LINES[name]).write_bytes(b"".join(lines))
-    offsets = np.concatenate([[0], np.cumsum([len(line) for line in lines])]).astype(np.int64)
-    np.save(folder / f"{name}_offsets.npy", offsets)
+    np.save(folder / f"{name}_offsets.npy", starts_of([len(line) for line in lines]))
 
 
 def _seal(parent: Path, tmp: Path, docs: int, counts: dict[str, FieldCounts]) -> UnitSegmentInfo:
     """Checksum and fsync tmp's files, write segment.json, rename tmp to its hash's name."""
     checksums = {}
     for path in sorted(p for p in tmp.rglob("*") if p.is_file()):
+        name = path.relative_to(tmp).as_posix()
         with path.open("rb") as handle:
-            checksums[path.relative_to(tmp).as_posix()] = hashlib.file_digest(
-                handle, "sha256"
-            ).hexdigest()
+            checksums[name] = hashlib.file_digest(handle, "sha256").hexdigest()
             os.fsync(handle.fileno())
     fields = {name: c.to_list() for name, c in counts.items()}
     meta = {"format": UNIT_SEGMENT_FORMAT, "docs": docs, "fields": fields, "files": checksums,
@@ -268,13 +264,7 @@ def _seal(parent: Path, tmp: Path, docs: int, counts: dict[str, FieldCounts]) ->
     digest = hashlib.sha256(meta_bytes).hexdigest()
     target = parent / f"useg-{digest[:16]}"
     if target.exists():  # the same documents, already written in this generation
-        _remove_tree(tmp)
+        shutil.rmtree(tmp)
     else:
         tmp.rename(target)
     return UnitSegmentInfo(target.name, docs, counts, digest)
-
-
-def _remove_tree(folder: Path) -> None:
-    for path in sorted(folder.rglob("*"), reverse=True):
-        path.rmdir() if path.is_dir() else path.unlink()
-    folder.rmdir()

@@ -1,15 +1,10 @@
 """A query's terms in one unit field of every live segment: planned, weighted and summed.
 
-The unit fields' counterpart of segment_search.plan_terms and accumulate (what chunk
-segments use), shaped for the fields a context ranks by. plan_field looks every query term up
-once per segment and reads its bound off the frontier postings in one pass per segment, not a
-dozen numpy calls per term. field_scores sums a field for every row, a term slice at a time;
-top_rows (MaxScore) sums only the rarer terms for every section and weighs the common ones at
-the few sections that can still rank; _scores_at and range_postings weigh terms at given rows
-or inside given runs of rows, by bisection. The floats are the ones a cold build gives: each
-weight is segment_search.saturation (from the rows' length norms) times the term's idf and
-repeats, terms are ordered as plan_terms orders them (highest upper bound first, then term
-bytes), and every row's weights are added term after term in that order.
+The unit fields' counterpart of segment_search.plan_terms and accumulate (chunk segments').
+The floats are the ones a cold build gives: each weight is segment_search.saturation (from
+the rows' length norms) times the term's idf and repeats, terms are ordered as plan_terms
+orders them (highest upper bound first, then term bytes), and every row's weights are added
+term after term in that order.
 """
 
 from __future__ import annotations
@@ -20,7 +15,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.segment_search import (
@@ -32,7 +26,7 @@ from policy_assistant.index.chunks.segment_search import (
     row_norms,
     saturation,
 )
-from policy_assistant.index.context.unit_open import FieldView, runs
+from policy_assistant.index.context.unit_open import FieldView, Mask, runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,12 +47,6 @@ class FieldTerms:
     def __len__(self) -> int:
         return len(self.idf)
 
-    def subset(self, mask: npt.NDArray[np.bool_]) -> FieldTerms:
-        """Return the plan of the masked terms only, in the same order."""
-        repeats = self.repeats[mask]
-        return FieldTerms(self.idf[mask], repeats, [i[mask] for i in self.ids],
-                          self.bounds[mask], bool((repeats != 1).any()))  # fmt: skip
-
     def postings(self, views: Sequence[FieldView]) -> Ints:
         """Return each term's postings over every segment, deleted ones included."""
         sizes = np.zeros(len(self), np.int64)
@@ -68,25 +56,17 @@ class FieldTerms:
         return sizes
 
     def weights(
-        self, stats: Statistics, terms: Ints, norms: Floats, tf: Ints, repeated: bool = True
+        self, stats: Statistics, terms: Ints | int, norms: Floats, tf: Ints, repeated: bool = True
     ) -> Floats:
-        """Return the weights of postings of the given terms (positions in this plan) from
-        their rows' length norms (an array of the caller's, overwritten), times the terms'
-        repeats unless not repeated (a bound is ordered by repeats apart)."""
+        """Return the weights of postings of the given terms (positions in this plan, or one
+        term's) from their rows' length norms (an array of the caller's, overwritten), times
+        the terms' repeats unless not repeated (a bound is ordered by repeats apart)."""
         found = saturation(stats, norms, tf, reuse_norms=True)
-        found *= self.idf[terms]  # the floats of idf times saturation, without a copy
+        # The floats of idf times saturation, without a copy (a float times an array gives
+        # the floats an array of that float gives).
+        found *= self.idf[terms]
         if repeated and self.scaled:
             found *= self.repeats[terms]
-        return found
-
-    def term_weights(self, stats: Statistics, term: int, norms: Floats, tf: Ints) -> Floats:
-        """Return weights (as weights gives them, norms overwritten) of postings of one term
-        (its position)."""
-        # A float times an array gives the floats an array of that float gives.
-        found = saturation(stats, norms, tf, reuse_norms=True)
-        found *= self.idf[term]
-        if self.scaled:
-            found *= self.repeats[term]
         return found
 
 
@@ -154,59 +134,42 @@ def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> l
     present = [j for j, tid in enumerate(ids) if tid >= 0]
     if not present:
         return [-math.inf] * len(ids)
-    if any(term_idf[j] < 0 for j in present):  # a negative factor makes the largest the least
-        found: list[float] = _frontier_bounds(view, stats, plan, seg).tolist()
-        return found
-    tops, dirty = _frontier_tops(view, stats)
+    tops, lows, dirty = _frontier_tops(view, stats)
     out = [-math.inf] * len(ids)
     for j in present:
-        tid = ids[j]
+        tid, factor = ids[j], term_idf[j]
         # Rounding a product is monotonic: an idf >= 0 times the largest saturation is the
-        # largest of the idf times each one (a Python float product is numpy's float).
-        out[j] = (
-            _live_bound(view, stats, plan, j, tid) if dirty[tid] else term_idf[j] * float(tops[tid])
-        )
+        # largest of the idf times each one, a negative idf times the least is (a Python
+        # float product is numpy's float).
+        if dirty[tid]:
+            out[j] = _live_bound(view, stats, plan, j, tid)
+        else:
+            out[j] = factor * float(tops[tid] if factor >= 0 else lows[tid])
     return out
 
 
-def _frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, npt.NDArray[np.bool_]]:
-    """Return each term's largest saturation over its frontier postings under stats and
-    whether its frontier holds a deleted row: derived from the field's arrays alone, so
-    kept while it is open, as its length norms are (a pass over every frontier posting)."""
+def _frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, Floats, Mask]:
+    """Return each term's largest and least saturation over its frontier postings under
+    stats and whether its frontier holds a deleted row: kept while the field is open, as its
+    length norms are (a pass over every frontier posting)."""
     key = ("front", stats.k1, stats.b, stats.avgdl)
     found = view.kept.get(key)
     if found is None:
         front = np.asarray(view.front)
         rows, tf = np.asarray(view.rows[front]), np.asarray(view.tf[front])
         sizes = np.diff(np.asarray(view.front_ptr, np.int64))
-        tops = np.full(len(sizes), -np.inf)
+        tops, lows = np.full(len(sizes), -np.inf), np.full(len(sizes), np.inf)
         dirty = np.zeros(len(sizes), np.bool_)
         some = np.flatnonzero(sizes > 0)
         if len(some):
             starts = np.asarray(view.front_ptr, np.int64)[some]
             sat = saturation(stats, norms_at(view, stats, rows), tf)
             tops[some] = np.maximum.reduceat(sat, starts)
+            lows[some] = np.minimum.reduceat(sat, starts)
             if view.deleted is not None:
                 dirty[some] = np.logical_or.reduceat(view.deleted[rows], starts)
-        found = view.kept[key] = tops, dirty
+        found = view.kept[key] = tops, lows, dirty
     return found
-
-
-def _frontier_bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> Floats:
-    """Return what _bounds does, weighing each frontier posting."""
-    ids = plan.ids[seg]
-    present = np.flatnonzero(ids >= 0)
-    out = np.full(len(ids), -np.inf)
-    lo, hi = view.front_ptr[ids[present]], view.front_ptr[ids[present] + 1]
-    at = np.asarray(view.front[runs(lo, hi)])
-    rows, tf = np.asarray(view.rows[at]), np.asarray(view.tf[at])
-    terms = np.repeat(present, hi - lo)
-    found = plan.weights(stats, terms, norms_at(view, stats, rows), tf, repeated=False)
-    out[present] = np.maximum.reduceat(found, np.concatenate([[0], np.cumsum(hi - lo)[:-1]]))
-    if view.deleted is not None:
-        for j in np.unique(terms[view.deleted[rows]]).tolist():
-            out[j] = _live_bound(view, stats, plan, j, int(ids[j]))
-    return out
 
 
 def _live_bound(view: FieldView, stats: Statistics, plan: FieldTerms, term: int, tid: int) -> float:
@@ -233,8 +196,7 @@ class Scratch(threading.local):
         return found
 
     def array(self, name: str, size: int) -> Floats:
-        """Return the thread's array of this name, of size floats left as they were (for a
-        caller that writes every one)."""
+        """Return the thread's array of this name, size floats left as they were."""
         found = self.arrays.get(name)
         if found is None or len(found) != size:
             found = self.arrays[name] = np.zeros(size)
@@ -264,8 +226,6 @@ def field_scores(
 SPARSE_SHARE = 8
 """sparse_scores sorts a field's postings when at most one row in this many has one, else
 sums every row."""
-FEW_POSTINGS = 64
-"""sparse_scores sums this few postings in Python floats (the same IEEE additions)."""
 
 
 def sparse_scores(
@@ -280,12 +240,6 @@ def sparse_scores(
         nonzero: Ints = np.flatnonzero(dense).astype(np.int64)
         return nonzero, dense[nonzero]
     rows, weights = _postings(views, stats, plan, bases)
-    if len(rows) <= FEW_POSTINGS:  # np.unique and bincount cost more than the sums
-        summed: dict[int, float] = {}
-        for row, weight in zip(rows.tolist(), weights.tolist(), strict=True):
-            summed[row] = summed.get(row, 0.0) + weight
-        keys = sorted(summed)
-        return np.array(keys, np.int64), np.array([summed[k] for k in keys], np.float64)
     found, inverse = np.unique(rows, return_inverse=True)
     total = np.bincount(inverse, weights, len(found)).astype(np.float64, copy=False)
     return found.astype(np.int64, copy=False), total
@@ -373,7 +327,7 @@ def _weighted(
         for rows, tf in live_slices(view, *view.term_rows(tid)):
             # int64 rows: numpy gathers and scatters by int32 ones 3x slower.
             local = rows.astype(np.int64)
-            weights = plan.term_weights(stats, term, norms_at(view, stats, local), tf)
+            weights = plan.weights(stats, term, norms_at(view, stats, local), tf)
             yield (local + base if base else local), weights
 
 
@@ -433,8 +387,7 @@ def range_postings(
     view: FieldView, stats: Statistics, plan: FieldTerms, seg: int, firsts: Ints, stops: Ints
 ) -> RangePostings:
     """Return the planned terms' postings in rows firsts[r]..stops[r] of segment seg (runs
-    ascending and apart, as chosen sections are; a bisection per term over its postings,
-    never a pass over them)."""
+    ascending, none overlapping; a bisection per term, never a pass over its postings)."""
     starts, ends, terms, which = [], [], [], []
     # first, stop, first, stop...: ascending, so each bisection starts where the last ended.
     bounds = np.column_stack([firsts, stops]).ravel().astype(view.rows.dtype)
@@ -465,7 +418,7 @@ MAX_CANDIDATES = 1024
 
 def top_rows(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
-    rank: tuple[float, Floats, Floats], allowed: npt.NDArray[np.bool_] | None, count: int,
+    rank: tuple[float, Floats, Floats], allowed: Mask | None, count: int,
 ) -> tuple[Ints, Floats] | None:  # fmt: skip
     """Return the allowed rows (allowed None: every row) with a positive field score that
     can be among the count best by weight * field + others (rank is weight, others, and an
@@ -521,8 +474,8 @@ def _add_term(
 
 
 def _contenders(
-    plan: FieldTerms, weight: float, scored: npt.NDArray[np.bool_], sums: tuple[Floats, float],
-    known: Ints, allowed: npt.NDArray[np.bool_] | None, count: int,
+    plan: FieldTerms, weight: float, scored: Mask, sums: tuple[Floats, float],
+    known: Ints, allowed: Mask | None, count: int,
 ) -> Ints | None:  # fmt: skip
     """Return the allowed rows (None: every row) whose sum so far (sums: every row's, and
     the largest of a row no scored term matches) plus the largest weights of the terms not

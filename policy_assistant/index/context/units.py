@@ -188,9 +188,7 @@ class _Builder:
     """Collects columns document by document."""
 
     def __init__(self) -> None:
-        self.units: dict[str, list[int]] = {
-            n: [] for n in ("start", "end", "words", "kind", "block", "section", "doc", "header")
-        }
+        self.units: dict[str, list[int]] = {n: [] for n in (*_COLUMNS, "header")}
         self.block_first: list[int] = []
         self.section_first: list[int] = []
         self.section_doc: list[int] = []
@@ -203,9 +201,8 @@ class _Builder:
         path: tuple[str, ...] | None = None
         for block in doc.blocks:
             # A heading's own path ends with itself: it opens the run of the section it names.
-            block_path = block.section
-            if block_path != path:
-                path = block_path
+            if block.section != path:
+                path = block.section
                 self.section_first.append(len(self.units["start"]))
                 self.section_doc.append(doc_row)
                 self.paths.append(path)
@@ -229,16 +226,17 @@ class _Builder:
         """Return the UnitSet."""
         total = len(self.units["start"])
         cols = {f"unit_{name}": np.array(v, np.int64) for name, v in self.units.items()}
-        for name, values in (
-            ("block_first", self.block_first),
-            ("section_first", self.section_first),
-            ("doc_first", self.doc_first),
-        ):
-            cols[name] = np.array([*values, total], np.int64)
+        for name in ("block_first", "section_first", "doc_first"):
+            cols[name] = np.array([*getattr(self, name), total], np.int64)
         cols["section_doc"] = np.array(self.section_doc, np.int64)
-        cols["cum_words"] = np.concatenate([[0], np.cumsum(cols["unit_words"])]).astype(np.int64)
+        cols["cum_words"] = starts_of(cols["unit_words"])
         infos = tuple(DocInfo.of(d) for d in docs)
         return UnitSet(infos, [d.text for d in docs], tuple(self.paths), cols)
+
+
+def starts_of(sizes: Any) -> Ints:
+    """Return where each of sizes starts when they are laid end to end, then the total."""
+    return np.concatenate([[0], np.cumsum(np.asarray(sizes, np.int64))]).astype(np.int64)
 
 
 def build_units(documents: Iterable[Document]) -> UnitSet:
