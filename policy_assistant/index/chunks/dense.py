@@ -3,7 +3,7 @@
 Vectors are unit length, so the inner product is the cosine. Every live row the reader may
 see is scored by kernel.products (no approximate index: bench/bench_dense.py times the exact
 product at 1M rows); equal scores rank by (segment, row). Retrieval units
-(context/unit_dense.py) use the same search with their own scorer.
+(context/unit_rank.py) use the same search with their own scorer.
 """
 
 from __future__ import annotations

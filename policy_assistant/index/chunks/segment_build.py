@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -90,6 +91,28 @@ def chunk_key(chunk_id: str) -> int:
     return int.from_bytes(hashlib.sha256(chunk_id.encode()).digest()[:8], "big")
 
 
+def seal_segment(parent: Path, tmp: Path, prefix: str, meta: dict[str, Any]) -> tuple[str, str]:
+    """Checksum and fsync tmp's files into meta's "files", write it as segment.json and rename
+    tmp to prefix-<16 hex of its hash> (or drop tmp when that folder exists: the same content,
+    already written in this generation); return the folder's name and the hash."""
+    checksums = {}
+    for path in sorted(p for p in tmp.rglob("*") if p.is_file()):
+        with path.open("rb") as handle:
+            checksums[path.relative_to(tmp).as_posix()] = hashlib.file_digest(
+                handle, "sha256"
+            ).hexdigest()
+            os.fsync(handle.fileno())
+    meta_bytes = pretty_json({**meta, "files": checksums})
+    (tmp / "segment.json").write_bytes(meta_bytes)
+    digest = hashlib.sha256(meta_bytes).hexdigest()
+    target = parent / f"{prefix}-{digest[:16]}"
+    if target.exists():
+        shutil.rmtree(tmp)
+    else:
+        tmp.rename(target)
+    return target.name, digest
+
+
 def write_segment(
     parent: Path,
     chunks: Sequence[Chunk],
@@ -112,29 +135,13 @@ def write_segment(
         (tmp / name).write_bytes(content)
     for name in ARRAYS:
         np.save(tmp / f"{name}.npy", np.ascontiguousarray(arrays[name]))
-    checksums = {}
-    for path in sorted(tmp.iterdir()):
-        with path.open("rb") as handle:
-            checksums[path.name] = hashlib.file_digest(handle, "sha256").hexdigest()
-            os.fsync(handle.fileno())
-    dl = arrays["dl"]
     meta = {
         "format": SEGMENT_FORMAT,
         "rows": len(chunks),
         "terms": len(arrays["ptr"]) - 1,
         "postings": int(arrays["ptr"][-1]),
-        "files": checksums,
     }
-    meta_bytes = pretty_json(meta)
-    (tmp / "segment.json").write_bytes(meta_bytes)
-    digest = hashlib.sha256(meta_bytes).hexdigest()
-    name = f"seg-{digest[:16]}"
-    target = parent / name
-    if target.exists():  # the same content, already written in this generation
-        for path in tmp.iterdir():
-            path.unlink()
-        tmp.rmdir()
-    else:
-        tmp.rename(target)
+    name, digest = seal_segment(parent, tmp, "seg", meta)
+    dl = arrays["dl"]
     nonempty, length = int((dl > 0).sum()), int(dl.sum(dtype=np.int64))
     return SegmentInfo(name, len(chunks), nonempty, length, digest)

@@ -29,9 +29,7 @@ The folder's name is the hash of its segment.json; the same documents give the s
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -41,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from policy_assistant.index.chunks.bm25_build import count_postings
-from policy_assistant.index.chunks.segment_build import ZLIB_LEVEL
+from policy_assistant.index.chunks.segment_build import ZLIB_LEVEL, seal_segment
 from policy_assistant.index.context.passages import PREFIX_WORDS, prefix_words
 from policy_assistant.index.context.units import (
     DocInfo,
@@ -53,7 +51,7 @@ from policy_assistant.index.context.units import (
     starts_of,
     unit_index_text,
 )
-from policy_assistant.jsonio import json_line, pretty_json
+from policy_assistant.jsonio import json_line
 from policy_assistant.records import ACCESS_LABELS, Document
 
 UNIT_SEGMENT_FORMAT = 2
@@ -249,22 +247,9 @@ def _write_lines(folder: Path, name: str, records: Sequence[Any]) -> None:
 
 
 def _seal(parent: Path, tmp: Path, docs: int, counts: dict[str, FieldCounts]) -> UnitSegmentInfo:
-    """Checksum and fsync tmp's files, write segment.json, rename tmp to its hash's name."""
-    checksums = {}
-    for path in sorted(p for p in tmp.rglob("*") if p.is_file()):
-        name = path.relative_to(tmp).as_posix()
-        with path.open("rb") as handle:
-            checksums[name] = hashlib.file_digest(handle, "sha256").hexdigest()
-            os.fsync(handle.fileno())
+    """Seal tmp as a unit segment (segment_build.seal_segment) and return its info."""
     fields = {name: c.to_list() for name, c in counts.items()}
-    meta = {"format": UNIT_SEGMENT_FORMAT, "docs": docs, "fields": fields, "files": checksums,
+    meta = {"format": UNIT_SEGMENT_FORMAT, "docs": docs, "fields": fields,
             "frame_chars": FRAME_CHARS}  # fmt: skip
-    meta_bytes = pretty_json(meta)
-    (tmp / "segment.json").write_bytes(meta_bytes)
-    digest = hashlib.sha256(meta_bytes).hexdigest()
-    target = parent / f"useg-{digest[:16]}"
-    if target.exists():  # the same documents, already written in this generation
-        shutil.rmtree(tmp)
-    else:
-        tmp.rename(target)
-    return UnitSegmentInfo(target.name, docs, counts, digest)
+    name, digest = seal_segment(parent, tmp, "useg", meta)
+    return UnitSegmentInfo(name, docs, counts, digest)
