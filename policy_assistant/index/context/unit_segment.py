@@ -1,30 +1,6 @@
 """One unit segment: the retrieval units of some documents, their four BM25 fields as raw counts.
 
-    units/useg-<16 hex>/
-      docs.jsonl          per document, sorted by source: its citation fields (units.DocInfo);
-                          doc_offsets.npy: each line's byte offset, then the size
-      blocks.jsonl        per document: sha256 and blocks [kind, start, end, pages, section,
-                          level], so a merge or a later ingest rebuilds it without parsing
-      texts.bin           each document's normalized text in frames of FRAME_CHARS characters,
-                          zlib level 6, one stream per frame (a passage reads its frames only)
-      text_offsets.npy    byte offset of each frame in texts.bin, then its size
-      text_frames.npy     each document's first frame, then the frame count
-      paths.jsonl         each section's heading path, one line each; path_offsets.npy
-      <column>.npy        units.py's columns, rows local to the segment, each in the narrowest
-                          signed integer type holding its values; doc_sections, doc_blocks:
-                          each document's first section and block, then the counts
-      doc_access.npy      each document's access code (uint8)
-      section_prefix_words.npy
-                          each section's prefix words (passages.prefix_words)
-      body/ sections/ documents/ passages/
-                          per field: terms.txt, term_offsets.npy, ptr.npy, rows.npy (int32),
-                          tf.npy (uint8 when every count fits), dl.npy: raw term frequencies
-                          and row lengths, never weights (those depend on every segment);
-                          front.npy, front_ptr.npy: per term, its postings no other posting
-                          beats on both tf and length (frontier), where its top weight is
-      segment.json        format, counts, frame size, and the SHA-256 of every file above
-
-The folder's name is the hash of its segment.json; the same documents give the same bytes.
+Its files are described in docs/index-format.md ("A unit segment").
 """
 
 from __future__ import annotations
