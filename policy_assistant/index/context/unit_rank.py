@@ -296,7 +296,7 @@ class SegmentedUnits:
         plan = plan_field(views, stats, terms)
         firsts = self._column("section_first", chosen.seg, chosen.local)
         stops = self._column("section_first", chosen.seg, chosen.local + 1)
-        base = np.concatenate([[0], np.cumsum(stops - firsts)])
+        base = starts_of(stops - firsts)
         codes_of, terms_of, weights_of = [], [], []
         for i in np.unique(chosen.seg).tolist():
             mine = np.flatnonzero(chosen.seg == i)

@@ -224,7 +224,7 @@ def segments_entries(
                     known[sha] = (every, first)
             if segment.deleted:  # an entry is live while its first row is
                 rows = segment.info.rows
-                live = ~load_mask(generation / DELETED_DIR, name, rows, numpy_errors=True)
+                live = ~load_mask(generation / DELETED_DIR, name, rows)
                 try:
                     keep = live[first].tolist()
                 except (IndexError, TypeError, ValueError) as exc:  # a row the mask lacks
@@ -251,15 +251,10 @@ def load_mask(
     rows: int,
     writable: bool = False,
     error: type[Exception] = ValueError,
-    numpy_errors: bool = False,
 ) -> Any:
     """Return segment name's deletion mask in folder, memory-mapped (a copy when writable);
-    error when it is not one bool per row (numpy_errors: a bad header raises numpy's own)."""
-    path = folder / f"{name}.npy"
-    if numpy_errors:
-        mask = np.load(path, mmap_mode=None if writable else "r", allow_pickle=False)
-    else:
-        mask = load_array(path, None if writable else "r")
+    error when it is not one bool per row."""
+    mask = load_array(folder / f"{name}.npy", None if writable else "r")
     if mask.dtype != np.bool_ or mask.shape != (rows,):
         raise error(f"{folder.name}/{name}.npy does not fit its segment")
     return mask
