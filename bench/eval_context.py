@@ -10,7 +10,8 @@ contexts; then the paired differences (bootstrap, 95%) of the strategy of record
 and of the best strategy against the best window by complete@B, on complete@B and hit@B,
 against structure, and on hit@B against the best window by hit@B. Windows run at every size
 in --sizes (overlap a quarter of the size). With --write the printed output becomes the --section
-section of bench/RESULTS.md; run a held-out set on its own, into its own section.
+section of bench/RESULTS.md; run a held-out set on its own, into its own section. With
+--against NAME, each strategy's paired differences to NAME on complete@B and hit@B follow.
 """
 
 from __future__ import annotations
@@ -294,6 +295,9 @@ def main() -> str:
         "--documents", action="store_true", help="also print how often the right document is first"
     )
     parser.add_argument("--section", default="eval_context", help="the RESULTS.md section")
+    parser.add_argument(
+        "--against", default="", help="also print each strategy's paired differences to this one"
+    )
     parser.add_argument("--ranker", default="bm25", choices=("bm25", "dense", "hybrid"))
     args = parse_args(parser)
     global DOCUMENT_READOUT, RANKER
@@ -306,9 +310,11 @@ def main() -> str:
         corpus, _, questions = item.partition(":")
         reports.append(set_runs(Path(corpus), Path(questions), sizes, chosen))
         show(reports[-1], [row(s.name) for s in chosen], row(args.of_record))
+        against(reports[-1], [row(s.name) for s in chosen], args.against)
     if len(reports) > 1:
         print(f"pooled: {sum(len(r.questions) for r in reports)} questions")
         show(pooled(reports), [row(s.name) for s in chosen], row(args.of_record))
+        against(pooled(reports), [row(s.name) for s in chosen], args.against)
     return str(args.section)
 
 
@@ -336,6 +342,19 @@ def show(report: EvalReport, strategy_names: list[str], of_record: str) -> None:
         for name, other, m in sorted(pairs, key=lambda p: (p[0] != of_record, p[2], p[1])):
             value, low, high = paired(report, m, name, other)
             print(f"{m}: {name} - {other} = {value:+.1f} [{low:+.1f}, {high:+.1f}]")
+
+
+def against(report: EvalReport, strategy_names: list[str], base: str) -> None:
+    """Print each strategy's paired differences to base on complete@B and hit@B (none: no base)."""
+    if not base:
+        return
+    for name in (n for n in strategy_names if n != row(base)):
+        for budget in BUDGETS[1:]:
+            cells = []
+            for metric in (f"complete@{budget}", f"hit@{budget}"):
+                value, low, high = paired(report, metric, name, row(base))
+                cells.append(f"{metric} {value:+.1f} [{low:+.1f}, {high:+.1f}]")
+            print(f"{name} - {row(base)}: " + "  ".join(cells))
 
 
 def paired(report: EvalReport, metric: str, a: str, b: str) -> tuple[float, float, float]:
