@@ -46,7 +46,7 @@ from policy_assistant.index.context.passages import (
     ContextPassage,
     Span,
     is_bare_lead_in,
-    prefix_words,
+    passage_prefix_words,
     span_words,
     to_passage,
     without_lead_in,
@@ -334,10 +334,10 @@ class _Context:
         if self._credit(row, hit.score, hit.doc):
             return
         free = self.free()
-        # Every window holds the hit and its section's prefix: once that is too much, none
-        # fits (the hit's words alone tell, without reading the prefix, once the budget fills).
-        # (A window opening on the heading saves the " > " before it in the prefix: one word.)
-        if hit.words > free or hit.words + prefix_words(self.units, hit.section) - 1 > free:
+        # Every window holds the hit and at least the prefix of a passage opening at the hit
+        # (one opening on the heading above names the parent, but its body holds the heading):
+        # once that is too much, none fits (the hit's words alone tell once the budget fills).
+        if hit.words > free or hit.words + passage_prefix_words(self.units, row) > free:
             return
         lo, hi = self.units.section_range(hit.section)
         for w in range(window, -1, -1):

@@ -67,8 +67,9 @@ class ContextPassage:
 
 
 def _prefix_of(units: UnitSet, doc: int, section: int, at_heading: bool = False) -> str:
-    """Return the prefix of a passage that starts in section: title, then heading path (at
-    the section's heading, which the body shows: its parents only, no title that it repeats)."""
+    """Return the prefix of a passage that starts in section: the title, then the nearest
+    heading the body does not show (at the section's heading, which the body shows: its
+    parent; no title that it repeats)."""
     title = units.docs[doc].title.strip()
     path = units.paths[section]
     heading = path[-1].strip() if at_heading and path else None
@@ -76,8 +77,10 @@ def _prefix_of(units: UnitSet, doc: int, section: int, at_heading: bool = False)
         path = path[:-1]
     if path and path[0].strip() == title:
         path = path[1:]
+    # The nearest heading alone: the whole path is the passage's `sections`, and every word
+    # of a prefix repeated per passage is a word of evidence the budget cannot hold.
     shown = "" if heading == title else title
-    lines = [line for line in (shown, PATH_SEPARATOR.join(path)) if line]
+    lines = [line for line in (shown, path[-1] if path else "") if line]
     return "\n".join(lines) + "\n\n" if lines else ""
 
 

@@ -30,7 +30,7 @@ from policy_assistant.index.context.units import (
 from policy_assistant.jsonio import json_line
 from policy_assistant.records import ACCESS_LABELS, Document
 
-UNIT_SEGMENT_FORMAT = 2
+UNIT_SEGMENT_FORMAT = 3
 """Version of a unit segment's files; a reader refuses any other (1: one text stream per
 document)."""
 FRAME_CHARS = 2048

@@ -41,7 +41,7 @@ UNITS_DIR = "units"
 """The units folder's name inside a generation."""
 UNITS_FILE = "units.json"
 """The units' own manifest inside the units folder."""
-UNITS_FORMAT = 2
+UNITS_FORMAT = 3
 """Version of units.json; another one (or none: the older layout) is written again."""
 
 
