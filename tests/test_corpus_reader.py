@@ -372,9 +372,8 @@ def test_the_fingerprint_follows_the_parsers_not_the_reader(tmp_path: Path) -> N
     package = Path(cache_module.__file__).resolve().parent.parent
     copy = tmp_path / "pkg"
     shutil.copytree(package / "parse", copy / "parse")
-    shutil.copy(package / "records.py", copy / "records.py")
-    shutil.copy(package / "boxes.py", copy / "boxes.py")
-    shutil.copy(package / "sentences.py", copy / "sentences.py")
+    for name in cache_module.SHAPING:
+        shutil.copy(package / name, copy / name)
     first = cache_module.code_fingerprint(copy)
     assert first == cache_module.code_fingerprint(package)
     for name in sorted(cache_module.READER_ONLY):
@@ -388,17 +387,18 @@ def test_the_fingerprint_follows_the_parsers_not_the_reader(tmp_path: Path) -> N
         first = cache_module.code_fingerprint(copy)
 
 
-def test_the_fingerprint_follows_the_sentence_splitter_the_markdown_parser_uses(
-    tmp_path: Path,
+@pytest.mark.parametrize("name", ["sentences.py", "text.py"])
+def test_the_fingerprint_follows_the_sentences_and_words_the_markdown_parser_uses(
+    tmp_path: Path, name: str
 ) -> None:
-    # Whether a Markdown paragraph keeps its lines depends on its sentences: a change there
-    # changes a parse, so a cached one must not be read.
+    # Whether a Markdown paragraph keeps its lines depends on its sentences and their words:
+    # a change there changes a parse, so a cached one must not be read.
     package = Path(cache_module.__file__).resolve().parent.parent
     copy = tmp_path / "pkg"
     shutil.copytree(package / "parse", copy / "parse")
-    for name in ("records.py", "boxes.py", "sentences.py"):
-        shutil.copy(package / name, copy / name)
+    for shaping in cache_module.SHAPING:
+        shutil.copy(package / shaping, copy / shaping)
     first = cache_module.code_fingerprint(copy)
-    with (copy / "sentences.py").open("a") as module:
+    with (copy / name).open("a") as module:
         module.write("\n# a splitter change\n")
     assert cache_module.code_fingerprint(copy) != first

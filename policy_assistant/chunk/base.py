@@ -21,7 +21,7 @@ from policy_assistant.errors import UsageError
 from policy_assistant.ids import content_id
 from policy_assistant.records import Block, Chunk, Document
 from policy_assistant.sentences import bounded_spans
-from policy_assistant.text import count_words
+from policy_assistant.text import UNSPACED_WORD, count_words, has_unspaced
 
 PATH_SEPARATOR = " > "
 """Joins the heading path in a prefix: "Coverage > Exclusions"."""
@@ -68,13 +68,17 @@ def _check_int(name: str, value: object, least: int) -> int:
 
 
 @lru_cache(maxsize=64)
-def window_pattern(step: int, overlap: int) -> re.Pattern[str]:
+def window_pattern(step: int, overlap: int, unspaced: bool = False) -> re.Pattern[str]:
     """Return a pattern matching `step` words, capturing the next `overlap` words ahead.
 
-    Possessive quantifiers: a word run never needs to give characters back, and not keeping
-    backtracking state is what makes the scan fast.
+    Words are those of text.word_spans: in text holding a script written without spaces
+    (unspaced, text.has_unspaced), each of its characters is one and words need no space
+    between them. Possessive quantifiers: a word run never needs to give characters back, and
+    not keeping backtracking state is what makes the scan fast.
     """
-    return re.compile(rf"\S++(?:\s++\S++){{0,{step - 1}}}+(?=((?:\s++\S++){{0,{overlap}}}+))")
+    word, gap = (f"(?:{UNSPACED_WORD})", r"\s*+") if unspaced else (r"\S++", r"\s++")
+    ahead = rf"(?=((?:{gap}{word}){{0,{overlap}}}+))"
+    return re.compile(rf"{word}(?:{gap}{word}){{0,{step - 1}}}+{ahead}")
 
 
 def word_runs(text: str, start: int, end: int, size: int) -> list[tuple[int, int, int]]:
@@ -85,7 +89,8 @@ def word_runs(text: str, start: int, end: int, size: int) -> list[tuple[int, int
         # a cut every `size` words would break mid-message
         spans = bounded_spans(text, [(start, end)], size, size)
         return [(s, e, count_words(text[s:e])) for s, e in spans]
-    runs = [(m.start(), m.end(), size) for m in window_pattern(size, 0).finditer(text, start, end)]
+    pattern = window_pattern(size, 0, has_unspaced(text, start, end))
+    runs = [(m.start(), m.end(), size) for m in pattern.finditer(text, start, end)]
     if runs:
         first, last, _ = runs[-1]
         runs[-1] = (first, last, count_words(text[first:last]))

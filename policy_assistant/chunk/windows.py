@@ -23,7 +23,7 @@ from policy_assistant.chunk.base import (
 )
 from policy_assistant.errors import UsageError
 from policy_assistant.records import Chunk, Document
-from policy_assistant.text import count_words
+from policy_assistant.text import count_words, has_unspaced
 
 DEFAULT_SIZE = 100
 """Words per window."""
@@ -44,14 +44,14 @@ class OverlappingChunker(Chunker):
             raise UsageError(
                 f"overlap must be smaller than size, got overlap {overlap} and size {size}"
             )
-        self._pattern = window_pattern(self.size - self.overlap, self.overlap)
 
     def chunk(self, doc: Document) -> list[Chunk]:
         """Return the windows of one document."""
         text = doc.text
         last_end = len(text.rstrip())
         emitter = ChunkEmitter(doc, self.spec(), body_blocks(doc))
-        for match in self._pattern.finditer(text, 0, last_end):
+        pattern = window_pattern(self.size - self.overlap, self.overlap, has_unspaced(text))
+        for match in pattern.finditer(text, 0, last_end):
             start, end = match.start(), match.end(1)
             if end == last_end:
                 # Only the window reaching the end can fall short of `size` words.

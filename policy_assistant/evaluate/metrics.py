@@ -7,12 +7,12 @@ section's, else its quote's) and an evidence span (its quote's).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from policy_assistant.evaluate.locate import Span
 from policy_assistant.sentences import line_spans, sentence_spans
+from policy_assistant.text import word_spans
 
 
 class Located(Protocol):
@@ -79,9 +79,6 @@ def pack_to_budget(words: Sequence[int], budget: int) -> int:
     return len(words)
 
 
-_WORD_END = re.compile(r"\S+")
-
-
 def cut_point(text: str, body_start: int, budget: int, measure: Callable[[str], int]) -> int:
     """Return where to end text so it fits `budget`: after its last whole sentence that fits.
 
@@ -95,7 +92,7 @@ def cut_point(text: str, body_start: int, budget: int, measure: Callable[[str], 
     best = _last_fitting(text, ends, budget, measure)
     if best is not None:
         return best
-    words = [m.end() for m in _WORD_END.finditer(text, body_start)]
+    words = [end for _, end in word_spans(text, body_start)]
     best = _last_fitting(text, words, budget, measure)
     return body_start if best is None else best
 

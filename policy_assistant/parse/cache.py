@@ -1,8 +1,8 @@
 """The parse cache: a parsed Document kept on disk, keyed by what can change it.
 
 The key is SHA-256 over canonical JSON of: `PARSE_CACHE_VERSION`, the fingerprint of the
-parser code (every module of `policy_assistant/parse/`, `records.py`, `boxes.py` and
-`sentences.py`, which decides whether a Markdown paragraph keeps its lines, and the
+parser code (every module of `policy_assistant/parse/`, `records.py`, `boxes.py`,
+`sentences.py` and `text.py`, which decide whether a Markdown paragraph keeps its lines, and the
 versions of the libraries the package depends on), the document's source, its bytes' SHA-256
 and its catalog fields but the access labels. Labels are no parse input: an entry keeps the
 label its front matter gives, and the reader labels a hit as the catalog now says. Any change to
@@ -49,6 +49,11 @@ READER_ONLY = frozenset({"corpus.py", "reading.py", "pool.py", "file_table.py", 
 the file table, --include/--exclude): a change to them keeps the parse cache."""
 
 
+SHAPING = ("records.py", "boxes.py", "sentences.py", "text.py")
+"""Modules outside parse/ that shape a parse: the records, the boxes, and the sentences and
+words that decide whether a Markdown paragraph keeps its lines (and a slide is mostly image)."""
+
+
 @lru_cache(maxsize=1)
 def parser_fingerprint() -> str:
     """Return a hash of the parser code and library versions: it changes when output may."""
@@ -61,8 +66,7 @@ def code_fingerprint(package: Path) -> str:
     # The format parsers' subpackages (parse/pdf/) shape a parse as much as parse/ does.
     modules = [p for p in sorted((package / "parse").rglob("*.py")) if p.name not in READER_ONLY]
     digest = hashlib.sha256()
-    shaping = ("records.py", "boxes.py", "sentences.py")  # sentences: Markdown line breaks
-    for module in [*modules, *(package / name for name in shaping)]:
+    for module in [*modules, *(package / name for name in SHAPING)]:
         name = module.relative_to(package).as_posix()
         digest.update(name.encode() + b"\0" + module.read_bytes() + b"\0")
     return digest.hexdigest()

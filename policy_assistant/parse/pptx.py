@@ -27,6 +27,7 @@ from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.office_zip import check_package
 from policy_assistant.parse.text import file_stem, finish, office_problem
 from policy_assistant.records import BlockKind, Document, DocumentMeta
+from policy_assistant.text import count_words
 
 MOSTLY_IMAGE_WORDS = 30
 """A slide with a picture and fewer words than this is noted as mostly image."""
@@ -99,7 +100,7 @@ def _slide(builder: DocumentBuilder, slide: Any, number: int) -> tuple[str | Non
     shapes = _reading_order(slide.shapes)
     title_shape = next((s for s in shapes if _placeholder_type(s) in _TITLES), None)
     title = clean(title_shape.text_frame.text).replace("\n", " ") if title_shape else ""
-    words = len(title.split())
+    words = count_words(title)
     if title:
         builder.heading(title, 1, page)
     pictures = 0
@@ -108,7 +109,7 @@ def _slide(builder: DocumentBuilder, slide: Any, number: int) -> tuple[str | Non
             continue
         pictures += _is_picture(shape)
         for kind, text in _shape_blocks(shape):
-            words += len(text.split())
+            words += count_words(text)
             builder.add(kind, text, page)
     if slide.has_notes_slide:
         frame = slide.notes_slide.notes_text_frame

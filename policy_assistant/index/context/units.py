@@ -34,7 +34,7 @@ from policy_assistant.sentences import (
     line_spans,
     sentence_spans,
 )
-from policy_assistant.text import count_words
+from policy_assistant.text import count_words, word_spans
 
 UNIT_KINDS = ("heading", "sentence", "item", "row", "line")
 """What a unit is: index of the name is the stored kind code."""
@@ -275,9 +275,14 @@ def document_identity(units: UnitSet, doc: int, lead_words: int = 50) -> str:
     info = units.docs[doc]
     first, last = int(units.col("doc_first")[doc]), int(units.col("doc_first")[doc + 1])
     lead: list[str] = []
+    wanted = lead_words
     for row in range(first, last):
-        lead.extend(units.unit_text(row).split())
-        if len(lead) >= lead_words:
+        text = units.unit_text(row)
+        spans = word_spans(text)[:wanted]  # text.py's words: a Japanese unit is no one word
+        if spans:
+            lead.extend(text[spans[0][0] : spans[-1][1]].split())
+            wanted -= len(spans)
+        if wanted <= 0:
             break
     name = info.source.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("-", " ")
-    return "\n".join([info.title, info.version, name, " ".join(lead[:lead_words])])
+    return "\n".join([info.title, info.version, name, " ".join(lead)])

@@ -32,6 +32,7 @@ from policy_assistant.index.store.writer import (
 )
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import Chunk, Document
+from policy_assistant.text import WORDS_VERSION
 
 if TYPE_CHECKING:
     from policy_assistant.index.store.vectors import Embedding
@@ -286,6 +287,8 @@ def settings_change(
         return f"BM25 settings changed ({manifest.bm25.describe()} -> {params.describe()})"
     if manifest.units != UNIT_SETTINGS:
         return "retrieval unit settings changed"
+    if manifest.words != WORDS_VERSION:
+        return f"word definition changed (version {manifest.words} -> {WORDS_VERSION})"
     return embedding_change(manifest.embedding, embedding)
 
 

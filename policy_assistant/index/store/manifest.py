@@ -20,6 +20,7 @@ from policy_assistant.index.store.entries import SegmentEntries, read_entries
 from policy_assistant.index.store.entries import ids_digest as ids_digest
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import ACCESS_LABELS
+from policy_assistant.text import WORDS_VERSION
 
 FORMAT_VERSION = 4
 """Version of the index folder layout (4: entries per segment); an index in any other is stale."""
@@ -54,6 +55,9 @@ class Manifest:
     """The corpus options ingest read with, where they differ from the defaults (sticky)."""
     units: dict[str, Any] = field(default_factory=dict)
     """UNIT_SETTINGS the retrieval units were cut with (empty in an index older than them)."""
+    words: int = 1
+    """text.WORDS_VERSION of the word counts stored (chunks' words, the units' columns): 1, the
+    first definition, in an index older than the field."""
     embedding: dict[str, Any] | None = None
     """The model the segments' vectors were made with and how (index/store/vectors.py), or
     None when the index holds no vectors."""
@@ -76,8 +80,8 @@ class Manifest:
         tokenizer = dict(TOKENIZER_SETTINGS)
         return cls(
             FORMAT_VERSION, __version__, dict(chunker), tokenizer, bm25,
-            corpus=dict(corpus or {}), units=dict(UNIT_SETTINGS), embedding=embedding,
-            given=ordered,
+            corpus=dict(corpus or {}), units=dict(UNIT_SETTINGS), words=WORDS_VERSION,
+            embedding=embedding, given=ordered,
         )  # fmt: skip
 
     @cached_property
