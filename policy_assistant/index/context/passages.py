@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,11 +149,20 @@ def to_passage(units: UnitSet, span: Span, rank: int) -> ContextPassage:
         start=start,
         end=end,
         pages=pages,
-        sections=tuple(units.paths[s] for s in sections),
+        sections=_distinct(units.paths[s] for s in sections),
         text=prefix + units.texts[span.doc][start:end],
         words=count_words(prefix) + units.words(span.first, span.last),
         boxes=info.boxes_of(start, end, pages),
     )
+
+
+def _distinct(paths: Iterable[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    """Return the paths without a repeat of the one before (the parts of a long section)."""
+    out: list[tuple[str, ...]] = []
+    for path in paths:
+        if not out or out[-1] != path:
+            out.append(path)
+    return tuple(out)
 
 
 def pages_of(page_starts: tuple[int, ...], start: int, end: int) -> tuple[int, ...]:

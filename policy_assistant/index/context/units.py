@@ -9,7 +9,8 @@ of every block lies in exactly one unit, so a run of consecutive units of one do
 passage that cuts nothing.
 
 Units are held as columns (numpy arrays) in a UnitSet, with their parents: each unit knows
-its block, each block its section (a run of blocks under one heading path) and each section
+its block, each block its section (a run of blocks under one heading path, at most
+SECTION_PART_WORDS long: a longer one is several sections with the same path) and each section
 its document. Rows are in document order, documents sorted by source, so the units of a
 block, a section or a document are one contiguous range of rows.
 """
@@ -26,7 +27,7 @@ import numpy.typing as npt
 
 from policy_assistant.boxes import on_pages
 from policy_assistant.codec import OMIT_EMPTY, from_json_dict, to_json_dict
-from policy_assistant.index.settings import UNIT_PIECE_WORDS
+from policy_assistant.index.settings import SECTION_PART_WORDS, UNIT_PIECE_WORDS
 from policy_assistant.records import Access, Block, Document, PageBox
 from policy_assistant.sentences import (
     LONG_SENTENCE_WORDS,
@@ -199,13 +200,17 @@ class _Builder:
         """Add one document's blocks and units."""
         self.doc_first.append(len(self.units["start"]))
         path: tuple[str, ...] | None = None
+        size = 0
         for block in doc.blocks:
-            # A heading's own path ends with itself: it opens the run of the section it names.
-            if block.section != path:
-                path = block.section
+            words = count_words(block.text)
+            # A heading's own path ends with itself: it opens the run of the section it names;
+            # a section over SECTION_PART_WORDS goes on in another part under the same path.
+            if block.section != path or (size and size + words > SECTION_PART_WORDS):
+                path, size = block.section, 0
                 self.section_first.append(len(self.units["start"]))
                 self.section_doc.append(doc_row)
                 self.paths.append(path)
+            size += words
             self._block(doc_row, doc.text, block)
 
     def _block(self, doc_row: int, text: str, block: Block) -> None:
