@@ -1,6 +1,6 @@
-"""The external question sets: fetch.sh builds every one, and the two novels, heldout-alice and
-heldout-austen, measured once after the defaults are fixed, are never taken by the bench that
-runs every fetched set."""
+"""The external question sets: fetch.sh builds every one, and the three novels, heldout-alice,
+heldout-austen and heldout-northanger, measured once after the defaults are fixed, are never
+taken by the bench that runs every fetched set."""
 
 from __future__ import annotations
 
@@ -29,7 +29,13 @@ def test_the_rankers_bench_never_runs_the_held_out_novels(
 ) -> None:
     import eval_rankers
 
-    for name in ("licences", "heldout-rsync-man", "heldout-alice", "heldout-austen"):
+    for name in (
+        "licences",
+        "heldout-rsync-man",
+        "heldout-alice",
+        "heldout-austen",
+        "heldout-northanger",
+    ):
         (tmp_path / "questions" / "external").mkdir(parents=True, exist_ok=True)
         (tmp_path / "questions" / "external" / f"{name}.jsonl").write_text("", encoding="utf-8")
         (tmp_path / "build" / "external" / name).mkdir(parents=True)

@@ -3,7 +3,8 @@
 #
 # Usage:  questions/external/fetch.sh [SET ...]
 # Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
-# coreutils-news licences heldout-rsync-man heldout-alice heldout-austen (default: all).
+# coreutils-news licences heldout-rsync-man heldout-alice heldout-austen heldout-northanger
+# (default: all).
 # long-documents puts the four long documents in one corpus and writes their questions,
 # renumbered, to build/external/long-documents.jsonl.
 #
@@ -193,6 +194,20 @@ set_heldout_austen() {
     catalog "$dir" 1.0.0 persuasion.txt
 }
 
+# A third novel, held out like heldout-austen (see README.md): Jane Austen's "Northanger Abbey"
+# (1818), from the same package and decoded the same way (janeaustenr's `northangerabbey`).
+set_heldout_northanger() {
+    deb r-cran-janeaustenr 1.0.0-1
+    dir="$OUT/heldout-northanger"
+    mkdir -p "$dir"
+    "$PYTHON" questions/external/rdata_text.py \
+        "$CACHE/unpacked/usr/lib/R/site-library/janeaustenr/data/Rdata" northangerabbey \
+        "$dir/northanger-abbey.txt" ||
+        fail "could not decode northangerabbey from janeaustenr's data"
+    check "$dir/northanger-abbey.txt" 51f91bbe0517db8e65cff009b097ce0a1836124c4e0532ac19e6c0cad982abed
+    catalog "$dir" 1.0.0 northanger-abbey.txt
+}
+
 set_long_documents() {
     long="debian-reference fhs developers-reference gpl-3"
     dir="$OUT/long-documents"
@@ -224,7 +239,7 @@ PY
 }
 
 all="debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
-coreutils-news licences heldout-rsync-man heldout-alice heldout-austen"
+coreutils-news licences heldout-rsync-man heldout-alice heldout-austen heldout-northanger"
 # shellcheck disable=SC2086 # the set names are one word each
 [ $# -gt 0 ] || set -- $all
 for name in "$@"; do
@@ -240,6 +255,7 @@ for name in "$@"; do
     heldout-rsync-man) set_heldout_rsync_man ;;
     heldout-alice) set_heldout_alice ;;
     heldout-austen) set_heldout_austen ;;
+    heldout-northanger) set_heldout_northanger ;;
     *) fail "unknown set '$name' (one of: $all)" ;;
     esac
     echo "$OUT/$name"
