@@ -179,33 +179,31 @@ set_heldout_alice() {
     catalog "$dir" "$version" alice.txt
 }
 
-# A second novel, held out like heldout-alice (see README.md): Jane Austen's "Persuasion" (1818),
-# from Project Gutenberg (eBook #105) by way of the R package janeaustenr, which keeps it as a
-# character vector (one element per line) in an R lazy-load database. rdata_text.py (standard
-# library only) decodes that vector and writes the lines as text.
-set_heldout_austen() {
+# Jane Austen's novels, from Project Gutenberg by way of the R package janeaustenr, which keeps
+# each as a character vector (one element per line) in an R lazy-load database; rdata_text.py
+# (standard library only) decodes one and writes its lines as text.
+# austen SET OBJECT FILE SHA256: decode the package's OBJECT into build/external/SET/FILE.
+austen() {
     deb r-cran-janeaustenr 1.0.0-1
-    dir="$OUT/heldout-austen"
+    dir="$OUT/$1"
     mkdir -p "$dir"
     "$PYTHON" questions/external/rdata_text.py \
-        "$CACHE/unpacked/usr/lib/R/site-library/janeaustenr/data/Rdata" persuasion \
-        "$dir/persuasion.txt" || fail "could not decode persuasion from janeaustenr's data"
-    check "$dir/persuasion.txt" 8061549557aebd2fd6e353d18d9197cb707029112bd52d4d8b174583a925848a
-    catalog "$dir" 1.0.0 persuasion.txt
+        "$CACHE/unpacked/usr/lib/R/site-library/janeaustenr/data/Rdata" "$2" "$dir/$3" ||
+        fail "could not decode $2 from janeaustenr's data"
+    check "$dir/$3" "$4"
+    catalog "$dir" 1.0.0 "$3"
 }
 
-# A third novel, held out like heldout-austen (see README.md): Jane Austen's "Northanger Abbey"
-# (1818), from the same package and decoded the same way (janeaustenr's `northangerabbey`).
+# "Persuasion" (1818, eBook #105): held out until its first measurement (see README.md).
+set_heldout_austen() {
+    austen heldout-austen persuasion persuasion.txt \
+        8061549557aebd2fd6e353d18d9197cb707029112bd52d4d8b174583a925848a
+}
+
+# "Northanger Abbey" (1818, eBook #121): the held-out novel (see README.md).
 set_heldout_northanger() {
-    deb r-cran-janeaustenr 1.0.0-1
-    dir="$OUT/heldout-northanger"
-    mkdir -p "$dir"
-    "$PYTHON" questions/external/rdata_text.py \
-        "$CACHE/unpacked/usr/lib/R/site-library/janeaustenr/data/Rdata" northangerabbey \
-        "$dir/northanger-abbey.txt" ||
-        fail "could not decode northangerabbey from janeaustenr's data"
-    check "$dir/northanger-abbey.txt" 51f91bbe0517db8e65cff009b097ce0a1836124c4e0532ac19e6c0cad982abed
-    catalog "$dir" 1.0.0 northanger-abbey.txt
+    austen heldout-northanger northangerabbey northanger-abbey.txt \
+        51f91bbe0517db8e65cff009b097ce0a1836124c4e0532ac19e6c0cad982abed
 }
 
 set_long_documents() {
