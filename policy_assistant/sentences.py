@@ -1,11 +1,13 @@
 """Sentence splitting: a fast, regex-based splitter for English and French prose.
 
 A candidate boundary is sentence-ending punctuation (. ! ? …), then any closing quotes or
-brackets, then whitespace. The candidate is turned down when the next word starts in lower case
-(the sentence goes on), when the word before the full stop is a known abbreviation ("e.g.",
-"approx.", "M.", "No. 5"), an initial ("J. Smith") or a list marker opening the sentence
-("1. Register"). Decimals and model numbers ("2.5 kW", "PW-2000.3") never split: no whitespace
-follows their dots. Table rows and code lines are units of their own, whatever they hold.
+brackets, then whitespace; in Chinese and Japanese, a full-width 。！？ and any closing
+brackets, with or without whitespace. The candidate is turned down when the next word starts
+in lower case (the sentence goes on), when the word before the full stop is a known
+abbreviation ("e.g.", "approx.", "M.", "No. 5"), an initial ("J. Smith") or a list marker
+opening the sentence ("1. Register"). Decimals and model numbers ("2.5 kW", "PW-2000.3") never
+split: no whitespace follows their dots. Table rows and code lines are units of their own,
+whatever they hold.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import re
 from itertools import pairwise
 
 from policy_assistant.records import Block
-from policy_assistant.text import word_spans
+from policy_assistant.text import has_unspaced, word_spans
 
 ABBREVIATIONS = frozenset(
     {
@@ -38,6 +40,10 @@ NUMBER_ABBREVIATIONS = frozenset(
 
 # French sets a space before a closing guillemet: « Taillez. » Ensuite...
 _BOUNDARY_RE = re.compile(r"(?<=[.!?…])(?:[\"'”’»)\]]|\s+»)*(\s+)")
+# Chinese and Japanese end a sentence with a full-width stop and need no space after it.
+_UNSPACED_BOUNDARY_RE = re.compile(
+    _BOUNDARY_RE.pattern + r"|(?<=[。！？])(?![。！？])[」』）〕】”’]*+(\s*)"
+)
 _LINE_RE = re.compile(r"[^\n]*\S[^\n]*")
 _WORD_BEFORE_RE = re.compile(r"\S+$")
 _DOTTED_RE = re.compile(r"(?:[^\W\d_]{1,3}[.-]+)+[^\W\d_]{1,3}")
@@ -59,8 +65,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     stop = len(text) if end is None else end
     spans: list[tuple[int, int]] = []
     pos = _skip_space(text, start, stop)
-    for match in _BOUNDARY_RE.finditer(text, pos, stop):
-        sentence_end, next_start = match.span(1)
+    boundaries = _UNSPACED_BOUNDARY_RE if has_unspaced(text, start, stop) else _BOUNDARY_RE
+    for match in boundaries.finditer(text, pos, stop):
+        sentence_end, next_start = match.span(1 if match.group(1) is not None else 2)
         if next_start >= stop or not _is_boundary(text, pos, match.start(), next_start):
             continue
         spans.append((pos, sentence_end))

@@ -138,3 +138,12 @@ def test_bounded_spans_cover_every_word_once_within_the_limit(
     # In order, apart; touching only where a Japanese run is cut between its characters.
     for (_, e1), (s2, _) in itertools.pairwise(spans):
         assert e1 < s2 or (e1 == s2 and has_unspaced(text, e1 - 1, e1 + 1))
+
+
+def test_chinese_and_japanese_sentences_end_at_a_full_width_stop_without_a_space() -> None:
+    text = "今日は晴れです。明日は雨でしょう！本当？「はい。」 Then English. 終わり。。。次。"
+    found = [text[a:b] for a, b in sentence_spans(text)]
+    assert found == [
+        "今日は晴れです。", "明日は雨でしょう！", "本当？", "「はい。」", "Then English.",
+        "終わり。。。", "次。",
+    ]  # fmt: skip
