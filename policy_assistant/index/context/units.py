@@ -202,7 +202,11 @@ class _Builder:
         path: tuple[str, ...] | None = None
         size = 0
         for block in doc.blocks:
-            words = count_words(block.text)
+            units = [
+                (start, end, count_words(doc.text[start:end]), code)
+                for start, end, code in _block_units(doc.text, block)
+            ]
+            words = sum(unit[2] for unit in units)  # the block's: its units hold all its text
             # A heading's own path ends with itself: it opens the run of the section it names;
             # a section over SECTION_PART_WORDS goes on in another part under the same path.
             if block.section != path or (size and size + words > SECTION_PART_WORDS):
@@ -211,15 +215,15 @@ class _Builder:
                 self.section_doc.append(doc_row)
                 self.paths.append(path)
             size += words
-            self._block(doc_row, doc.text, block)
+            self._block(doc_row, units)
 
-    def _block(self, doc_row: int, text: str, block: Block) -> None:
+    def _block(self, doc_row: int, units: list[tuple[int, int, int, int]]) -> None:
+        """Add one block's units, each (start, end, words, kind code)."""
         self.block_first.append(len(self.units["start"]))
         block_row, section_row = len(self.block_first) - 1, len(self.paths) - 1
         header = -1
-        for start, end, code in _block_units(text, block):
+        for start, end, words, code in units:
             row = len(self.units["start"])
-            words = count_words(text[start:end])
             values = (start, end, words, code, block_row, section_row, doc_row)
             for name, value in zip(_COLUMNS, values, strict=True):
                 self.units[name].append(value)
