@@ -10,7 +10,8 @@ passage that cuts nothing.
 
 Units are held as columns (numpy arrays) in a UnitSet, with their parents: each unit knows
 its block, each block its section (a run of blocks under one heading path, at most
-SECTION_PART_WORDS long: a longer one is several sections with the same path) and each section
+SECTION_PART_WORDS long: a longer one is several sections with the same path; a block longer
+than that, such as a log without blank lines, is parted between its units) and each section
 its document. Rows are in document order, documents sorted by source, so the units of a
 block, a section or a document are one contiguous range of rows.
 """
@@ -195,33 +196,44 @@ class _Builder:
         self.section_doc: list[int] = []
         self.doc_first: list[int] = []
         self.paths: list[tuple[str, ...]] = []
+        self.path: tuple[str, ...] | None = None
+        """The path of the section row being filled."""
+        self.size = 0
+        """Its words so far."""
 
     def add(self, doc_row: int, doc: Document) -> None:
         """Add one document's blocks and units."""
         self.doc_first.append(len(self.units["start"]))
-        path: tuple[str, ...] | None = None
-        size = 0
+        self.path, self.size = None, 0
         for block in doc.blocks:
             units = [
                 (start, end, count_words(doc.text[start:end]), code)
                 for start, end, code in _block_units(doc.text, block)
             ]
-            words = sum(unit[2] for unit in units)  # the block's: its units hold all its text
-            # A heading's own path ends with itself: it opens the run of the section it names;
-            # a section over SECTION_PART_WORDS goes on in another part under the same path.
-            if block.section != path or (size and size + words > SECTION_PART_WORDS):
-                path, size = block.section, 0
-                self.section_first.append(len(self.units["start"]))
-                self.section_doc.append(doc_row)
-                self.paths.append(path)
-            size += words
-            self._block(doc_row, units)
+            self.block_first.append(len(self.units["start"]))
+            # A block longer than a part (a log or a record file read as one paragraph) is
+            # parted between its units, else the part would be the whole block.
+            whole = sum(unit[2] for unit in units) <= SECTION_PART_WORDS
+            header = -1
+            for piece in [units] if whole else [[unit] for unit in units]:
+                self._part(doc_row, block.section, sum(unit[2] for unit in piece))
+                header = self._units(doc_row, piece, header)
 
-    def _block(self, doc_row: int, units: list[tuple[int, int, int, int]]) -> None:
-        """Add one block's units, each (start, end, words, kind code)."""
-        self.block_first.append(len(self.units["start"]))
+    def _part(self, doc_row: int, path: tuple[str, ...], words: int) -> None:
+        """Open a section row before words more of a section when it starts one: a new path,
+        or a section over SECTION_PART_WORDS going on in another part under the same path."""
+        # A heading's own path ends with itself: it opens the run of the section it names.
+        if path != self.path or (self.size and self.size + words > SECTION_PART_WORDS):
+            self.path, self.size = path, 0
+            self.section_first.append(len(self.units["start"]))
+            self.section_doc.append(doc_row)
+            self.paths.append(path)
+        self.size += words
+
+    def _units(self, doc_row: int, units: list[tuple[int, int, int, int]], header: int) -> int:
+        """Add units of the last block, each (start, end, words, kind code); return the
+        block's table header row so far (-1: none)."""
         block_row, section_row = len(self.block_first) - 1, len(self.paths) - 1
-        header = -1
         for start, end, words, code in units:
             row = len(self.units["start"])
             values = (start, end, words, code, block_row, section_row, doc_row)
@@ -230,6 +242,7 @@ class _Builder:
             self.units["header"].append(header if code == ROW else -1)
             if code == ROW and header < 0:
                 header = row
+        return header
 
     def finish(self, docs: Sequence[Document]) -> UnitSet:
         """Return the UnitSet."""
