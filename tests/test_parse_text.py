@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,41 @@ def test_real_restructured_text_headings_match_docutils() -> None:
 
     assert words(doc.text) == words(data.decode())
     check_document(doc)
+
+
+CHAT = [f"[09:{i:02d}] <{name}> {said}" for i, (name, said) in enumerate(
+    [("ann", "is the mirror back up?"), ("bo", "no"), ("ann", "who rotated the logs last"),
+     ("cy", "me, but the cron job that compresses them never ran, so the disk filled overnight"),
+     ("bo", "ok"), ("ann", "thanks, I will clear /var/tmp and restart it")] * 5
+)]  # fmt: skip
+
+
+def test_a_chat_log_without_blank_lines_is_a_block_per_line() -> None:
+    doc = parse("\n".join(CHAT) + "\n", "logs/chat.txt")
+    assert kinds(doc) == [("paragraph", line) for line in CHAT]
+    check_document(doc)
+
+
+def test_one_line_per_paragraph_is_a_block_per_line() -> None:
+    # A word processor's plain-text export: each paragraph one long line, no blank lines.
+    paragraphs = [f"Clause {i}: " + "the tenant keeps the garden tidy and the gate shut. " * (i + 2)
+                  for i in range(5)]  # fmt: skip
+    doc = parse("\n".join(p.strip() for p in paragraphs), "lease.txt")
+    assert [text for _, text in kinds(doc)] == [p.strip() for p in paragraphs]
+    check_document(doc)
+
+
+def test_wrapped_prose_stays_one_paragraph_however_long() -> None:
+    words = " ".join(f"the orchard {i} was planted in rows along the river bank" for i in range(20))
+    lines = textwrap.wrap(words, 72)
+    doc = parse("\n".join(lines))
+    assert kinds(doc) == [("paragraph", "\n".join(lines))]
+
+
+def test_a_record_keeps_its_more_indented_lines_and_a_short_log_stays_whole() -> None:
+    records = [*CHAT[:12], "* cp now copies holes", "    as holes, not zeros", *CHAT[12:]]
+    doc = parse("\n".join(records))
+    assert ("list_item", "cp now copies holes as holes, not zeros") in kinds(doc)
+    assert len(doc.blocks) == len(CHAT) + 1
+    short = parse("\n".join(CHAT[:6]))  # 47 words: one block, as a short paragraph is
+    assert kinds(short) == [("paragraph", "\n".join(CHAT[:6]))]

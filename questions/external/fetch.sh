@@ -4,7 +4,7 @@
 # Usage:  questions/external/fetch.sh [SET ...]
 # Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
 # coreutils-news licences heldout-rsync-man heldout-alice heldout-austen heldout-northanger
-# (default: all).
+# lines-alice lines-austen (default: all).
 # long-documents puts the four long documents in one corpus and writes their questions,
 # renumbered, to build/external/long-documents.jsonl.
 #
@@ -206,6 +206,34 @@ set_heldout_northanger() {
         51f91bbe0517db8e65cff009b097ce0a1836124c4e0532ac19e6c0cad982abed
 }
 
+# The same novel as a word processor's plain-text export has it: each paragraph one line, no
+# blank lines. Its questions are the novel's (heldout-alice.jsonl, heldout-austen.jsonl): a
+# quote matches across any whitespace. lines SET FROM FILE SHA256.
+lines() {
+    [ -f "$OUT/$2/$3" ] || "set_$(echo "$2" | tr - _)"
+    dir="$OUT/$1"
+    mkdir -p "$dir"
+    "$PYTHON" - "$OUT/$2/$3" "$dir/$3" <<'PY'
+import re
+import sys
+from pathlib import Path
+
+text = Path(sys.argv[1]).read_text(encoding="utf-8")
+paragraphs = (" ".join(p.split()) for p in re.split(r"\n[ \t]*\n", text))
+Path(sys.argv[2]).write_text("".join(f"{p}\n" for p in paragraphs if p), encoding="utf-8")
+PY
+    check "$dir/$3" "$4"
+    cp "$OUT/$2/catalog.toml" "$dir/catalog.toml"
+}
+
+set_lines_alice() {
+    lines lines-alice heldout-alice alice.txt d122c226a8d222b398e0ced0fab284de39729614b4303369f9ed7192e4871290
+}
+
+set_lines_austen() {
+    lines lines-austen heldout-austen persuasion.txt f38b37ad6e7e3ea633c7c624530d80afd06aa54ee74450c2bdd5fd60239e52f1
+}
+
 set_long_documents() {
     long="debian-reference fhs developers-reference gpl-3"
     dir="$OUT/long-documents"
@@ -237,7 +265,8 @@ PY
 }
 
 all="debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
-coreutils-news licences heldout-rsync-man heldout-alice heldout-austen heldout-northanger"
+coreutils-news licences heldout-rsync-man heldout-alice heldout-austen heldout-northanger
+lines-alice lines-austen"
 # shellcheck disable=SC2086 # the set names are one word each
 [ $# -gt 0 ] || set -- $all
 for name in "$@"; do
@@ -254,6 +283,8 @@ for name in "$@"; do
     heldout-alice) set_heldout_alice ;;
     heldout-austen) set_heldout_austen ;;
     heldout-northanger) set_heldout_northanger ;;
+    lines-alice) set_lines_alice ;;
+    lines-austen) set_lines_austen ;;
     *) fail "unknown set '$name' (one of: $all)" ;;
     esac
     echo "$OUT/$name"
