@@ -243,9 +243,10 @@ def test_one_line_per_paragraph_is_a_block_per_line() -> None:
     check_document(doc)
 
 
-def test_wrapped_prose_stays_one_paragraph_however_long() -> None:
-    words = " ".join(f"the orchard {i} was planted in rows along the river bank" for i in range(20))
-    lines = textwrap.wrap(words, 72)
+@pytest.mark.parametrize("width", [40, 72, 132])
+def test_wrapped_prose_stays_one_paragraph_however_long(width: int) -> None:
+    words = " ".join(f"the orchard {i} was planted in rows along the river bank" for i in range(40))
+    lines = textwrap.wrap(words, width)
     doc = parse("\n".join(lines))
     assert kinds(doc) == [("paragraph", "\n".join(lines))]
 

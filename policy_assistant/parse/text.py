@@ -51,8 +51,9 @@ RECORD_RUN_WORDS = 100
 EARLY_FILL = 0.8
 """A line ends early when it and the next line's first word fit in this share of the
 paragraph's longest line: text wrapped for width breaks a line only where that word did not fit."""
-WRAP_WIDTH = 120
-"""Lines whose median length is above this were not wrapped for width."""
+WRAP_WIDTH = 200
+"""Lines whose median length is above this were not wrapped for width (the widest wrapping
+in use, a printer's 132 columns, is well below it)."""
 
 
 _BOMS = (
