@@ -1,6 +1,6 @@
 """The external question sets: fetch.sh builds every one, and the three novels, heldout-alice,
-heldout-austen and heldout-northanger, measured once after the defaults are fixed, are never
-taken by the bench that runs every fetched set."""
+heldout-austen and heldout-northanger, and the chat log heldout-irc, measured once after the
+defaults are fixed, are never taken by the bench that runs every fetched set."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ def test_the_rankers_bench_never_runs_the_held_out_novels(
         "heldout-alice",
         "heldout-austen",
         "heldout-northanger",
+        "heldout-irc",
     ):
         (tmp_path / "questions" / "external").mkdir(parents=True, exist_ok=True)
         (tmp_path / "questions" / "external" / f"{name}.jsonl").write_text("", encoding="utf-8")

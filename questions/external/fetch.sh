@@ -4,7 +4,7 @@
 # Usage:  questions/external/fetch.sh [SET ...]
 # Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
 # coreutils-news licences heldout-rsync-man heldout-alice heldout-austen heldout-northanger
-# lines-alice lines-austen (default: all).
+# heldout-irc lines-alice lines-austen (default: all).
 # long-documents puts the four long documents in one corpus and writes their questions,
 # renumbered, to build/external/long-documents.jsonl.
 #
@@ -206,6 +206,27 @@ set_heldout_northanger() {
         51f91bbe0517db8e65cff009b097ce0a1836124c4e0532ac19e6c0cad982abed
 }
 
+# A real IRC channel log (a local Linux user group's channel with Fedora people among its
+# regulars; one line per message, action or connection notice), as shipped in the irclog2html
+# sdist's test cases (porting/testcases/dircproxy-example.log), extracted byte for byte under a
+# .txt name, which the tool reads. Held out like heldout-northanger (see README.md). Only
+# irclog2html itself is taken as an sdist.
+set_heldout_irc() {
+    version=4.1.0
+    sdist="$CACHE/sdist/irclog2html-$version.tar.gz"
+    if [ ! -f "$sdist" ]; then
+        "$PYTHON" -m pip download --quiet --no-deps --no-binary irclog2html \
+            "irclog2html==$version" -d "$CACHE/sdist" || fail "pip download irclog2html failed"
+    fi
+    check "$sdist" 82fe14af7bdfe3c3051de318f860d965e4f01f52961346b3b4b4af271b5ca63e
+    dir="$OUT/heldout-irc"
+    mkdir -p "$dir"
+    tar -xzf "$sdist" -O "irclog2html-$version/porting/testcases/dircproxy-example.log" \
+        >"$dir/fedora-2009-01.txt"
+    check "$dir/fedora-2009-01.txt" 78c750af185b9c866aadc4be518719a0b91237bff0d35cd397c1ab114593a489
+    catalog "$dir" "$version" fedora-2009-01.txt
+}
+
 # The same novel as a word processor's plain-text export has it: each paragraph one line, no
 # blank lines. Its questions are the novel's (heldout-alice.jsonl, heldout-austen.jsonl): a
 # quote matches across any whitespace. lines SET FROM FILE SHA256.
@@ -266,7 +287,7 @@ PY
 
 all="debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
 coreutils-news licences heldout-rsync-man heldout-alice heldout-austen heldout-northanger
-lines-alice lines-austen"
+heldout-irc lines-alice lines-austen"
 # shellcheck disable=SC2086 # the set names are one word each
 [ $# -gt 0 ] || set -- $all
 for name in "$@"; do
@@ -283,6 +304,7 @@ for name in "$@"; do
     heldout-alice) set_heldout_alice ;;
     heldout-austen) set_heldout_austen ;;
     heldout-northanger) set_heldout_northanger ;;
+    heldout-irc) set_heldout_irc ;;
     lines-alice) set_lines_alice ;;
     lines-austen) set_lines_austen ;;
     *) fail "unknown set '$name' (one of: $all)" ;;
