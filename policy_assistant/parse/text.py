@@ -12,16 +12,12 @@ where the text marks them unambiguously:
   the number of parts. Two such lines of the same depth in a row are a list, not headings.
 
 A paragraph whose lines all start with a bullet ("-", "*", "•") or a number ("1.", "2)"), with
-indented continuation lines, is a list: one list item per marker. A paragraph of more than
-RECORD_RUN_WORDS words whose lines were not wrapped for width (a chat log, a record file, a
-word processor's export with one line per paragraph and no blank lines) is one block per line,
-a more indented line going on with the one before: most of its lines end early (the next
-line's first word would fit in EARLY_FILL of its longest line) or their median is longer than
-WRAP_WIDTH. Lines keep their line breaks; trailing spaces, common indentation and control
-characters go; a paragraph that is only a rule line ("-----") is recorded in Document.dropped.
-Text is UTF-8 (a byte-order mark allowed), or UTF-16 or UTF-32 that starts with its byte-order
-mark (what Windows tools save as "Unicode"); anything else is refused with the byte and offset,
-never guessed, so a quote copied from the file always matches what was indexed.
+indented continuation lines, is a list: one list item per marker. Lines keep their line
+breaks; trailing spaces, common indentation and control characters go; a paragraph that is
+only a rule line ("-----") is recorded in Document.dropped. Text is UTF-8 (a byte-order mark
+allowed), or UTF-16 or UTF-32 that starts with its byte-order mark (what Windows tools save
+as "Unicode"); anything else is refused with the byte and offset, never guessed, so a quote
+copied from the file always matches what was indexed.
 """
 
 from __future__ import annotations
@@ -29,7 +25,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from itertools import pairwise
 
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
@@ -46,14 +41,6 @@ _NUMBERED = re.compile(r"(\d{1,3}(?:\.\d{1,3}){0,3})\.?[ \t]+(\S.*)")
 _BULLET = re.compile(r"(?:([-*•‣◦])|\d{1,3}[.)])[ \t]+(?=\S)")
 _RULE = re.compile(r"([-=*_~])\1{2,}")
 _END_PUNCTUATION = tuple(".,;:!?")
-RECORD_RUN_WORDS = 100
-"""A paragraph up to this long stays one block whatever its lines are."""
-EARLY_FILL = 0.8
-"""A line ends early when it and the next line's first word fit in this share of the
-paragraph's longest line: text wrapped for width breaks a line only where that word did not fit."""
-WRAP_WIDTH = 200
-"""Lines whose median length is above this were not wrapped for width (the widest wrapping
-in use, a printer's 132 columns, is well below it)."""
 
 
 _BOMS = (
@@ -139,34 +126,9 @@ def parse_text(data: bytes, source: str, meta: DocumentMeta, sha256: str) -> Doc
         neighbours = numbered[max(i - 1, 0) : i] + numbered[i + 1 : i + 2]
         if depth and depth not in neighbours:
             builder.heading(lines[0], depth)
-        elif not indented[i] and _unwrapped(lines):
-            for record in _records(lines):
-                _paragraph(builder, record, None)
         else:
             _paragraph(builder, lines, None if indented[i] else adornments)
     return finish(builder, source, sha256, meta, dropped=dropped)
-
-
-def _unwrapped(lines: list[str]) -> bool:
-    """Whether a long paragraph's lines are records the writer ended, not wrapped prose."""
-    if len(lines) < 3 or sum(len(line.split()) for line in lines) <= RECORD_RUN_WORDS:
-        return False
-    if sorted(len(line) for line in lines)[len(lines) // 2] > WRAP_WIDTH:
-        return True
-    room = EARLY_FILL * max(len(line) for line in lines)
-    early = sum(len(a) + 1 + len(b.split()[0]) <= room for a, b in pairwise(lines))
-    return 2 * early >= len(lines) - 1
-
-
-def _records(lines: list[str]) -> list[list[str]]:
-    """Return the paragraph's records: each line, with the more indented lines after it."""
-    records: list[list[str]] = []
-    for line in lines:
-        if records and line[:1].isspace():
-            records[-1].append(line)
-        else:
-            records.append([line])
-    return [_dedent("\n".join(record)) for record in records]
 
 
 def _is_rule(lines: list[str]) -> bool:
