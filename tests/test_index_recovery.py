@@ -344,6 +344,25 @@ def test_units_of_another_version_are_named_so_and_rebuilt(built) -> None:
     assert_ingest_repairs(corpus, index_dir)
 
 
+@pytest.mark.parametrize("where", ["units.json", "segment.json"])
+def test_unit_segments_of_another_version_are_named_so_and_rebuilt(built, where: str) -> None:
+    # units.json says which format its segments are in, so ingest rebuilds them; a segment
+    # read in another format is named so by search, never "damaged".
+    corpus, index_dir = built
+    units = live(index_dir) / "units"
+    if where == "units.json":
+        path = units / "units.json"
+        changed = {"segment_format": 3}
+    else:
+        (path,) = units.glob("useg-*/segment.json")
+        changed = {"format": 3}
+    path.write_bytes(orjson.dumps({**orjson.loads(path.read_bytes()), **changed}))
+    result = runner.invoke(app, ["search", "mowers", "--index", str(index_dir), "--budget", "50"])
+    assert_one_line_error(result, "was written by another version", "format 4")
+    assert "damaged" not in result.stderr
+    assert_ingest_repairs(corpus, index_dir)
+
+
 def test_open_index_takes_a_str_as_a_library_caller_passes_it(built) -> None:
     _, index_dir = built
     with open_index(str(index_dir)) as index:

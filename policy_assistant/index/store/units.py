@@ -25,6 +25,7 @@ from policy_assistant.index.context.unit_rank import SegmentedUnits, field_stati
 from policy_assistant.index.context.unit_segment import (
     FIELD_WEIGHTS,
     FIELDS,
+    UNIT_SEGMENT_FORMAT,
     FieldCounts,
     UnitFiles,
     UnitSegmentInfo,
@@ -41,8 +42,9 @@ UNITS_DIR = "units"
 """The units folder's name inside a generation."""
 UNITS_FILE = "units.json"
 """The units' own manifest inside the units folder."""
-UNITS_FORMAT = 3
-"""Version of units.json; another one (or none: the older layout) is written again."""
+UNITS_FORMAT = 4
+"""Version of units.json; another one (or none: the older layout) is written again (3: it did
+not say its segments' format)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,7 @@ class UnitsState:
         """Return units.json's bytes."""
         data = {
             "format": UNITS_FORMAT,
+            "segment_format": UNIT_SEGMENT_FORMAT,
             "segments": [s.to_dict() for s in self.segments],
             "bm25": self.bm25.to_dict(),
             "weights": self.weights,
@@ -123,6 +126,12 @@ def read_state(folder: Path) -> UnitsState:
                 f"{UNITS_FILE} is in format {data.get('format')}, this version reads format "
                 f"{UNITS_FORMAT}"
             )
+        if data.get("segment_format") != UNIT_SEGMENT_FORMAT:
+            # Checked here, where ingest looks, so an older segment is rebuilt, not reported.
+            raise StaleIndex(
+                f"its unit segments are in format {data.get('segment_format')}, this version "
+                f"reads format {UNIT_SEGMENT_FORMAT}"
+            )
         segments = tuple(LiveUnits.from_dict(s) for s in data["segments"])
         bm25 = BM25Settings.from_dict(data["bm25"])
         return UnitsState(segments, bm25, dict(data["weights"]), data["mean_idf"])
@@ -145,7 +154,8 @@ def load_units(folder: Path) -> SegmentedUnits:
     except (BadIndex, OSError, ValueError) as exc:
         for segment in segments:
             segment.close()
-        raise BadIndex(f"units of {folder.parent.name}: {exc}") from exc
+        kind = StaleIndex if isinstance(exc, StaleIndex) else BadIndex  # not "damaged"
+        raise kind(f"units of {folder.parent.name}: {exc}") from exc
     return SegmentedUnits(segments, _statistics(state), state.weights)
 
 
