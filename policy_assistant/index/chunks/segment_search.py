@@ -131,7 +131,8 @@ def plan_terms(
     def found(term: str) -> tuple[int, list[tuple[int, Any, Any]]] | None:
         parts, df = [], 0
         for i, segment in enumerate(segments):
-            rows, tf = segment.postings(term)
+            start, stop = segment.span(term)
+            rows, tf = segment.rows[start:stop], segment.tf[start:stop]
             live = segment.live_count(rows) if len(rows) else 0
             if live:
                 parts.append((i, rows, tf))
