@@ -93,7 +93,7 @@ class TermTable:
 
 class Postings:
     """A term table and its raw postings: per term its rows (ascending) and term frequencies
-    (ptr: where each term's start), per row its length; what a BM25 search plans and sums."""
+    (ptr: where each term's postings start), per row its length: what BM25 plans and sums."""
 
     def __init__(self, data: bytes | mmap.mmap, arrays: Mapping[str, Any]) -> None:
         self._terms = TermTable(data, arrays["term_offsets"])
