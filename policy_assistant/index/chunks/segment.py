@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.errors import BadIndex, StaleIndex
+from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25_build import count_postings
-from policy_assistant.index.chunks.bm25_files import TermTable, load_array, read_terms
+from policy_assistant.index.chunks.bm25_files import Postings, load_array, open_segment, read_terms
 from policy_assistant.index.chunks.segment_build import (
     ARRAYS,
     RECORDS_PER_BLOCK,
@@ -40,37 +40,23 @@ FEW_DEAD = 4096
 """Deleted rows up to which a term's deleted postings are found by bisection, not a pass."""
 
 
-class Segment:
+class Segment(Postings):
     """An open segment: its term table, postings, lengths, access codes and records."""
 
     def __init__(self, folder: Path, info: SegmentInfo, deleted: Deleted | None) -> None:
         self.folder = folder
         self.info = info
-        try:
-            meta = loads((folder / "segment.json").read_bytes())
-            if not isinstance(meta, dict) or meta.get("format") != SEGMENT_FORMAT:
-                raise StaleIndex(f"{folder.name} is not a segment in format {SEGMENT_FORMAT}")
+        with open_segment(folder, SEGMENT_FORMAT, "segment") as meta:
             self.files: dict[str, str] = dict(meta["files"])
             arrays = {name: load_array(folder / f"{name}.npy", "r") for name in ARRAYS}
-            self._terms = TermTable(read_terms(folder / "terms.txt", True), arrays["term_offsets"])
+            super().__init__(read_terms(folder / "terms.txt", True), arrays)
             self._records = read_terms(folder / "records.bin", True)
-        except OSError as exc:
-            where = Path(exc.filename).name if exc.filename else folder.name
-            raise BadIndex(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
-        except (ValueError, KeyError, TypeError) as exc:
-            raise BadIndex(f"{folder.name}: {exc}") from exc
-        self.ptr = arrays["ptr"]
-        self.rows = arrays["rows"]
-        self.tf = arrays["tf"]
-        self.dl = arrays["dl"]
         self.access = arrays["access"]
         self._blocks = arrays["blocks"]
         self._ids = arrays["ids"]
         self._id_rows = arrays["id_rows"]
         self.deleted = deleted
         self._dead: Any = None
-        self.memo: dict[Any, Any] = {}
-        """Values derived from the arrays, kept for the process's later queries (norms)."""
         self.weighed: tuple[Any, Any] | None = None
         """Statistics and every posting's saturation under them, kept by keep_weights for a
         segment whose statistics never change (eval's MemorySegment)."""
@@ -87,16 +73,6 @@ class Segment:
         ok &= self.deleted is None or self.deleted.shape == (self.info.rows,)
         if not ok:
             raise BadIndex(f"{self.folder.name}: its files disagree")
-
-    def postings(self, term: str) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any]]:
-        """Return the term's local rows (ascending) and their term frequencies."""
-        start, stop = self.span(term)
-        return self.rows[start:stop], self.tf[start:stop]
-
-    def span(self, term: str) -> tuple[int, int]:
-        """Return where the term's postings start and stop in rows and tf ((0, 0): none)."""
-        found = self._terms.find(term)
-        return (int(self.ptr[found]), int(self.ptr[found + 1])) if found >= 0 else (0, 0)
 
     def dead_positions(self, rows: Any) -> Any:
         """Return where in a term's rows (ascending) the deleted ones are, found by bisecting
@@ -124,10 +100,6 @@ class Segment:
             for at in range(0, len(rows), COUNT_SLICE)
         )
         return len(rows) - dead
-
-    def term_list(self) -> list[bytes]:
-        """Return every term of the segment as UTF-8 bytes, in order (for okapi's mean idf)."""
-        return bytes(self._terms.data).split(b"\n")[:-1]
 
     def record(self, row: int) -> Chunk:
         """Return the chunk at a local row, decompressing only its block."""
@@ -197,9 +169,9 @@ class Segment:
 
     def close(self) -> None:
         """Release the memory maps that can be closed (numpy's close with their arrays)."""
-        for data in (self._terms.data, self._records):
-            if isinstance(data, mmap.mmap):
-                data.close()
+        super().close()
+        if isinstance(self._records, mmap.mmap):
+            self._records.close()
 
 
 class MemorySegment(Segment):
@@ -211,13 +183,10 @@ class MemorySegment(Segment):
         access: npt.NDArray[np.uint8],
         vectors: Vectors | None = None,
     ) -> None:
-        data, arrays = count_postings(c.text for c in chunks)
-        self.ptr, self.rows, self.tf, self.dl = (arrays[n] for n in ("ptr", "rows", "tf", "dl"))
-        self._terms = TermTable(data, arrays["term_offsets"])
+        Postings.__init__(self, *count_postings(c.text for c in chunks))
         self.access = access
         self.deleted = None
         self._dead = None
-        self.memo = {}
         self.weighed = None
         self._spans: dict[str, tuple[int, int]] = {}
         self._chunks = tuple(chunks)

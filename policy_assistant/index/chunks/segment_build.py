@@ -91,18 +91,25 @@ def chunk_key(chunk_id: str) -> int:
     return int.from_bytes(hashlib.sha256(chunk_id.encode()).digest()[:8], "big")
 
 
+def flush_files(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """fsync every file under folder but those whose POSIX path there starts with one of
+    skip; return each one's SHA-256 by that path."""
+    checksums = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        name = path.relative_to(folder).as_posix()
+        if name.startswith(skip):
+            continue
+        with path.open("rb") as handle:
+            checksums[name] = hashlib.file_digest(handle, "sha256").hexdigest()
+            os.fsync(handle.fileno())
+    return checksums
+
+
 def seal_segment(parent: Path, tmp: Path, prefix: str, meta: dict[str, Any]) -> tuple[str, str]:
     """Checksum and fsync tmp's files into meta's "files", write it as segment.json and rename
     tmp to prefix-<16 hex of its hash> (or drop tmp when that folder exists: the same content,
     already written in this generation); return the folder's name and the hash."""
-    checksums = {}
-    for path in sorted(p for p in tmp.rglob("*") if p.is_file()):
-        with path.open("rb") as handle:
-            checksums[path.relative_to(tmp).as_posix()] = hashlib.file_digest(
-                handle, "sha256"
-            ).hexdigest()
-            os.fsync(handle.fileno())
-    meta_bytes = pretty_json({**meta, "files": checksums})
+    meta_bytes = pretty_json({**meta, "files": flush_files(tmp)})
     (tmp / "segment.json").write_bytes(meta_bytes)
     digest = hashlib.sha256(meta_bytes).hexdigest()
     target = parent / f"{prefix}-{digest[:16]}"

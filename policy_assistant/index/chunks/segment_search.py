@@ -131,7 +131,8 @@ def plan_terms(
     def found(term: str) -> tuple[int, list[tuple[int, Any, Any]]] | None:
         parts, df = [], 0
         for i, segment in enumerate(segments):
-            rows, tf = segment.postings(term)
+            start, stop = segment.span(term)
+            rows, tf = segment.rows[start:stop], segment.tf[start:stop]
             live = segment.live_count(rows) if len(rows) else 0
             if live:
                 parts.append((i, rows, tf))
@@ -223,7 +224,7 @@ def _search_one(
     sums = np.bincount(rows, weights=weights, minlength=segment.info.rows)
     rows = (sums > 0).nonzero()[0]
     rows = rows[segment.access[rows] <= level]
-    rows, scores = _ordered(rows, sums[rows], k)
+    rows, scores = best_first(rows, sums[rows], k)
     return list(zip([0] * len(rows), rows.tolist(), scores.tolist(), strict=True))
 
 
@@ -405,7 +406,7 @@ def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> lis
     """Return the k best of rows (ascending, with their scores): score descending, then by
     tie(segment, row), or by row when tie is None (one segment, whose rows are in tie order)."""
     if tie is None:
-        rows, scores = _ordered(rows, scores, k)
+        rows, scores = best_first(rows, scores, k)
         segs = np.searchsorted(bases, rows, side="right") - 1
         picked = segs.tolist(), (rows - bases[segs]).tolist(), scores.tolist()
         return list(zip(*picked, strict=True))
@@ -430,8 +431,9 @@ def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> lis
     return [(seg, row, score) for _, _, seg, row, score in found[:k]]
 
 
-def _ordered(rows: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
-    """Return the k best of rows (ascending) and their scores, score descending, then row."""
+def best_first(rows: Ints, scores: Floats, k: int) -> tuple[Ints, Floats]:
+    """Return the k best of rows (ascending) and their scores, score descending, then row
+    (the chunk ranker's hits, the unit ranker's)."""
     if len(rows) > k:
         kth = kth_largest(scores, k)
         above = (scores > kth).nonzero()[0]

@@ -17,8 +17,8 @@ from typing import Any, TypeVar, overload
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.errors import BadIndex, StaleIndex
-from policy_assistant.index.chunks.bm25_files import TermTable, load_array, read_terms
+from policy_assistant.errors import BadIndex
+from policy_assistant.index.chunks.bm25_files import Postings, load_array, open_segment, read_terms
 from policy_assistant.index.chunks.bm25_types import Ints
 from policy_assistant.index.chunks.vector_file import VECTORS_FILE, load_vectors
 from policy_assistant.index.context.passages import PREFIX_WORDS
@@ -42,20 +42,16 @@ _COLUMNS = (
 )  # fmt: skip
 
 
-class FieldView:
+class FieldView(Postings):
     """One BM25 field of a unit segment: what unit_terms plans, weighs and sums."""
 
     def __init__(self, folder: Path, rows_of_doc: Any, dead_docs: Mask | None) -> None:
         arrays = {name: load_array(folder / f"{name}.npy", "r") for name in FIELD_ARRAYS}
-        self._terms = TermTable(read_terms(folder / "terms.txt", True), arrays["term_offsets"])
-        self.ptr, self.rows, self.tf, self.dl = (arrays[n] for n in ("ptr", "rows", "tf", "dl"))
+        super().__init__(read_terms(folder / "terms.txt", True), arrays)
         self.front, self.front_ptr = arrays["front"], arrays["front_ptr"]
         if int(self.ptr[-1]) != len(self.rows) or len(self.rows) != len(self.tf):
             raise BadIndex(f"{folder.parent.name}/{folder.name}: its files disagree")
         self._rows_of_doc, self._dead_docs = rows_of_doc, dead_docs
-        # What a search derives from the field's arrays alone, kept while it is open (the
-        # rows' length norms under the generation's statistics: unit_terms.norms_at).
-        self.kept: dict[Any, Any] = {}
 
     @cached_property
     def deleted(self) -> Mask | None:
@@ -83,36 +79,13 @@ class FieldView:
         at = np.searchsorted(rows, bounds).reshape(-1, 2)
         return len(rows) - int((at[:, 1] - at[:, 0]).sum())
 
-    def find(self, term: str) -> int:
-        """Return the term's id in this field, or -1 when the field lacks it."""
-        return self._terms.find(term)
-
-    def term_rows(self, found: int) -> tuple[Any, Any]:
-        """Return the local rows (ascending) and term frequencies of the term with id found."""
-        start, stop = int(self.ptr[found]), int(self.ptr[found + 1])
-        return self.rows[start:stop], self.tf[start:stop]
-
-    def term_list(self) -> list[bytes]:
-        """Return every term of the field as UTF-8 bytes, in order (for okapi's mean idf)."""
-        return bytes(self._terms.data).split(b"\n")[:-1]
-
-    def close(self) -> None:
-        """Release the term list's memory map."""
-        if isinstance(self._terms.data, mmap.mmap):
-            self._terms.data.close()
-
 
 class UnitSegment:
     """An open unit segment: columns, four fields, documents and texts on demand."""
 
     def __init__(self, folder: Path, info: UnitSegmentInfo, dead_docs: Mask | None) -> None:
         self.folder, self.info, self.dead_docs = folder, info, dead_docs
-        try:
-            meta = loads((folder / "segment.json").read_bytes())
-            if not isinstance(meta, dict) or meta.get("format") != UNIT_SEGMENT_FORMAT:
-                raise StaleIndex(
-                    f"{folder.name} is not a unit segment in format {UNIT_SEGMENT_FORMAT}"
-                )
+        with open_segment(folder, UNIT_SEGMENT_FORMAT, "unit segment") as meta:
             self.columns = {name: load_array(folder / f"{name}.npy", "r") for name in _COLUMNS}
             self._offsets = load_array(folder / "text_offsets.npy", "r")
             self._frames = load_array(folder / "text_frames.npy", "r")
@@ -127,11 +100,6 @@ class UnitSegment:
                 "documents": np.arange(info.rows + 1),
             }
             self.fields = {n: FieldView(folder / n, by_doc[n], dead_docs) for n in FIELDS}
-        except OSError as exc:
-            where = Path(exc.filename).name if exc.filename else folder.name
-            raise BadIndex(f"{folder.name}/{where}: {exc.strerror or exc}") from exc
-        except (ValueError, KeyError, TypeError) as exc:
-            raise BadIndex(f"{folder.name}: {exc}") from exc
         self._check()
 
     def vectors(self) -> npt.NDArray[np.float32] | None:

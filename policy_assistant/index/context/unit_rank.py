@@ -33,7 +33,7 @@ import numpy.typing as npt
 from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.dense import dense_search, fused, has_vectors, seen_products
-from policy_assistant.index.chunks.segment_search import Found, Statistics, statistics
+from policy_assistant.index.chunks.segment_search import Found, Statistics, best_first, statistics
 from policy_assistant.index.context.unit_open import UnitSegment, doc_units, segment_units
 from policy_assistant.index.context.unit_terms import (
     Scratch,
@@ -177,8 +177,7 @@ class SegmentedUnits:
         chosen = self._sections(counts, max(SECTIONS, SECTIONS_PER_HIT * n), level)
         units, matrix, part = self._unit_scores(counts, chosen)
         total = matrix.sum(axis=0) + part
-        keep = _best_rows(np.arange(len(units)), total, n)
-        order = keep[np.lexsort((keep, -total[keep]))]
+        order, _ = best_first(np.arange(len(units)), total, n)
         return units, matrix, [(int(i), float(total[i])) for i in order]
 
     def _sections(self, terms: Mapping[str, float], count: int, level: int) -> _Chosen:
@@ -374,16 +373,6 @@ def _renumbered(
     found = picked[order][at] == keys
     first = np.asarray(firsts[: len(picks)], np.int64)[order][at]
     return np.where(found, first + offsets, -1)
-
-
-def _best_rows(rows: Ints, scores: Floats, n: int) -> Ints:
-    """Return the rows (ascending) of the n best scores; among rows tied at the n-th, the first."""
-    if len(rows) <= n:
-        return rows
-    kth = np.partition(scores, len(scores) - n)[len(scores) - n]
-    above, tied = np.flatnonzero(scores > kth), np.flatnonzero(scores == kth)
-    picked: Ints = rows[np.sort(np.concatenate([above, tied[: n - len(above)]]))]
-    return picked
 
 
 def _no_weights() -> TermWeights:

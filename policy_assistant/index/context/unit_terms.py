@@ -82,9 +82,9 @@ def norms_at(view: FieldView, stats: Statistics, rows: Ints) -> Floats:
     if len(view.dl) > NORM_ROWS:
         return row_norms(stats, view.dl[rows])
     key = (stats.k1, stats.b, stats.avgdl)
-    norms = view.kept.get(key)
+    norms = view.memo.get(key)
     if norms is None:
-        norms = view.kept[key] = row_norms(stats, np.asarray(view.dl))
+        norms = view.memo[key] = row_norms(stats, np.asarray(view.dl))
     found: Floats = norms[rows]
     return found
 
@@ -97,7 +97,7 @@ def plan_field(
     with each one's bound (read for one term too when bounds is asked for, else 0 there)."""
     # A query has a few terms: Python lists, not a dozen numpy calls on arrays of five.
     terms = list(counts)
-    ids = [[view.find(t) for t in terms] for view in views]
+    ids = [[view.term_id(t) for t in terms] for view in views]
     live = [_live_counts(view, found) for view, found in zip(views, ids, strict=True)]
     df = [sum(n) for n in zip(*live, strict=True)] if live else [0] * len(terms)
     kept = [k for k, n in enumerate(df) if n > 0]
@@ -153,7 +153,7 @@ def _frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, Floats, 
     stats and whether its frontier holds a deleted row: kept while the field is open, as its
     length norms are (a pass over every frontier posting)."""
     key = ("front", stats.k1, stats.b, stats.avgdl)
-    found = view.kept.get(key)
+    found = view.memo.get(key)
     if found is None:
         front = np.asarray(view.front)
         rows, tf = np.asarray(view.rows[front]), np.asarray(view.tf[front])
@@ -168,7 +168,7 @@ def _frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, Floats, 
             lows[some] = np.minimum.reduceat(sat, starts)
             if view.deleted is not None:
                 dirty[some] = np.logical_or.reduceat(view.deleted[rows], starts)
-        found = view.kept[key] = tops, lows, dirty
+        found = view.memo[key] = tops, lows, dirty
     return found
 
 
@@ -277,10 +277,10 @@ def _saturations(view: FieldView, stats: Statistics) -> Floats | None:
     if len(view.rows) > SATURATED_POSTINGS:
         return None
     key = ("sat", stats.k1, stats.b, stats.avgdl)
-    found: Floats | None = view.kept.get(key)
+    found: Floats | None = view.memo.get(key)
     if found is None:
         rows, tf = np.asarray(view.rows), np.asarray(view.tf)
-        found = view.kept[key] = saturation(stats, norms_at(view, stats, rows), tf)
+        found = view.memo[key] = saturation(stats, norms_at(view, stats, rows), tf)
     return found
 
 

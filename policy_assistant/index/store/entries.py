@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from itertools import compress, groupby, repeat
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -223,8 +223,7 @@ def segments_entries(
                 if known is not None:
                     known[sha] = (every, first)
             if segment.deleted:  # an entry is live while its first row is
-                rows = segment.info.rows
-                live = ~load_mask(generation / DELETED_DIR, name, rows)
+                live = ~load_mask(generation, segment)
                 try:
                     keep = live[first].tolist()
                 except (IndexError, TypeError, ValueError) as exc:  # a row the mask lacks
@@ -245,18 +244,35 @@ def read_empty(generation: Path) -> list[DocumentEntry]:
         raise ValueError(f"{EMPTY_FILE}: {exc}") from exc
 
 
+class Merging(Protocol):
+    """What the merge policy and load_mask read of a segment (a LiveSegment, or a unit
+    segment's)."""
+
+    @property
+    def info(self) -> Any:
+        """The segment as written: its name and rows."""
+
+    @property
+    def deleted(self) -> int:
+        """Rows deleted."""
+
+    @property
+    def live(self) -> int:
+        """Rows not deleted."""
+
+
 def load_mask(
-    folder: Path,
-    name: str,
-    rows: int,
-    writable: bool = False,
-    error: type[Exception] = ValueError,
+    folder: Path, live: Merging, writable: bool = False, error: type[Exception] = ValueError
 ) -> Any:
-    """Return segment name's deletion mask in folder, memory-mapped (a copy when writable);
-    error when it is not one bool per row."""
-    mask = load_array(folder / f"{name}.npy", None if writable else "r")
+    """Return a segment's deletion mask in a generation or units folder, memory-mapped (a
+    copy when writable), None when none of its rows is deleted; error when it is not one
+    bool per row."""
+    if not live.deleted:
+        return None
+    name, rows = live.info.name, live.info.rows
+    mask = load_array(folder / DELETED_DIR / f"{name}.npy", None if writable else "r")
     if mask.dtype != np.bool_ or mask.shape != (rows,):
-        raise error(f"{folder.name}/{name}.npy does not fit its segment")
+        raise error(f"{DELETED_DIR}/{name}.npy does not fit its segment")
     return mask
 
 

@@ -13,7 +13,7 @@ import shutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +26,7 @@ from policy_assistant.index.store.entries import (
     DELETED_DIR,
     ENTRIES_FILE,
     SEGMENTS_DIR,
+    Merging,
     entries_bytes,
     read_empty,
     segment_entries,
@@ -215,22 +216,6 @@ def _delete(segment: Segment, live: LiveSegment, entry: DocumentEntry) -> LiveSe
         live.deleted_nonempty + int((lengths > 0).sum()),
         live.deleted_length + int(lengths.sum()),
     )
-
-
-class Merging(Protocol):
-    """What the merge policy reads of a segment (a LiveSegment, or a unit segment's)."""
-
-    @property
-    def info(self) -> Any:
-        """The segment as written: its name and rows."""
-
-    @property
-    def deleted(self) -> int:
-        """Rows deleted."""
-
-    @property
-    def live(self) -> int:
-        """Rows not deleted."""
 
 
 def choose_merges(segments: Sequence[Merging], fresh: bool) -> tuple[list[str], list[str]]:

@@ -20,7 +20,6 @@ from policy_assistant.index.chunks.segment import Segment
 from policy_assistant.index.chunks.segment_search import Statistics, statistics
 from policy_assistant.index.settings import BM25_RANKER, Ranker, RankerSettings, ranker_settings
 from policy_assistant.index.store.entries import (
-    DELETED_DIR,
     SEGMENTS_DIR,
     SegmentEntries,
     load_mask,
@@ -40,7 +39,6 @@ from policy_assistant.index.store.integrity import (
 from policy_assistant.index.store.manifest import (
     FORMAT_VERSION,
     DocumentEntry,
-    LiveSegment,
     Manifest,
 )
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
@@ -103,7 +101,7 @@ class LoadedIndex(Index):
         try:
             for live in manifest.segments:
                 folder = generation / SEGMENTS_DIR / live.info.name
-                segments.append(Segment(folder, live.info, _mask(generation, live)))
+                segments.append(Segment(folder, live.info, load_mask(generation, live)))
         except (BadIndex, OSError, ValueError) as exc:
             for segment in segments:
                 segment.close()
@@ -255,13 +253,6 @@ def _unit_files(index_dir: Path, generation: Path, manifest: Manifest) -> dict[s
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise damaged(index_dir, f"{UNITS_DIR}: {exc}") from exc
     return out
-
-
-def _mask(generation: Path, live: LiveSegment) -> Any:
-    """Return a segment's deletion mask in this generation, memory-mapped (None: no deletion)."""
-    if not live.deleted:
-        return None
-    return load_mask(generation / DELETED_DIR, live.info.name, live.info.rows)
 
 
 SWAPS = 20

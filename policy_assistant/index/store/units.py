@@ -141,7 +141,7 @@ def read_state(folder: Path) -> UnitsState:
 
 def _open(folder: Path, live: LiveUnits) -> UnitSegment:
     """Open a unit segment of a units folder with its deletion mask."""
-    return UnitSegment(folder / live.info.name, live.info, _mask(folder, live))
+    return UnitSegment(folder / live.info.name, live.info, load_mask(folder, live, error=BadIndex))
 
 
 def load_units(folder: Path) -> SegmentedUnits:
@@ -213,7 +213,7 @@ def update_units(
     state = read_state(old)
     folder.mkdir(parents=True)
     counts = {s.info.name: s for s in state.segments}
-    dead = {s.info.name: _mask(old, s, writable=True) for s in state.segments}
+    dead = {s.info.name: load_mask(old, s, True, BadIndex) for s in state.segments}
     opened: dict[str, UnitSegment] = {}
 
     def segment(name: str) -> UnitSegment:
@@ -238,15 +238,6 @@ def update_units(
     finally:
         for opened_segment in opened.values():
             opened_segment.close()
-
-
-def _mask(folder: Path, live: LiveUnits, writable: bool = False) -> Mask | None:
-    """Return a unit segment's deletion mask in a units folder (a copy when writable), or
-    None when it has no deleted document."""
-    if not live.deleted:
-        return None
-    mask: Mask = load_mask(folder / DELETED_DIR, live.info.name, live.info.rows, writable, BadIndex)
-    return mask
 
 
 def _replaced_rows(

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from policy_assistant.errors import BadIndex
+from policy_assistant.index.chunks.segment_build import flush_files
 from policy_assistant.index.settings import BM25Settings
 from policy_assistant.index.store.entries import (
     DELETED_DIR,
@@ -29,7 +30,7 @@ from policy_assistant.index.store.entries import (
     entries_bytes,
     save_masks,
 )
-from policy_assistant.index.store.folder import GENERATION, checksum, read_current
+from policy_assistant.index.store.folder import GENERATION, read_current
 from policy_assistant.index.store.manifest import Manifest, ids_digest
 from policy_assistant.index.store.plan import (
     Generation,
@@ -348,7 +349,8 @@ def _write_generation(tmp: Path, generation: Generation) -> str:
         link_tree(source, tmp / SEGMENTS_DIR / name)
     save_masks(tmp / DELETED_DIR, generation.deleted)
     (tmp / EMPTY_FILE).write_bytes(entries_bytes(generation.empty))
-    checksums = _flush_files(tmp)
+    # The chunk and unit segments' files were hashed and flushed when each was sealed.
+    checksums = flush_files(tmp, (f"{SEGMENTS_DIR}/", "units/useg-"))
     manifest = generation.manifest.with_files(checksums)
     manifest_json = pretty_json(manifest.to_dict())
     (tmp / "manifest.json").write_bytes(manifest_json)
@@ -356,20 +358,6 @@ def _write_generation(tmp: Path, generation: Generation) -> str:
     for root, _, _ in os.walk(tmp):
         _fsync(Path(root))
     return f"gen-{hashlib.sha256(manifest_json).hexdigest()[:16]}"
-
-
-def _flush_files(folder: Path) -> dict[str, str]:
-    """fsync every file under folder but the chunk and unit segments' (each one's files were
-    hashed and flushed when written); return each one's SHA-256 by POSIX path."""
-    checksums = {}
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        name = path.relative_to(folder).as_posix()
-        if name.startswith((f"{SEGMENTS_DIR}/", "units/useg-")):
-            continue
-        with path.open("rb") as handle:
-            checksums[name] = checksum(handle)
-            os.fsync(handle.fileno())
-    return checksums
 
 
 def _fsync(path: Path) -> None:
