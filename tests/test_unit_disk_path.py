@@ -184,8 +184,9 @@ def test_units_of_the_previous_format_are_refused_with_what_to_do(tmp_path: Path
     unit_store.write_units(documents(2, 1), tmp_path / "u", BM25_DEFAULTS)
     path = tmp_path / "u" / unit_store.UNITS_FILE
     data = orjson.loads(path.read_bytes())
-    path.write_bytes(orjson.dumps({**data, "format": 2}))
-    expected = r"units\.json is in format 2, this version reads format 3"
+    previous = unit_store.UNITS_FORMAT - 1
+    path.write_bytes(orjson.dumps({**data, "format": previous}))
+    expected = rf"units\.json is in format {previous}, this version reads format {previous + 1}"
     with pytest.raises(BadIndex, match=expected):
         unit_store.load_units(tmp_path / "u")
 
