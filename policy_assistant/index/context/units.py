@@ -211,13 +211,17 @@ class _Builder:
                 for start, end, code in _block_units(doc.text, block)
             ]
             self.block_first.append(len(self.units["start"]))
+            words = sum(unit[2] for unit in units)  # the block's: its units hold all its text
+            if words <= SECTION_PART_WORDS:
+                self._part(doc_row, block.section, words)
+                self._units(doc_row, units, -1)
+                continue
             # A block longer than a part (a log or a record file read as one paragraph) is
             # parted between its units, else the part would be the whole block.
-            whole = sum(unit[2] for unit in units) <= SECTION_PART_WORDS
             header = -1
-            for piece in [units] if whole else [[unit] for unit in units]:
-                self._part(doc_row, block.section, sum(unit[2] for unit in piece))
-                header = self._units(doc_row, piece, header)
+            for unit in units:
+                self._part(doc_row, block.section, unit[2])
+                header = self._units(doc_row, [unit], header)
 
     def _part(self, doc_row: int, path: tuple[str, ...], words: int) -> None:
         """Open a section row before words more of a section when it starts one: a new path,
