@@ -15,6 +15,8 @@ from policy_assistant.evaluate.verdict import (
     best_lines,
     budget_lines,
     few_questions_lines,
+    limit_lines,
+    what_limits,
 )
 from policy_assistant.records import Document
 
@@ -167,3 +169,28 @@ def test_a_budget_at_the_cap_points_past_the_whole_tables_over_it(
     assert line.endswith(
         f"(its chunks run to {largest}) — compare at B ≥ {largest}, or lower max_table_words"
     )
+
+
+def test_what_limits_the_best_is_said_per_budget(documents: list[Document], tmp_path: Path) -> None:
+    # At 20 words some quotes need more than any set of structure chunks within B; at 50 every
+    # quote fits, so what is missed, ranking missed.
+    report = report_of(documents, tmp_path, 1, "structure", budgets=(20, 50))
+    n = len(report.questions)
+    lines = limit_lines(report)
+    assert len(lines) == sum(1 for b in report.summaries[0].budgets if sum(b.misses.values()))
+    for b, line in zip(report.summaries[0].budgets, lines, strict=True):
+        chunking, ranking = b.misses["chunking"], b.misses["ranking"]
+        assert line.startswith(f"B={b.budget}: structure's {chunking + ranking} miss")
+        assert f"of {n}: {ranking} ranking, {chunking} chunking " in line
+        assert line.endswith(what_limits(chunking, ranking))
+    assert report.summaries[0].budgets[0].misses["chunking"] > 0
+
+
+@pytest.mark.parametrize(
+    ("chunking", "ranking", "says"),
+    [(0, 5, "a better ranker"), (4, 2, "chunks cut otherwise"), (3, 4, "both")],
+)
+def test_the_limit_is_the_kind_of_miss_twice_the_other(
+    chunking: int, ranking: int, says: str
+) -> None:
+    assert what_limits(chunking, ranking).startswith(says)

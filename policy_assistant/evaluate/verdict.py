@@ -9,6 +9,7 @@ from typing import Any
 from policy_assistant.evaluate.bootstrap import Interval
 from policy_assistant.evaluate.budget_units import WORDS, budget_sizes, unit_of
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerSummary, EvalReport, metric_name
+from policy_assistant.evaluate.score import CHUNKING, RANKING
 
 
 @dataclass(frozen=True)
@@ -123,9 +124,15 @@ CAP_SETTINGS = ("max_words", "size")
 """Settings that cap a variant's chunk size, in the order they are looked for."""
 
 
+LIMIT_SHARE = 2
+"""Misses of one kind name what limits a variant when they are this many times the other's."""
+
+
 def reading_lines(report: EvalReport) -> list[str]:
-    """Return what the figures mean, one line each: budgets not filled, too few questions, best."""
-    return [*budget_lines(report), *few_questions_lines(report), *best_lines(report)]
+    """Return what the figures mean, one line each: budgets not filled, too few questions, the
+    best, and what limits it."""
+    found = [*budget_lines(report), *few_questions_lines(report), *best_lines(report)]
+    return [*found, *limit_lines(report)]
 
 
 def budget_lines(report: EvalReport) -> list[str]:
@@ -228,3 +235,33 @@ def best_lines(report: EvalReport) -> list[str]:
         budget = v.figure.partition("@")[2]
         lines.append(f"B={budget}: best on complete@B is {v.best} ({v.best_value:.3f}), {verdict}")
     return lines
+
+
+def limit_lines(report: EvalReport) -> list[str]:
+    """Return per budget what limits the best variant on complete@B: its chunks, which no
+    ranking could make hold the evidence within B, or its ranking, which did not bring them."""
+    lines = []
+    n = len(report.questions)
+    for budget in report.settings["budgets"]:
+        name = metric_name("complete", budget)
+        # max keeps the first of equals: the best verdicts() names
+        best = max(report.summaries, key=lambda s: s.figure(name).value)
+        at = next(b for b in best.budgets if b.budget == budget)
+        chunking, ranking = at.misses.get(CHUNKING, 0), at.misses.get(RANKING, 0)
+        total = chunking + ranking
+        if total:
+            lines.append(
+                f"B={budget}: {best.name}'s {total} miss{'es' if total > 1 else ''} of {n}: "
+                f"{ranking} ranking, {chunking} chunking (ceiling {at.ceiling.value:.3f}) — "
+                f"{what_limits(chunking, ranking)}"
+            )
+    return lines
+
+
+def what_limits(chunking: int, ranking: int) -> str:
+    """Say which kind of miss limits a variant, and so what would find more."""
+    if ranking >= LIMIT_SHARE * chunking:
+        return "a better ranker would find more than other chunk sizes"
+    if chunking >= LIMIT_SHARE * ranking:
+        return "chunks cut otherwise would find more than a better ranker"
+    return "both a better ranker and other chunks would find more"
