@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from policy_assistant.cli import app
 from policy_assistant.errors import BadIndex
 from policy_assistant.index import FORMAT_VERSION, index_lock, open_index
+from policy_assistant.index.context.unit_segment import UNIT_SEGMENT_FORMAT
 from policy_assistant.index.store import reader
 from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import CorpusOptions
@@ -350,15 +351,16 @@ def test_unit_segments_of_another_version_are_named_so_and_rebuilt(built, where:
     # read in another format is named so by search, never "damaged".
     corpus, index_dir = built
     units = live(index_dir) / "units"
+    other = UNIT_SEGMENT_FORMAT - 1
     if where == "units.json":
         path = units / "units.json"
-        changed = {"segment_format": 3}
+        changed = {"segment_format": other}
     else:
         (path,) = units.glob("useg-*/segment.json")
-        changed = {"format": 3}
+        changed = {"format": other}
     path.write_bytes(orjson.dumps({**orjson.loads(path.read_bytes()), **changed}))
     result = runner.invoke(app, ["search", "mowers", "--index", str(index_dir), "--budget", "50"])
-    assert_one_line_error(result, "was written by another version", "format 4")
+    assert_one_line_error(result, "was written by another version", f"format {UNIT_SEGMENT_FORMAT}")
     assert "damaged" not in result.stderr
     assert_ingest_repairs(corpus, index_dir)
 

@@ -76,3 +76,4 @@ def test_a_passage_across_parts_cites_the_path_once(tmp_path: Path) -> None:
 
 def test_the_part_size_is_a_unit_setting_an_index_records() -> None:
     assert UNIT_SETTINGS["part_words"] == SECTION_PART_WORDS
+    assert UNIT_SETTINGS["part_blocks"] is True  # blocks longer than a part are parted too

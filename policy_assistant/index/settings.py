@@ -84,11 +84,14 @@ novel, speech or log is one section) is scored in consecutive parts of whole blo
 most this long (a longer block alone), so that a scene or a topic scores as a whole, not the
 whole document. Measured with bench/eval_context.py at 150, 300, 600 and 1,000 words on ten
 sets: 600 gains most on the worst sets (two novels: complete@400 +10 and +14 points), and
-costs release notes and the GPL, where neighbouring paragraphs are unrelated, 2 to 5 points."""
+costs release notes and the GPL, where neighbouring paragraphs are unrelated, 2 to 5 points.
+A block longer than this (a log or a text without blank lines, read as one paragraph) is parted
+between its units: UNIT_SETTINGS["part_blocks"]."""
 UNIT_SETTINGS: dict[str, Any] = {
     "max_words": LONG_SENTENCE_WORDS,
     "piece_words": UNIT_PIECE_WORDS,
     "part_words": SECTION_PART_WORDS,
+    "part_blocks": True,
 }
 """How text is cut into retrieval units, kept in the manifest: an index cut otherwise is
 rebuilt by the next ingest."""

@@ -30,9 +30,9 @@ from policy_assistant.index.context.units import (
 from policy_assistant.jsonio import json_line
 from policy_assistant.records import ACCESS_LABELS, Document
 
-UNIT_SEGMENT_FORMAT = 4
+UNIT_SEGMENT_FORMAT = 3
 """Version of a unit segment's files; a reader refuses any other (1: one text stream per
-document; 3: a block longer than a section part was one part)."""
+document)."""
 FRAME_CHARS = 2048
 """Characters of a document's text per compressed frame."""
 FIELD_TEXTS: dict[str, Callable[[UnitSet], Iterator[str]]] = {
