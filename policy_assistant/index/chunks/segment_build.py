@@ -18,6 +18,7 @@ import shutil
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from io import BufferedReader
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,11 @@ def chunk_key(chunk_id: str) -> int:
     return int.from_bytes(hashlib.sha256(chunk_id.encode()).digest()[:8], "big")
 
 
+def checksum(handle: BufferedReader) -> str:
+    """Return the hex SHA-256 of an open file's bytes, read from where it stands."""
+    return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
 def flush_files(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
     """fsync every file under folder but those whose POSIX path there starts with one of
     skip; return each one's SHA-256 by that path."""
@@ -100,7 +106,7 @@ def flush_files(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
         if name.startswith(skip):
             continue
         with path.open("rb") as handle:
-            checksums[name] = hashlib.file_digest(handle, "sha256").hexdigest()
+            checksums[name] = checksum(handle)
             os.fsync(handle.fileno())
     return checksums
 

@@ -5,11 +5,9 @@ Shared by writer.py and reader.py; the layout: docs/index-format.md.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping
-from io import BufferedReader
 from pathlib import Path
 
 from policy_assistant.errors import BadIndex, StaleIndex
@@ -52,11 +50,6 @@ def damaged(index_dir: Path, problem: object) -> BadIndex:
         where = f"index at {index_dir} was written by another version"
         return BadIndex(f"{where} ({one_line}): {ingest_hint(index_dir)}")
     return BadIndex(f"damaged index at {index_dir}: {one_line}: {ingest_hint(index_dir)}")
-
-
-def checksum(handle: BufferedReader) -> str:
-    """Return the hex SHA-256 of an open file's bytes, read from where it stands."""
-    return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def read_current(index_dir: Path) -> str | None:

@@ -10,8 +10,9 @@ import hashlib
 import os
 from pathlib import Path
 
+from policy_assistant.index.chunks.segment_build import checksum
 from policy_assistant.index.store.entries import DELETED_DIR, SEGMENTS_DIR
-from policy_assistant.index.store.folder import checksum, damaged
+from policy_assistant.index.store.folder import damaged
 from policy_assistant.index.store.manifest import LiveSegment, Manifest
 from policy_assistant.jsonio import loads
 from policy_assistant.records import ACCESS_LABELS
