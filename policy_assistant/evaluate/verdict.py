@@ -61,7 +61,7 @@ def verdicts(report: EvalReport) -> list[FigureVerdict]:
         return []
     out = []
     for metric in figure_names(report.settings["budgets"]):
-        best = max(report.summaries, key=lambda s: s.figure(metric).value)
+        best = best_on(report, metric)
         others = [
             _Versus(o.name, paired(report, metric, o.name, best.name))
             for o in report.summaries
@@ -71,6 +71,11 @@ def verdicts(report: EvalReport) -> list[FigureVerdict]:
         outside = tuple(v for v in others if not v.difference.contains(0.0))
         out.append(FigureVerdict(metric, best.name, best.figure(metric).value, inside, outside))
     return out
+
+
+def best_on(report: EvalReport, metric: str) -> ChunkerSummary:
+    """Return the variant with the highest value of a figure (the first listed on a tie)."""
+    return max(report.summaries, key=lambda s: s.figure(metric).value)
 
 
 def paired(report: EvalReport, metric: str, a: str, b: str) -> Interval:
@@ -243,9 +248,7 @@ def limit_lines(report: EvalReport) -> list[str]:
     lines = []
     n = len(report.questions)
     for budget in report.settings["budgets"]:
-        name = metric_name("complete", budget)
-        # max keeps the first of equals: the best verdicts() names
-        best = max(report.summaries, key=lambda s: s.figure(name).value)
+        best = best_on(report, metric_name("complete", budget))
         at = next(b for b in best.budgets if b.budget == budget)
         chunking, ranking = at.misses.get(CHUNKING, 0), at.misses.get(RANKING, 0)
         total = chunking + ranking
