@@ -11,8 +11,7 @@ build/eval-rankers/SET.json. Per set, a row per chunker and ranker: hit@5 and co
 from the same chunker's bm25 row; and the semantic chunker's paired difference from structure
 under each ranker. heldout-rsync-man is reported apart, after the others, and decides nothing;
 heldout-alice, heldout-austen and heldout-northanger, three novels, and heldout-irc, a chat log,
-are never run here (eval_context measures them; heldout-northanger and heldout-irc are the
-held-out ones).
+are never run here (eval_context measures them; heldout-northanger is the held-out one).
 When questions/external/beir_set.py has written build/external/beir-layout, its nDCG@10, MRR@10
 and Recall@100 per ranker follow (its queries are made mechanically: "What does FILE say about
 WORD, WORD, ...?", the quoted sentence's longest words). Then, for the paraphrases bm25 was
@@ -49,9 +48,9 @@ OUT = ROOT / "build" / "eval-rankers"
 HELD_OUT = "heldout-rsync-man"
 """Reported apart; never used for a decision."""
 NOT_BENCHED = ("heldout-alice", "heldout-austen", "heldout-northanger", "heldout-irc")
-"""The novels and the chat log, measured by eval_context only: heldout-northanger and
-heldout-irc are held out (measured once, after the defaults are fixed); the other two novels
-were, until their first measurement."""
+"""The novels and the chat log, measured by eval_context only: heldout-northanger is held out
+(measured once, after the defaults are fixed); the others were, until their first
+measurement."""
 CHUNKERS = ("structure", "sentence", "fixed", "overlapping", "semantic")
 RANKERS = ("bm25", "dense", "hybrid")
 FIGURES = ("hit@k", "complete@100", "complete@200", "complete@400")

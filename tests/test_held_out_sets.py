@@ -1,6 +1,6 @@
 """The external question sets: fetch.sh builds every one, and the three novels, heldout-alice,
-heldout-austen and heldout-northanger, and the chat log heldout-irc, measured once after the
-defaults are fixed, are never taken by the bench that runs every fetched set."""
+heldout-austen and heldout-northanger, and the chat log heldout-irc, each held out until its
+first measurement, are never taken by the bench that runs every fetched set."""
 
 from __future__ import annotations
 
