@@ -3,7 +3,8 @@
 A candidate boundary is sentence-ending punctuation (. ! ? …), then any closing quotes or
 brackets, then whitespace; in Chinese and Japanese, a full-width 。！？ and any closing
 brackets, with or without whitespace. The candidate is turned down when the next word starts
-in lower case (the sentence goes on), when the word before the full stop is a known
+in lower case (the sentence goes on), when a Japanese quotation closes on it and a quoting
+particle follows (「行きます。」と言った), when the word before the full stop is a known
 abbreviation ("e.g.", "approx.", "M.", "No. 5"), an initial ("J. Smith") or a list marker
 opening the sentence ("1. Register"). Decimals and model numbers ("2.5 kW", "PW-2000.3") never
 split: no whitespace follows their dots. Table rows and code lines are units of their own,
@@ -44,6 +45,13 @@ _BOUNDARY_RE = re.compile(r"(?<=[.!?…])(?:[\"'”’»)\]]|\s+»)*(\s+)")
 _UNSPACED_BOUNDARY_RE = re.compile(
     _BOUNDARY_RE.pattern + r"|(?<=[。！？])(?![。！？])[」』）〕】”’]*+(\s*)"
 )
+SENTENCES_VERSION = 2
+"""Version of these rules, kept in the manifest: chunks and units cut by another are rebuilt
+(1: before; 2: a Japanese quotation followed by と or って goes on)."""
+
+_QUOTE_CLOSERS = "」』"
+_QUOTING = "とっ"
+"""Particles that follow a Japanese quotation inside a sentence: と, って."""
 _LINE_RE = re.compile(r"[^\n]*\S[^\n]*")
 _WORD_BEFORE_RE = re.compile(r"\S+$")
 _DOTTED_RE = re.compile(r"(?:[^\W\d_]{1,3}[.-]+)+[^\W\d_]{1,3}")
@@ -137,6 +145,8 @@ def unit_spans(text: str, block: Block) -> list[tuple[int, int]]:
 def _is_boundary(text: str, sentence_start: int, punct_end: int, next_start: int) -> bool:
     following = text[next_start]
     if following.islower():
+        return False
+    if following in _QUOTING and text[next_start - 1] in _QUOTE_CLOSERS:
         return False
     if text[punct_end - 1] != ".":
         return True

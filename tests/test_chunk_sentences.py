@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.chunk_strategies import paragraph
+from support.corpora import write_corpus
 
+from policy_assistant import sentences as sentences_module
+from policy_assistant.chunk import make_chunker
+from policy_assistant.index import load_manifest
+from policy_assistant.index.context.unit_open import segment_units
+from policy_assistant.index.store.units import load_units
+from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.records import Block
-from policy_assistant.sentences import bounded_spans, line_spans, sentence_spans, unit_spans
+from policy_assistant.sentences import (
+    SENTENCES_VERSION,
+    bounded_spans,
+    line_spans,
+    sentence_spans,
+    unit_spans,
+)
 from policy_assistant.text import has_unspaced, word_spans
 
 
@@ -147,3 +162,52 @@ def test_chinese_and_japanese_sentences_end_at_a_full_width_stop_without_a_space
         "今日は晴れです。", "明日は雨でしょう！", "本当？", "「はい。」", "Then English.",
         "終わり。。。", "次。",
     ]  # fmt: skip
+
+
+def test_a_japanese_quotation_followed_by_a_quoting_particle_goes_on() -> None:
+    text = "彼は「明日行きます。」と言った。母は『本当？』って聞いた。「はい。」次の日。"
+    found = [text[a:b] for a, b in sentence_spans(text)]
+    assert found == [
+        "彼は「明日行きます。」と言った。", "母は『本当？』って聞いた。", "「はい。」", "次の日。",
+    ]  # fmt: skip
+
+
+QUOTED_CATALOG = '["note-ja.md"]\naccess = "public"\nversion = "1"\n'
+
+
+def test_an_index_cut_by_older_sentence_rules_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    quoted = "彼は「明日行きます。」と言った。"
+    files = {"catalog.toml": QUOTED_CATALOG, "note-ja.md": f"# メモ\n\n{quoted}\n"}
+    corpus, index = write_corpus(tmp_path / "c", files), tmp_path / "i"
+    with monkeypatch.context() as first:
+        # Version 1 of the rules split after the quotation's full stop.
+        first.setattr(sentences_module, "_QUOTING", "")
+        ingest(corpus, index, make_chunker("sentence"))
+    assert quoted not in unit_texts(index)
+    generation = index / (index / "CURRENT").read_text().strip()
+    data = json.loads((generation / "manifest.json").read_text())
+    del data["sentences"]  # what an index written before the field holds
+    (generation / "manifest.json").write_text(json.dumps(data))
+    assert load_manifest(index).sentences == 1
+
+    summary = ingest(corpus, index, make_chunker("sentence"))
+    assert summary.rebuilt == f"sentence rules changed (version 1 -> {SENTENCES_VERSION})"
+    assert load_manifest(index).sentences == SENTENCES_VERSION
+    assert quoted in unit_texts(index)
+    again = ingest(corpus, index, make_chunker("sentence"))
+    assert again.rebuilt is None and not again.written
+
+
+def unit_texts(index: Path) -> list[str]:
+    """The text of every retrieval unit the index holds."""
+    units = load_units(index / (index / "CURRENT").read_text().strip() / "units")
+    try:
+        return [
+            unit_set.unit_text(row)
+            for unit_set in map(segment_units, units.segments)
+            for row in range(len(unit_set))
+        ]
+    finally:
+        units.close()

@@ -32,6 +32,7 @@ from policy_assistant.index.store.writer import (
 )
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import Chunk, Document
+from policy_assistant.sentences import SENTENCES_VERSION
 from policy_assistant.text import WORDS_VERSION
 
 if TYPE_CHECKING:
@@ -289,6 +290,9 @@ def settings_change(
         return "retrieval unit settings changed"
     if manifest.words != WORDS_VERSION:
         return f"word definition changed (version {manifest.words} -> {WORDS_VERSION})"
+    if manifest.sentences != SENTENCES_VERSION:
+        old = manifest.sentences
+        return f"sentence rules changed (version {old} -> {SENTENCES_VERSION})"
     return embedding_change(manifest.embedding, embedding)
 
 

@@ -20,6 +20,7 @@ from policy_assistant.index.store.entries import SegmentEntries, read_entries
 from policy_assistant.index.store.entries import ids_digest as ids_digest
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.records import ACCESS_LABELS
+from policy_assistant.sentences import SENTENCES_VERSION
 from policy_assistant.text import WORDS_VERSION
 
 FORMAT_VERSION = 4
@@ -58,6 +59,9 @@ class Manifest:
     words: int = 1
     """text.WORDS_VERSION of the word counts stored (chunks' words, the units' columns): 1, the
     first definition, in an index older than the field."""
+    sentences: int = 1
+    """sentences.SENTENCES_VERSION of the rules the chunks and units were cut with: 1 in an
+    index older than the field."""
     embedding: dict[str, Any] | None = None
     """The model the segments' vectors were made with and how (index/store/vectors.py), or
     None when the index holds no vectors."""
@@ -81,7 +85,7 @@ class Manifest:
         return cls(
             FORMAT_VERSION, __version__, dict(chunker), tokenizer, bm25,
             corpus=dict(corpus or {}), units=dict(UNIT_SETTINGS), words=WORDS_VERSION,
-            embedding=embedding, given=ordered,
+            sentences=SENTENCES_VERSION, embedding=embedding, given=ordered,
         )  # fmt: skip
 
     @cached_property
