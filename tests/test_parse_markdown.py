@@ -372,6 +372,8 @@ def test_jsx_lines_in_plain_markdown_are_left_alone() -> None:
         ("Intro paragraph.\n\n# Later heading\n", "a"),
         ("Body text\n\nmore body\n===\n", "a"),  # an accidental setext heading near the end
         ("# " + " ".join(["word"] * 21) + "\n\nBody.\n", "a"),
+        ("# 保証規定\n\n本文。\n", "保証規定"),
+        ("# " + "保証期間は購入日から十八か月で延長はできません" + "\n\n本文。\n", "a"),  # 22 words
         ("## Second level first\n\nBody.\n", "Second level first"),
     ],
 )

@@ -346,3 +346,26 @@ def cjk_page_image() -> bytes:
 def test_a_scan_with_no_layer_is_not_ocrd_with_another_scripts_data() -> None:
     with pytest.raises(DocumentError, match="tesseract-ocr-chi-sim"):
         parse(cjk_page_image())  # no text at all: the note is the error, never English junk
+
+
+def test_a_scanned_page_with_a_long_japanese_text_layer_keeps_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A scanner's own OCR leaves a text layer over the page image. Japanese sets no spaces:
+    # seven lines are 119 words, not the seven whitespace runs that once made the page
+    # look like a scan under 50 words, to be read again (or noted as unread).
+    monkeypatch.setattr(pdf_ocr, "ENABLED", False)
+    line = "保証期間は購入日から十八か月です。"
+    source = pymupdf.open()
+    page = source.new_page()
+    for i in range(7):
+        page.insert_text((72, 100 + 30 * i), line, fontname="japan", fontsize=14)
+    pixmap = page.get_pixmap(dpi=100)
+    out = pymupdf.open()
+    target = out.new_page(width=page.rect.width, height=page.rect.height)
+    target.insert_image(target.rect, pixmap=pixmap)
+    for i in range(7):
+        target.insert_text((72, 100 + 30 * i), line, fontname="japan", fontsize=14, render_mode=3)
+    document = parse(save(out))
+    assert document.ocr_pages == () and document.notes == ()
+    assert document.text.count(line) == 7

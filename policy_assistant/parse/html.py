@@ -29,6 +29,7 @@ from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.parse.text import CONTROL, TITLE_MAX_WORDS, file_stem, finish
 from policy_assistant.records import Document, DocumentMeta, Dropped
+from policy_assistant.text import count_words
 
 MAX_TAGS = 2_000_000
 """Tags in one page; a page with more is refused (its tree would take gigabytes)."""
@@ -140,7 +141,7 @@ def _title(root: Any) -> str | None:
 
 def _first_h1(builder: DocumentBuilder) -> str | None:
     for block in builder.blocks:
-        if block.level == 1 and len(block.text.split()) <= TITLE_MAX_WORDS:
+        if block.level == 1 and count_words(block.text) <= TITLE_MAX_WORDS:
             return block.text
     return None
 

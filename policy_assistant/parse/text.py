@@ -29,6 +29,7 @@ from dataclasses import replace
 from policy_assistant.errors import DocumentError
 from policy_assistant.parse.builder import DocumentBuilder
 from policy_assistant.records import Block, Document, DocumentMeta, Dropped
+from policy_assistant.text import count_words
 
 TITLE_MAX_WORDS = 20
 """A heading longer than this is not taken as the document's title."""
@@ -87,7 +88,7 @@ def file_stem(source: str) -> str:
 
 def leading_title(blocks: Sequence[Block]) -> str | None:
     """Return the first block's text if it is a heading of at most TITLE_MAX_WORDS words."""
-    if blocks and blocks[0].kind == "heading" and len(blocks[0].text.split()) <= TITLE_MAX_WORDS:
+    if blocks and blocks[0].kind == "heading" and count_words(blocks[0].text) <= TITLE_MAX_WORDS:
         return blocks[0].text
     return None
 
@@ -148,7 +149,7 @@ def _numbered_depth(lines: list[str]) -> int:
     if not match:
         return 0
     words = match.group(2)
-    if not words[0].isupper() or words.endswith(_END_PUNCTUATION) or len(words.split()) > 12:
+    if not words[0].isupper() or words.endswith(_END_PUNCTUATION) or count_words(words) > 12:
         return 0
     return match.group(1).count(".") + 1
 

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from policy_assistant.records import Document
+from policy_assistant.text import count_words
 
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
@@ -58,5 +59,5 @@ def coverage(document: Document, page_words: list[list[str]]) -> Coverage:
             if key not in haystack:
                 lost.append((page, word))
     missing = source - Counter(haystack.replace("\n", ""))
-    dropped_words = sum(len(record.text.split()) for record in document.dropped)
+    dropped_words = sum(count_words(record.text) for record in document.dropped)
     return Coverage(total, tuple(lost), sum(missing.values()), dropped_words)

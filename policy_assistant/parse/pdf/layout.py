@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from policy_assistant.parse.pdf.lines import Line
 from policy_assistant.parse.pdf.tables import Table
 from policy_assistant.records import Dropped
+from policy_assistant.text import count_words
 
 MARGIN_BAND = 0.1
 """Share of the page height, at top and at bottom, where running headers and footers live."""
@@ -236,7 +237,7 @@ def _placed_running(pages: list[PageContent]) -> set[tuple[str, int, int]]:
         return set()
     placed: Counter[tuple[str, int, int]] = Counter()
     for page in pages:
-        placed.update({_placed_key(line) for line in page.lines if len(line.text.split()) <= 6})
+        placed.update({_placed_key(line) for line in page.lines if count_words(line.text) <= 6})
     needed = max(MIN_PLACED_PAGES, math.ceil(len(pages) * PLACED_SHARE))
     # Letters needed: the same number at one place on every page is a count, not a label.
     return {

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from policy_assistant.parse.pdf import illustration
+from policy_assistant.text import count_words
 
 ENABLED = True
 """Whether scanned pages are OCR'd where Tesseract is present; the CLI's --no-ocr sets it off."""
@@ -343,7 +344,7 @@ class ScanReader:
             for line in block.get("lines", ())
             for span in line["spans"]
         )
-        words = len(text.split())
+        words = count_words(text)
         noise = images > 0 and not _is_scan(words, images) and is_garbage(text)
         if not (noise or _is_scan(words, images)):
             return page_dict

@@ -54,6 +54,7 @@ from policy_assistant.parse.pdf.titlepage import MAX_TITLE_WORDS, demote_title_p
 from policy_assistant.parse.pdf.turn import as_shown, turned_pages_note
 from policy_assistant.parse.pdf.words import Vocabulary
 from policy_assistant.records import Document, DocumentMeta, Dropped
+from policy_assistant.text import count_words
 
 pymupdf: Any = _pymupdf_module
 """pymupdf, seen as untyped: its annotations are partial and strict mypy rejects the rest."""
@@ -445,7 +446,7 @@ def _sensible_title(title: str | None) -> str | None:
         return None
     title = " ".join(title.split())
     letters = sum(ch.isalpha() for ch in title)
-    too_long = len(title) > 200 or len(title.split()) > MAX_TITLE_WORDS
+    too_long = len(title) > 200 or count_words(title) > MAX_TITLE_WORDS
     if letters < 3 or too_long or _NOT_A_TITLE.search(title) or "\\" in title:
         return None
     return title

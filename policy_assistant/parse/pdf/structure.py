@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from policy_assistant.parse.pdf.lines import Line, join_wrapped, list_marker
+from policy_assistant.text import count_words
 
 LARGER = 1.12
 """A line this many times the body size, or more, is set larger than the body text."""
@@ -172,7 +173,7 @@ def _same_style(a: Line, b: Line) -> bool:
 
 
 def _words(lines: list[Line]) -> int:
-    return sum(len(line.text.split()) for line in lines)
+    return sum(count_words(line.text) for line in lines)
 
 
 def _is_heading(role: str, lines: list[Line], first: bool, after: Line | None) -> bool:
