@@ -143,9 +143,9 @@ set_licences() {
     deb base-files
     dir="$OUT/licences"
     mkdir -p "$dir"
-    while read -r name sum; do
-        cp "$CACHE/unpacked/usr/share/common-licenses/$name" "$dir/$name.txt"
-        check "$dir/$name.txt" "$sum"
+    while read -r licence sum; do
+        cp "$CACHE/unpacked/usr/share/common-licenses/$licence" "$dir/$licence.txt"
+        check "$dir/$licence.txt" "$sum"
     done <<'SUMS'
 Apache-2.0 cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30
 Artistic b7fd9b73ea99602016a326e0b62e6646060d18febdd065ceca8bb482208c3d88
