@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from support.eval_corpus import QUESTIONS, parsed_corpus, write_eval_corpus, wri
 
 from policy_assistant.evaluate import EvalReport, EvalSettings, evaluate, load_questions
 from policy_assistant.evaluate.verdict import (
+    MEANING_HINT,
     MIN_QUESTIONS,
     best_lines,
     budget_lines,
@@ -182,8 +184,15 @@ def test_what_limits_the_best_is_said_per_budget(documents: list[Document], tmp_
         chunking, ranking = b.misses["chunking"], b.misses["ranking"]
         assert line.startswith(f"B={b.budget}: structure's {chunking + ranking} miss")
         assert f"of {n}: {ranking} ranking, {chunking} chunking " in line
-        assert line.endswith(what_limits(chunking, ranking))
+        said = what_limits(chunking, ranking)
+        # a ranking limit of BM25 rows points at the one measurement more: a meaning ranker
+        hint = MEANING_HINT if said.startswith("a better ranker") else ""
+        assert line.endswith(said + hint)
     assert report.summaries[0].budgets[0].misses["chunking"] > 0
+    assert any(line.endswith(MEANING_HINT) for line in lines)
+    # A run that measured a meaning ranker already is told no more than the limit.
+    ranked = tuple(replace(summary, name=f"{summary.name}+hybrid") for summary in report.summaries)
+    assert not any(MEANING_HINT in line for line in limit_lines(replace(report, summaries=ranked)))
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from typing import Any
 
 from policy_assistant.evaluate.bootstrap import Interval
 from policy_assistant.evaluate.budget_units import WORDS, budget_sizes, unit_of
+from policy_assistant.evaluate.dense import RANKER_MARK
 from policy_assistant.evaluate.report import BUDGET_METRICS, ChunkerSummary, EvalReport, metric_name
 from policy_assistant.evaluate.score import CHUNKING, RANKING
 
@@ -247,6 +248,8 @@ def limit_lines(report: EvalReport) -> list[str]:
     ranking could make hold the evidence within B, or its ranking, which did not bring them."""
     lines = []
     n = len(report.questions)
+    # With BM25 rows alone, a ranking limit is worth one measurement more: the meaning ranker.
+    lexical = not any(RANKER_MARK in s.name for s in report.summaries)
     for budget in report.settings["budgets"]:
         best = best_on(report, metric_name("complete", budget))
         at = next(b for b in best.budgets if b.budget == budget)
@@ -257,8 +260,13 @@ def limit_lines(report: EvalReport) -> list[str]:
                 f"B={budget}: {best.name}'s {total} miss{'es' if total > 1 else ''} of {n}: "
                 f"{ranking} ranking, {chunking} chunking (ceiling {at.ceiling.value:.3f}) — "
                 f"{what_limits(chunking, ranking)}"
+                + (MEANING_HINT if lexical and ranking >= LIMIT_SHARE * chunking else "")
             )
     return lines
+
+
+MEANING_HINT = " (--retriever bm25,hybrid measures one, with the dense extra)"
+"""Said after a ranking limit on a run of BM25 rows only."""
 
 
 def what_limits(chunking: int, ranking: int) -> str:
