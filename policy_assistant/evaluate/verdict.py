@@ -249,7 +249,7 @@ def limit_lines(report: EvalReport) -> list[str]:
     lines = []
     n = len(report.questions)
     # With BM25 rows alone, a ranking limit is worth one measurement more: the meaning ranker.
-    lexical = not any(RANKER_MARK in s.name for s in report.summaries)
+    lexical, hint = not any(RANKER_MARK in s.name for s in report.summaries), False
     for budget in report.settings["budgets"]:
         best = best_on(report, metric_name("complete", budget))
         at = next(b for b in best.budgets if b.budget == budget)
@@ -260,13 +260,15 @@ def limit_lines(report: EvalReport) -> list[str]:
                 f"B={budget}: {best.name}'s {total} miss{'es' if total > 1 else ''} of {n}: "
                 f"{ranking} ranking, {chunking} chunking (ceiling {at.ceiling.value:.3f}) — "
                 f"{what_limits(chunking, ranking)}"
-                + (MEANING_HINT if lexical and ranking >= LIMIT_SHARE * chunking else "")
             )
-    return lines
+            hint = hint or (lexical and ranking >= LIMIT_SHARE * chunking)
+    return [*lines, MEANING_HINT] if hint else lines
 
 
-MEANING_HINT = " (--retriever bm25,hybrid measures one, with the dense extra)"
-"""Said after a ranking limit on a run of BM25 rows only."""
+MEANING_HINT = (
+    "a ranker that matches meaning: eval --retriever bm25,hybrid measures one (the dense extra)"
+)
+"""Said once after the limit lines when ranking limits a run of BM25 rows only."""
 
 
 def what_limits(chunking: int, ranking: int) -> str:
