@@ -48,6 +48,8 @@ EXTERNAL = (
     "ansible-lint-rules",
 )
 """External sets used when fetched (build/external/NAME); heldout-rsync-man never is."""
+UNLIKE = ("heldout-alice", "heldout-austen", "heldout-irc", "sotu")
+"""Tuning sets of text unlike our manuals (long, without headings), asked blind."""
 MODEL = ROOT / "build" / "models" / "all-MiniLM-L6-v2"
 NAME = 22
 """The width of the table's ranker column."""

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bench_rankers import EXTERNAL
+from bench_rankers import EXTERNAL, UNLIKE
 from eval_context import usable_questions
-from eval_rankers import HELD_OUT
+from eval_rankers import HELD
 from results import parse_args, recording, write_section
 
 from policy_assistant.evaluate.questions import Question
@@ -42,10 +42,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BUDGETS = (50, 100, 200, 400)
 RULE_BUDGETS = (100, 200, 400)
 DEFAULT = NAMED_STRATEGIES["window"]
-UNLIKE = ("heldout-alice", "heldout-austen", "heldout-irc", "sotu")
-"""Tuning sets of text unlike our manuals (long, without headings), asked blind."""
-HELD = (HELD_OUT, "heldout-northanger")
-"""Sets no default is chosen on: printed, never read by worst_set."""
 
 
 def fields(section: float, document: float, passage: float) -> dict[str, float]:
