@@ -324,7 +324,7 @@ def _weighted(
         if tid < 0:
             continue
         base = int(bases[seg])
-        for rows, tf in live_slices(view, *view.term_rows(tid)):
+        for rows, tf in live_slices(view.deleted, *view.term_rows(tid)):
             # int64 rows: numpy gathers and scatters by int32 ones 3x slower.
             local = rows.astype(np.int64)
             weights = plan.weights(stats, term, norms_at(view, stats, local), tf)
