@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.errors import BadIndex
+from policy_assistant.index.chunks.bm25_types import Ints
 from policy_assistant.index.chunks.fusion import fuse
 from policy_assistant.index.chunks.kernel import products
 from policy_assistant.index.chunks.segment import Segment
@@ -22,7 +23,6 @@ from policy_assistant.index.chunks.segment_search import Found
 from policy_assistant.index.settings import RankerSettings
 
 Floats = npt.NDArray[np.float32]
-Ints = npt.NDArray[np.int64]
 
 
 class VectorRows(Protocol):

@@ -317,10 +317,12 @@ class MemoryIndex(Index):
     def __init__(
         self,
         chunks: Sequence[Chunk],
-        bm25: BM25Settings,
+        bm25: BM25Settings = BM25_DEFAULTS,
         vectors: Vectors | None = None,
         encoder: QueryEncoder | None = None,
     ) -> None:
+        """Count chunks (in the order given) with these BM25 settings; vectors (one unit
+        vector per chunk) and a query encoder let it rank dense and hybrid."""
         unknown = sorted({c.access for c in chunks} - set(ACCESS_LABELS))
         if unknown:
             raise UsageError(f"unknown access labels {unknown}; expected one of {ACCESS_LABELS}")
@@ -346,15 +348,9 @@ class MemoryIndex(Index):
         return list(self._chunks)
 
 
-def memory_index(
-    chunks: Sequence[Chunk],
-    bm25: BM25Settings = BM25_DEFAULTS,
-    vectors: Vectors | None = None,
-    encoder: QueryEncoder | None = None,
-) -> MemoryIndex:
-    """Return an in-memory index of chunks (in the order given) with these BM25 settings;
-    vectors (one unit vector per chunk) and a query encoder let it rank dense and hybrid."""
-    return MemoryIndex(chunks, bm25, vectors, encoder)
+memory_index = MemoryIndex
+"""Return an in-memory index of chunks: MemoryIndex's constructor, under the name the
+package exports."""
 
 
 def no_vectors_message(ranker: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.segment import Segment
 from policy_assistant.index.settings import BM25Settings
 
@@ -36,8 +37,6 @@ KTH_SAMPLE = 8
 _SLACK = 1e-9
 _T = TypeVar("_T")
 
-Floats = npt.NDArray[np.float64]
-Ints = npt.NDArray[np.int64]
 Found = tuple[int, int, float]
 """A hit: segment index, local row, score."""
 Tie = Callable[[int, int], Any]

@@ -156,8 +156,7 @@ def order_hits(
     scored = [
         (row, score + settings.maxp * float(g)) for (row, score), g in zip(hits, gains, strict=True)
     ]
-    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
-    return [scored[i] for i in order]
+    return sorted(scored, key=lambda hit: -hit[1])  # stable: ties keep the search's order
 
 
 Ranked = tuple[UnitSet, list[tuple[int, float]], TermWeights]

@@ -146,9 +146,8 @@ class SegmentedUnits:
 
     def __len__(self) -> int:
         """Live units."""
-        dead = [v.deleted for v in self._views["body"]]
-        return sum(len(v.dl) - int(d.sum() if d is not None else 0)
-                   for v, d in zip(self._views["body"], dead, strict=True))  # fmt: skip
+        views = self._views["body"]
+        return sum(len(v.dl) - (0 if v.deleted is None else int(v.deleted.sum())) for v in views)
 
     def ranked(
         self, query: str, n: int, access: str | None = None,
