@@ -321,39 +321,17 @@ def _weighted(
 def _scores_at(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, seg: Ints, local: Ints
 ) -> Floats:
-    """Return the field's score at some rows (segment, local row; live ones), as
-    field_scores gives it there: each term's weight found by bisection, summed in plan order
-    (a row lies in one segment, so each row's sum runs term after term)."""
+    """Return the field's score at some rows (segment, local row: live ones, ascending in each
+    segment), as field_scores gives it there: each term's weight found by bisection, summed in
+    plan order (a row lies in one segment, so each row's sum runs term after term)."""
     scores = np.zeros(len(local))
     for i, view in enumerate(views):
         mine = np.flatnonzero(seg == i)
         if len(mine):
-            rows = local[mine]
-            needles = rows.astype(view.rows.dtype)  # the postings' type: no copy of them
-            place, terms, tf = _found_at(view, plan.ids[i], needles)
-            norms = norms_at(view, stats, rows[place])
+            found = range_postings(view, stats, plan, i, local[mine], local[mine] + 1)
             # add.at adds in the order given: term after term at each row.
-            np.add.at(scores, mine[place], plan.weights(stats, terms, norms, tf))
+            np.add.at(scores, mine[found.runs], found.weights)
     return scores
-
-
-def _found_at(view: FieldView, ids: Ints, needles: Ints) -> tuple[Ints, Ints, Ints]:
-    """Return where each term (ids: -1 for none here) has a posting among needles (ascending
-    rows), term after term: the needle's position, the term's position and its tf there."""
-    places, terms, freqs = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [view.tf[:0]]
-    ptr = view.ptr
-    for j, tid in enumerate(ids.tolist()):
-        if tid < 0:
-            continue
-        start, stop = int(ptr[tid]), int(ptr[tid + 1])
-        rows = view.rows[start:stop]
-        # Bisecting all rows but the last gives the place clipped to the last one.
-        at = np.searchsorted(rows[:-1], needles)
-        found = np.flatnonzero(rows[at] == needles)
-        places.append(found)
-        terms.append(np.full(len(found), j, np.int64))
-        freqs.append(view.tf[start + at[found]])
-    return np.concatenate(places), np.concatenate(terms), np.concatenate(freqs)
 
 
 @dataclass(frozen=True, slots=True)
