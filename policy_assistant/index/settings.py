@@ -138,8 +138,7 @@ class RankerSettings:
 
     def __post_init__(self) -> None:
         for name, allowed in (("ranker", RANKERS), ("fusion", FUSIONS), ("norm", NORMS)):
-            if getattr(self, name) not in allowed:
-                value = getattr(self, name)
+            if (value := getattr(self, name)) not in allowed:
                 raise ValueError(f"unknown {name} {value!r}; expected one of {allowed}")
         if isinstance(self.weight, bool) or not isinstance(self.weight, int | float):
             raise ValueError(f"the dense weight must be a number, got {self.weight!r}")

@@ -29,10 +29,10 @@ def load_array(path: Path, mode: Literal["r"] | None) -> Any:
         raise ValueError(f"{path.name}: {type(exc).__name__}: {exc}") from exc
 
 
-def read_terms(path: Path, use_mmap: bool) -> bytes | mmap.mmap:
-    """Return the term list's bytes, memory-mapped when asked and not empty."""
+def read_terms(path: Path) -> bytes | mmap.mmap:
+    """Return a file's bytes (a term list's, records', texts'), memory-mapped unless empty."""
     with path.open("rb") as handle:
-        if use_mmap and path.stat().st_size:
+        if path.stat().st_size:
             return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         return handle.read()
 

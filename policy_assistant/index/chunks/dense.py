@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.errors import BadIndex
+from policy_assistant.index.chunks.bm25_types import Ints
 from policy_assistant.index.chunks.fusion import fuse
 from policy_assistant.index.chunks.kernel import products
 from policy_assistant.index.chunks.segment import Segment
@@ -22,7 +23,6 @@ from policy_assistant.index.chunks.segment_search import Found
 from policy_assistant.index.settings import RankerSettings
 
 Floats = npt.NDArray[np.float32]
-Ints = npt.NDArray[np.int64]
 
 
 class VectorRows(Protocol):
@@ -102,23 +102,19 @@ def dense_search(
 
 def scores_of(
     segments: Sequence[VectorRows], query: Floats, wanted: Sequence[tuple[int, int]]
-) -> list[float]:
+) -> dict[tuple[int, int], float]:
     """Return the inner product of query with the vector of each (segment, row) wanted."""
     query = np.asarray(query, dtype=np.float32)
-    out = [0.0] * len(wanted)
-    by_segment: dict[int, list[int]] = {}
-    for i, (seg, _) in enumerate(wanted):
-        by_segment.setdefault(seg, []).append(i)
-    for seg, places in by_segment.items():
+    out: dict[tuple[int, int], float] = {}
+    for seg in dict.fromkeys(seg for seg, _ in wanted):
         vectors = segments[seg].vectors()
         if vectors is None:
             raise BadIndex(f"segment {segments[seg].info.name} holds no vectors")
-        rows = [wanted[i][1] for i in places]
+        rows = [row for at, row in wanted if at == seg]
         # One call of the kernel that scored the dense list: a row's product is its own sum,
         # so these are the bits the dense list would give them.
         scores = products(np.asarray(vectors)[rows], query).tolist()
-        for i, score in zip(places, scores, strict=True):
-            out[i] = score
+        out.update(zip([(seg, row) for row in rows], scores, strict=True))
     return out
 
 
@@ -130,5 +126,4 @@ def fused(
     BM25 candidate the dense list lacks given its exact inner product."""
     in_dense = {(seg, row) for seg, row, _ in dense}
     missing = [(seg, row) for seg, row, _ in bm25 if (seg, row) not in in_dense]
-    more = dict(zip(missing, scores_of(segments, query, missing), strict=True))
-    return fuse(bm25, dense, more, settings, k)
+    return fuse(bm25, dense, scores_of(segments, query, missing), settings, k)

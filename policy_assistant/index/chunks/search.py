@@ -237,9 +237,11 @@ class Index:
         equal scores) are kept in read."""
 
         def tie(seg: int, row: int) -> Any:
+            # (source, position): a cold build's rows (within one segment rows are in that
+            # order, and the ranker orders them by row).
             if (seg, row) not in read:
                 read[seg, row] = self.record(seg, row)
-            return self.tie_key(seg, row, read[seg, row])
+            return read[seg, row].source, read[seg, row].position
 
         terms = tokenize(query) if isinstance(query, str) else query
         if not settings.uses_vectors:
@@ -276,7 +278,10 @@ class Index:
         model = self.embedding_model()
         if model is None:
             raise UsageError("the index records no embedding model to encode queries with")
-        return _load_query_encoder(model, self.embedding_runtime())
+        from policy_assistant.embed.encoder import Encoder  # the dense extra loads only now
+        from policy_assistant.embed.model import resolve_model
+
+        return Encoder(resolve_model(model), self.embedding_runtime())
 
     def embedding_runtime(self) -> str:
         """Return the runtime the index's vectors were made with (queries run the same)."""
@@ -288,18 +293,10 @@ class Index:
         """Return the found hits' chunks (those tie read, or read now) and index rows."""
         segments, live = self.segments, self._live
         if len(segments) == 1 and segments[0].deleted is None:  # local rows are index rows
-            record = segments[0].record
-            rows = [row for _, row, _ in found]
-            if not read:  # tie is never asked within one segment
-                return [record(row) for row in rows], rows
-            return [read.get((0, row)) or record(row) for row in rows], rows
+            rows = [row for _, row, _ in found]  # tie is never asked: nothing was read
+            return [segments[0].record(row) for row in rows], rows
         chunks = [read.get((seg, row)) or segments[seg].record(row) for seg, row, _ in found]
         return chunks, [live[seg] + segments[seg].live_before(row) for seg, row, _ in found]
-
-    def tie_key(self, seg: int, row: int, chunk: Chunk) -> Any:
-        """Return what orders hits of equal score across segments: (source, position), a cold
-        build's rows (within one segment rows are in that order: the ranker orders by row)."""
-        return (chunk.source, chunk.position)
 
     def record(self, seg: int, row: int) -> Chunk:
         """Return a segment's chunk; BadIndex naming the index when it is damaged."""
@@ -312,10 +309,6 @@ class Index:
         """Return the error for an index whose files disagree."""
         return BadIndex(f"index is damaged: {problem}")
 
-    def _rank(self, label: str) -> int:
-        labels = self.access_labels
-        return labels.index(label) if label in labels else len(labels)
-
 
 class MemoryIndex(Index):
     """One segment counted in memory over chunks (eval's index), searched as a folder is;
@@ -324,10 +317,12 @@ class MemoryIndex(Index):
     def __init__(
         self,
         chunks: Sequence[Chunk],
-        bm25: BM25Settings,
+        bm25: BM25Settings = BM25_DEFAULTS,
         vectors: Vectors | None = None,
         encoder: QueryEncoder | None = None,
     ) -> None:
+        """Count chunks (in the order given) with these BM25 settings; vectors (one unit
+        vector per chunk) and a query encoder let it rank dense and hybrid."""
         unknown = sorted({c.access for c in chunks} - set(ACCESS_LABELS))
         if unknown:
             raise UsageError(f"unknown access labels {unknown}; expected one of {ACCESS_LABELS}")
@@ -353,15 +348,9 @@ class MemoryIndex(Index):
         return list(self._chunks)
 
 
-def memory_index(
-    chunks: Sequence[Chunk],
-    bm25: BM25Settings = BM25_DEFAULTS,
-    vectors: Vectors | None = None,
-    encoder: QueryEncoder | None = None,
-) -> MemoryIndex:
-    """Return an in-memory index of chunks (in the order given) with these BM25 settings;
-    vectors (one unit vector per chunk) and a query encoder let it rank dense and hybrid."""
-    return MemoryIndex(chunks, bm25, vectors, encoder)
+memory_index = MemoryIndex
+"""Return an in-memory index of chunks: MemoryIndex's constructor, under the name the
+package exports."""
 
 
 def no_vectors_message(ranker: str) -> str:
@@ -373,11 +362,3 @@ def no_vectors_message(ranker: str) -> str:
     if missing:
         hint += f" (after `{INSTALL_HINT}`)"
     return f"the {ranker} ranker needs vectors and this index holds none: {hint}"
-
-
-def _load_query_encoder(model: str, runtime: str = "auto") -> QueryEncoder:
-    """Return an Encoder of a model folder or cached name (the dense extra loads only now)."""
-    from policy_assistant.embed.encoder import Encoder
-    from policy_assistant.embed.model import resolve_model
-
-    return Encoder(resolve_model(model), runtime)

@@ -49,8 +49,8 @@ class Segment(Postings):
         with open_segment(folder, SEGMENT_FORMAT, "segment") as meta:
             self.files: dict[str, str] = dict(meta["files"])
             arrays = {name: load_array(folder / f"{name}.npy", "r") for name in ARRAYS}
-            super().__init__(read_terms(folder / "terms.txt", True), arrays)
-            self._records = read_terms(folder / "records.bin", True)
+            super().__init__(read_terms(folder / "terms.txt"), arrays)
+            self._records = read_terms(folder / "records.bin")
         self.access = arrays["access"]
         self._blocks = arrays["blocks"]
         self._ids = arrays["ids"]

@@ -13,11 +13,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.segment import Segment
 from policy_assistant.index.settings import BM25Settings
 
@@ -36,8 +37,6 @@ KTH_SAMPLE = 8
 _SLACK = 1e-9
 _T = TypeVar("_T")
 
-Floats = npt.NDArray[np.float64]
-Ints = npt.NDArray[np.int64]
 Found = tuple[int, int, float]
 """A hit: segment index, local row, score."""
 Tie = Callable[[int, int], Any]
@@ -72,14 +71,6 @@ def idf(stats: Statistics, df: Floats) -> Floats:
     values = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
     values[values < 0] = stats.epsilon * stats.mean_idf
     return values
-
-
-class Masked(Protocol):
-    """A segment's field as live_slices reads it: which rows are deleted."""
-
-    @property
-    def deleted(self) -> Any:
-        """Bool per row, True when deleted (None: no row is)."""
 
 
 def statistics(
@@ -358,18 +349,19 @@ def _live(segment: Segment, rows: Any, tf: Any) -> Iterable[tuple[Any, Any]]:
         return ((rows, tf),)  # the common case, without a generator's cost
     dead = segment.dead_positions(rows)
     if dead is None:
-        return live_slices(segment, rows, tf)
+        return live_slices(segment.deleted, rows, tf)
     if len(dead):
         rows, tf = np.delete(rows, dead), np.delete(tf, dead)
     return [(rows[at : at + SLICE], tf[at : at + SLICE]) for at in range(0, len(rows), SLICE)]
 
 
-def live_slices(segment: Masked, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
-    """Yield a term's live postings in one segment, SLICE postings at a time."""
+def live_slices(deleted: Any, rows: Any, tf: Any) -> Iterator[tuple[Any, Any]]:
+    """Yield a term's live postings in one segment (deleted: its bool per row, or None),
+    SLICE postings at a time."""
     for at in range(0, len(rows), SLICE):
         some, freq = rows[at : at + SLICE], tf[at : at + SLICE]
-        if segment.deleted is not None:
-            keep = ~segment.deleted[some]
+        if deleted is not None:
+            keep = ~deleted[some]
             some, freq = some[keep], freq[keep]
         if len(some):
             yield some, freq
@@ -407,9 +399,7 @@ def _top(rows: Ints, scores: Floats, k: int, bases: Any, tie: Tie | None) -> lis
     tie(segment, row), or by row when tie is None (one segment, whose rows are in tie order)."""
     if tie is None:
         rows, scores = best_first(rows, scores, k)
-        segs = np.searchsorted(bases, rows, side="right") - 1
-        picked = segs.tolist(), (rows - bases[segs]).tolist(), scores.tolist()
-        return list(zip(*picked, strict=True))
+        return list(zip([0] * len(rows), rows.tolist(), scores.tolist(), strict=True))
     if len(rows) > k:
         kth = kth_largest(scores, k)
         above = np.flatnonzero(scores > kth)

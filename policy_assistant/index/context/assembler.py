@@ -156,8 +156,7 @@ def order_hits(
     scored = [
         (row, score + settings.maxp * float(g)) for (row, score), g in zip(hits, gains, strict=True)
     ]
-    order = sorted(range(len(scored)), key=lambda i: (-scored[i][1], i))
-    return [scored[i] for i in order]
+    return sorted(scored, key=lambda hit: -hit[1])  # stable: ties keep the search's order
 
 
 Ranked = tuple[UnitSet, list[tuple[int, float]], TermWeights]
@@ -295,20 +294,14 @@ class _Context:
         """Return the words still free."""
         return self.budget - self._used
 
-    def _covering(self, row: int, doc: int) -> int | None:
-        for i, s in enumerate(self.spans):
-            if s.doc == doc and s.first <= row <= s.last:
-                return i
-        return None
-
     def _credit(self, row: int, score: float, doc: int | None = None) -> bool:
         """Add a hit already in a passage to that passage's score; return whether it was."""
-        i = self._covering(row, int(self._doc[row]) if doc is None else doc)
-        if i is None:
-            return False
-        s = self.spans[i]
-        self.spans[i] = Span(s.doc, s.first, s.last, s.score + score)
-        return True
+        doc = int(self._doc[row]) if doc is None else doc
+        for i, s in enumerate(self.spans):
+            if s.doc == doc and s.first <= row <= s.last:
+                self.spans[i] = Span(s.doc, s.first, s.last, s.score + score)
+                return True
+        return False
 
     def _fits(self, first: int, last: int, limit: int) -> bool:
         return span_words(self.units, Span(0, first, last, 0.0)) <= limit

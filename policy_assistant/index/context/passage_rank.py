@@ -127,8 +127,7 @@ def rank_hits(
     for (row, score), spans in zip(hits, per_hit, strict=True):
         best = max((next(scores) for _ in spans), default=0.0)
         rescored.append((row, score + settings.mix * best))
-    order = sorted(range(len(rescored)), key=lambda i: (-rescored[i][1], i))
-    return [rescored[i] for i in order]
+    return sorted(rescored, key=lambda hit: -hit[1])  # stable: ties keep the search's order
 
 
 def candidates(

@@ -47,7 +47,7 @@ class FieldView(Postings):
 
     def __init__(self, folder: Path, rows_of_doc: Any, dead_docs: Mask | None) -> None:
         arrays = {name: load_array(folder / f"{name}.npy", "r") for name in FIELD_ARRAYS}
-        super().__init__(read_terms(folder / "terms.txt", True), arrays)
+        super().__init__(read_terms(folder / "terms.txt"), arrays)
         self.front, self.front_ptr = arrays["front"], arrays["front_ptr"]
         if int(self.ptr[-1]) != len(self.rows) or len(self.rows) != len(self.tf):
             raise BadIndex(f"{folder.parent.name}/{folder.name}: its files disagree")
@@ -90,7 +90,7 @@ class UnitSegment:
             self._offsets = load_array(folder / "text_offsets.npy", "r")
             self._frames = load_array(folder / "text_frames.npy", "r")
             self.frame_chars = int(meta["frame_chars"])
-            self._texts = read_terms(folder / "texts.bin", True)
+            self._texts = read_terms(folder / "texts.bin")
             self._lines = _Lines(folder)
             self._doc_cache: dict[int, DocInfo] = {}
             by_doc = {
@@ -188,7 +188,7 @@ class _Lines:
     """docs.jsonl and paths.jsonl, memory-mapped, read a few lines at a time by offset."""
 
     def __init__(self, folder: Path) -> None:
-        self.data = {name: read_terms(folder / file, True) for name, file in LINES.items()}
+        self.data = {name: read_terms(folder / file) for name, file in LINES.items()}
         self.offsets = {n: load_array(folder / f"{n}_offsets.npy", "r") for n in LINES}
 
     def read(self, name: str, start: int, stop: int | None = None) -> list[Any]:

@@ -33,7 +33,7 @@ import numpy.typing as npt
 from policy_assistant.errors import BadIndex, UsageError
 from policy_assistant.index.chunks.bm25_types import Floats, Ints
 from policy_assistant.index.chunks.dense import dense_search, fused, has_vectors, seen_products
-from policy_assistant.index.chunks.segment_search import Found, Statistics, best_first, statistics
+from policy_assistant.index.chunks.segment_search import Found, Statistics, best_first
 from policy_assistant.index.context.unit_open import UnitSegment, doc_units, segment_units
 from policy_assistant.index.context.unit_terms import (
     Scratch,
@@ -44,7 +44,7 @@ from policy_assistant.index.context.unit_terms import (
     top_rows,
 )
 from policy_assistant.index.context.units import UnitSet, starts_of
-from policy_assistant.index.settings import BM25Settings, RankerSettings
+from policy_assistant.index.settings import RankerSettings
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS
 
@@ -146,9 +146,8 @@ class SegmentedUnits:
 
     def __len__(self) -> int:
         """Live units."""
-        dead = [v.deleted for v in self._views["body"]]
-        return sum(len(v.dl) - int(d.sum() if d is not None else 0)
-                   for v, d in zip(self._views["body"], dead, strict=True))  # fmt: skip
+        views = self._views["body"]
+        return sum(len(v.dl) - (0 if v.deleted is None else int(v.deleted.sum())) for v in views)
 
     def ranked(
         self, query: str, n: int, access: str | None = None,
@@ -238,25 +237,20 @@ class SegmentedUnits:
         """Return whether each section is live and access at this level may see it, None
         when every one is (kept per level: it depends on the generation alone)."""
         if level not in self._allowed_at:
-            found = self._live_sections & (self._section_access <= level)
+            found = self._section_access <= level
             self._allowed_at[level] = None if bool(found.all()) else found
         return self._allowed_at[level]
 
     @cached_property
     def _section_access(self) -> npt.NDArray[np.uint8]:
-        """Each section's access code (its document's), segment after segment."""
-        return np.concatenate(
-            [np.asarray(s.columns["doc_access"])[s.columns["section_doc"]] for s in self.segments]
-        )
-
-    @cached_property
-    def _live_sections(self) -> npt.NDArray[np.bool_]:
-        """Whether each section is live (its document not deleted), segment after segment."""
-        masks = [s.fields["passages"].deleted for s in self.segments]
-        return np.concatenate([
-            ~m if m is not None else np.ones(s.sections, np.bool_)
-            for m, s in zip(masks, self.segments, strict=True)
-        ])  # fmt: skip
+        """Each section's access code (its document's), segment after segment; a deleted
+        one's is len(ACCESS_LABELS), which no level may see."""
+        codes = []
+        for s in self.segments:
+            code = np.asarray(s.columns["doc_access"])[s.columns["section_doc"]]
+            dead = s.fields["passages"].deleted
+            codes.append(code if dead is None else np.where(dead, len(ACCESS_LABELS), code))
+        return np.concatenate(codes)
 
     def _best_sections(self, rows: Ints, scores: Floats, count: int) -> Ints:
         """Return the rows of the count best scores; of rows tied at the count-th, the first
@@ -275,16 +269,20 @@ class SegmentedUnits:
         """Return section rows sorted as a cold build holds them: (source, row in segment)."""
         bases = self._bases["sections"]
         seg = np.searchsorted(bases, rows, side="right") - 1
-        local = rows - bases[seg]
+        return rows[self.cold_order(seg, rows - bases[seg], "section_doc")]
+
+    def cold_order(self, seg: Ints, local: Ints, doc_column: str) -> Ints:
+        """Return the order that sorts distinct rows (segment, local row) as a cold build
+        holds them: by their document's source (doc_column: each row's), then row."""
         if len(np.unique(seg)) <= 1:  # a segment's documents are in source order
-            return np.sort(rows)
-        docs = self._column("section_doc", seg, local)
+            return np.argsort(local)
+        docs = self._column(doc_column, seg, local)
         pairs = sorted({(int(s), int(d)) for s, d in zip(seg, docs, strict=True)},
                        key=lambda p: self.segments[p[0]].doc(p[1]).source)  # fmt: skip
         width = int(docs.max()) + 1
         rank = np.zeros(len(self.segments) * width, np.int64)
         rank[[s * width + d for s, d in pairs]] = np.arange(len(pairs))
-        return rows[np.lexsort((local, rank[seg * width + docs]))]
+        return np.lexsort((local, rank[seg * width + docs]))
 
     def _unit_scores(
         self, terms: Mapping[str, float], chosen: _Chosen
@@ -340,12 +338,9 @@ class SegmentedUnits:
             )
         docs = self._column("unit_doc", segs, rows)
         starts = self._column("doc_first", segs, docs)
-        doc_of: dict[tuple[int, int], str] = {}
-        for i, _ in hits:
-            key = (int(segs[i]), int(docs[i]))
-            if key not in doc_of:
-                doc_of[key] = self.segments[key[0]].doc(key[1]).source
-        picks = sorted(doc_of, key=doc_of.__getitem__)
+        # In a cold build's order, the hits' documents come by source.
+        at = sorted({i for i, _ in hits})
+        picks = list(dict.fromkeys(zip(segs[at].tolist(), docs[at].tolist(), strict=True)))
         unit_set = doc_units(self.segments, picks)
         compact = _renumbered(segs, docs, rows - starts, picks, unit_set.col("doc_first"))
         kept = compact >= 0
@@ -377,18 +372,6 @@ def _renumbered(
 
 def _no_weights() -> TermWeights:
     return TermWeights(np.empty(0, np.int64), np.zeros((0, 0)))
-
-
-def field_statistics(
-    counts: Mapping[str, tuple[int, int, int]],
-    bm25: BM25Settings,
-    mean_idf: Mapping[str, float],
-) -> dict[str, Statistics]:
-    """Return each field's Statistics from its live (rows, nonempty, length) and settings."""
-    return {
-        name: statistics(bm25, rows, nonempty, length, float(mean_idf.get(name, 0.0)))
-        for name, (rows, nonempty, length) in counts.items()
-    }
 
 
 def _unit_products(segment: UnitSegment, query: Vector, level: int) -> tuple[Ints, Vector]:
@@ -438,22 +421,11 @@ def _answered(
     term weights) beside them, all in a cold build's order (source, then row)."""
     known = {(int(s), int(r)): i for i, (s, r) in enumerate(units.tolist())}
     extra = sorted({(seg, row) for seg, row, _ in found} - set(known))
-    pairs = [*known, *extra]
-    source = _sources(index.segments, pairs)
-    order = sorted(range(len(pairs)), key=lambda i: (source[i], pairs[i][1], pairs[i][0]))
-    place = {pairs[i]: at for at, i in enumerate(order)}
+    pairs = np.array([*known, *extra], np.int64).reshape(-1, 2)
+    ordered = pairs[index.cold_order(pairs[:, 0], pairs[:, 1], "unit_doc")]
+    place = {(s, r): at for at, (s, r) in enumerate(ordered.tolist())}
     weights = np.zeros((matrix.shape[0], len(pairs)))
     if len(known):
         weights[:, [place[p] for p in known]] = matrix
-    ordered = np.array([pairs[i] for i in order], np.int64).reshape(-1, 2)
     hits = [(place[seg, row], score) for seg, row, score in found]
     return index.answer(ordered, weights, hits)
-
-
-def _sources(segments: Sequence[UnitSegment], pairs: Sequence[tuple[int, int]]) -> list[str]:
-    """Return the source of each (segment, unit row)'s document."""
-    out = []
-    for seg, row in pairs:
-        doc = int(segments[seg].columns["unit_doc"][row])
-        out.append(segments[seg].doc(doc).source)
-    return out

@@ -121,9 +121,6 @@ def plan_field(
 
 def _live_counts(view: FieldView, ids: list[int]) -> list[int]:
     """Return each term's live postings in one segment (0 for a term it lacks)."""
-    ptr = view.ptr
-    if view.deleted is None:
-        return [int(ptr[i + 1]) - int(ptr[i]) if i >= 0 else 0 for i in ids]
     return [view.live_count(view.term_rows(i)[0]) if i >= 0 else 0 for i in ids]
 
 
@@ -252,12 +249,7 @@ def _postings(
     weights, each segment's terms in plan order: a row's weights in the order they sum."""
     rows_of, weights_of = [np.zeros(0, np.int64)], [np.zeros(0)]
     for seg, view in enumerate(views):
-        sat = _saturations(view, stats)
-        rows, weights = (
-            _batch_postings(view, stats, plan, seg)
-            if sat is None
-            else _kept_postings(view, sat, plan, seg)
-        )
+        rows, weights = _segment_postings(view, stats, plan, seg)
         if view.deleted is not None:
             keep = ~view.deleted[rows]
             rows, weights = rows[keep], weights[keep]
@@ -284,34 +276,29 @@ def _saturations(view: FieldView, stats: Statistics) -> Floats | None:
     return found
 
 
-def _kept_postings(view: FieldView, sat: Floats, plan: FieldTerms, seg: int) -> tuple[Ints, Floats]:
-    """Return the planned terms' postings in one segment, rows and weights in plan order,
-    deleted ones included, from the kept saturations: a slice per term, nothing gathered."""
-    rows_of, weights_of = [view.rows[:0]], [np.zeros(0)]
-    ptr = view.ptr
-    for j, tid in enumerate(plan.ids[seg].tolist()):
-        if tid >= 0:
-            start, stop = int(ptr[tid]), int(ptr[tid + 1])
-            # A float times an array gives the floats an array of that float gives.
-            weights = sat[start:stop] * plan.idf[j]
-            if plan.scaled:
-                weights *= plan.repeats[j]
-            rows_of.append(view.rows[start:stop])
-            weights_of.append(weights)
-    return np.concatenate(rows_of), np.concatenate(weights_of)
-
-
-def _batch_postings(
+def _segment_postings(
     view: FieldView, stats: Statistics, plan: FieldTerms, seg: int
 ) -> tuple[Ints, Floats]:
-    """Return what _kept_postings does, each posting weighed now."""
-    terms = np.flatnonzero(plan.ids[seg] >= 0)
-    ids = plan.ids[seg][terms]
-    lo, hi = np.asarray(view.ptr[ids], np.int64), np.asarray(view.ptr[ids + 1], np.int64)
-    at = runs(lo, hi)
-    rows, tf = np.asarray(view.rows[at], np.int64), view.tf[at]
-    term_of = np.repeat(terms, hi - lo)
-    return rows, plan.weights(stats, term_of, norms_at(view, stats, rows), tf)
+    """Return the planned terms' postings in one segment, rows and weights in plan order,
+    deleted ones included: a slice per term, weighed from the kept saturations of a small
+    field, else now."""
+    kept = _saturations(view, stats)
+    rows_of, weights_of = [view.rows[:0]], [np.zeros(0)]
+    for j, tid in enumerate(plan.ids[seg].tolist()):
+        if tid >= 0:
+            start, stop = int(view.ptr[tid]), int(view.ptr[tid + 1])
+            rows, tf = view.rows[start:stop], view.tf[start:stop]
+            if kept is None:
+                sat = saturation(stats, norms_at(view, stats, rows), tf)
+            else:
+                sat = kept[start:stop]
+            # A float times an array gives the floats an array of that float gives.
+            weights = sat * plan.idf[j]
+            if plan.scaled:
+                weights *= plan.repeats[j]
+            rows_of.append(rows)
+            weights_of.append(weights)
+    return np.concatenate(rows_of), np.concatenate(weights_of)
 
 
 def _weighted(
@@ -324,7 +311,7 @@ def _weighted(
         if tid < 0:
             continue
         base = int(bases[seg])
-        for rows, tf in live_slices(view, *view.term_rows(tid)):
+        for rows, tf in live_slices(view.deleted, *view.term_rows(tid)):
             # int64 rows: numpy gathers and scatters by int32 ones 3x slower.
             local = rows.astype(np.int64)
             weights = plan.weights(stats, term, norms_at(view, stats, local), tf)
@@ -334,39 +321,17 @@ def _weighted(
 def _scores_at(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, seg: Ints, local: Ints
 ) -> Floats:
-    """Return the field's score at some rows (segment, local row; live ones), as
-    field_scores gives it there: each term's weight found by bisection, summed in plan order
-    (a row lies in one segment, so each row's sum runs term after term)."""
+    """Return the field's score at some rows (segment, local row: live ones, ascending in each
+    segment), as field_scores gives it there: each term's weight found by bisection, summed in
+    plan order (a row lies in one segment, so each row's sum runs term after term)."""
     scores = np.zeros(len(local))
     for i, view in enumerate(views):
         mine = np.flatnonzero(seg == i)
         if len(mine):
-            rows = local[mine]
-            needles = rows.astype(view.rows.dtype)  # the postings' type: no copy of them
-            place, terms, tf = _found_at(view, plan.ids[i], needles)
-            norms = norms_at(view, stats, rows[place])
+            found = range_postings(view, stats, plan, i, local[mine], local[mine] + 1)
             # add.at adds in the order given: term after term at each row.
-            np.add.at(scores, mine[place], plan.weights(stats, terms, norms, tf))
+            np.add.at(scores, mine[found.runs], found.weights)
     return scores
-
-
-def _found_at(view: FieldView, ids: Ints, needles: Ints) -> tuple[Ints, Ints, Ints]:
-    """Return where each term (ids: -1 for none here) has a posting among needles (ascending
-    rows), term after term: the needle's position, the term's position and its tf there."""
-    places, terms, freqs = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [view.tf[:0]]
-    ptr = view.ptr
-    for j, tid in enumerate(ids.tolist()):
-        if tid < 0:
-            continue
-        start, stop = int(ptr[tid]), int(ptr[tid + 1])
-        rows = view.rows[start:stop]
-        # Bisecting all rows but the last gives the place clipped to the last one.
-        at = np.searchsorted(rows[:-1], needles)
-        found = np.flatnonzero(rows[at] == needles)
-        places.append(found)
-        terms.append(np.full(len(found), j, np.int64))
-        freqs.append(view.tf[start + at[found]])
-    return np.concatenate(places), np.concatenate(terms), np.concatenate(freqs)
 
 
 @dataclass(frozen=True, slots=True)

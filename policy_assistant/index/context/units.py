@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
-import numpy.typing as npt
 
 from policy_assistant.boxes import on_pages
 from policy_assistant.codec import OMIT_EMPTY, from_json_dict, to_json_dict
+from policy_assistant.index.chunks.bm25_types import Ints
 from policy_assistant.index.settings import SECTION_PART_WORDS, UNIT_PIECE_WORDS
 from policy_assistant.records import Access, Block, Document, PageBox
 from policy_assistant.sentences import (
@@ -43,8 +43,6 @@ UNIT_KINDS = ("heading", "sentence", "item", "row", "line")
 ROW, HEADING = UNIT_KINDS.index("row"), UNIT_KINDS.index("heading")
 BlockBox = tuple[int, int, int, float, float, float, float]
 """(start, end, page, x0, y0, x1, y1): a block's text span and its box on one page."""
-
-Ints = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True)

@@ -183,10 +183,9 @@ def build_index(
     given: dict[str, int] = {}
     for chunk in rows:
         given[chunk.source] = given.get(chunk.source, 0) + chunk.words
-    result.chunks = sum(map(_CHUNKS, new.values()))
+    result.chunks = sum(e.chunks for e in new.values())
     # Every entry's words, but a document's given chunks count over what its entry says.
-    extra = sum(w - new[s].words for s, w in given.items() if s in new)
-    result.words = sum(map(_WORDS, new.values())) + extra
+    result.words = sum(given.get(s, e.words) for s, e in new.items())
     return result
 
 
@@ -199,10 +198,6 @@ def _reusing(embedding: Embedding | None, old: Manifest | None) -> Embedding | N
         units = sorted(folder.glob("units/useg-*")) if folder else []
         embedding.reuse_from([*chunks, *units])
     return embedding
-
-
-_CHUNKS = operator.attrgetter("chunks")
-_WORDS = operator.attrgetter("words")
 
 
 def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> str:

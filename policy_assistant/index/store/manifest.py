@@ -7,7 +7,7 @@ entries stay with the segments (entries.py) until `Manifest.documents` is first 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -106,16 +106,6 @@ class Manifest:
     def rows(self) -> int:
         """Live rows (chunks) in the index."""
         return sum(s.live for s in self.segments)
-
-    def with_files(self, files: dict[str, str]) -> Manifest:
-        """Return this manifest recording the checksums of the generation's files."""
-        return replace(self, files=dict(sorted(files.items())))
-
-    def with_segments(
-        self, segments: Sequence[LiveSegment], mean_idf: float, count: int
-    ) -> Manifest:
-        """Return this manifest holding these live segments and statistics."""
-        return replace(self, segments=tuple(segments), mean_idf=mean_idf, document_count=count)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""

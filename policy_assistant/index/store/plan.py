@@ -11,7 +11,7 @@ import errno
 import os
 import shutil
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -247,4 +247,5 @@ def _finish(
             for s in live
         ]
         mean_idf = okapi_mean_idf(segments, sum(s.live for s in live))
-    return Generation(manifest.with_segments(live, mean_idf, count), empty, masks, reuse)
+    found = replace(manifest, segments=tuple(live), mean_idf=mean_idf, document_count=count)
+    return Generation(found, empty, masks, reuse)

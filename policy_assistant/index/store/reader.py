@@ -186,15 +186,12 @@ class LoadedIndex(Index):
         level = self.level(access)
         if self._units is None:
             self._units = _units_for(self.index_dir, self.generation)
-        chosen: RankerSettings | None = self._unit_ranker(query, ranker)
-        vector = None
-        if chosen is not None and chosen.ranker != "bm25":
-            vector = self.query_vector(query, chosen)
-        else:
-            chosen = None  # BM25 as eval names it: None
+        chosen = self._unit_ranker(query, ranker)
+        vector = None if chosen.ranker == "bm25" else self.query_vector(query, chosen)
         label = self.access_labels[level]
-        passages = context_for(self._units, query, budget, label, settings, chosen, vector)
-        if any(self._rank(p.access) > level for p in passages):
+        by = None if vector is None else chosen  # BM25 as eval names it: None
+        passages = context_for(self._units, query, budget, label, settings, by, vector)
+        if not {p.access for p in passages} <= set(self.access_labels[: level + 1]):
             raise self.damage("units disagree with their documents' labels")
         return passages
 

@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from policy_assistant.errors import BadIndex, StaleIndex
-from policy_assistant.index.chunks.segment_search import okapi_mean_idf
+from policy_assistant.index.chunks.segment_search import Statistics, okapi_mean_idf, statistics
 from policy_assistant.index.context.unit_open import Mask, SegmentSources, UnitSegment
-from policy_assistant.index.context.unit_rank import SegmentedUnits, field_statistics
+from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.unit_segment import (
     FIELD_WEIGHTS,
     FIELDS,
@@ -159,13 +159,15 @@ def load_units(folder: Path) -> SegmentedUnits:
     return SegmentedUnits(segments, _statistics(state), state.weights)
 
 
-def _statistics(state: UnitsState) -> dict[str, Any]:
+def _statistics(state: UnitsState) -> dict[str, Statistics]:
     """Return each field's global BM25 statistics over the live unit segments."""
-    counts = {}
+    stats = {}
     for name in FIELDS:
         per = [s.counts(name) for s in state.segments]
-        counts[name] = (sum(p[0] for p in per), sum(p[1] for p in per), sum(p[2] for p in per))
-    return field_statistics(counts, state.bm25, state.mean_idf)
+        rows, nonempty, length = (sum(p[i] for p in per) for i in range(3))
+        mean_idf = float(state.mean_idf.get(name, 0.0))
+        stats[name] = statistics(state.bm25, rows, nonempty, length, mean_idf)
+    return stats
 
 
 def units_of(

@@ -64,14 +64,12 @@ class Embedding:
         vectors = np.zeros((len(texts), self.encoder.dimension), np.float16)
         found = self._copy_known(keys, vectors)
         todo: dict[int, list[int]] = {}
-        new: dict[int, str] = {}
         for row in np.flatnonzero(~found).tolist():
-            key = int(keys[row])
-            todo.setdefault(key, []).append(row)
-            new.setdefault(key, texts[row])
+            todo.setdefault(int(keys[row]), []).append(row)
         if todo:
-            fresh = self.encoder.encode(list(new.values())).astype(np.float16)
-            self.encoded += len(new)
+            fresh = self.encoder.encode([texts[rows[0]] for rows in todo.values()])
+            fresh = fresh.astype(np.float16)
+            self.encoded += len(todo)
             for rows, vector in zip(todo.values(), fresh, strict=True):
                 vectors[rows] = vector
         return {VECTORS_FILE: _npy_bytes(vectors), VECTOR_KEYS_FILE: _npy_bytes(keys)}

@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,8 +58,8 @@ _WAIT: list[float] = []
 Progress = Callable[[int], None]
 
 _OURS = re.compile(r"gen-[0-9a-f]{16}(-b)?|\.tmp-\d+|\.trash-gen-[0-9a-f]{16}(-b)?|\.CURRENT\.tmp")
-_HELD: dict[Path, list[int]] = {}
-"""Per index folder this process locks: the lock descriptor and how deeply it is held."""
+_HELD: dict[Path, int] = {}
+"""Per index folder this process locks: the lock descriptor."""
 
 
 class IndexBusyError(BadIndex):
@@ -89,18 +90,14 @@ def index_lock(index_dir: Path, timeout: float | None = None) -> Iterator[None]:
     Taking it removes what killed writers left, so even a writer with nothing to do cleans up.
     """
     key, owner = index_dir.resolve(), os.getpid()
-    if key in _HELD:
-        _HELD[key][1] += 1
-        try:
-            yield
-        finally:
-            _HELD[key][1] -= 1
+    if key in _HELD:  # held by an outer frame, which releases it
+        yield
         return
     _refuse_foreign(index_dir)
     fd = _open_lock(index_dir)
     try:  # closing the descriptor releases the lock, also when the process dies
         _acquire(fd, index_dir, lock_wait() if timeout is None else timeout)
-        _HELD[key] = [fd, 1]
+        _HELD[key] = fd
         try:
             _remove_leftovers(index_dir)
             yield
@@ -116,7 +113,7 @@ def _forget_locks_in_child() -> None:
     """In a forked child, close the lock descriptors: the lock must die with its writer."""
     # flock belongs to the open file, which a fork shares: a child that kept the descriptor
     # would hold the lock after its parent died.
-    for fd, _ in _HELD.values():
+    for fd in _HELD.values():
         with suppress(OSError):
             os.close(fd)
     _HELD.clear()
@@ -351,7 +348,7 @@ def _write_generation(tmp: Path, generation: Generation) -> str:
     (tmp / EMPTY_FILE).write_bytes(entries_bytes(generation.empty))
     # The chunk and unit segments' files were hashed and flushed when each was sealed.
     checksums = flush_files(tmp, (f"{SEGMENTS_DIR}/", "units/useg-"))
-    manifest = generation.manifest.with_files(checksums)
+    manifest = replace(generation.manifest, files=dict(sorted(checksums.items())))
     manifest_json = pretty_json(manifest.to_dict())
     (tmp / "manifest.json").write_bytes(manifest_json)
     _fsync(tmp / "manifest.json")
