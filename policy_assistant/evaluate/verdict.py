@@ -266,7 +266,7 @@ def limit_lines(report: EvalReport) -> list[str]:
 
 
 MEANING_HINT = (
-    "a ranker that matches meaning: eval --retriever bm25,hybrid measures one (the dense extra)"
+    "to measure a ranker that matches meaning: eval --retriever bm25,hybrid (the dense extra)"
 )
 """Said once after the limit lines when ranking limits a run of BM25 rows only."""
 
