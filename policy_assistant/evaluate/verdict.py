@@ -261,7 +261,7 @@ def limit_lines(report: EvalReport) -> list[str]:
                 f"{ranking} ranking, {chunking} chunking (ceiling {at.ceiling.value:.3f}) — "
                 f"{what_limits(chunking, ranking)}"
             )
-            hint = hint or (lexical and ranking >= LIMIT_SHARE * chunking)
+            hint = hint or (lexical and ranking_limits(chunking, ranking))
     return [*lines, MEANING_HINT] if hint else lines
 
 
@@ -271,9 +271,14 @@ MEANING_HINT = (
 """Said once after the limit lines when ranking limits a run of BM25 rows only."""
 
 
+def ranking_limits(chunking: int, ranking: int) -> bool:
+    """Return whether ranking misses name the limit: at least LIMIT_SHARE times the chunking's."""
+    return ranking >= LIMIT_SHARE * chunking
+
+
 def what_limits(chunking: int, ranking: int) -> str:
     """Say which kind of miss limits a variant, and so what would find more."""
-    if ranking >= LIMIT_SHARE * chunking:
+    if ranking_limits(chunking, ranking):
         return "a better ranker would find more than other chunk sizes"
     if chunking >= LIMIT_SHARE * ranking:
         return "chunks cut otherwise would find more than a better ranker"
