@@ -50,6 +50,21 @@ EXTERNAL = (
 """External sets used when fetched (build/external/NAME); heldout-rsync-man never is."""
 UNLIKE = ("heldout-alice", "heldout-austen", "heldout-irc", "sotu")
 """Tuning sets of text unlike our manuals (long, without headings), asked blind."""
+HELD = ("heldout-rsync-man", "heldout-northanger")
+"""The held-out sets: printed after a choice, never deciding it."""
+
+
+def sweep_sets() -> dict[str, tuple[Path, Path]]:
+    """Return (corpus, questions) of the bundled set, then every fetched external set, the
+    unlike-ours ones and, last, the held-out ones: the sets the context sweeps read."""
+    paths = {"bundled": (ROOT / "corpus", ROOT / "questions" / "questions.jsonl")}
+    for name in (*EXTERNAL, *UNLIKE, *HELD):
+        corpus = ROOT / "build" / "external" / name
+        if corpus.is_dir():
+            paths[name] = (corpus, ROOT / "questions" / "external" / f"{name}.jsonl")
+    return paths
+
+
 MODEL = ROOT / "build" / "models" / "all-MiniLM-L6-v2"
 NAME = 22
 """The width of the table's ranker column."""

@@ -22,16 +22,14 @@ import os
 import time
 from pathlib import Path
 
-from bench_rankers import EXTERNAL, UNLIKE
+from bench_rankers import HELD, sweep_sets
 from eval_context import MODEL, usable_questions
-from eval_rankers import HELD
 from results import parse_args, recording, write_section
 
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, score_strategy, strategy_units
 from policy_assistant.index.settings import HYBRID_UNITS, RankerSettings
 from policy_assistant.parse import parse_path
 
-ROOT = Path(__file__).resolve().parent.parent
 BUDGETS = (100, 200, 400)
 FUSIONS: list[tuple[str, RankerSettings]] = [
     ("bm25", RankerSettings("bm25")),
@@ -88,11 +86,7 @@ def main() -> None:
     """Measure every fusion on every fetched set, choose, then print the held-out set."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parse_args(parser)
-    named = {"bundled": (ROOT / "corpus", ROOT / "questions" / "questions.jsonl")}
-    for name in (*EXTERNAL, *UNLIKE, *HELD):
-        corpus = ROOT / "build" / "external" / name
-        if corpus.is_dir():
-            named[name] = (corpus, ROOT / "questions" / "external" / f"{name}.jsonl")
+    named = sweep_sets()
     started, table = time.perf_counter(), {}
     for name, (corpus, questions) in named.items():
         if name not in HELD:

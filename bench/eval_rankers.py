@@ -46,8 +46,6 @@ ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "build" / "models" / "all-MiniLM-L6-v2"
 OUT = ROOT / "build" / "eval-rankers"
 HELD_OUT = "heldout-rsync-man"
-HELD = (HELD_OUT, "heldout-northanger")
-"""The held-out sets: printed after a choice, never deciding it."""
 """Reported apart; never used for a decision."""
 NOT_BENCHED = ("heldout-alice", "heldout-austen", "heldout-northanger", "heldout-irc")
 """The novels and the chat log, measured by eval_context only: heldout-northanger is held out

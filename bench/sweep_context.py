@@ -22,11 +22,9 @@ import io
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-from bench_rankers import EXTERNAL, UNLIKE
+from bench_rankers import HELD, sweep_sets
 from eval_context import usable_questions
-from eval_rankers import HELD
 from results import parse_args, recording, write_section
 
 from policy_assistant.evaluate.questions import Question
@@ -38,7 +36,6 @@ from policy_assistant.index.store.units import units_of
 from policy_assistant.parse import parse_path
 from policy_assistant.records import Document
 
-ROOT = Path(__file__).resolve().parent.parent
 BUDGETS = (50, 100, 200, 400)
 RULE_BUDGETS = (100, 200, 400)
 DEFAULT = NAMED_STRATEGIES["window"]
@@ -135,13 +132,8 @@ def _cells(values: Sequence[float]) -> str:
 
 def question_sets() -> dict[str, tuple[list[Document], list[Question]]]:
     """Return the bundled set and every fetched external set, held-out last, parsed."""
-    paths = {"bundled": (ROOT / "corpus", ROOT / "questions" / "questions.jsonl")}
-    for name in (*EXTERNAL, *UNLIKE, *HELD):
-        corpus = ROOT / "build" / "external" / name
-        if corpus.is_dir():
-            paths[name] = (corpus, ROOT / "questions" / "external" / f"{name}.jsonl")
     data = {}
-    for name, (corpus, questions) in paths.items():
+    for name, (corpus, questions) in sweep_sets().items():
         docs = parse_path(corpus).documents
         with contextlib.redirect_stdout(io.StringIO()):  # its "left out" line, once per set
             qset = usable_questions(questions, docs)
