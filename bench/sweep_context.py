@@ -121,7 +121,8 @@ def report(name: str, per: dict[str, list[Row]], tuning: Sequence[str]) -> str:
     """Return one variant's line: its worst tuning set, the tuning mean, the held-out set."""
     worst, cells = worst_set(per, tuning)
     mean = [sum(completes(per[n])[i] for n in tuning) / len(tuning) for i in range(3)]
-    held = "".join(f"  {n[8:14]} {_cells(completes(per[n]))}" for n in HELD if n in per)
+    shown = [(n.removeprefix("heldout-")[:6], completes(per[n])) for n in HELD if n in per]
+    held = "".join(f"  {short} {_cells(figures)}" for short, figures in shown)
     return (f"{name:24s} worst {worst[:12]:12s} {_cells(cells)} ({sum(cells):5.1f})  "
             f"mean {_cells(mean)}{held}")  # fmt: skip
 
