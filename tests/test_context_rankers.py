@@ -144,6 +144,26 @@ def test_a_context_fuses_units_with_the_units_own_hybrid_settings(
     assert seen == [HYBRID_UNITS]  # not the chunks' fusion: a unit's BM25 sees one sentence
 
 
+def test_a_context_fuses_units_with_the_dense_weight_named(
+    folder: Path, with_vectors: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    from policy_assistant.index.context import unit_rank
+    from policy_assistant.index.settings import HYBRID_UNITS
+
+    seen = []
+    real = unit_rank.ranked_by_vectors
+
+    def spy(*args: Any) -> Any:
+        seen.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(unit_rank, "ranked_by_vectors", spy)
+    assert texts(context(folder, "reimbursement", "--ranker", "hybrid:3"))
+    assert seen == [replace(HYBRID_UNITS, weight=3.0)]
+
+
 def test_eval_fuses_a_strategys_units_as_search_budget_does(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -142,6 +142,16 @@ def test_the_cli_names_a_bad_ranker_and_shows_the_paired_table(tmp_path: Path, m
     assert "structure+dense" in both.stdout
     data = runner.invoke(app, [*base, "--retriever", "dense", "--model", str(model), "--json"])
     assert list(json.loads(data.stdout)["chunkers"]) == ["structure+dense"]
+    weighed = runner.invoke(
+        app, [*base, "--retriever", "bm25,hybrid:2", "--model", str(model), "--json"]
+    )
+    assert weighed.exit_code == 0, weighed.output
+    report = json.loads(weighed.stdout)
+    assert list(report["chunkers"]) == ["structure", "structure+hybrid:2"]
+    rankers = report["settings"]["rankers"], report["settings"]["unit_rankers"]
+    assert [r[1]["weight"] for r in rankers] == [2.0, 2.0]
+    nan = runner.invoke(app, [*base, "--retriever", "hybrid:nan", "--model", str(model)])
+    assert nan.exit_code == ExitCode.USAGE and "dense weight" in nan.stderr
 
 
 def write_beir(root: Path) -> Path:

@@ -8,6 +8,7 @@ from policy_assistant.index.settings import (
     HYBRID_RANKER,
     HYBRID_UNITS,
     RankerSettings,
+    parse_ranker,
     ranker_settings,
 )
 
@@ -44,3 +45,22 @@ def test_a_name_takes_its_rankers_defaults():
     assert RankerSettings("hybrid", "rrf").describe() == "hybrid rrf k=60 depth=100"
     with pytest.raises(ValueError):
         ranker_settings("nope")  # type: ignore[arg-type]
+
+
+def test_a_spec_names_a_ranker_or_hybrid_with_its_dense_weight():
+    assert parse_ranker("bm25") == RankerSettings()
+    assert parse_ranker("hybrid") == HYBRID_RANKER
+    assert parse_ranker("hybrid", units=True) == HYBRID_UNITS
+    assert parse_ranker("hybrid:1.5") == RankerSettings("hybrid", weight=1.5, norm="minmax")
+    weighted = parse_ranker("hybrid:2", units=True)
+    assert weighted.weight == 2.0 and weighted.fusion == HYBRID_UNITS.fusion
+    assert parse_ranker("hybrid:0").weight == 0.0
+
+
+BAD_SPECS = ["", "splade", "dense:1", "bm25:2", "hybrid:", "hybrid:x", "hybrid:-1", "hybrid:inf"]
+
+
+@pytest.mark.parametrize("bad", [*BAD_SPECS, "hybrid:nan", "Hybrid"])
+def test_a_spec_that_names_no_ranker_says_what_may_be_named(bad):
+    with pytest.raises(ValueError, match=r"bm25, dense, hybrid or hybrid:WEIGHT|dense weight"):
+        parse_ranker(bad)

@@ -90,6 +90,21 @@ def test_hybrid_is_the_default_with_vectors_and_never_shows_staff_to_public(fold
 
 
 @pytest.mark.usefixtures("with_vectors")
+def test_hybrid_takes_the_dense_weight_named(folder):
+    heavy = run(folder, "--json", "-k", "4", "--ranker", "hybrid:50")
+    assert heavy.exit_code == 0, heavy.output
+    lines = [json.loads(line) for line in heavy.stdout.splitlines()]
+    assert {line["ranker"] for line in lines} == {"hybrid weighted minmax weight=50.0 depth=100"}
+    dense = run(folder, "--json", "-k", "4", "--ranker", "dense")
+    # Weighted 50 to BM25's 1, the dense list decides the order.
+    order = [json.loads(line)["chunk"]["id"] for line in dense.stdout.splitlines()]
+    assert [line["chunk"]["id"] for line in lines] == order
+    for bad in ("hybrid:x", "hybrid:-2", "dense:1"):
+        done = run(folder, "--ranker", bad)
+        assert done.exit_code == 2 and "--ranker" in done.stderr
+
+
+@pytest.mark.usefixtures("with_vectors")
 @pytest.mark.parametrize("ranker", ["dense", "hybrid"])
 def test_eval_and_the_search_command_run_the_same_dense_functions(monkeypatch, folder, ranker):
     """If eval's retrieval or `search` ranked dense or hybrid with anything else, this fails."""

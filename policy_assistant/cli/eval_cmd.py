@@ -121,9 +121,9 @@ Retrievers = Annotated[
     str,
     Opt(
         "--retriever",
-        help="Rankers each row is searched with, comma-separated: bm25, dense, hybrid (a row "
-        "per chunker and ranker, each compared with its bm25 row; dense and hybrid embed "
-        "with --model).",
+        help="Rankers each row is searched with, comma-separated: bm25, dense, hybrid, "
+        "hybrid:W (the dense list weighted W) (a row per chunker and ranker, each compared "
+        "with its bm25 row; dense and hybrid embed with --model).",
     ),
 ]
 Model = Annotated[

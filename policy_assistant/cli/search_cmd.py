@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -15,7 +15,12 @@ from policy_assistant.cli.common import emit_json_lines, err, guarded, out
 from policy_assistant.cli.index_options import AsJson, IndexDir
 from policy_assistant.errors import UsageError
 from policy_assistant.index import SearchHit, open_index, resolve_index_dir
-from policy_assistant.index.settings import DEFAULT_ACCESS, DEFAULT_K, RANKERS, Ranker
+from policy_assistant.index.settings import (
+    DEFAULT_ACCESS,
+    DEFAULT_K,
+    RankerSettings,
+    parse_ranker,
+)
 from policy_assistant.index.tokenize import tokenize
 from policy_assistant.records import ACCESS_LABELS, Chunk
 
@@ -24,8 +29,9 @@ if TYPE_CHECKING:
     from policy_assistant.index.context.passages import ContextPassage
 _WORD = re.compile(r"\S+")
 RANKER_HELP = (
-    "bm25, dense or hybrid (BM25 and vectors fused) [default: hybrid when the index holds "
-    "vectors (on the question sets measured its worst set beat both others' worst), else bm25]."
+    "bm25, dense or hybrid (BM25 and vectors fused); hybrid:W weighs the dense list W against "
+    "BM25's 1 [default: hybrid when the index holds vectors (on the question sets measured its "
+    "worst set beat both others' worst), else bm25]."
 )
 
 
@@ -69,8 +75,7 @@ def _search_command(
         raise typer.BadParameter(
             f"expected one of {', '.join(ACCESS_LABELS)}", param_hint="--access"
         )
-    if ranker is not None and ranker not in RANKERS:
-        raise typer.BadParameter(f"expected one of {', '.join(RANKERS)}", param_hint="--ranker")
+    chosen = _ranker(ranker, units=budget is not None)
     if not tokenize(query):
         raise UsageError(f"the query {query!r} has no words to search for")
     if strategy is not None and budget is None:
@@ -81,11 +86,10 @@ def _search_command(
             from policy_assistant.evaluate.strategies import named_strategies  # only when asked
 
             settings = named_strategies([strategy])[0].context
-        chosen = _ranker_name(ranker)
         _show_context(resolve_index_dir(index), query, budget, access, as_json, settings, chosen)
         return
     with open_index(resolve_index_dir(index), verify=verify) as opened:
-        hits = opened.search(query, k, access, ranker=_ranker_name(ranker))
+        hits = opened.search(query, k, access, ranker=chosen)
         if opened.notice:
             err.print(opened.notice, highlight=False, markup=False)
     if as_json:
@@ -96,9 +100,13 @@ def _search_command(
         _say_no_results(f"no results for {query}", access)
 
 
-def _ranker_name(ranker: str | None) -> Ranker | None:
-    """Return --ranker as a ranker's name (checked against RANKERS), or None: the default."""
-    return None if ranker is None else cast(Ranker, ranker)
+def _ranker(spec: str | None, units: bool) -> RankerSettings | None:
+    """Return the settings --ranker names, for retrieval units when units (BadParameter if it
+    names none), or None: the index's default."""
+    try:
+        return None if spec is None else parse_ranker(spec, units)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--ranker") from None
 
 
 def _say_no_results(message: str, access: str) -> None:
@@ -115,7 +123,7 @@ def _say_no_results(message: str, access: str) -> None:
 def _show_context(
     index_dir: Path, query: str, budget: int, access: str, as_json: bool,
     settings: ContextSettings | None = None,
-    ranker: Ranker | None = None,
+    ranker: RankerSettings | None = None,
 ) -> None:  # fmt: skip
     """Print the context assembled to budget words (settings None: the default strategy),
     passage by passage with citations."""

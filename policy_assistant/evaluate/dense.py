@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from policy_assistant.errors import PolicyAssistantError, UsageError
 from policy_assistant.evaluate.retrieval import IndexRetriever, chunk_retriever
 from policy_assistant.index.settings import (
-    RANKERS,
+    RANKER_SPECS,
     BM25Settings,
-    Ranker,
     RankerSettings,
-    ranker_settings,
+    parse_ranker,
 )
 from policy_assistant.index.store.vectors import chunk_text
 from policy_assistant.records import Chunk
@@ -33,10 +32,15 @@ DEFAULT_VECTOR_CACHE = Path("build/eval-vectors.npz")
 
 
 def check_rankers(rankers: Sequence[str]) -> None:
-    """Raise UsageError unless rankers names known rankers, at least one, none twice."""
-    unknown = [r for r in rankers if r not in RANKERS]
-    if unknown or not rankers:
-        raise UsageError(f"--retriever: choose from {', '.join(RANKERS)}, got {unknown or 'none'}")
+    """Raise UsageError unless rankers names rankers (parse_ranker's specs), at least one,
+    none twice."""
+    if not rankers:
+        raise UsageError(f"--retriever: choose from {RANKER_SPECS}, got none")
+    for spec in rankers:
+        try:
+            parse_ranker(spec)
+        except ValueError as exc:
+            raise UsageError(f"--retriever: {exc}") from None
     if len(set(rankers)) != len(rankers):
         raise UsageError("--retriever: a ranker is named twice")
 
@@ -49,7 +53,7 @@ def ranker_row(name: str, ranker: str) -> str:
 def as_ranker(name: str, units: bool = False) -> RankerSettings:
     """Return the settings of a ranker named in EvalSettings.rankers (checked by check), as
     chunks are ranked by it, or units when units."""
-    return ranker_settings(cast(Ranker, name), units)
+    return parse_ranker(name, units)
 
 
 RANKER_MARK = "+"

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from policy_assistant.codec import from_json_dict, to_json_dict
 from policy_assistant.records import ACCESS_LABELS
@@ -185,6 +186,30 @@ texts unlike them (novels, a chat log, speeches), the one whose worst question s
 most evidence whole (complete@B summed over B = 100, 200, 400). One sentence's vector serves
 speeches and chat well and novels badly: at weight 1.5 a novel's contexts fell to half of
 BM25's, so the dense list weighs less for units than for chunks."""
+
+
+RANKER_SPECS = "bm25, dense, hybrid or hybrid:WEIGHT"
+"""What a ranker spec (search --ranker, eval --retriever) may be."""
+
+
+def parse_ranker(spec: str, units: bool = False) -> RankerSettings:
+    """Return the settings a ranker spec names: bm25, dense, hybrid (its defaults for units
+    when units, else for chunks) or hybrid:W, those with the dense list weighted W >= 0;
+    ValueError, saying what is wrong, if it names none."""
+    name, colon, weight = spec.partition(":")
+    if name not in RANKERS or (colon and name != "hybrid"):
+        raise ValueError(f"choose from {RANKER_SPECS}, got {spec!r}")
+    chosen = ranker_settings(cast(Ranker, name), units)
+    if not colon:
+        return chosen
+    try:
+        value = float(weight)
+    except ValueError:
+        value = math.nan
+    # A fusion weighs one list against the other: no spec is worth an infinite or NaN score.
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{spec!r}: hybrid's dense weight must be a number >= 0")
+    return replace(chosen, weight=value)
 
 
 def ranker_settings(ranker: Ranker | RankerSettings, units: bool = False) -> RankerSettings:
