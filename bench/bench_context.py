@@ -45,7 +45,6 @@ from policy_assistant.index.context.unit_rank import Hits, SegmentedUnits
 from policy_assistant.index.context.units import UnitSet
 from policy_assistant.index.settings import BM25_DEFAULTS
 from policy_assistant.index.store.units import (
-    close_units,
     load_units,
     update_units,
     write_units,
@@ -188,8 +187,8 @@ def main() -> None:
         parts = load_units(root / "parts")
         print(f"unit segments: {len(loaded.segments)} (one write), {len(parts.segments)} (parts)")
         report((loaded, parts), memory_index(chunks), pick_queries(units))
-        close_units(loaded)
-        close_units(parts)
+        loaded.close()
+        parts.close()
     shutil.rmtree(root, ignore_errors=True)
 
 

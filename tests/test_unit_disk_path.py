@@ -95,7 +95,7 @@ def test_maxscore_sections_rank_as_scoring_every_posting(
         monkeypatch.setattr(unit_terms, "MAX_CANDIDATES", -1)  # never prune
         dense = [(named(found), found[1]) for found in (index.ranked(q, 10, a) for q, a in asked)]
     finally:
-        unit_store.close_units(index)
+        index.close()
     assert sum(taken[: len(pruned)]) > len(pruned) // 2, "pruning was seldom taken"
     assert not any(taken[len(pruned) :])
     assert [hits for _, hits in pruned] == [hits for _, hits in dense]
@@ -122,7 +122,7 @@ def test_sparse_field_scores_are_the_dense_ones(
                 assert rows.tolist() == np.flatnonzero(dense).tolist(), (folder, query)
                 assert scores.tolist() == dense[rows].tolist()
     finally:
-        unit_store.close_units(index)
+        index.close()
 
 
 def named(ranked: tuple) -> list[tuple[str, int, float]]:  # type: ignore[type-arg]
@@ -152,7 +152,7 @@ def test_contexts_from_disk_equal_a_cold_build(
                     want = context_for(memory, query, budget, "staff", s)
                     assert context_for(index, query, budget, "staff", s) == want
         finally:
-            unit_store.close_units(index)
+            index.close()
     assert views, "no context was read through a segment's own view"
 
 
@@ -177,7 +177,7 @@ def test_a_framed_text_slices_as_the_text_does(
             with pytest.raises(TypeError):
                 text[1:]
     finally:
-        unit_store.close_units(index)
+        index.close()
 
 
 def test_units_of_the_previous_format_are_refused_with_what_to_do(tmp_path: Path) -> None:
@@ -221,4 +221,4 @@ def test_other_field_weights_rank_from_disk_as_in_memory(
                 memory.ranked(query, 10, "staff")
             )
     finally:
-        unit_store.close_units(loaded)
+        loaded.close()

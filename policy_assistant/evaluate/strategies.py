@@ -59,7 +59,7 @@ from policy_assistant.index.context.passages import (
 from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UnitSet, build_units
 from policy_assistant.index.settings import BM25_DEFAULTS, UNIT_SETTINGS, RankerSettings
-from policy_assistant.index.store.units import close_units, units_of
+from policy_assistant.index.store.units import units_of
 from policy_assistant.index.store.vectors import Embedding
 from policy_assistant.records import Document
 
@@ -144,7 +144,7 @@ def unit_strategy_runs(
                 index, questions, chosen, settings.k, settings.budgets, ranker, encoder
             )
         finally:
-            close_units(index)
+            index.close()
     return runs, skipped
 
 
@@ -341,7 +341,7 @@ def with_strategies(
         size = len(next(iter(indexes.values()))) if indexes else len(build_units(documents))
     finally:
         for index in indexes.values():
-            close_units(index)
+            index.close()
     runs = (*report.runs, *found)
     settings = {
         **report.settings,

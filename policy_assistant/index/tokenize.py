@@ -125,20 +125,12 @@ def _compound_terms(compound: str, terms: list[str]) -> None:
         terms.append(_STEMMER.stemWord(joined))
 
 
-def _cjk_terms(run: str, terms: list[str]) -> None:
-    """Append the overlapping character bigrams of a CJK run (a lone character alone)."""
-    if len(run) == 1:
-        terms.append(run)
-        return
-    terms.extend(run[i : i + 2] for i in range(len(run) - 1))
-
-
 def _analyze(word: str) -> tuple[str, ...]:
     """Return the terms of one whitespace-delimited word, punctuation and all."""
     terms: list[str] = []
     for i, piece in enumerate(_CJK_RUN.split(fold(word))):
-        if i % 2:
-            _cjk_terms(piece, terms)
+        if i % 2:  # a CJK run: its overlapping bigrams (a lone character: itself)
+            terms.extend(piece[j : j + 2] for j in range(max(len(piece) - 1, 1)))
         else:
             for compound in _COMPOUND_RE.findall(piece):
                 _compound_terms(compound, terms)

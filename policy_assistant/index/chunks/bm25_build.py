@@ -17,7 +17,7 @@ import sys
 import threading
 from array import array
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from itertools import chain
@@ -59,29 +59,6 @@ class _Vocab(dict[str, int]):
     def __missing__(self, term: str) -> int:
         value = self[term] = len(self)
         return value
-
-
-class PostingsBuilder:
-    """Counted batches, kept until every row is in: then the postings can be laid out.
-
-    Each batch holds its terms (global ids, in first-sight order), per term its posting
-    count, and per posting its row within the batch and its tf.
-    """
-
-    def __init__(self) -> None:
-        self.vocab = _Vocab()
-        self.rows = 0
-        self.lengths: list[Ints] = []
-        self.parts: list[tuple[int, Rows, Rows, npt.NDArray[Any], npt.NDArray[Any]]] = []
-
-    def add(self, counted: Counted) -> None:
-        """Take one batch from _count_rows, its terms renumbered into the global vocabulary."""
-        distinct, local_terms, sizes, local_rows, tf, lengths = counted
-        ids = np.fromiter(map(self.vocab.__getitem__, distinct), np.int32, len(distinct))
-        if len(lengths):
-            self.parts.append((self.rows, ids[local_terms], sizes, local_rows, tf))
-        self.rows += len(lengths)
-        self.lengths.append(lengths)
 
 
 def _count_rows(rows: Sequence[str], word_terms: WordTerms) -> Counted:
@@ -240,9 +217,10 @@ def _count_in_worker(rows: Sequence[str]) -> Counted:
 
 
 def feed_rows(
-    rows: Iterable[str], word_terms: WordTerms, builder: PostingsBuilder, workers: int
+    rows: Iterable[str], word_terms: WordTerms, add: Callable[[Counted], None], workers: int
 ) -> None:
-    """Count rows batch by batch; after the first few batches, in worker processes.
+    """Count rows batch by batch, each counted batch given to add in order; after the first
+    few batches, in worker processes.
 
     At most 2 * workers batches are in flight and results are taken in submission order,
     so rows keep their order and memory stays bounded.
@@ -252,23 +230,19 @@ def feed_rows(
         pool: ProcessPoolExecutor | None = None
         for n, batch in enumerate(_batched(rows)):
             if pool is None and n == PARALLEL_AFTER_BATCHES and _can_fork(workers):
-                pool = stack.enter_context(_fork_pool(workers, word_terms))
+                # Forked workers, each holding word_terms and dying with us.
+                init = (word_terms, os.getpid())
+                context = multiprocessing.get_context("fork")
+                pool = ProcessPoolExecutor(workers, context, _start_worker, init)
+                stack.enter_context(pool)
             if pool is None:
-                builder.add(_count_rows(batch, word_terms))
+                add(_count_rows(batch, word_terms))
             else:
                 pending.append(pool.submit(_count_in_worker, batch))
             while pending and (len(pending) > 2 * workers or pending[0].done()):
-                builder.add(pending.popleft().result())
+                add(pending.popleft().result())
         while pending:
-            builder.add(pending.popleft().result())
-
-
-def _fork_pool(workers: int, word_terms: WordTerms) -> ProcessPoolExecutor:
-    """Return a pool of forked workers, each holding word_terms and dying with us."""
-    context = multiprocessing.get_context("fork")
-    return ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_start_worker, initargs=(word_terms, os.getpid())
-    )
+            add(pending.popleft().result())
 
 
 def count_postings(
@@ -277,24 +251,36 @@ def count_postings(
     """Return the sorted term list (UTF-8 lines) and the raw postings arrays, one row per
     text (its words' terms under analyze): term_offsets, ptr, rows, tf (uint16, uint32 when
     a count needs it), dl. The result does not depend on workers (forked counting processes)."""
-    builder = PostingsBuilder()
-    feed_rows(rows, analyze, builder, workers)
-    vocab = builder.vocab
+    # Counted batches, kept until every row is in: then the postings can be laid out. Each
+    # holds its first row, its terms (global ids, in first-sight order), per term its posting
+    # count, and per posting its row within the batch and its tf.
+    vocab = _Vocab()
+    parts: list[tuple[int, Rows, Rows, npt.NDArray[Any], npt.NDArray[Any]]] = []
+    lengths: list[Ints] = []
+
+    def add(counted: Counted) -> None:  # a batch's terms renumbered into the vocabulary
+        distinct, local_terms, sizes, local_rows, tf, batch_lengths = counted
+        ids = np.fromiter(map(vocab.__getitem__, distinct), np.int32, len(distinct))
+        if len(batch_lengths):
+            parts.append((sum(map(len, lengths)), ids[local_terms], sizes, local_rows, tf))
+        lengths.append(batch_lengths)
+
+    feed_rows(rows, analyze, add, workers)
     terms = sorted(vocab, key=lambda t: t.encode("utf-8"))
     new_of_old = np.empty(len(terms), dtype=np.int32)
     old_ids = np.fromiter(map(vocab.__getitem__, terms), np.int64, len(terms))
     new_of_old[old_ids] = np.arange(len(terms), dtype=np.int32)
-    vocab.clear()  # the largest thing the builder holds
+    vocab.clear()  # the largest thing the count holds
     df = np.zeros(len(terms), dtype=np.int64)
-    for _, old, sizes, _, _ in builder.parts:
+    for _, old, sizes, _, _ in parts:
         df[new_of_old[old]] += sizes  # a term appears once per batch
     ptr = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(df, out=ptr[1:])
-    wide = any(len(part[4]) and int(part[4].max()) > 0xFFFF for part in builder.parts)
+    wide = any(len(part[4]) and int(part[4].max()) > 0xFFFF for part in parts)
     rows = np.empty(int(ptr[-1]), np.int32)
     tf = np.empty(int(ptr[-1]), np.uint32 if wide else np.uint16)
     fill = ptr[:-1].copy()
-    for first, old, sizes, local, batch_tf in builder.parts:
+    for first, old, sizes, local, batch_tf in parts:
         new = new_of_old[old]
         pos = np.repeat(fill[new] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(local))
         fill[new] += sizes
@@ -304,5 +290,5 @@ def count_postings(
     offsets = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
     arrays = {"term_offsets": offsets, "ptr": ptr, "rows": rows, "tf": tf}
-    arrays["dl"] = np.concatenate(builder.lengths).astype(np.uint32)  # one batch at least
+    arrays["dl"] = np.concatenate(lengths).astype(np.uint32)  # one batch at least
     return b"".join(encoded), arrays

@@ -17,12 +17,10 @@ import numpy.typing as npt
 from policy_assistant.errors import BadIndex
 from policy_assistant.index.chunks.bm25_types import Ints
 from policy_assistant.index.chunks.fusion import fuse
-from policy_assistant.index.chunks.kernel import products
+from policy_assistant.index.chunks.kernel import Floats, products
 from policy_assistant.index.chunks.segment import Segment
 from policy_assistant.index.chunks.segment_search import Found
 from policy_assistant.index.settings import RankerSettings
-
-Floats = npt.NDArray[np.float32]
 
 
 class VectorRows(Protocol):
@@ -100,24 +98,6 @@ def dense_search(
     return found[:k]
 
 
-def scores_of(
-    segments: Sequence[VectorRows], query: Floats, wanted: Sequence[tuple[int, int]]
-) -> dict[tuple[int, int], float]:
-    """Return the inner product of query with the vector of each (segment, row) wanted."""
-    query = np.asarray(query, dtype=np.float32)
-    out: dict[tuple[int, int], float] = {}
-    for seg in dict.fromkeys(seg for seg, _ in wanted):
-        vectors = segments[seg].vectors()
-        if vectors is None:
-            raise BadIndex(f"segment {segments[seg].info.name} holds no vectors")
-        rows = [row for at, row in wanted if at == seg]
-        # One call of the kernel that scored the dense list: a row's product is its own sum,
-        # so these are the bits the dense list would give them.
-        scores = products(np.asarray(vectors)[rows], query).tolist()
-        out.update(zip([(seg, row) for row in rows], scores, strict=True))
-    return out
-
-
 def fused(
     bm25: list[Found], dense: list[Found], segments: Sequence[VectorRows], query: Floats,
     settings: RankerSettings, k: int,
@@ -126,4 +106,15 @@ def fused(
     BM25 candidate the dense list lacks given its exact inner product."""
     in_dense = {(seg, row) for seg, row, _ in dense}
     missing = [(seg, row) for seg, row, _ in bm25 if (seg, row) not in in_dense]
-    return fuse(bm25, dense, scores_of(segments, query, missing), settings, k)
+    query = np.asarray(query, dtype=np.float32)
+    more: dict[tuple[int, int], float] = {}
+    for seg in dict.fromkeys(seg for seg, _ in missing):
+        vectors = segments[seg].vectors()
+        if vectors is None:
+            raise BadIndex(f"segment {segments[seg].info.name} holds no vectors")
+        rows = [row for at, row in missing if at == seg]
+        # One call of the kernel that scored the dense list: a row's product is its own sum,
+        # so these are the bits the dense list would give them.
+        scores = products(np.asarray(vectors)[rows], query).tolist()
+        more.update(zip([(seg, row) for row in rows], scores, strict=True))
+    return fuse(bm25, dense, more, settings, k)

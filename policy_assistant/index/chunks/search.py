@@ -197,13 +197,10 @@ class Index:
         read: dict[tuple[int, int], Chunk] = {}
         try:
             found = self._ranked(query, k, level, settings, read)
+            chunks, rows = self._placed(found, read)
         except (IndexError, ValueError) as exc:  # numpy on rows out of range: damage
             raise self.damage(f"damaged postings: {exc}") from exc
-        except BadIndex as exc:  # vectors that do not fit the segment
-            raise self.damage(str(exc)) from exc
-        try:
-            chunks, rows = self._placed(found, read)
-        except BadIndex as exc:
+        except BadIndex as exc:  # vectors that do not fit the segment, a damaged record
             raise self.damage(str(exc)) from exc
         allowed = set(self.access_labels[: level + 1])
         if not {chunk.access for chunk in chunks} <= allowed:

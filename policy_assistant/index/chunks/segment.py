@@ -43,6 +43,12 @@ FEW_DEAD = 4096
 class Segment(Postings):
     """An open segment: its term table, postings, lengths, access codes and records."""
 
+    deleted: Deleted | None = None
+    _dead: Any = None
+    weighed: tuple[Any, Any] | None = None
+    """Statistics and every posting's saturation under them, kept by keep_weights for a
+    segment whose statistics never change (eval's MemorySegment)."""
+
     def __init__(self, folder: Path, info: SegmentInfo, deleted: Deleted | None) -> None:
         self.folder = folder
         self.info = info
@@ -56,10 +62,6 @@ class Segment(Postings):
         self._ids = arrays["ids"]
         self._id_rows = arrays["id_rows"]
         self.deleted = deleted
-        self._dead: Any = None
-        self.weighed: tuple[Any, Any] | None = None
-        """Statistics and every posting's saturation under them, kept by keep_weights for a
-        segment whose statistics never change (eval's MemorySegment)."""
         self._check(meta)
 
     def _check(self, meta: dict[str, Any]) -> None:
@@ -185,9 +187,6 @@ class MemorySegment(Segment):
     ) -> None:
         Postings.__init__(self, *count_postings(c.text for c in chunks))
         self.access = access
-        self.deleted = None
-        self._dead = None
-        self.weighed = None
         self._spans: dict[str, tuple[int, int]] = {}
         self._chunks = tuple(chunks)
         nonempty, length = int((self.dl > 0).sum()), int(self.dl.sum(dtype=np.int64))

@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from policy_assistant.codec import from_json_dict, to_json_dict
 from policy_assistant.index.chunks.bm25_build import count_postings
 from policy_assistant.jsonio import json_line, pretty_json
 from policy_assistant.records import Chunk
@@ -54,15 +53,6 @@ class SegmentInfo:
     sha256: str
     """Hex SHA-256 of its segment.json."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON form."""
-        return to_json_dict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SegmentInfo:
-        """Rebuild from the JSON form."""
-        return from_json_dict(cls, data)
-
 
 def _records(chunks: Sequence[Chunk]) -> tuple[bytes, np.ndarray[Any, Any]]:
     """Return the compressed record blocks and each block's offset (then the size)."""
@@ -73,13 +63,6 @@ def _records(chunks: Sequence[Chunk]) -> tuple[bytes, np.ndarray[Any, Any]]:
         parts.append(zlib.compress(block, ZLIB_LEVEL))
         offsets.append(offsets[-1] + len(parts[-1]))
     return b"".join(parts), np.array(offsets, np.int64)
-
-
-def _id_arrays(chunks: Sequence[Chunk]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Return the chunk IDs as sorted uint64 keys and the row of each."""
-    keys = np.array([chunk_key(c.id) for c in chunks], np.uint64)
-    order = np.argsort(keys, kind="stable")
-    return keys[order], order.astype(np.int32)
 
 
 def chunk_key(chunk_id: str) -> int:
@@ -140,7 +123,9 @@ def write_segment(
     data, arrays = count_postings(c.text for c in chunks)
     arrays["access"] = np.array([codes[c.access] for c in chunks], np.uint8)
     records, arrays["blocks"] = _records(chunks)
-    arrays["ids"], arrays["id_rows"] = _id_arrays(chunks)
+    keys = np.array([chunk_key(c.id) for c in chunks], np.uint64)  # IDs sorted, and their rows
+    order = np.argsort(keys, kind="stable")
+    arrays["ids"], arrays["id_rows"] = keys[order], order.astype(np.int32)
     tmp = parent / f".seg-{os.getpid()}"
     tmp.mkdir(parents=True)
     files = {"terms.txt": data, "records.bin": records, **(extra or {})}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from policy_assistant.errors import BadIndex, PolicyAssistantError
 from policy_assistant.index.settings import BM25_DEFAULTS, UNIT_SETTINGS, BM25Settings
 from policy_assistant.index.store.entries import SEGMENTS_DIR
-from policy_assistant.index.store.folder import ingest_hint
+from policy_assistant.index.store.folder import ingest_hint, live_generation
 from policy_assistant.index.store.manifest import DocumentEntry, Manifest
 from policy_assistant.index.store.plan import Change, cold_generation, incremental_generation
 from policy_assistant.index.store.reader import load_entries, load_manifest
@@ -86,7 +86,7 @@ def sort_chunks(chunks: Iterable[Chunk]) -> list[Chunk]:
 
 def _chunker_spec(chunks: Sequence[Chunk]) -> dict[str, Any]:
     """Return the one chunker spec the chunks were made with; an error if none or mixed."""
-    specs = {_spec_key(c.chunker): c.chunker for c in chunks}
+    specs = {" ".join(f"{k}={v}" for k, v in sorted(c.chunker.items())): c.chunker for c in chunks}
     if not specs:
         raise PolicyAssistantError("no chunks to index")
     if len(specs) > 1:
@@ -95,10 +95,6 @@ def _chunker_spec(chunks: Sequence[Chunk]) -> dict[str, Any]:
             f"the chunks were made by more than one chunker ({names}); index one"
         )
     return dict(next(iter(specs.values())))
-
-
-def _spec_key(spec: dict[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in sorted(spec.items()))
 
 
 def _entries_of(chunks: Sequence[Chunk]) -> list[DocumentEntry]:
@@ -180,9 +176,7 @@ def build_index(
         if make is not None:
             write_generation(index_dir, make, progress=progress, workers=workers, units=job)
             result.written = True
-    given: dict[str, int] = {}
-    for chunk in rows:
-        given[chunk.source] = given.get(chunk.source, 0) + chunk.words
+    given = {s: sum(c.words for c in group) for s, group in groupby(rows, lambda c: c.source)}
     result.chunks = sum(e.chunks for e in new.values())
     # Every entry's words, but a document's given chunks count over what its entry says.
     result.words = sum(given.get(s, e.words) for s, e in new.items())
@@ -203,7 +197,6 @@ def _reusing(embedding: Embedding | None, old: Manifest | None) -> Embedding | N
 def _units_change(index_dir: Path, documents: Sequence[Document] | None) -> str:
     """Return why the live generation's units (held or not) must be written whole or dropped,
     or an empty string when they can be updated as they are."""
-    from policy_assistant.index.store.folder import live_generation
     from policy_assistant.index.store.units import UNITS_DIR, has_units
 
     folder = live_generation(index_dir) / UNITS_DIR

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from policy_assistant.codec import from_json_dict, to_json_dict
 from policy_assistant.errors import PolicyAssistantError
 from policy_assistant.index.chunks.bm25_files import load_array
 from policy_assistant.index.chunks.segment_build import SegmentInfo
@@ -141,13 +142,13 @@ class LiveSegment:
         """Return the JSON form."""
         # Hand-written: the segment's fields flattened beside the deleted counts, not nested.
         counts = {"deleted": self.deleted, "deleted_nonempty": self.deleted_nonempty}
-        return {**self.info.to_dict(), **counts, "deleted_length": self.deleted_length}
+        return {**to_json_dict(self.info), **counts, "deleted_length": self.deleted_length}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LiveSegment:
         """Rebuild from the JSON form."""
         # Hand-written: reads the flattened form to_dict writes.
-        info = SegmentInfo.from_dict(data)
+        info = from_json_dict(SegmentInfo, data)
         counts = (data["deleted"], data["deleted_nonempty"], data["deleted_length"])
         return cls(info, *(int(c) for c in counts))
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from policy_assistant.index.chunks.segment_build import checksum
 from policy_assistant.index.store.entries import DELETED_DIR, SEGMENTS_DIR
 from policy_assistant.index.store.folder import damaged
-from policy_assistant.index.store.manifest import LiveSegment, Manifest
+from policy_assistant.index.store.manifest import Manifest
 from policy_assistant.jsonio import loads
 from policy_assistant.records import ACCESS_LABELS
 
@@ -38,18 +38,17 @@ def check_on_open(index_dir: Path, generation: Path, manifest: Manifest) -> None
             _check_if_small(index_dir, generation, name, digest)
     for live in manifest.segments:
         folder = f"{SEGMENTS_DIR}/{live.info.name}"
-        for name, digest in segment_files(index_dir, generation, live).items():
+        for name, digest in segment_files(index_dir, generation, folder, live.info.sha256).items():
             if name in ALWAYS:
                 check_file(index_dir, generation, f"{folder}/{name}", digest)
             elif name not in SELF_CHECKED:
                 _check_if_small(index_dir, generation, f"{folder}/{name}", digest)
 
 
-def segment_files(index_dir: Path, generation: Path, live: LiveSegment) -> dict[str, str]:
-    """Check a segment's segment.json against the manifest; return the SHA-256 of each file
-    of the segment, by name, as segment.json records."""
-    folder = f"{SEGMENTS_DIR}/{live.info.name}"
-    check_file(index_dir, generation, f"{folder}/segment.json", live.info.sha256)
+def segment_files(index_dir: Path, generation: Path, folder: str, sha256: str) -> dict[str, str]:
+    """Check a (chunk or unit) segment folder's segment.json against its recorded SHA-256;
+    return the SHA-256 of each file of the segment, by name, as segment.json records."""
+    check_file(index_dir, generation, f"{folder}/segment.json", sha256)
     try:
         files = loads((generation / folder / "segment.json").read_bytes())["files"]
         return {str(name): str(digest) for name, digest in files.items()}

@@ -18,16 +18,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from policy_assistant.errors import PolicyAssistantError
+from policy_assistant.errors import BadIndex, PolicyAssistantError
 from policy_assistant.index.chunks.segment import Segment
 from policy_assistant.index.chunks.segment_build import SegmentInfo, write_segment
 from policy_assistant.index.chunks.segment_search import okapi_mean_idf
 from policy_assistant.index.store.entries import (
-    DELETED_DIR,
     ENTRIES_FILE,
     SEGMENTS_DIR,
     Merging,
     entries_bytes,
+    load_mask,
     read_empty,
     segment_entries,
 )
@@ -195,9 +195,7 @@ def _empty_after(change: Change, empty: Sequence[DocumentEntry]) -> list[Documen
 
 def _open(generation: Path, live: LiveSegment) -> Segment:
     """Open a segment of a generation with a writable copy of its deletion mask."""
-    mask = None
-    if live.deleted:
-        mask = np.load(generation / DELETED_DIR / f"{live.info.name}.npy", allow_pickle=False)
+    mask = load_mask(generation, live, writable=True, error=BadIndex)
     return Segment(generation / SEGMENTS_DIR / live.info.name, live.info, mask)
 
 

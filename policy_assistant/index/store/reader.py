@@ -6,7 +6,6 @@ outlives its file's rename and unlink), and retry if a writer retired the genera
 
 from __future__ import annotations
 
-import hashlib
 import os
 from contextlib import suppress
 from pathlib import Path
@@ -19,28 +18,15 @@ from policy_assistant.index.chunks.search import Index, no_vectors_message
 from policy_assistant.index.chunks.segment import Segment
 from policy_assistant.index.chunks.segment_search import Statistics, statistics
 from policy_assistant.index.settings import BM25_RANKER, Ranker, RankerSettings, ranker_settings
-from policy_assistant.index.store.entries import (
-    SEGMENTS_DIR,
-    SegmentEntries,
-    load_mask,
-)
-from policy_assistant.index.store.folder import (
-    damaged,
-    ingest_hint,
-    live_generation,
-    read_current,
-)
+from policy_assistant.index.store.entries import SEGMENTS_DIR, SegmentEntries, load_mask
+from policy_assistant.index.store.folder import damaged, ingest_hint, live_generation, read_current
 from policy_assistant.index.store.integrity import (
     check_file,
     check_name,
     check_on_open,
     segment_files,
 )
-from policy_assistant.index.store.manifest import (
-    FORMAT_VERSION,
-    DocumentEntry,
-    Manifest,
-)
+from policy_assistant.index.store.manifest import FORMAT_VERSION, DocumentEntry, Manifest
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
@@ -217,7 +203,7 @@ def verify_files(
     expected = dict(manifest.files)
     for live in manifest.segments:
         folder = f"{SEGMENTS_DIR}/{live.info.name}"
-        files = segment_files(index_dir, generation, live)
+        files = segment_files(index_dir, generation, folder, live.info.sha256)
         expected.update({f"{folder}/{name}": digest for name, digest in files.items()})
     expected.update(_unit_files(index_dir, generation, manifest))
     for name, digest in expected.items():
@@ -237,18 +223,15 @@ def _unit_files(index_dir: Path, generation: Path, manifest: Manifest) -> dict[s
     if name not in manifest.files:
         return {}
     check_file(index_dir, generation, name, manifest.files[name])
-    out: dict[str, str] = {}
     try:
-        for live in read_state(generation / UNITS_DIR).segments:
-            folder = f"{UNITS_DIR}/{live.info.name}"
-            data = (generation / folder / "segment.json").read_bytes()
-            if hashlib.sha256(data).hexdigest() != live.info.sha256:
-                raise BadIndex(f"{folder}/segment.json does not match its checksum")
-            out |= {f"{folder}/{file}": digest for file, digest in loads(data)["files"].items()}
+        segments = read_state(generation / UNITS_DIR).segments
     except BadIndex as exc:
         raise damaged(index_dir, exc) from exc
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise damaged(index_dir, f"{UNITS_DIR}: {exc}") from exc
+    out: dict[str, str] = {}
+    for live in segments:
+        folder = f"{UNITS_DIR}/{live.info.name}"
+        files = segment_files(index_dir, generation, folder, live.info.sha256)
+        out |= {f"{folder}/{file}": digest for file, digest in files.items()}
     return out
 
 

@@ -189,11 +189,6 @@ def units_of(
         return loaded
 
 
-def close_units(index: SegmentedUnits) -> None:
-    """Close the files a loaded unit index holds open."""
-    index.close()
-
-
 def write_units(
     documents: Sequence[Document], folder: Path, bm25: BM25Settings, extra: UnitFiles | None = None
 ) -> None:

@@ -33,12 +33,7 @@ from policy_assistant.index.store.entries import (
 )
 from policy_assistant.index.store.folder import GENERATION, read_current
 from policy_assistant.index.store.manifest import Manifest, ids_digest
-from policy_assistant.index.store.plan import (
-    Generation,
-    MakeGeneration,
-    cold_generation,
-    link_tree,
-)
+from policy_assistant.index.store.plan import Generation, MakeGeneration, cold_generation, link_tree
 from policy_assistant.jsonio import pretty_json
 from policy_assistant.procs.side_job import SideJob, spare_core
 from policy_assistant.records import Chunk, Document
