@@ -152,10 +152,8 @@ def order_hits(
     window = _window_for(settings, budget)
     if not settings.maxp or not window or not hits:
         return list(hits)
-    gains = window_gains(units, weights, hits, window)
-    scored = [
-        (row, score + settings.maxp * float(g)) for (row, score), g in zip(hits, gains, strict=True)
-    ]
+    gains = window_gains(units, weights, hits, window).tolist()
+    scored = [(row, score + settings.maxp * g) for (row, score), g in zip(hits, gains, strict=True)]
     return sorted(scored, key=lambda hit: -hit[1])  # stable: ties keep the search's order
 
 
@@ -177,18 +175,12 @@ def assemble_ranked(ranked: Ranked, budget: int, settings: ContextSettings) -> l
     """Return the context of a unit ranking at one budget: its first settings.candidates
     hits in the order a context takes them, assembled."""
     units, hits, weights = ranked
-    if settings.strategy == "passages":
-        return _passages(ranked, budget, settings)
-    ordered = order_hits(units, weights, hits[: settings.candidates], budget, settings)
-    return assemble(units, ordered, budget, settings)
-
-
-def _passages(ranked: Ranked, budget: int, settings: ContextSettings) -> list[ContextPassage]:
-    """Return the "passages" context: the best candidates whole, or (with mix) the windows of
-    the hits re-scored by their best candidate (passage_rank.py)."""
-    units, hits, weights = ranked
-    window, scoring = _window_for(settings, budget), settings.passages
     top = hits[: settings.candidates]
+    if settings.strategy != "passages":
+        return assemble(units, order_hits(units, weights, top, budget, settings), budget, settings)
+    # "passages": the best candidates whole, or (with mix) the windows of the hits re-scored
+    # by their best candidate (passage_rank.py).
+    window, scoring = _window_for(settings, budget), settings.passages
     if not scoring.mix:
         units = replace(units, header_rows=settings.header_rows)
         return passage_context(units, top, weights, budget, window, scoring)
@@ -229,9 +221,8 @@ def window_gains(
     rows = np.array([row for row, _ in hits], np.int64)
     section = cols["unit_section"][rows]
     near = rows[:, None] + np.arange(-window, window + 1)[None, :]
-    inside = (near >= cols["section_first"][section][:, None]) & (
-        near < cols["section_first"][section + 1][:, None]
-    )
+    first = cols["section_first"]
+    inside = (near >= first[section][:, None]) & (near < first[section + 1][:, None])
     if not len(weights.rows):
         return np.zeros(len(rows))
     # Units the search scored hold the terms; any other unit of the window holds none.

@@ -62,21 +62,18 @@ class FieldView(Postings):
         return mask
 
     @cached_property
-    def _dead_runs(self) -> tuple[Any, Any]:
-        """The first row and the end of each deleted document's rows."""
-        dead = self._dead_docs
-        docs = np.flatnonzero(dead) if dead is not None else np.zeros(0, np.int64)
+    def _dead_bounds(self) -> Ints:
+        """The first row and the end of each deleted document's rows, one after the other."""
         first = np.asarray(self._rows_of_doc, np.int64)
-        return first[docs], first[docs + 1]
+        docs = np.flatnonzero(np.asarray(self._dead_docs))  # read only when some are deleted
+        return np.column_stack([first[docs], first[docs + 1]]).ravel()
 
     def live_count(self, rows: Any) -> int:
         """Return how many of a term's postings (its rows) are live: a bisection per deleted
         document's run of rows, not a look at every posting."""
         if self._dead_docs is None:
             return len(rows)
-        starts, stops = self._dead_runs
-        bounds = np.column_stack([starts, stops]).ravel().astype(rows.dtype)
-        at = np.searchsorted(rows, bounds).reshape(-1, 2)
+        at = np.searchsorted(rows, self._dead_bounds.astype(rows.dtype)).reshape(-1, 2)
         return len(rows) - int((at[:, 1] - at[:, 0]).sum())
 
 
@@ -191,8 +188,6 @@ class _Lines:
         """Return the parsed lines start..stop (stop: start + 1) of one file."""
         offsets = self.offsets[name]
         end = start + 1 if stop is None else stop
-        if end <= start:
-            return []
         chunk = bytes(self.data[name][int(offsets[start]) : int(offsets[end])])
         parsed: list[Any] = loads(b"[" + b",".join(chunk.splitlines()) + b"]")
         return parsed
@@ -367,10 +362,8 @@ class DocText:
             return ""
         size = self._segment.frame_chars
         first, last = start // size, (stop - 1) // size
-        text = "".join(self._frame(at) for at in range(first, last + 1))
+        for at in range(first, last + 1):
+            if at not in self._frames:
+                self._frames[at] = self._segment.frame(self._doc, at)
+        text = "".join(self._frames[at] for at in range(first, last + 1))
         return text[start - first * size : stop - first * size]
-
-    def _frame(self, at: int) -> str:
-        if at not in self._frames:
-            self._frames[at] = self._segment.frame(self._doc, at)
-        return self._frames[at]

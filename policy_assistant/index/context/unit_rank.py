@@ -183,7 +183,7 @@ class SegmentedUnits:
         if weight > 0 and len(plan) > 1:
             # Its documents rank by every section's field; MaxScore sums into the context.
             lower = context.summed(scratch.array("lower", size))
-            found = top_rows(views, stats, plan, bases, (weight, lower, lower), allowed, count)
+            found = top_rows(views, stats, plan, bases, (weight, lower), allowed, count)
         if found is None:
             out = scratch.array("passage", size, zeros=True)
             passage = field_scores(views, stats, plan, bases, out)
@@ -398,21 +398,14 @@ def ranked_by_vectors(
         found = fused(bm25, dense, segments, vector, settings, n)
     else:
         found = dense[:n]
-    return _answered(index, units, matrix, found)
-
-
-def _answered(
-    index: SegmentedUnits, units: Ints, matrix: Any, found: list[Found]
-) -> tuple[UnitSet, Hits, Any]:
-    """Return SegmentedUnits.answer for the found units, with BM25's scored units (and their
-    term weights) beside them, all in a cold build's order (source, then row)."""
+    # The found units beside BM25's scored ones (and their term weights), all in a cold
+    # build's order (source, then row).
     known = {(int(s), int(r)): i for i, (s, r) in enumerate(units.tolist())}
     extra = sorted({(seg, row) for seg, row, _ in found} - set(known))
     pairs = np.array([*known, *extra], np.int64).reshape(-1, 2)
     ordered = pairs[index.cold_order(pairs[:, 0], pairs[:, 1], "unit_doc")]
     place = {(s, r): at for at, (s, r) in enumerate(ordered.tolist())}
     weights = np.zeros((matrix.shape[0], len(pairs)))
-    if len(known):
-        weights[:, [place[p] for p in known]] = matrix
+    weights[:, [place[p] for p in known]] = matrix
     hits = [(place[seg, row], score) for seg, row, score in found]
     return index.answer(ordered, weights, hits)

@@ -200,8 +200,7 @@ def field_scores(
     if int(plan.postings(views).sum()) <= SLICE:
         # Few postings: weighed at once; add.at adds them in the order given, term after
         # term at each row, as the loop below does.
-        rows, weights = _postings(views, stats, plan, bases)
-        np.add.at(scores, rows, weights)
+        np.add.at(scores, *_postings(views, stats, plan, bases))
         return scores
     for j in range(len(plan)):
         for rows, weights in _weighted(views, stats, plan, bases, j):
@@ -286,23 +285,6 @@ def _weighted(
             yield (local + base if base else local), weights
 
 
-def _scores_at(
-    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, seg: Ints, local: Ints
-) -> Floats:
-    """Return the field's score at some rows (segment, local row: live ones, ascending in each
-    segment), as field_scores gives it there: each term's weight found by bisection, summed in
-    plan order (a row lies in one segment, so each row's sum runs term after term)."""
-    scores = np.zeros(len(local))
-    for i, view in enumerate(views):
-        mine = np.flatnonzero(seg == i)
-        if len(mine):
-            rows = local[mine]
-            _, _, run_of, weights = range_postings(view, stats, plan, i, rows, rows + 1)
-            # add.at adds in the order given: term after term at each row.
-            np.add.at(scores, mine[run_of], weights)
-    return scores
-
-
 def range_postings(
     view: FieldView, stats: Statistics, plan: FieldTerms, seg: int, firsts: Ints, stops: Ints
 ) -> tuple[Ints, Ints, Ints, Floats]:
@@ -333,26 +315,24 @@ MAX_CANDIDATES = 1024
 
 def top_rows(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
-    rank: tuple[float, Floats, Floats], allowed: Mask | None, count: int,
+    rank: tuple[float, Floats], allowed: Mask | None, count: int,
 ) -> tuple[Ints, Floats] | None:  # fmt: skip
     """Return the allowed rows (allowed None: every row) with a positive field score that
-    can be among the count best by weight * field + others (rank is weight, others, and an
-    array to sum into), ties included, with their field scores (rows ascending); None when
-    no term could be left out.
+    can be among the count best by weight * field + others (rank is weight and every row's
+    others, an array summed into in place), ties included, with their field scores (rows
+    ascending); None when no term could be left out.
 
     MaxScore: terms are scored for every row rarest first, until the largest weights of the
     terms left (the most common) could lift at most MAX_CANDIDATES rows to the count-th best
     sum so far; the terms left cost a bisection per candidate, not a weight per posting. The
-    scores returned are field_scores' floats at those rows (_scores_at)."""
-    weight, others, lower = rank
+    scores returned are field_scores' floats at those rows."""
+    weight, lower = rank
     if weight <= 0 or len(plan) < 2:
         return None
     order = np.argsort(plan.postings(views), kind="stable")
-    if lower is not others:
-        np.copyto(lower, others)
     # A row no scored term matches sums others alone: when none of those reaches, the reach
     # test reads the matched rows only, not every section.
-    untouched = float(others.max(initial=0.0))
+    untouched = float(lower.max(initial=0.0))
     scored = np.zeros(len(plan), np.bool_)
     # A row is known once a scored term matches it, marked so that it joins once (sorting
     # every known row again per term costs more); a row access may not see starts marked.
@@ -360,32 +340,27 @@ def top_rows(
     known = np.zeros(0, np.int64)
     for j in order[:-1].tolist():
         scored[j] = True
-        rows = _add_term(views, stats, plan, bases, j, weight, lower)
-        fresh = rows[~marked[rows]]
-        marked[fresh] = True
-        known = np.concatenate([known, fresh])
+        fresh = [known]
+        for rows, weights in _weighted(views, stats, plan, bases, j):
+            weights *= weight  # in place: the same floats as weight * weights
+            np.add.at(lower, rows, weights)  # a term's rows are distinct: lower[rows] += weights
+            fresh.append(rows[~marked[rows]])
+            marked[fresh[-1]] = True
+        known = np.concatenate(fresh)
         candidates = _contenders(plan, weight, scored, (lower, untouched), known, allowed, count)
         if candidates is not None:
+            # Each term's weight at a candidate found by bisection (a run of one row), added
+            # by add.at in plan order: a row lies in one segment, its sum runs term after term.
             seg = np.searchsorted(bases, candidates, side="right") - 1
-            scores = _scores_at(views, stats, plan, seg, candidates - bases[seg])
+            scores = np.zeros(len(candidates))
+            for i in np.unique(seg).tolist():
+                mine = np.flatnonzero(seg == i)
+                rows = candidates[mine] - bases[i]
+                _, _, run_of, weights = range_postings(views[i], stats, plan, i, rows, rows + 1)
+                np.add.at(scores, mine[run_of], weights)
             positive = scores > 0
             return candidates[positive], scores[positive]
     return None
-
-
-def _add_term(
-    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints, term: int,
-    weight: float, lower: Floats,
-) -> Ints:  # fmt: skip
-    """Add weight times one term's live weights to lower, in place; return their rows."""
-    touched = []
-    for rows, weights in _weighted(views, stats, plan, bases, term):
-        weights *= weight  # in place: the same floats as weight * weights
-        np.add.at(lower, rows, weights)  # a term's rows are distinct: lower[rows] += weights
-        touched.append(rows)
-    if len(touched) == 1:
-        return touched[0]
-    return np.concatenate(touched) if touched else np.zeros(0, np.int64)
 
 
 def _contenders(
