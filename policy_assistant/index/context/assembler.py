@@ -125,7 +125,7 @@ def assemble(
         docs, sections, words = (units.col(name)[rows].tolist() for name in _HIT_COLUMNS)
         for i, (row, score) in enumerate(hits):
             width = window if i < settings.wide_hits else narrow
-            builder.add_window(_Hit(row, score, docs[i], sections[i], words[i]), width)
+            builder.add_window((row, score, docs[i], sections[i], words[i]), width)
     spans = sorted(builder.spans, key=lambda s: (-s.score, s.doc, s.first))
     # A lead-in line alone says nothing its list does not: such a passage is left out.
     spans = [without_lead_in(units, s) for s in spans if not is_bare_lead_in(units, s)]
@@ -152,10 +152,8 @@ def order_hits(
     window = _window_for(settings, budget)
     if not settings.maxp or not window or not hits:
         return list(hits)
-    gains = window_gains(units, weights, hits, window)
-    scored = [
-        (row, score + settings.maxp * float(g)) for (row, score), g in zip(hits, gains, strict=True)
-    ]
+    gains = window_gains(units, weights, hits, window).tolist()
+    scored = [(row, score + settings.maxp * g) for (row, score), g in zip(hits, gains, strict=True)]
     return sorted(scored, key=lambda hit: -hit[1])  # stable: ties keep the search's order
 
 
@@ -177,18 +175,12 @@ def assemble_ranked(ranked: Ranked, budget: int, settings: ContextSettings) -> l
     """Return the context of a unit ranking at one budget: its first settings.candidates
     hits in the order a context takes them, assembled."""
     units, hits, weights = ranked
-    if settings.strategy == "passages":
-        return _passages(ranked, budget, settings)
-    ordered = order_hits(units, weights, hits[: settings.candidates], budget, settings)
-    return assemble(units, ordered, budget, settings)
-
-
-def _passages(ranked: Ranked, budget: int, settings: ContextSettings) -> list[ContextPassage]:
-    """Return the "passages" context: the best candidates whole, or (with mix) the windows of
-    the hits re-scored by their best candidate (passage_rank.py)."""
-    units, hits, weights = ranked
-    window, scoring = _window_for(settings, budget), settings.passages
     top = hits[: settings.candidates]
+    if settings.strategy != "passages":
+        return assemble(units, order_hits(units, weights, top, budget, settings), budget, settings)
+    # "passages": the best candidates whole, or (with mix) the windows of the hits re-scored
+    # by their best candidate (passage_rank.py).
+    window, scoring = _window_for(settings, budget), settings.passages
     if not scoring.mix:
         units = replace(units, header_rows=settings.header_rows)
         return passage_context(units, top, weights, budget, window, scoring)
@@ -229,9 +221,8 @@ def window_gains(
     rows = np.array([row for row, _ in hits], np.int64)
     section = cols["unit_section"][rows]
     near = rows[:, None] + np.arange(-window, window + 1)[None, :]
-    inside = (near >= cols["section_first"][section][:, None]) & (
-        near < cols["section_first"][section + 1][:, None]
-    )
+    first = cols["section_first"]
+    inside = (near >= first[section][:, None]) & (near < first[section + 1][:, None])
     if not len(weights.rows):
         return np.zeros(len(rows))
     # Units the search scored hold the terms; any other unit of the window holds none.
@@ -244,17 +235,8 @@ def window_gains(
 
 
 _HIT_COLUMNS = ("unit_doc", "unit_section", "unit_words")
-
-
-@dataclass(frozen=True, slots=True)
-class _Hit:
-    """A unit hit with what placing its window reads."""
-
-    row: int
-    score: float
-    doc: int
-    section: int
-    words: int
+_Hit = tuple[int, float, int, int, int]
+"""A unit hit with what placing its window reads: row, score, and its _HIT_COLUMNS."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,22 +305,22 @@ class _Context:
 
     def add_window(self, hit: _Hit, window: int) -> None:
         """Add a hit with up to `window` units either side in its section, shrunk to fit."""
-        row = hit.row
-        if self._credit(row, hit.score, hit.doc):
+        row, score, doc, section, words = hit
+        if self._credit(row, score, doc):
             return
         free = self.free()
         # Every window holds the hit and at least the prefix of a passage opening at the hit
         # (one opening on the heading above names the parent, but its body holds the heading):
         # once that is too much, none fits (the hit's words alone tell once the budget fills).
-        if hit.words > free or hit.words + passage_prefix_words(self.units, row) > free:
+        if words > free or words + passage_prefix_words(self.units, row) > free:
             return
-        lo, hi = self.units.section_range(hit.section)
+        lo, hi = self.units.section_range(section)
         for w in range(window, -1, -1):
             first, last = max(lo, row - w), min(hi, row + w)
-            if is_bare_lead_in(self.units, Span(hit.doc, first, last, 0.0)):
+            if is_bare_lead_in(self.units, Span(doc, first, last, 0.0)):
                 last = min(hi, row + 1)  # a lead-in hit comes with its list's first line
             if self._fits(first, last, free):
-                self.add(first, last, hit.score)
+                self.add(first, last, score)
                 return
 
     def grow_group(self, group: _Group, share: float) -> None:
@@ -351,21 +333,15 @@ class _Context:
             return
         best = fitting[0]  # the best hit that fits alone; a longer one is skipped
         limit = max(int(share * free), span_words(self.units, Span(0, best, best, 0.0)))
-        scores = dict(group.hits)
-        rows = fitting
+        low, high = min(fitting), max(fitting)
         block = self.units.block_range(int(self.units.col("unit_block")[best]))
-        targets = [
-            (min(rows), max(rows)),
-            (min(block[0], min(rows)), max(block[1], max(rows))),
-            self.units.section_range(group.section),
-        ]
+        section = self.units.section_range(group.section)
         first = last = best
-        for lo, hi in targets:
-            if self._fits(lo, hi, limit):
-                first, last = lo, hi
-                continue
-            first, last = self._step(first, last, lo, hi, limit, scores)
-            break
+        for lo, hi in [(low, high), (min(block[0], low), max(block[1], high)), section]:
+            if not self._fits(lo, hi, limit):
+                first, last = self._step(first, last, lo, hi, limit, dict(group.hits))
+                break
+            first, last = lo, hi
         self.add(first, last, group.score)
 
     def _step(

@@ -101,8 +101,7 @@ def passage_context(
     spans = [s for s in spans if span_words(units, s) <= budget and not is_bare_lead_in(units, s)]
     if not spans:
         return []
-    scored = _score_spans(units, spans, hits, weights, settings)
-    chosen = choose(units, scored, budget)
+    chosen = choose(units, _score_spans(units, spans, hits, weights, settings), budget)
     chosen = sorted(chosen, key=lambda s: (-s.score, s.doc, s.first))
     return [to_passage(units, without_lead_in(units, s), r) for r, s in enumerate(chosen, 1)]
 

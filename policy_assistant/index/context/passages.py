@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
 from policy_assistant.codec import OMIT_EMPTY, to_json_dict
@@ -149,20 +149,12 @@ def to_passage(units: UnitSet, span: Span, rank: int) -> ContextPassage:
         start=start,
         end=end,
         pages=pages,
-        sections=_distinct(units.paths[s] for s in sections),
+        # Each path once where the parts of a long section repeat it.
+        sections=tuple(path for path, _ in groupby(units.paths[s] for s in sections)),
         text=prefix + units.texts[span.doc][start:end],
         words=count_words(prefix) + units.words(span.first, span.last),
         boxes=info.boxes_of(start, end, pages),
     )
-
-
-def _distinct(paths: Iterable[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
-    """Return the paths without a repeat of the one before (the parts of a long section)."""
-    out: list[tuple[str, ...]] = []
-    for path in paths:
-        if not out or out[-1] != path:
-            out.append(path)
-    return tuple(out)
 
 
 def pages_of(page_starts: tuple[int, ...], start: int, end: int) -> tuple[int, ...]:

@@ -62,21 +62,18 @@ class FieldView(Postings):
         return mask
 
     @cached_property
-    def _dead_runs(self) -> tuple[Any, Any]:
-        """The first row and the end of each deleted document's rows."""
-        dead = self._dead_docs
-        docs = np.flatnonzero(dead) if dead is not None else np.zeros(0, np.int64)
+    def _dead_bounds(self) -> Ints:
+        """The first row and the end of each deleted document's rows, one after the other."""
         first = np.asarray(self._rows_of_doc, np.int64)
-        return first[docs], first[docs + 1]
+        docs = np.flatnonzero(np.asarray(self._dead_docs))  # read only when some are deleted
+        return np.column_stack([first[docs], first[docs + 1]]).ravel()
 
     def live_count(self, rows: Any) -> int:
         """Return how many of a term's postings (its rows) are live: a bisection per deleted
         document's run of rows, not a look at every posting."""
         if self._dead_docs is None:
             return len(rows)
-        starts, stops = self._dead_runs
-        bounds = np.column_stack([starts, stops]).ravel().astype(rows.dtype)
-        at = np.searchsorted(rows, bounds).reshape(-1, 2)
+        at = np.searchsorted(rows, self._dead_bounds.astype(rows.dtype)).reshape(-1, 2)
         return len(rows) - int((at[:, 1] - at[:, 0]).sum())
 
 
@@ -133,11 +130,6 @@ class UnitSegment:
         """Sections it holds, deleted ones included."""
         return len(self.columns["section_doc"])
 
-    @cached_property
-    def docs(self) -> tuple[DocInfo, ...]:
-        """Every document's citation fields, by source (a writer's read; search reads doc)."""
-        return tuple(DocInfo.from_dict(d) for d in self._lines.read("doc", 0, self.info.rows))
-
     def doc(self, row: int) -> DocInfo:
         """Return one document's citation fields, reading its line only."""
         found = self._doc_cache.get(row)
@@ -169,10 +161,11 @@ class UnitSegment:
     def live_documents(self) -> list[Document]:
         """Return its documents not deleted, rebuilt from their blocks and texts, by source."""
         lines = (self.folder / "blocks.jsonl").read_bytes().splitlines()
+        docs = self._lines.read("doc", 0, self.info.rows)  # every line at once: search reads doc
         out = []
-        for row, (info, line) in enumerate(zip(self.docs, lines, strict=True)):
+        for row, (info, line) in enumerate(zip(docs, lines, strict=True)):
             if self.dead_docs is None or not self.dead_docs[row]:
-                out.append(_document(info, loads(line), self.text(row)))
+                out.append(_document(DocInfo.from_dict(info), loads(line), self.text(row)))
         return out
 
     def close(self) -> None:
@@ -195,8 +188,6 @@ class _Lines:
         """Return the parsed lines start..stop (stop: start + 1) of one file."""
         offsets = self.offsets[name]
         end = start + 1 if stop is None else stop
-        if end <= start:
-            return []
         chunk = bytes(self.data[name][int(offsets[start]) : int(offsets[end])])
         parsed: list[Any] = loads(b"[" + b",".join(chunk.splitlines()) + b"]")
         return parsed
@@ -240,15 +231,13 @@ def _document(info: DocInfo, data: dict[str, Any], text: str) -> Document:
 def doc_units(segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]]) -> UnitSet:
     """Return the UnitSet of the documents picks names as (segment, document), in that order,
     rows renumbered from 0: what the context assembler reads of the hits' documents."""
-    seg = np.array([s for s, _ in picks], np.int64)
-    spans = {kind: _doc_spans(segments, picks, kind) for kind in _RANGE_COLUMNS}
-    bases = {kind: starts_of(stop - start) for kind, (start, stop) in spans.items()}
-    takes = {kind: _takes(seg, *spans[kind]) for kind in _RANGE_COLUMNS}
+    layout = {kind: _layout(segments, picks, kind) for kind in _RANGE_COLUMNS}
+    bases = {kind: found[0] for kind, found in layout.items()}
+    shift = {kind: found[1] for kind, found in layout.items()}
     cols: dict[str, Any] = {}
     for name, kind in _GATHERED.items():
-        cols[name] = _gather(segments, name, takes[kind], int(bases[kind][-1]))
+        cols[name] = _gather(segments, name, layout[kind][2], int(bases[kind][-1]))
     pick = {k: np.repeat(np.arange(len(picks)), np.diff(bases[k])) for k in _RANGE_COLUMNS}
-    shift = {k: bases[k][:-1] - spans[k][0] for k in _RANGE_COLUMNS}
     units = pick["doc_first"]
     cols["unit_block"] += shift["doc_blocks"][units]
     cols["unit_section"] += shift["doc_sections"][units]
@@ -298,30 +287,28 @@ _GATHERED = {
 """The columns a UnitSet copies from its documents' segments, by the rows they run over."""
 
 
-def _doc_spans(
-    segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]], column: str
-) -> tuple[Ints, Ints]:
-    """Return each pick's first and end row of units, blocks or sections (by column)."""
-    rows = [segments[s].doc_range(column, d) for s, d in picks]
-    return np.array([r.start for r in rows], np.int64), np.array([r.stop for r in rows], np.int64)
-
-
 def runs(starts: Ints, stops: Ints) -> Ints:
     """Return the rows start..stop of every run, one after the other."""
     sizes = stops - starts
     return np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
 
 
-def _takes(seg: Ints, starts: Ints, stops: Ints) -> list[tuple[int, Ints, Ints]]:
-    """Return, per segment of the picks, where its picks' rows go in the gathered column and
-    which of its rows they are (computed once for every column over the same rows)."""
-    at = starts_of(stops - starts)
+def _layout(
+    segments: Sequence[UnitSegment], picks: Sequence[tuple[int, int]], column: str
+) -> tuple[Ints, Ints, list[tuple[int, Ints, Ints]]]:
+    """Return where the picks' rows of units, blocks or sections (by column) start laid end
+    to end (then their total), how far each pick's rows move there, and per segment of the
+    picks where its picks' rows go in a gathered column and which of its rows they are
+    (computed once for every column over the same rows)."""
+    spans = [segments[s].doc_range(column, d) for s, d in picks]
+    starts = np.array([r.start for r in spans], np.int64)
+    stops = np.array([r.stop for r in spans], np.int64)
+    at, seg = starts_of(stops - starts), np.array([s for s, _ in picks], np.int64)
     takes = []
     for i in np.unique(seg).tolist():
         mine = np.flatnonzero(seg == i)
-        places = runs(at[mine], at[mine] + stops[mine] - starts[mine])
-        takes.append((i, places, runs(starts[mine], stops[mine])))
-    return takes
+        takes.append((i, runs(at[mine], at[mine + 1]), runs(starts[mine], stops[mine])))
+    return at, at[:-1] - starts, takes
 
 
 def _gather(
@@ -375,10 +362,8 @@ class DocText:
             return ""
         size = self._segment.frame_chars
         first, last = start // size, (stop - 1) // size
-        text = "".join(self._frame(at) for at in range(first, last + 1))
+        for at in range(first, last + 1):
+            if at not in self._frames:
+                self._frames[at] = self._segment.frame(self._doc, at)
+        text = "".join(self._frames[at] for at in range(first, last + 1))
         return text[start - first * size : stop - first * size]
-
-    def _frame(self, at: int) -> str:
-        if at not in self._frames:
-            self._frames[at] = self._segment.frame(self._doc, at)
-        return self._frames[at]

@@ -66,18 +66,6 @@ class TermWeights:
     """One row per query term, one column per unit row: the term's weight there (0: absent)."""
 
 
-@dataclass(frozen=True)
-class _Chosen:
-    """The sections whose units are scored, in a cold build's row order."""
-
-    seg: Ints
-    """Each one's segment."""
-    local: Ints
-    """Each one's section row in its segment."""
-    part: Floats
-    """Each one's weighted fields (passage, heading path, identity)."""
-
-
 class _Context:
     """A query's weighted heading-path field (its matching sections) and identity field
     (every document), added to a section's passage field in that order."""
@@ -158,29 +146,32 @@ class SegmentedUnits:
         unit-text weight at every unit of the sections searched (what window_gains reads), by
         ranker (None: BM25; dense and hybrid: ranked_by_vectors, with the query's vector)."""
         level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
-        if ranker is not None and ranker.ranker != "bm25":
-            if vector is None:
-                raise UsageError(f"the {ranker.ranker} ranker needs the query's vector")
-            if n <= 0 or not self.segments:
-                return doc_units(self.segments, []), [], _no_weights()
-            return ranked_by_vectors(self, query, vector, n, level, ranker)
-        terms = tokenize(query)
-        if n <= 0 or not terms or not self.segments:
-            return doc_units(self.segments, []), [], _no_weights()
-        units, matrix, hits = self.scored(Counter(terms), n, level)
-        return self.answer(units, matrix, hits)
+        by_vectors = ranker if ranker is not None and ranker.ranker != "bm25" else None
+        if by_vectors is not None and vector is None:
+            raise UsageError(f"the {by_vectors.ranker} ranker needs the query's vector")
+        terms = tokenize(query) if by_vectors is None else []
+        if n <= 0 or not self.segments or (by_vectors is None and not terms):
+            none = TermWeights(np.empty(0, np.int64), np.zeros((0, 0)))
+            return doc_units(self.segments, []), [], none
+        if by_vectors is not None:
+            return ranked_by_vectors(self, query, vector, n, level, by_vectors)
+        return self.answer(*self.scored(Counter(terms), n, level))
 
     def scored(self, counts: Mapping[str, float], n: int, level: int) -> tuple[Ints, Floats, Hits]:
         """Return the units scored for weighted query terms ((segment, row) pairs in a cold
         build's order), each term's weight at each, and the n best as (position, score)."""
         chosen = self._sections(counts, max(SECTIONS, SECTIONS_PER_HIT * n), level)
-        units, matrix, part = self._unit_scores(counts, chosen)
+        units, matrix, part = self._unit_scores(counts, *chosen)
         total = matrix.sum(axis=0) + part
         order, _ = best_first(np.arange(len(units)), total, n)
         return units, matrix, [(int(i), float(total[i])) for i in order]
 
-    def _sections(self, terms: Mapping[str, float], count: int, level: int) -> _Chosen:
-        """Return the count best sections access may see, by their fields."""
+    def _sections(
+        self, terms: Mapping[str, float], count: int, level: int
+    ) -> tuple[Ints, Ints, Floats]:
+        """Return the count best sections access may see, by their fields, in a cold build's
+        row order: each one's segment, section row in it and weighted fields (passage,
+        heading path, identity)."""
         weight = self.weights.get("passage", 0.0)
         views, stats = self._views["passages"], self.stats["passages"]
         bases = self._bases["sections"]
@@ -192,9 +183,10 @@ class SegmentedUnits:
         if weight > 0 and len(plan) > 1:
             # Its documents rank by every section's field; MaxScore sums into the context.
             lower = context.summed(scratch.array("lower", size))
-            found = top_rows(views, stats, plan, bases, (weight, lower, lower), allowed, count)
+            found = top_rows(views, stats, plan, bases, (weight, lower), allowed, count)
         if found is None:
-            passage = field_scores(views, stats, plan, bases, scratch.zeros("passage", size))
+            out = scratch.array("passage", size, zeros=True)
+            passage = field_scores(views, stats, plan, bases, out)
             positive = passage > 0
             rows = np.flatnonzero(positive if allowed is None else allowed & positive)
             found = rows, passage[rows]
@@ -204,7 +196,7 @@ class SegmentedUnits:
         key = part if weight else part + passage
         picked = self._in_order(self._best_sections(rows, key, count))
         seg = np.searchsorted(bases, picked, side="right") - 1
-        return _Chosen(seg, picked - bases[seg], part[np.searchsorted(rows, picked)])
+        return seg, picked - bases[seg], part[np.searchsorted(rows, picked)]
 
     @cached_property
     def _section_docs(self) -> Ints:
@@ -285,22 +277,25 @@ class SegmentedUnits:
         return np.lexsort((local, rank[seg * width + docs]))
 
     def _unit_scores(
-        self, terms: Mapping[str, float], chosen: _Chosen
+        self, terms: Mapping[str, float], seg: Ints, local: Ints, part: Floats
     ) -> tuple[Any, Floats, Floats]:
-        """Return the chosen sections' units that a term touches (segment, local row: in cold
-        order), per body term its weight at each, and each unit's section fields."""
+        """Return the units of the sections chosen (_sections) that a term touches (segment,
+        local row: in cold order), per body term its weight at each, and each unit's section
+        fields."""
         views, stats = self._views["body"], self.stats["body"]
         plan = plan_field(views, stats, terms)
-        firsts = self._column("section_first", chosen.seg, chosen.local)
-        stops = self._column("section_first", chosen.seg, chosen.local + 1)
+        firsts = self._column("section_first", seg, local)
+        stops = self._column("section_first", seg, local + 1)
         base = starts_of(stops - firsts)
         codes_of, terms_of, weights_of = [], [], []
-        for i in np.unique(chosen.seg).tolist():
-            mine = np.flatnonzero(chosen.seg == i)
-            found = range_postings(views[i], stats, plan, i, firsts[mine], stops[mine])
-            codes_of.append(found.rows - firsts[mine][found.runs] + base[mine][found.runs])
-            terms_of.append(found.terms)
-            weights_of.append(found.weights)
+        for i in np.unique(seg).tolist():
+            mine = np.flatnonzero(seg == i)
+            rows, term_of, run_of, weights = range_postings(
+                views[i], stats, plan, i, firsts[mine], stops[mine]
+            )
+            codes_of.append(rows - firsts[mine][run_of] + base[mine][run_of])
+            terms_of.append(term_of)
+            weights_of.append(weights)
         codes = np.concatenate(codes_of) if codes_of else np.zeros(0, np.int64)
         # The chosen sections' units are few: a mark per unit finds the distinct codes and
         # each one's place without sorting the postings.
@@ -312,8 +307,8 @@ class SegmentedUnits:
             place = np.cumsum(touched) - 1
             matrix[np.concatenate(terms_of), place[codes]] = np.concatenate(weights_of)
         section = np.searchsorted(base, unique, side="right") - 1
-        units = np.column_stack([chosen.seg[section], unique - base[section] + firsts[section]])
-        return units.astype(np.int64), matrix, chosen.part[section]
+        units = np.column_stack([seg[section], unique - base[section] + firsts[section]])
+        return units.astype(np.int64), matrix, part[section]
 
     def _column(self, name: str, segs: Ints, rows: Ints) -> Ints:
         """Return a column's value at each (segment, local row), as int64."""
@@ -329,13 +324,9 @@ class SegmentedUnits:
         segs, rows = np.asarray(units[:, 0], np.int64), np.asarray(units[:, 1], np.int64)
         hit_segs = {int(segs[i]) for i, _ in hits}
         if len(hit_segs) == 1:  # the whole segment stands for the hits' documents: no copy
-            mine = segs == min(hit_segs)
-            found = segment_units(self.segments[min(hit_segs)])
-            return (
-                found,
-                [(int(rows[i]), s) for i, s in hits],
-                TermWeights(rows[mine], matrix[:, mine]),
-            )
+            mine, found = segs == min(hit_segs), segment_units(self.segments[min(hit_segs)])
+            weights = TermWeights(rows[mine], matrix[:, mine])
+            return found, [(int(rows[i]), s) for i, s in hits], weights
         docs = self._column("unit_doc", segs, rows)
         starts = self._column("doc_first", segs, docs)
         # In a cold build's order, the hits' documents come by source.
@@ -368,10 +359,6 @@ def _renumbered(
     found = picked[order][at] == keys
     first = np.asarray(firsts[: len(picks)], np.int64)[order][at]
     return np.where(found, first + offsets, -1)
-
-
-def _no_weights() -> TermWeights:
-    return TermWeights(np.empty(0, np.int64), np.zeros((0, 0)))
 
 
 def _unit_products(segment: UnitSegment, query: Vector, level: int) -> tuple[Ints, Vector]:
@@ -411,21 +398,14 @@ def ranked_by_vectors(
         found = fused(bm25, dense, segments, vector, settings, n)
     else:
         found = dense[:n]
-    return _answered(index, units, matrix, found)
-
-
-def _answered(
-    index: SegmentedUnits, units: Ints, matrix: Any, found: list[Found]
-) -> tuple[UnitSet, Hits, Any]:
-    """Return SegmentedUnits.answer for the found units, with BM25's scored units (and their
-    term weights) beside them, all in a cold build's order (source, then row)."""
+    # The found units beside BM25's scored ones (and their term weights), all in a cold
+    # build's order (source, then row).
     known = {(int(s), int(r)): i for i, (s, r) in enumerate(units.tolist())}
     extra = sorted({(seg, row) for seg, row, _ in found} - set(known))
     pairs = np.array([*known, *extra], np.int64).reshape(-1, 2)
     ordered = pairs[index.cold_order(pairs[:, 0], pairs[:, 1], "unit_doc")]
     place = {(s, r): at for at, (s, r) in enumerate(ordered.tolist())}
     weights = np.zeros((matrix.shape[0], len(pairs)))
-    if len(known):
-        weights[:, [place[p] for p in known]] = matrix
+    weights[:, [place[p] for p in known]] = matrix
     hits = [(place[seg, row], score) for seg, row, score in found]
     return index.answer(ordered, weights, hits)

@@ -68,9 +68,7 @@ class FieldCounts:
 
     def plus(self, other: FieldCounts) -> FieldCounts:
         """Return the counts of both."""
-        return FieldCounts(
-            self.rows + other.rows, self.nonempty + other.nonempty, self.length + other.length
-        )
+        return FieldCounts(*(a + b for a, b in zip(self.to_list(), other.to_list(), strict=True)))
 
     def to_list(self) -> list[int]:
         """Return the JSON form."""
@@ -211,7 +209,11 @@ def write_unit_segment(
     (tmp / "blocks.jsonl").write_bytes(b"".join(_blocks_line(d) for d in docs))
     for name, data in (extra(units) if extra else {}).items():
         (tmp / name).write_bytes(data)
-    return _seal(parent, tmp, len(docs), counts)
+    fields = {name: c.to_list() for name, c in counts.items()}
+    meta = {"format": UNIT_SEGMENT_FORMAT, "docs": len(docs), "fields": fields,
+            "frame_chars": FRAME_CHARS}  # fmt: skip
+    name, digest = seal_segment(parent, tmp, "useg", meta)  # checksum, fsync, rename
+    return UnitSegmentInfo(name, len(docs), counts, digest)
 
 
 def _write_lines(folder: Path, name: str, records: Sequence[Any]) -> None:
@@ -220,12 +222,3 @@ def _write_lines(folder: Path, name: str, records: Sequence[Any]) -> None:
     lines = [json_line(r) for r in records]
     (folder / LINES[name]).write_bytes(b"".join(lines))
     np.save(folder / f"{name}_offsets.npy", starts_of([len(line) for line in lines]))
-
-
-def _seal(parent: Path, tmp: Path, docs: int, counts: dict[str, FieldCounts]) -> UnitSegmentInfo:
-    """Seal tmp as a unit segment (segment_build.seal_segment) and return its info."""
-    fields = {name: c.to_list() for name, c in counts.items()}
-    meta = {"format": UNIT_SEGMENT_FORMAT, "docs": docs, "fields": fields,
-            "frame_chars": FRAME_CHARS}  # fmt: skip
-    name, digest = seal_segment(parent, tmp, "useg", meta)
-    return UnitSegmentInfo(name, docs, counts, digest)

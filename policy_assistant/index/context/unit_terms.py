@@ -98,7 +98,11 @@ def plan_field(
     # A query has a few terms: Python lists, not a dozen numpy calls on arrays of five.
     terms = list(counts)
     ids = [[view.term_id(t) for t in terms] for view in views]
-    live = [_live_counts(view, found) for view, found in zip(views, ids, strict=True)]
+    # Each term's live postings per segment (0 where it is absent).
+    live = [
+        [view.live_count(view.term_rows(i)[0]) if i >= 0 else 0 for i in found]
+        for view, found in zip(views, ids, strict=True)
+    ]
     df = [sum(n) for n in zip(*live, strict=True)] if live else [0] * len(terms)
     kept = [k for k, n in enumerate(df) if n > 0]
     term_idf = idf(stats, np.array([df[k] for k in kept], np.float64))
@@ -119,11 +123,6 @@ def plan_field(
                       np.asarray(bound, np.float64)[order], scaled)  # fmt: skip
 
 
-def _live_counts(view: FieldView, ids: list[int]) -> list[int]:
-    """Return each term's live postings in one segment (0 for a term it lacks)."""
-    return [view.live_count(view.term_rows(i)[0]) if i >= 0 else 0 for i in ids]
-
-
 def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> list[float]:
     """Return each planned term's largest live weight in segment seg (-inf: none there),
     from its frontier postings; a term whose frontier lost a posting reads all of its own."""
@@ -138,8 +137,10 @@ def _bounds(view: FieldView, stats: Statistics, plan: FieldTerms, seg: int) -> l
         # Rounding a product is monotonic: an idf >= 0 times the largest saturation is the
         # largest of the idf times each one, a negative idf times the least is (a Python
         # float product is numpy's float).
-        if dirty[tid]:
-            out[j] = _live_bound(view, stats, plan, j, tid)
+        if dirty[tid]:  # the largest of its live weights
+            live = live_slices(view.deleted, *view.term_rows(tid))
+            found = [plan.weights(stats, j, norms_at(view, stats, r), tf, False) for r, tf in live]
+            out[j] = float(max(weights.max() for weights in found))
         else:
             out[j] = factor * float(tops[tid] if factor >= 0 else lows[tid])
     return out
@@ -169,15 +170,6 @@ def _frontier_tops(view: FieldView, stats: Statistics) -> tuple[Floats, Floats, 
     return found
 
 
-def _live_bound(view: FieldView, stats: Statistics, plan: FieldTerms, term: int, tid: int) -> float:
-    """Return a term's largest weight over its live postings in one segment."""
-    rows, tf = view.term_rows(tid)
-    keep = ~view.deleted[rows] if view.deleted is not None else slice(None)
-    rows, tf = np.asarray(rows[keep]), np.asarray(tf[keep])
-    terms = np.full(len(rows), term, np.int64)
-    return float(plan.weights(stats, terms, norms_at(view, stats, rows), tf, repeated=False).max())
-
-
 class Scratch(threading.local):
     """Dense arrays of one search (a float per section), kept per thread for the next one:
     allocated anew, each query's would be mapped and faulted in again (about 1 ms a query at
@@ -186,17 +178,14 @@ class Scratch(threading.local):
     def __init__(self) -> None:
         self.arrays: dict[str, Floats] = {}
 
-    def zeros(self, name: str, size: int) -> Floats:
-        """Return the thread's array of this name, size zeros (valid until asked again)."""
-        found = self.array(name, size)
-        found.fill(0.0)
-        return found
-
-    def array(self, name: str, size: int) -> Floats:
-        """Return the thread's array of this name, size floats left as they were."""
+    def array(self, name: str, size: int, zeros: bool = False) -> Floats:
+        """Return the thread's array of this name, size floats left as they were, or zeros
+        (valid until asked again)."""
         found = self.arrays.get(name)
         if found is None or len(found) != size:
             found = self.arrays[name] = np.zeros(size)
+        elif zeros:
+            found.fill(0.0)
         return found
 
 
@@ -211,8 +200,7 @@ def field_scores(
     if int(plan.postings(views).sum()) <= SLICE:
         # Few postings: weighed at once; add.at adds them in the order given, term after
         # term at each row, as the loop below does.
-        rows, weights = _postings(views, stats, plan, bases)
-        np.add.at(scores, rows, weights)
+        np.add.at(scores, *_postings(views, stats, plan, bases))
         return scores
     for j in range(len(plan)):
         for rows, weights in _weighted(views, stats, plan, bases, j):
@@ -246,16 +234,11 @@ def _postings(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints
 ) -> tuple[Ints, Floats]:
     """Return every planned term's live postings, rows (segment i's from bases[i]) and
-    weights, each segment's terms in plan order: a row's weights in the order they sum."""
-    rows_of, weights_of = [np.zeros(0, np.int64)], [np.zeros(0)]
-    for seg, view in enumerate(views):
-        rows, weights = _segment_postings(view, stats, plan, seg)
-        if view.deleted is not None:
-            keep = ~view.deleted[rows]
-            rows, weights = rows[keep], weights[keep]
-        rows_of.append(rows.astype(np.int64) + int(bases[seg]))
-        weights_of.append(weights)
-    return np.concatenate(rows_of), np.concatenate(weights_of)
+    weights, term after term: a row lies in one segment, so its weights come in the order
+    they sum."""
+    found = [p for j in range(len(plan)) for p in _weighted(views, stats, plan, bases, j)]
+    rows = np.concatenate([np.zeros(0, np.int64), *(rows for rows, _ in found)])
+    return rows, np.concatenate([np.zeros(0), *(weights for _, weights in found)])
 
 
 SATURATED_POSTINGS = 1 << 20
@@ -276,105 +259,54 @@ def _saturations(view: FieldView, stats: Statistics) -> Floats | None:
     return found
 
 
-def _segment_postings(
-    view: FieldView, stats: Statistics, plan: FieldTerms, seg: int
-) -> tuple[Ints, Floats]:
-    """Return the planned terms' postings in one segment, rows and weights in plan order,
-    deleted ones included: a slice per term, weighed from the kept saturations of a small
-    field, else now."""
-    kept = _saturations(view, stats)
-    rows_of, weights_of = [view.rows[:0]], [np.zeros(0)]
-    for j, tid in enumerate(plan.ids[seg].tolist()):
-        if tid >= 0:
-            start, stop = int(view.ptr[tid]), int(view.ptr[tid + 1])
-            rows, tf = view.rows[start:stop], view.tf[start:stop]
-            if kept is None:
-                sat = saturation(stats, norms_at(view, stats, rows), tf)
-            else:
-                sat = kept[start:stop]
-            # A float times an array gives the floats an array of that float gives.
-            weights = sat * plan.idf[j]
-            if plan.scaled:
-                weights *= plan.repeats[j]
-            rows_of.append(rows)
-            weights_of.append(weights)
-    return np.concatenate(rows_of), np.concatenate(weights_of)
-
-
 def _weighted(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints, term: int
 ) -> Iterator[tuple[Ints, Floats]]:
     """Yield one planned term's live postings a slice at a time: rows (segment i's from
-    bases[i]) and weights."""
+    bases[i]) and weights, from the kept saturations of a small field, else weighed now."""
     for seg, view in enumerate(views):
         tid = int(plan.ids[seg][term])
         if tid < 0:
             continue
-        base = int(bases[seg])
-        for rows, tf in live_slices(view.deleted, *view.term_rows(tid)):
+        base, kept = int(bases[seg]), _saturations(view, stats)
+        rows, tf = view.term_rows(tid)
+        # A small field's postings carry their kept saturations where others carry their tf.
+        values = tf if kept is None else kept[int(view.ptr[tid]) : int(view.ptr[tid + 1])]
+        for some, found in live_slices(view.deleted, rows, values):
             # int64 rows: numpy gathers and scatters by int32 ones 3x slower.
-            local = rows.astype(np.int64)
-            weights = plan.weights(stats, term, norms_at(view, stats, local), tf)
+            local = some.astype(np.int64)
+            if kept is None:
+                weights = plan.weights(stats, term, norms_at(view, stats, local), found)
+            else:
+                # A float times an array gives the floats an array of that float gives.
+                weights = found * plan.idf[term]
+                if plan.scaled:
+                    weights *= plan.repeats[term]
             yield (local + base if base else local), weights
-
-
-def _scores_at(
-    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, seg: Ints, local: Ints
-) -> Floats:
-    """Return the field's score at some rows (segment, local row: live ones, ascending in each
-    segment), as field_scores gives it there: each term's weight found by bisection, summed in
-    plan order (a row lies in one segment, so each row's sum runs term after term)."""
-    scores = np.zeros(len(local))
-    for i, view in enumerate(views):
-        mine = np.flatnonzero(seg == i)
-        if len(mine):
-            found = range_postings(view, stats, plan, i, local[mine], local[mine] + 1)
-            # add.at adds in the order given: term after term at each row.
-            np.add.at(scores, mine[found.runs], found.weights)
-    return scores
-
-
-@dataclass(frozen=True, slots=True)
-class RangePostings:
-    """One segment's postings of the planned terms inside some runs of its rows."""
-
-    rows: Ints
-    """Each posting's row, local to the segment."""
-    terms: Ints
-    """Each posting's term (position in the plan)."""
-    runs: Ints
-    """Each posting's run (index into the runs asked for)."""
-    weights: Floats
-    """Each posting's weight."""
 
 
 def range_postings(
     view: FieldView, stats: Statistics, plan: FieldTerms, seg: int, firsts: Ints, stops: Ints
-) -> RangePostings:
+) -> tuple[Ints, Ints, Ints, Floats]:
     """Return the planned terms' postings in rows firsts[r]..stops[r] of segment seg (runs
-    ascending, none overlapping; a bisection per term, never a pass over its postings)."""
-    starts, ends, terms, which = [], [], [], []
+    ascending, none overlapping; a bisection per term, never a pass over its postings): each
+    one's row (local to the segment), term (position in the plan), run (index into the runs
+    asked for) and weight."""
+    present = [(j, tid) for j, tid in enumerate(plan.ids[seg].tolist()) if tid >= 0]
     # first, stop, first, stop...: ascending, so each bisection starts where the last ended.
     bounds = np.column_stack([firsts, stops]).ravel().astype(view.rows.dtype)
-    every = np.arange(len(firsts), dtype=np.int64)
-    for j, tid in enumerate(plan.ids[seg].tolist()):
-        if tid < 0:
-            continue
-        begin = int(view.ptr[tid])
-        at = np.searchsorted(view.rows[begin : int(view.ptr[tid + 1])], bounds) + begin
-        starts.append(at[0::2])
-        ends.append(at[1::2])
-        terms.append(np.full(len(firsts), j, np.int64))
-        which.append(every)
-    if not starts:
-        empty = np.zeros(0, np.int64)
-        return RangePostings(empty, empty, empty, np.zeros(0))
-    lo, hi = np.concatenate(starts), np.concatenate(ends)
-    at = runs(lo, hi)
-    rows, tf = np.asarray(view.rows[at], np.int64), np.asarray(view.tf[at])
-    term_of = np.repeat(np.concatenate(terms), hi - lo)
+    at = [
+        np.searchsorted(view.rows[int(view.ptr[tid]) : int(view.ptr[tid + 1])], bounds)
+        + int(view.ptr[tid])
+        for _, tid in present
+    ]
+    lo, hi = np.concatenate([np.zeros(0, np.int64), *at]).reshape(-1, 2).T
+    found = runs(lo, hi)
+    rows, tf = np.asarray(view.rows[found], np.int64), np.asarray(view.tf[found])
+    term_of = np.repeat(np.array([j for j, _ in present], np.int64), len(firsts)).repeat(hi - lo)
+    run_of = np.tile(np.arange(len(firsts), dtype=np.int64), len(present)).repeat(hi - lo)
     weights = plan.weights(stats, term_of, norms_at(view, stats, rows), tf)
-    return RangePostings(rows, term_of, np.repeat(np.concatenate(which), hi - lo), weights)
+    return rows, term_of, run_of, weights
 
 
 MAX_CANDIDATES = 1024
@@ -383,26 +315,24 @@ MAX_CANDIDATES = 1024
 
 def top_rows(
     views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints,
-    rank: tuple[float, Floats, Floats], allowed: Mask | None, count: int,
+    rank: tuple[float, Floats], allowed: Mask | None, count: int,
 ) -> tuple[Ints, Floats] | None:  # fmt: skip
     """Return the allowed rows (allowed None: every row) with a positive field score that
-    can be among the count best by weight * field + others (rank is weight, others, and an
-    array to sum into), ties included, with their field scores (rows ascending); None when
-    no term could be left out.
+    can be among the count best by weight * field + others (rank is weight and every row's
+    others, an array summed into in place), ties included, with their field scores (rows
+    ascending); None when no term could be left out.
 
     MaxScore: terms are scored for every row rarest first, until the largest weights of the
     terms left (the most common) could lift at most MAX_CANDIDATES rows to the count-th best
     sum so far; the terms left cost a bisection per candidate, not a weight per posting. The
-    scores returned are field_scores' floats at those rows (_scores_at)."""
-    weight, others, lower = rank
+    scores returned are field_scores' floats at those rows."""
+    weight, lower = rank
     if weight <= 0 or len(plan) < 2:
         return None
     order = np.argsort(plan.postings(views), kind="stable")
-    if lower is not others:
-        np.copyto(lower, others)
     # A row no scored term matches sums others alone: when none of those reaches, the reach
     # test reads the matched rows only, not every section.
-    untouched = float(others.max(initial=0.0))
+    untouched = float(lower.max(initial=0.0))
     scored = np.zeros(len(plan), np.bool_)
     # A row is known once a scored term matches it, marked so that it joins once (sorting
     # every known row again per term costs more); a row access may not see starts marked.
@@ -410,32 +340,27 @@ def top_rows(
     known = np.zeros(0, np.int64)
     for j in order[:-1].tolist():
         scored[j] = True
-        rows = _add_term(views, stats, plan, bases, j, weight, lower)
-        fresh = rows[~marked[rows]]
-        marked[fresh] = True
-        known = np.concatenate([known, fresh])
+        fresh = [known]
+        for rows, weights in _weighted(views, stats, plan, bases, j):
+            weights *= weight  # in place: the same floats as weight * weights
+            np.add.at(lower, rows, weights)  # a term's rows are distinct: lower[rows] += weights
+            fresh.append(rows[~marked[rows]])
+            marked[fresh[-1]] = True
+        known = np.concatenate(fresh)
         candidates = _contenders(plan, weight, scored, (lower, untouched), known, allowed, count)
         if candidates is not None:
+            # Each term's weight at a candidate found by bisection (a run of one row), added
+            # by add.at in plan order: a row lies in one segment, its sum runs term after term.
             seg = np.searchsorted(bases, candidates, side="right") - 1
-            scores = _scores_at(views, stats, plan, seg, candidates - bases[seg])
+            scores = np.zeros(len(candidates))
+            for i in np.unique(seg).tolist():
+                mine = np.flatnonzero(seg == i)
+                rows = candidates[mine] - bases[i]
+                _, _, run_of, weights = range_postings(views[i], stats, plan, i, rows, rows + 1)
+                np.add.at(scores, mine[run_of], weights)
             positive = scores > 0
             return candidates[positive], scores[positive]
     return None
-
-
-def _add_term(
-    views: Sequence[FieldView], stats: Statistics, plan: FieldTerms, bases: Ints, term: int,
-    weight: float, lower: Floats,
-) -> Ints:  # fmt: skip
-    """Add weight times one term's live weights to lower, in place; return their rows."""
-    touched = []
-    for rows, weights in _weighted(views, stats, plan, bases, term):
-        weights *= weight  # in place: the same floats as weight * weights
-        np.add.at(lower, rows, weights)  # a term's rows are distinct: lower[rows] += weights
-        touched.append(rows)
-    if len(touched) == 1:
-        return touched[0]
-    return np.concatenate(touched) if touched else np.zeros(0, np.int64)
 
 
 def _contenders(
