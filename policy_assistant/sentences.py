@@ -17,7 +17,7 @@ import re
 from itertools import pairwise
 
 from policy_assistant.records import Block
-from policy_assistant.text import has_unspaced, word_spans
+from policy_assistant.text import FULL_STOPS, STOP_CLOSERS, has_unspaced, word_spans
 
 ABBREVIATIONS = frozenset(
     {
@@ -43,7 +43,7 @@ NUMBER_ABBREVIATIONS = frozenset(
 _BOUNDARY_RE = re.compile(r"(?<=[.!?…])(?:[\"'”’»)\]]|\s+»)*(\s+)")
 # Chinese and Japanese end a sentence with a full-width stop and need no space after it.
 _UNSPACED_BOUNDARY_RE = re.compile(
-    _BOUNDARY_RE.pattern + r"|(?<=[。！？])(?![。！？])[」』）〕】”’]*+(\s*)"
+    _BOUNDARY_RE.pattern + rf"|(?<=[{FULL_STOPS}])(?![{FULL_STOPS}])[{STOP_CLOSERS}]*+(\s*)"
 )
 SENTENCES_VERSION = 2
 """Version of these rules, kept in the manifest: chunks and units cut by another are rebuilt

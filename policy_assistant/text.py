@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 
-WORDS_VERSION = 2
+WORDS_VERSION = 3
 """The definition's version, kept in the index manifest: an index whose stored word counts were
 made with another is rebuilt by the next ingest. 1: whitespace runs; 2: a character of a script
-written without spaces is a word."""
+written without spaces is a word; 3: and a word ends at a full-width stop (。！？) and the
+brackets that close on it, where a Chinese or Japanese sentence ends without a space."""
 
 _UNSPACED_RANGES = (
     (0x2E80, 0x2FDF),  # CJK and Kangxi radicals (a PDF's text layer may give ⽇ for 日)
@@ -49,22 +50,32 @@ _MARKS = "\u3099\u309a\uff9e\uff9f\ufe00-\ufe0f\U000e0100-\U000e01ef"
 """Marks that belong to the character before: kana voicing marks and variation selectors. A cut
 between words never parts them from it."""
 
+FULL_STOPS = "。！？"
+"""Full-width stops: a Chinese or Japanese sentence ends at one, with no space after it."""
+STOP_CLOSERS = "」』）〕】”’"
+"""Brackets and quotes that close on a full-width stop and end its sentence with it."""
+_STOP_RUN = f"[{FULL_STOPS}]++[{STOP_CLOSERS}]*+"
+
 _UNSPACED = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _UNSPACED_RANGES)
-UNSPACED_WORD = rf"[{_UNSPACED}][{_MARKS}]*+|[^\s{_UNSPACED}]++"
-"""A word, as a regular expression, in text holding characters of a script without spaces."""
+UNSPACED_WORD = rf"[{_UNSPACED}][{_MARKS}]*+|{_STOP_RUN}|[^\s{_UNSPACED}{FULL_STOPS}]++"
+"""A word, as a regular expression, in text holding characters of a script without spaces:
+such a character, a run of full-width stops with their closing brackets (a sentence may end
+there without a space, so a word does), or a run of other characters."""
 
 WORD_RE = re.compile(r"\S+")
 """A word of text without such characters: any run between whitespace; ' | ' between cells
 counts as one."""
 _UNSPACED_WORD_RE = re.compile(UNSPACED_WORD)
-_UNSPACED_RE = re.compile(f"[{_UNSPACED}]")
+_UNSPACED_RE = re.compile(f"[{_UNSPACED}{FULL_STOPS}]")
 _UNSPACED_CHAR_RE = re.compile(f"[{_UNSPACED}][{_MARKS}]*+")
+_STOP_RUN_RE = re.compile(_STOP_RUN)
 _WIDE_RE = re.compile(f"[{chr(_UNSPACED_RANGES[0][0])}-{chr(_UNSPACED_RANGES[-1][1])}]")
 """From the first such character to the last: one range, three times as fast to scan for."""
 
 
 def has_unspaced(text: str, start: int = 0, end: int | None = None) -> bool:
-    """Return whether text[start:end] holds a character of a script written without spaces."""
+    """Return whether text[start:end] holds a character of a script written without spaces
+    or a full-width stop: where a word may end without a space."""
     # isascii reads a flag CPython keeps: English text costs no scan, accented text one quick one.
     if text.isascii():
         return False
@@ -103,9 +114,11 @@ def count_words(text: str) -> int:
 def _count(text: str) -> int:
     if not has_unspaced(text):
         return len(text.split())
-    # Each unspaced character (with its marks) is a word, and a space between the other runs.
+    # Each unspaced character (with its marks) is a word, each run of full-width stops (with
+    # their closers) another, and a space between the other runs.
     spaced, characters = _UNSPACED_CHAR_RE.subn(" ", text)
-    return characters + len(spaced.split())
+    spaced, stops = _STOP_RUN_RE.subn(" ", spaced)
+    return characters + stops + len(spaced.split())
 
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}

@@ -155,6 +155,14 @@ def test_bounded_spans_cover_every_word_once_within_the_limit(
         assert e1 < s2 or (e1 == s2 and has_unspaced(text, e1 - 1, e1 + 1))
 
 
+def test_a_sentence_cut_at_a_full_width_stop_cuts_no_word() -> None:
+    # Found by the property test above: "！0" was one word, parted by the sentence cut.
+    text = "e.g. ！0一"
+    spans = sentence_spans(text)
+    assert [text[s:e] for s, e in spans] == ["e.g. ！", "0一"]
+    assert [w for s, e in spans for w in word_spans(text, s, e)] == word_spans(text)
+
+
 def test_chinese_and_japanese_sentences_end_at_a_full_width_stop_without_a_space() -> None:
     text = "今日は晴れです。明日は雨でしょう！本当？「はい。」 Then English. 終わり。。。次。"
     found = [text[a:b] for a, b in sentence_spans(text)]

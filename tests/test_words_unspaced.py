@@ -55,12 +55,23 @@ def test_mixed_japanese_and_english_words() -> None:
     text = "保証は2年 (PW-2000 モデル)。Warranty ends ｶﾞ か\u3099 漢\ufe00字"
     words = [text[s:e] for s, e in word_spans(text)]
     assert words == [
-        "保", "証", "は", "2", "年", "(PW-2000", "モ", "デ", "ル", ")。Warranty", "ends",
-        "ｶﾞ", "か\u3099", "漢\ufe00", "字",
+        "保", "証", "は", "2", "年", "(PW-2000", "モ", "デ", "ル", ")", "。", "Warranty",
+        "ends", "ｶﾞ", "か\u3099", "漢\ufe00", "字",
     ]  # fmt: skip
-    assert count_words(text) == len(words) == 15
+    assert count_words(text) == len(words) == 17
     assert word_spans(text, 3, 9) == [(3, 4), (4, 5), (6, 9)]  # "2", "年", "(PW" of a slice
     assert count_words(JAPANESE) == len(word_spans(JAPANESE)) >= letters(JAPANESE) == 153
+
+
+def test_a_word_ends_at_a_full_width_stop_and_its_closing_brackets() -> None:
+    # A Chinese or Japanese sentence ends there without a space: no word may straddle it.
+    text = "e.g. ！0一 です。」Then 終わり。。。次"
+    words = [text[s:e] for s, e in word_spans(text)]
+    assert words == [
+        "e.g.", "！", "0", "一", "で", "す", "。」", "Then", "終", "わ", "り", "。。。", "次",
+    ]  # fmt: skip
+    assert count_words(text) == len(words)
+    assert has_unspaced("Hello！World") and word_spans("Hello！World") == [(0, 5), (5, 6), (6, 11)]
 
 
 SPACED = (
@@ -95,7 +106,7 @@ def test_latin_text_counts_exactly_as_split(text: str) -> None:
 
 
 MIXED = st.text(
-    st.sampled_from("日本語かなカナｶﾞ\u3099\ufe00𠮷、。「」ａ1b- \n\u3000")
+    st.sampled_from("日本語かなカナｶﾞ\u3099\ufe00𠮷、。！？「」』ａ1b- \n\u3000")
     | st.characters(exclude_categories=("C",)),
     max_size=60,
 )
