@@ -37,7 +37,7 @@ def test_the_json_form_round_trips_and_an_int_weight_is_a_float():
 def test_a_name_takes_its_rankers_defaults():
     assert ranker_settings("hybrid") is HYBRID_RANKER
     assert ranker_settings("hybrid", units=True) is HYBRID_UNITS  # units: the context's fusion
-    assert HYBRID_UNITS != HYBRID_RANKER and HYBRID_UNITS.ranker == "hybrid"
+    assert HYBRID_UNITS.ranker == HYBRID_RANKER.ranker == "hybrid"
     assert ranker_settings("dense", units=True) == RankerSettings("dense")
     assert ranker_settings(HYBRID_RANKER, units=True) is HYBRID_RANKER  # settings given: kept
     assert ranker_settings("dense") == RankerSettings("dense")

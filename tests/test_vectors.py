@@ -25,12 +25,21 @@ from policy_assistant.index import load_manifest, open_index
 from policy_assistant.index.chunks.kernel import simd_kernel
 from policy_assistant.index.chunks.vector_file import VECTORS_FILE
 from policy_assistant.index.context.unit_open import segment_units
+from policy_assistant.index.context.units import build_units
 from policy_assistant.index.store.folder import live_generation
 from policy_assistant.index.store.units import UNITS_DIR, load_units
-from policy_assistant.index.store.vectors import Embedding, chunk_text, unit_text
+from policy_assistant.index.store.vectors import (
+    TEXT_RECIPE,
+    Embedding,
+    chunk_text,
+    embedding_change,
+    unit_text,
+)
 from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.ingest.watch import Watch
 from policy_assistant.parse import CorpusOptions
+from policy_assistant.parse.builder import DocumentBuilder
+from policy_assistant.records import DocumentMeta
 
 ONE_PROCESS = CorpusOptions(workers=1)
 """Units written in this process, not a forked child, so their encoder calls are counted."""
@@ -314,3 +323,32 @@ def chunk_text_of(index: object, words: str) -> str:
     """Return the embedded text of the chunk holding words."""
     (chunk,) = [c for c in index.chunks() if words in c.text]  # type: ignore[attr-defined]
     return chunk_text(chunk)
+
+
+def test_a_unit_is_embedded_with_its_neighbours_in_its_section_only() -> None:
+    builder = DocumentBuilder()
+    builder.heading("Mowers", 1, ())
+    builder.add("paragraph", "First one. She said so. Third one.", ())
+    builder.heading("Hedges", 1, ())
+    builder.add("paragraph", "Trim in May.", ())
+    doc = builder.build("guide.md", "0" * 64, DocumentMeta(access="public", title="Guide"), "")
+    units = build_units([doc])
+    texts = {units.unit_text(r): unit_text(units, r) for r in range(len(units))}
+    # The sentence that lacks its subject carries both its neighbours, in order.
+    assert texts["She said so."].endswith("\n\nFirst one. She said so. Third one.")
+    # The heading is a unit of its section; the section's last sentence has one neighbour.
+    assert texts["First one."].endswith("\n\nMowers First one. She said so.")
+    assert texts["Third one."].endswith("\n\nShe said so. Third one.")
+    # A section's first unit is embedded without the last one of the section before it.
+    assert texts["Hedges"] == "Guide\nHedges\n\nHedges Trim in May."
+    assert "Third" not in texts["Hedges"] and "Mowers" not in texts["Trim in May."]
+
+
+def test_a_new_recipe_rebuilds_the_vectors_and_says_it_is_the_text() -> None:
+    identity = CountingEncoder().identity.as_dict()
+    old = {"identity": identity, "text": "title, first heading path, body", "dtype": "float16"}
+    new = {**old, "text": TEXT_RECIPE}
+    assert embedding_change(old, new).startswith("embedded text changed (title, first heading")
+    assert embedding_change(new, dict(new)) == ""
+    other = {**new, "identity": CountingEncoder("other").identity.as_dict()}
+    assert embedding_change(old, other).startswith("embedding model changed")

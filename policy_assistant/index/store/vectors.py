@@ -22,8 +22,14 @@ from policy_assistant.records import Chunk
 
 STORED_DTYPE = "float16"
 """How a vector is stored: half precision."""
-TEXT_RECIPE = "title, first heading path, body"
-"""What of a chunk is embedded (embed/text.py), recorded so a change of recipe is seen."""
+TEXT_RECIPE = "title, first heading path, body; a unit with the units either side in its section"
+"""What of a chunk and of a unit is embedded (embed/text.py, unit_text), recorded so that a
+change of recipe is seen and the vectors written again."""
+UNIT_NEIGHBOURS = 1
+"""Units either side of a unit, in its section, embedded with it. One sentence alone often
+lacks what it speaks of (a novel's "She said so", a speech's "That is why we must act"): on
+the question sets of bench/RESULTS.md (context_fusion) each unit's vector with its neighbours
+raised the worst set's contexts and every novel's, at the cost of longer texts to embed."""
 
 
 class Embedding:
@@ -124,10 +130,14 @@ def chunk_text(chunk: Chunk) -> str:
 
 def unit_text(units: UnitSet, row: int) -> str:
     """Return what a retrieval unit is embedded as: its document's title and its section's
-    heading path, then its index text (a table row behind its header row)."""
+    heading path, then its index text (a table row behind its header row) between those of
+    the UNIT_NEIGHBOURS units either side of it in its section."""
+    sections = units.col("unit_section")
+    section = int(sections[row])
+    near = range(max(row - UNIT_NEIGHBOURS, 0), min(row + UNIT_NEIGHBOURS + 1, len(units)))
+    body = " ".join(unit_index_text(units, r) for r in near if int(sections[r]) == section)
     title = units.docs[int(units.col("unit_doc")[row])].title
-    path = units.paths[int(units.col("unit_section")[row])]
-    return embedding_text(title, path, unit_index_text(units, row))
+    return embedding_text(title, units.paths[section], body)
 
 
 def _npy_bytes(array: npt.NDArray[Any]) -> bytes:
@@ -153,6 +163,8 @@ def embedding_change(old: dict[str, Any] | None, new: dict[str, Any] | None) -> 
         return "vectors dropped"
     if before is None:
         return f"vectors added ({describe(new)})"
+    if {**before, "text": None} == {**after, "text": None}:
+        return f"embedded text changed ({before['text']} -> {after['text']}); vectors rebuilt"
     return f"embedding model changed ({describe(old)} -> {describe(new)}); vectors rebuilt"
 
 
