@@ -125,28 +125,14 @@ def test_no_ranker_named_ranks_units_as_search_does(folder: Path, with_vectors: 
     assert found and "money back" in found[0]  # hybrid: no word in common, found by meaning
 
 
-@pytest.mark.parametrize("named", [(), ("--ranker", "hybrid")])
+@pytest.mark.parametrize(
+    ("named", "weight"),
+    [((), None), (("--ranker", "hybrid"), None), (("--ranker", "hybrid:3"), 3.0)],
+)
 def test_a_context_fuses_units_with_the_units_own_hybrid_settings(
-    folder: Path, with_vectors: None, monkeypatch: pytest.MonkeyPatch, named: tuple[str, ...]
-) -> None:
-    from policy_assistant.index.context import unit_rank
-    from policy_assistant.index.settings import HYBRID_UNITS
-
-    seen = []
-    real = unit_rank.ranked_by_vectors
-
-    def spy(*args: Any) -> Any:
-        seen.append(args[-1])
-        return real(*args)
-
-    monkeypatch.setattr(unit_rank, "ranked_by_vectors", spy)
-    assert texts(context(folder, "reimbursement", *named))
-    assert seen == [HYBRID_UNITS]  # not the chunks' fusion: a unit's BM25 sees one sentence
-
-
-def test_a_context_fuses_units_with_the_dense_weight_named(
-    folder: Path, with_vectors: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+    folder: Path, with_vectors: None, monkeypatch: pytest.MonkeyPatch, named: tuple[str, ...],
+    weight: float | None,
+) -> None:  # fmt: skip
     from dataclasses import replace
 
     from policy_assistant.index.context import unit_rank
@@ -160,8 +146,9 @@ def test_a_context_fuses_units_with_the_dense_weight_named(
         return real(*args)
 
     monkeypatch.setattr(unit_rank, "ranked_by_vectors", spy)
-    assert texts(context(folder, "reimbursement", "--ranker", "hybrid:3"))
-    assert seen == [replace(HYBRID_UNITS, weight=3.0)]
+    assert texts(context(folder, "reimbursement", *named))
+    # The units' own fusion (not the chunks'), or the dense weight named.
+    assert seen == [HYBRID_UNITS if weight is None else replace(HYBRID_UNITS, weight=weight)]
 
 
 def test_eval_fuses_a_strategys_units_as_search_budget_does(
