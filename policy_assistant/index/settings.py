@@ -179,13 +179,14 @@ BM25_RANKER = RankerSettings()
 HYBRID_RANKER = RankerSettings("hybrid", "weighted", weight=0.5, norm="minmax")
 """hybrid's fusion when none is named: of those bench/bench_rankers.py measured (rrf, and
 both scalings at dense weights 0.25 to 3), the one whose worst question set scored best."""
-HYBRID_UNITS = RankerSettings("hybrid", "weighted", weight=0.5, norm="minmax")
+HYBRID_UNITS = RankerSettings("hybrid", "weighted", weight=1.0, norm="max")
 """hybrid's fusion for retrieval units (a context, search --budget) when none is named. Of the
 fusions bench/context_fusion.py measured on the default strategy, over the manuals and the
 texts unlike them (novels, a chat log, speeches), the one whose worst question set held the
-most evidence whole (complete@B summed over B = 100, 200, 400), each unit embedded with its
-neighbours (store/vectors.py). The same weight as chunks', chosen apart: a heavier dense list
-serves speeches and chat and fails novels."""
+most evidence whole (complete@B summed over B = 100, 200, 400; a tie broken by the mean over
+sets), each unit embedded with its neighbours (store/vectors.py): each list scaled by its best
+score, the dense one weighing as much as BM25's. A heavier dense list serves speeches and chat
+and fails novels."""
 
 
 RANKER_SPECS = "bm25, dense, hybrid or hybrid:WEIGHT"
