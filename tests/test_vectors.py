@@ -33,7 +33,7 @@ from policy_assistant.index.store.vectors import (
     Embedding,
     chunk_text,
     embedding_change,
-    unit_text,
+    unit_texts,
 )
 from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.ingest.watch import Watch
@@ -261,11 +261,11 @@ def served_units(index_dir: Path) -> set[str]:
         for segment in units.segments:
             vectors, unit_set = segment.vectors(), segment_units(segment)
             assert vectors is not None and vectors.shape == (len(unit_set), DIM)
-            dead = segment.dead_docs
+            dead, embedded = segment.dead_docs, unit_texts(unit_set)
             for row in range(len(unit_set)):
                 if dead is not None and dead[int(unit_set.col("unit_doc")[row])]:
                     continue
-                text = unit_text(unit_set, row)
+                text = embedded[row]
                 assert np.allclose(vectors[row], vector_of(text), atol=1e-3)
                 texts.add(text)
     finally:
@@ -333,7 +333,9 @@ def test_a_unit_is_embedded_with_its_neighbours_in_its_section_only() -> None:
     builder.add("paragraph", "Trim in May.", ())
     doc = builder.build("guide.md", "0" * 64, DocumentMeta(access="public", title="Guide"), "")
     units = build_units([doc])
-    texts = {units.unit_text(r): unit_text(units, r) for r in range(len(units))}
+    texts = dict(
+        zip([units.unit_text(r) for r in range(len(units))], unit_texts(units), strict=True)
+    )
     # The sentence that lacks its subject carries both its neighbours, in order.
     assert texts["She said so."].endswith("\n\nFirst one. She said so. Third one.")
     # The heading is a unit of its section; the section's last sentence has one neighbour.

@@ -23,7 +23,7 @@ from policy_assistant.records import Chunk
 STORED_DTYPE = "float16"
 """How a vector is stored: half precision."""
 TEXT_RECIPE = "title, first heading path, body; a unit with the units either side in its section"
-"""What of a chunk and of a unit is embedded (embed/text.py, unit_text), recorded so that a
+"""What of a chunk and of a unit is embedded (embed/text.py, unit_texts), recorded so that a
 change of recipe is seen and the vectors written again."""
 UNIT_NEIGHBOURS = 1
 """Units either side of a unit, in its section, embedded with it. One sentence alone often
@@ -61,7 +61,7 @@ class Embedding:
 
     def unit_files(self, units: UnitSet) -> dict[str, bytes]:
         """Return the vector files of a unit segment: one row per unit (its body row)."""
-        return self.files_of([unit_text(units, row) for row in range(len(units))])
+        return self.files_of(unit_texts(units))
 
     def files_of(self, texts: Sequence[str]) -> dict[str, bytes]:
         """Return the vector files of rows embedding `texts`: known vectors are copied,
@@ -128,16 +128,19 @@ def chunk_text(chunk: Chunk) -> str:
     return embedding_text(chunk.title, path, body)
 
 
-def unit_text(units: UnitSet, row: int) -> str:
-    """Return what a retrieval unit is embedded as: its document's title and its section's
+def unit_texts(units: UnitSet) -> list[str]:
+    """Return what each retrieval unit is embedded as: its document's title and its section's
     heading path, then its index text (a table row behind its header row) between those of
     the UNIT_NEIGHBOURS units either side of it in its section."""
-    sections = units.col("unit_section")
-    section = int(sections[row])
-    near = range(max(row - UNIT_NEIGHBOURS, 0), min(row + UNIT_NEIGHBOURS + 1, len(units)))
-    body = " ".join(unit_index_text(units, r) for r in near if int(sections[r]) == section)
-    title = units.docs[int(units.col("unit_doc")[row])].title
-    return embedding_text(title, units.paths[section], body)
+    # Each unit's index text is read once, not once per unit whose neighbour it is.
+    own = [unit_index_text(units, row) for row in range(len(units))]
+    sections, docs = units.col("unit_section").tolist(), units.col("unit_doc").tolist()
+    texts = []
+    for row, section in enumerate(sections):
+        near = range(max(row - UNIT_NEIGHBOURS, 0), min(row + UNIT_NEIGHBOURS + 1, len(own)))
+        body = " ".join(own[r] for r in near if sections[r] == section)
+        texts.append(embedding_text(units.docs[docs[row]].title, units.paths[section], body))
+    return texts
 
 
 def _npy_bytes(array: npt.NDArray[Any]) -> bytes:
