@@ -113,7 +113,7 @@ Strategies = Annotated[
         "--strategy",
         help="Context strategies over retrieval units beside the chunkers, comma-separated, or "
         "none [default: window, what search --budget assembles, when no row is named] "
-        "(units, window, window-plain, window-1, window-2, automerge, passages).",
+        "(units, window, window-plain, window-1, window-2, automerge, passages, window-dense).",
         show_default=False,
     ),
 ]

@@ -71,10 +71,13 @@ NAMED_STRATEGIES: dict[str, ContextSettings] = {
     "window-2": ContextSettings("window", window=2, narrow_below=0),
     "automerge": ContextSettings("automerge"),
     "passages": ContextSettings("passages"),
+    "window-dense": replace(DEFAULT_CONTEXT, dense_windows=1.0),
 }
 """What `eval --strategy` can name: context strategies over units, beside the chunkers
 ("window" is what search --budget assembles; "window-plain" the same windows, every hit +-2,
-ordered by the hits' own scores)."""
+ordered by the hits' own scores; "window-dense" window's hits ordered by score plus their
+window's cosine to the question, each window embedded at query time: for dense and hybrid
+units, and under BM25 the same as window)."""
 
 DEFAULT_NAME = next(name for name, c in NAMED_STRATEGIES.items() if c == DEFAULT_CONTEXT)
 """The strategy `search --budget` assembles, which eval shows beside the default chunkers."""
@@ -177,6 +180,16 @@ def strategy_runs(
     return runs
 
 
+def window_scorer(settings: ContextSettings, encoder: Any, vector: Any) -> Any:
+    """Return the hit windows' scorer settings.dense_windows asks for, with a query vector;
+    else None (BM25: its windows are ordered as window's)."""
+    if vector is None or not settings.dense_windows:
+        return None
+    from policy_assistant.index.store.vectors import WindowScorer
+
+    return WindowScorer(encoder, vector)
+
+
 def score_strategy(
     index: SegmentedUnits, question: Question, settings: ContextSettings, k: int,
     budgets: Sequence[int], ranker: RankerSettings | None = None, encoder: Any = None,
@@ -201,7 +214,8 @@ def score_strategy(
     ]
     passages = question.relevant
     leaks = sum(h.access != "public" for h in hits) if question.audience == "public" else 0
-    contexts = [assemble_ranked(ranked, b, settings) for b in budgets]
+    windows = window_scorer(settings, encoder, vector)
+    contexts = [assemble_ranked(ranked, b, settings, windows) for b in budgets]
     needed = evidence_words(units, passages)
     scored = (
         _score_context(passages, c, hits, b, needed) for c, b in zip(contexts, budgets, strict=True)

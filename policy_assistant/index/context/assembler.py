@@ -29,7 +29,7 @@ context is empty only when no hit fits at all. Passages are then ordered by scor
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -91,6 +91,10 @@ class ContextSettings:
     term at its best unit of the window, window_gains); 0: by their own score."""
     passages: PassageSettings = field(default_factory=PassageSettings)
     """"passages": how candidate passages are scored (passage_rank.py)."""
+    dense_windows: float = 0.0
+    """"window" with units ranked by dense or hybrid: order hits by their score plus this
+    times the query's cosine to their window embedded whole at query time (WindowScorer);
+    0: by their own score. Ignored under BM25, which has no query vector."""
 
     def check(self) -> None:
         """Raise UsageError when the settings cannot be run."""
@@ -100,6 +104,8 @@ class ContextSettings:
             raise UsageError(
                 "context needs window >= 0, narrow >= 0, candidates >= 1 and 0 < share <= 1"
             )
+        if not self.dense_windows >= 0:
+            raise UsageError(f"dense_windows must be >= 0, got {self.dense_windows}")
 
 
 def assemble(
@@ -143,13 +149,23 @@ def _window_for(settings: ContextSettings, budget: int) -> int:
     return 1 if window and budget < settings.narrow_below else window
 
 
+WindowScores = Callable[[UnitSet, Sequence[int], int], list[float]]
+"""The query's cosine to each row's window of n units either side (store/vectors.WindowScorer)."""
+
+
 def order_hits(
     units: UnitSet, weights: TermWeights, hits: Sequence[tuple[int, float]], budget: int,
-    settings: ContextSettings,
+    settings: ContextSettings, windows: WindowScores | None = None,
 ) -> list[tuple[int, float]]:  # fmt: skip
     """Return the hits in the order a context takes them: with maxp, each re-scored by what
-    its window adds (ties keep the search's order); otherwise as searched."""
+    its window adds, with dense_windows (and windows) by its window's cosine to the query
+    (ties keep the search's order); otherwise as searched."""
     window = _window_for(settings, budget)
+    if settings.dense_windows and windows is not None and window and hits:
+        cosines = windows(units, [row for row, _ in hits], window)
+        weight = settings.dense_windows
+        pairs = zip(hits, cosines, strict=True)
+        return sorted(((row, s + weight * c) for (row, s), c in pairs), key=lambda hit: -hit[1])
     if not settings.maxp or not window or not hits:
         return list(hits)
     gains = window_gains(units, weights, hits, window).tolist()
@@ -171,22 +187,25 @@ def ranked_units(
     return index.ranked(query, max(settings.candidates, at_least), access, ranker, vector)
 
 
-def assemble_ranked(ranked: Ranked, budget: int, settings: ContextSettings) -> list[ContextPassage]:
+def assemble_ranked(
+    ranked: Ranked, budget: int, settings: ContextSettings, windows: WindowScores | None = None
+) -> list[ContextPassage]:
     """Return the context of a unit ranking at one budget: its first settings.candidates
-    hits in the order a context takes them, assembled."""
+    hits in the order a context takes them (windows: as order_hits), assembled."""
     units, hits, weights = ranked
     top = hits[: settings.candidates]
     if settings.strategy != "passages":
-        return assemble(units, order_hits(units, weights, top, budget, settings), budget, settings)
+        ordered = order_hits(units, weights, top, budget, settings, windows)
+        return assemble(units, ordered, budget, settings)
     # "passages": the best candidates whole, or (with mix) the windows of the hits re-scored
     # by their best candidate (passage_rank.py).
     window, scoring = _window_for(settings, budget), settings.passages
     if not scoring.mix:
         units = replace(units, header_rows=settings.header_rows)
         return passage_context(units, top, weights, budget, window, scoring)
-    windows = replace(settings, strategy="window")
-    top = order_hits(units, weights, top, budget, windows)
-    return assemble(units, rank_hits(units, top, weights, budget, window, scoring), budget, windows)
+    plain = replace(settings, strategy="window")
+    top = order_hits(units, weights, top, budget, plain)
+    return assemble(units, rank_hits(units, top, weights, budget, window, scoring), budget, plain)
 
 
 def ranked_settings(settings: ContextSettings, ranker: RankerSettings | None) -> ContextSettings:
@@ -201,15 +220,16 @@ def ranked_settings(settings: ContextSettings, ranker: RankerSettings | None) ->
 def context_for(
     index: SegmentedUnits, query: str, budget: int, access: str | None = None,
     settings: ContextSettings | None = None, ranker: RankerSettings | None = None,
-    vector: Any = None,
+    vector: Any = None, windows: WindowScores | None = None,
 ) -> list[ContextPassage]:  # fmt: skip
-    """Rank units for query as access may see them and assemble the context (index.context)."""
+    """Rank units for query as access may see them and assemble the context (index.context;
+    windows as order_hits)."""
     settings = ranked_settings(settings or DEFAULT_CONTEXT, ranker)
     settings.check()
     if budget < 1:
         raise UsageError(f"the budget must be at least 1 word, got {budget}")
     ranked = ranked_units(index, query, access, settings, 0, ranker, vector)
-    return assemble_ranked(ranked, budget, settings)
+    return assemble_ranked(ranked, budget, settings, windows)
 
 
 def window_gains(

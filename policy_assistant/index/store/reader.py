@@ -176,10 +176,20 @@ class LoadedIndex(Index):
         vector = None if chosen.ranker == "bm25" else self.query_vector(query, chosen)
         label = self.access_labels[level]
         by = None if vector is None else chosen  # BM25 as eval names it: None
-        passages = context_for(self._units, query, budget, label, settings, by, vector)
+        windows = self._window_scorer(settings, vector)
+        passages = context_for(self._units, query, budget, label, settings, by, vector, windows)
         if not {p.access for p in passages} <= set(self.access_labels[: level + 1]):
             raise self.damage("units disagree with their documents' labels")
         return passages
+
+    def _window_scorer(self, settings: Any, vector: Any) -> Any:
+        """Return the scorer of hit windows a context's settings ask for (dense_windows with
+        a query vector), else None."""
+        if vector is None or settings is None or not getattr(settings, "dense_windows", 0):
+            return None
+        from policy_assistant.index.store.vectors import WindowScorer
+
+        return WindowScorer(self.encoder, vector)
 
     def _unit_ranker(self, query: str, ranker: Ranker | RankerSettings | None) -> RankerSettings:
         """Return the ranker units are ranked by: the one named (UsageError when the units

@@ -134,13 +134,52 @@ def unit_texts(units: UnitSet) -> list[str]:
     the UNIT_NEIGHBOURS units either side of it in its section."""
     # Each unit's index text is read once, not once per unit whose neighbour it is.
     own = [unit_index_text(units, row) for row in range(len(units))]
-    sections, docs = units.col("unit_section").tolist(), units.col("unit_doc").tolist()
-    texts = []
-    for row, section in enumerate(sections):
-        near = range(max(row - UNIT_NEIGHBOURS, 0), min(row + UNIT_NEIGHBOURS + 1, len(own)))
-        body = " ".join(own[r] for r in near if sections[r] == section)
-        texts.append(embedding_text(units.docs[docs[row]].title, units.paths[section], body))
-    return texts
+    sections = units.col("unit_section").tolist()
+    return [_window_text(units, sections, own, row, UNIT_NEIGHBOURS) for row in range(len(own))]
+
+
+def window_texts(units: UnitSet, rows: Sequence[int], width: int) -> list[str]:
+    """Return each row's window of `width` units either side in its section as one text to
+    embed, by unit_texts' recipe (width UNIT_NEIGHBOURS gives a unit's own text)."""
+    sections = units.col("unit_section").tolist()
+    own: dict[int, str] = {}
+    for row in rows:
+        for near in _near(sections, row, width):
+            if near not in own:
+                own[near] = unit_index_text(units, near)
+    return [_window_text(units, sections, own, row, width) for row in rows]
+
+
+def _near(sections: Sequence[int], row: int, width: int) -> list[int]:
+    """Return the rows of row's section within width units of it, in order."""
+    span = range(max(row - width, 0), min(row + width + 1, len(sections)))
+    return [r for r in span if sections[r] == sections[row]]
+
+
+def _window_text(units: UnitSet, sections: Sequence[int], own: Any, row: int, width: int) -> str:
+    """Return row's window text behind its title and heading path; own maps rows to texts."""
+    body = " ".join(own[r] for r in _near(sections, row, width))
+    doc = int(units.col("unit_doc")[row])
+    return embedding_text(units.docs[doc].title, units.paths[sections[row]], body)
+
+
+class WindowScorer:
+    """The cosine of a query to hit windows, each embedded whole at query time (once per
+    row and width): the "dense_windows" score of a context's hits."""
+
+    def __init__(self, encoder: Any, vector: Any) -> None:
+        """Embed windows with encoder (the units' model) against the query's unit vector."""
+        self.encoder, self.vector = encoder, np.asarray(vector, dtype=np.float32)
+        self._seen: dict[tuple[int, int], float] = {}
+
+    def __call__(self, units: UnitSet, rows: Sequence[int], width: int) -> list[float]:
+        """Return the query's cosine to each row's window of width units either side."""
+        todo = [r for r in dict.fromkeys(rows) if (r, width) not in self._seen]
+        if todo:
+            vectors = self.encoder.encode(window_texts(units, todo, width))
+            cosines = (np.asarray(vectors, dtype=np.float32) @ self.vector).tolist()
+            self._seen.update(((r, width), c) for r, c in zip(todo, cosines, strict=True))
+        return [self._seen[(r, width)] for r in rows]
 
 
 def _npy_bytes(array: npt.NDArray[Any]) -> bytes:
