@@ -105,7 +105,7 @@ def test_window_dense_is_window_but_for_the_dense_weight() -> None:
     named = NAMED_STRATEGIES["window-dense"]
     assert named.dense_windows > 0
     assert ContextSettings(**{**_fields(named), "dense_windows": 0.0}) == DEFAULT_CONTEXT
-    assert window_scorer(named, Encoder(), None) is None  # BM25: no query vector, as window
+    assert window_scorer(named, Encoder(), None) is None  # BM25: no query vector
     assert window_scorer(DEFAULT_CONTEXT, Encoder(), pointing("frost")) is None
     assert isinstance(window_scorer(named, Encoder(), pointing("frost")), WindowScorer)
 
@@ -176,3 +176,28 @@ def test_search_budget_embeds_hit_windows_only_for_window_dense(
     assert not any("depot" in text for text in windows) and "depot" not in " ".join(found)
     staff = search(folder, "--strategy", "window-dense", "--access", "staff")
     assert any("depot" in text for text in staff)
+
+
+def test_search_budget_window_dense_under_bm25_is_a_one_line_usage_error(
+    index: tuple[Path, Encoder],
+) -> None:
+    folder, _ = index
+    done = CliRunner().invoke(
+        app,
+        ["search", "sprinkler", "--index", str(folder), "--budget", "40", "--strategy",
+         "window-dense", "--ranker", "bm25"],
+    )  # fmt: skip
+    assert done.exit_code == 2
+    assert "window-dense" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_eval_leaves_out_window_dense_under_bm25_and_says_why() -> None:
+    from types import SimpleNamespace
+
+    from policy_assistant.evaluate.strategies import NEEDS_VECTORS, unit_strategy_runs
+
+    settings = SimpleNamespace(rankers=("bm25",), k=5, budgets=(100,))
+    runs, skipped = unit_strategy_runs([care_guide()], [], ["window-dense"], settings)
+    assert runs == [] and skipped == [f"left out window-dense: {NEEDS_VECTORS}"]
+    runs, skipped = unit_strategy_runs([care_guide()], [], ["window", "window-dense"], settings)
+    assert [r.name for r in runs] == ["window"] and len(skipped) == 1

@@ -77,7 +77,10 @@ NAMED_STRATEGIES: dict[str, ContextSettings] = {
 ("window" is what search --budget assembles; "window-plain" the same windows, every hit +-2,
 ordered by the hits' own scores; "window-dense" window's hits ordered by score plus their
 window's cosine to the question, each window embedded at query time: for dense and hybrid
-units, and under BM25 the same as window)."""
+units only: eval leaves its BM25 row out)."""
+
+NEEDS_VECTORS = "it orders hits by their window's meaning, which needs --retriever dense or hybrid"
+"""Why a strategy with dense_windows has no BM25 row."""
 
 DEFAULT_NAME = next(name for name, c in NAMED_STRATEGIES.items() if c == DEFAULT_CONTEXT)
 """The strategy `search --budget` assembles, which eval shows beside the default chunkers."""
@@ -133,8 +136,14 @@ def unit_strategy_runs(
     ranker of settings.rankers (EvalSettings: k, budgets, rankers), and a line per row left
     out. The units of dense and hybrid rows carry vectors from model (an EvalModel), written
     by the index's own writer, as `ingest --embed` writes them."""
-    chosen, runs, skipped = named_strategies(names), [], []
+    named, runs, skipped = named_strategies(names), [], []
     for ranker in settings.rankers:
+        # Ordering by a window's meaning needs a question vector, which BM25 has not.
+        chosen = [s for s in named if ranker != "bm25" or not s.context.dense_windows]
+        left = [ranker_row(s.name, ranker) for s in named if s not in chosen]
+        skipped += [f"left out {row}: {NEEDS_VECTORS}" for row in left]
+        if not chosen:
+            continue
         try:
             index, encoder = strategy_units(documents, ranker, model)
         except ModelUnavailable as exc:

@@ -185,8 +185,13 @@ class LoadedIndex(Index):
     def _window_scorer(self, settings: Any, vector: Any) -> Any:
         """Return the scorer of hit windows a context's settings ask for (dense_windows with
         a query vector), else None."""
-        if vector is None or settings is None or not getattr(settings, "dense_windows", 0):
+        if settings is None or not getattr(settings, "dense_windows", 0):
             return None
+        if vector is None:
+            raise UsageError(
+                "--strategy window-dense orders hits by meaning: it needs units ranked by dense "
+                "or hybrid (--ranker hybrid, on an index made with ingest --embed MODEL)"
+            )
         from policy_assistant.index.store.vectors import WindowScorer
 
         return WindowScorer(self.encoder, vector)
