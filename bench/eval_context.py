@@ -145,8 +145,12 @@ def strategies(names: list[str]) -> list[Strategy]:
         Strategy("window-k1-16", DEFAULT, bm25={"k1": 1.6}),
         Strategy("window-b05", DEFAULT, bm25={"b": 0.5}),
         Strategy("window-b09", DEFAULT, bm25={"b": 0.9}),
+        Strategy("window-dense", NAMED_STRATEGIES["window-dense"]),
         *passage_strategies(),
     ]
+    unknown = set(names) - {s.name for s in all_}
+    if unknown:
+        raise SystemExit(f"unknown strategy {sorted(unknown)[0]!r}")
     return [s for s in all_ if not names or s.name in names]
 
 
