@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 from support.pipeline import STRUCTURE
+from support.segment_texts import segment_texts
 from typer.testing import CliRunner
 
 from policy_assistant.cli import app
@@ -51,13 +52,7 @@ class FakeEncoder:
 
 
 def unit_vectors(segment: UnitSegment) -> np.ndarray:
-    rows = len(segment.columns["unit_start"])
-    texts = []
-    for row in range(rows):
-        doc = int(segment.columns["unit_doc"][row])
-        start, end = int(segment.columns["unit_start"][row]), int(segment.columns["unit_end"][row])
-        texts.append(segment.text(doc)[start:end])
-    return np.stack([meaning(t) for t in texts])
+    return np.stack([meaning(t) for t in segment_texts(segment)])
 
 
 @pytest.fixture
