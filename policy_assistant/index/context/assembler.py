@@ -94,7 +94,7 @@ class ContextSettings:
     dense_windows: float = 0.0
     """"window" with units ranked by dense or hybrid: order hits by their score plus this
     times the query's cosine to their window embedded whole at query time (WindowScorer);
-    0: by their own score. Ignored under BM25, which has no query vector."""
+    0: by their own score. BM25 has no query vector: Index.context refuses it there."""
 
     def check(self) -> None:
         """Raise UsageError when the settings cannot be run."""
