@@ -20,13 +20,18 @@ from typer.testing import CliRunner
 
 from policy_assistant.cli import app
 from policy_assistant.errors import UsageError
-from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, window_scorer
+from policy_assistant.evaluate.strategies import NAMED_STRATEGIES
 from policy_assistant.index.chunks.search import Index
 from policy_assistant.index.context.assembler import DEFAULT_CONTEXT, ContextSettings, order_hits
 from policy_assistant.index.context.unit_open import UnitSegment
 from policy_assistant.index.context.units import build_units
 from policy_assistant.index.store import vectors
-from policy_assistant.index.store.vectors import WindowScorer, unit_texts, window_texts
+from policy_assistant.index.store.vectors import (
+    WindowScorer,
+    unit_texts,
+    window_scorer,
+    window_texts,
+)
 from policy_assistant.ingest.pipeline import ingest
 from policy_assistant.parse import read_records
 
@@ -106,9 +111,10 @@ def test_window_dense_is_window_but_for_the_dense_weight() -> None:
     named = NAMED_STRATEGIES["window-dense"]
     assert named.dense_windows > 0
     assert ContextSettings(**{**_fields(named), "dense_windows": 0.0}) == DEFAULT_CONTEXT
-    assert window_scorer(named, Encoder(), None) is None  # BM25: no query vector
-    assert window_scorer(DEFAULT_CONTEXT, Encoder(), pointing("frost")) is None
-    assert isinstance(window_scorer(named, Encoder(), pointing("frost")), WindowScorer)
+    weight, frost = named.dense_windows, pointing("frost")
+    assert window_scorer(weight, Encoder(), None) is None  # BM25: no query vector
+    assert window_scorer(DEFAULT_CONTEXT.dense_windows, Encoder(), frost) is None
+    assert isinstance(window_scorer(weight, Encoder(), frost), WindowScorer)
 
 
 @pytest.mark.parametrize("weight", [-1.0, math.nan])

@@ -60,7 +60,7 @@ from policy_assistant.index.context.unit_rank import SegmentedUnits
 from policy_assistant.index.context.units import UnitSet, build_units
 from policy_assistant.index.settings import BM25_DEFAULTS, UNIT_SETTINGS, RankerSettings
 from policy_assistant.index.store.units import units_of
-from policy_assistant.index.store.vectors import Embedding
+from policy_assistant.index.store.vectors import Embedding, window_scorer
 from policy_assistant.records import Document
 
 NAMED_STRATEGIES: dict[str, ContextSettings] = {
@@ -189,16 +189,6 @@ def strategy_runs(
     return runs
 
 
-def window_scorer(settings: ContextSettings, encoder: Any, vector: Any) -> Any:
-    """Return the hit windows' scorer settings.dense_windows asks for, with a query vector;
-    else None (BM25: its windows are ordered as window's)."""
-    if vector is None or not settings.dense_windows:
-        return None
-    from policy_assistant.index.store.vectors import WindowScorer
-
-    return WindowScorer(encoder, vector)
-
-
 def score_strategy(
     index: SegmentedUnits, question: Question, settings: ContextSettings, k: int,
     budgets: Sequence[int], ranker: RankerSettings | None = None, encoder: Any = None,
@@ -223,7 +213,7 @@ def score_strategy(
     ]
     passages = question.relevant
     leaks = sum(h.access != "public" for h in hits) if question.audience == "public" else 0
-    windows = window_scorer(settings, encoder, vector)
+    windows = window_scorer(settings.dense_windows, encoder, vector)
     contexts = [assemble_ranked(ranked, b, settings, windows) for b in budgets]
     needed = evidence_words(units, passages)
     scored = (

@@ -185,16 +185,17 @@ class LoadedIndex(Index):
     def _window_scorer(self, settings: Any, vector: Any) -> Any:
         """Return the scorer of hit windows a context's settings ask for (dense_windows with
         a query vector), else None."""
-        if settings is None or not getattr(settings, "dense_windows", 0):
+        weight = 0.0 if settings is None else settings.dense_windows
+        if not weight:
             return None
         if vector is None:
             raise UsageError(
                 "--strategy window-dense orders hits by meaning: it needs units ranked by dense "
                 "or hybrid (--ranker hybrid, on an index made with ingest --embed MODEL)"
             )
-        from policy_assistant.index.store.vectors import WindowScorer
+        from policy_assistant.index.store.vectors import window_scorer
 
-        return WindowScorer(self.encoder, vector)
+        return window_scorer(weight, self.encoder, vector)
 
     def _unit_ranker(self, query: str, ranker: Ranker | RankerSettings | None) -> RankerSettings:
         """Return the ranker units are ranked by: the one named (UsageError when the units

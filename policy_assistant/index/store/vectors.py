@@ -132,35 +132,31 @@ def unit_texts(units: UnitSet) -> list[str]:
     """Return what each retrieval unit is embedded as: its document's title and its section's
     heading path, then its index text (a table row behind its header row) between those of
     the UNIT_NEIGHBOURS units either side of it in its section."""
-    # Each unit's index text is read once, not once per unit whose neighbour it is.
-    own = [unit_index_text(units, row) for row in range(len(units))]
-    sections = units.col("unit_section").tolist()
-    return [_window_text(units, sections, own, row, UNIT_NEIGHBOURS) for row in range(len(own))]
+    return window_texts(units, range(len(units)), UNIT_NEIGHBOURS)
 
 
 def window_texts(units: UnitSet, rows: Sequence[int], width: int) -> list[str]:
     """Return each row's window of `width` units either side in its section as one text to
     embed, by unit_texts' recipe (width UNIT_NEIGHBOURS gives a unit's own text)."""
-    sections = units.col("unit_section").tolist()
-    own: dict[int, str] = {}
+    sections, docs = units.col("unit_section"), units.col("unit_doc")
+    own: dict[int, str] = {}  # each unit's index text read once, however many windows hold it
+    texts = []
     for row in rows:
-        for near in _near(sections, row, width):
-            if near not in own:
-                own[near] = unit_index_text(units, near)
-    return [_window_text(units, sections, own, row, width) for row in rows]
+        first, section = max(row - width, 0), int(sections[row])
+        span = sections[first : row + width + 1].tolist()
+        near = [first + i for i, s in enumerate(span) if s == section]
+        for r in near:
+            if r not in own:
+                own[r] = unit_index_text(units, r)
+        body = " ".join(own[r] for r in near)
+        texts.append(embedding_text(units.docs[int(docs[row])].title, units.paths[section], body))
+    return texts
 
 
-def _near(sections: Sequence[int], row: int, width: int) -> list[int]:
-    """Return the rows of row's section within width units of it, in order."""
-    span = range(max(row - width, 0), min(row + width + 1, len(sections)))
-    return [r for r in span if sections[r] == sections[row]]
-
-
-def _window_text(units: UnitSet, sections: Sequence[int], own: Any, row: int, width: int) -> str:
-    """Return row's window text behind its title and heading path; own maps rows to texts."""
-    body = " ".join(own[r] for r in _near(sections, row, width))
-    doc = int(units.col("unit_doc")[row])
-    return embedding_text(units.docs[doc].title, units.paths[sections[row]], body)
+def window_scorer(weight: float, encoder: Any, vector: Any) -> WindowScorer | None:
+    """Return the scorer of hit windows a context's dense_windows weight asks for, or None
+    without a weight or a query vector (BM25)."""
+    return WindowScorer(encoder, vector) if weight and vector is not None else None
 
 
 class WindowScorer:
