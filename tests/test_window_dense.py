@@ -202,3 +202,12 @@ def test_eval_leaves_out_window_dense_under_bm25_and_says_why() -> None:
     assert runs == [] and skipped == [f"left out window-dense: {NEEDS_VECTORS}"]
     runs, skipped = unit_strategy_runs([care_guide()], [], ["window", "window-dense"], settings)
     assert [r.name for r in runs] == ["window"] and len(skipped) == 1
+
+
+def test_eval_naming_only_window_dense_under_bm25_stops_before_the_work(corpus_dir: Path) -> None:
+    done = CliRunner().invoke(
+        app, ["eval", "--corpus", str(corpus_dir), "--strategy", "window-dense"]
+    )
+    assert done.exit_code == 2
+    assert "needs --retriever dense or hybrid" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stdout == ""

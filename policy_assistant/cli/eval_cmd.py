@@ -14,6 +14,7 @@ from rich.table import Table
 from policy_assistant.atomic import atomic_write_bytes
 from policy_assistant.chunk import CHUNKERS
 from policy_assistant.cli.common import err, error, guarded, out, progress_bar, warn
+from policy_assistant.cli.index_options import STRATEGY_NAMES
 from policy_assistant.cli.options import (
     DEFAULT_CACHE_DIR,
     DEFAULT_MAX_FILE_MIB,
@@ -113,7 +114,7 @@ Strategies = Annotated[
         "--strategy",
         help="Context strategies over retrieval units beside the chunkers, comma-separated, or "
         "none [default: window, what search --budget assembles, when no row is named] "
-        "(units, window, window-plain, window-1, window-2, automerge, passages, window-dense).",
+        f"({STRATEGY_NAMES}).",
         show_default=False,
     ),
 ]

@@ -29,6 +29,11 @@ Bm25Variant = Annotated[
         help=f"BM25 scoring: {' or '.join(VARIANTS)} (okapi reproduces rank-bm25's BM25Okapi).",
     ),
 ]
+STRATEGY_NAMES = (
+    "units, window, window-plain, window-1, window-2, automerge, passages, window-dense"
+)
+"""The context strategies `search --strategy` and `eval --strategy` name, as their help lists
+them (evaluate.strategies.NAMED_STRATEGIES holds them; a test keeps the two alike)."""
 AsJson = Annotated[bool, typer.Option("--json", help="JSON on stdout instead of a table.")]
 LockWait = Annotated[
     float | None,

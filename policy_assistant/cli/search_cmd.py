@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from policy_assistant.cli.common import emit_json_lines, err, guarded, out
-from policy_assistant.cli.index_options import AsJson, IndexDir
+from policy_assistant.cli.index_options import STRATEGY_NAMES, AsJson, IndexDir
 from policy_assistant.errors import UsageError
 from policy_assistant.index import SearchHit, open_index, resolve_index_dir
 from policy_assistant.index.settings import (
@@ -66,7 +66,8 @@ def _search_command(
         str | None,
         typer.Option(
             "--strategy",
-            help="With --budget: the context strategy, one of eval's (default: window).",
+            help=f"With --budget: how the context is assembled, one of {STRATEGY_NAMES} "
+            "[default: window].",
         ),
     ] = None,
 ) -> None:

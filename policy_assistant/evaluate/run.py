@@ -119,9 +119,12 @@ class EvalSettings:
             raise UsageError(f"k must be at least 1, got {self.k}")
         check_rankers(self.rankers)
         if self.strategies:
-            from policy_assistant.evaluate.strategies import named_strategies
+            from policy_assistant.evaluate.strategies import NEEDS_VECTORS, named_strategies
 
-            named_strategies(self.strategies)  # unknown or repeated names are usage errors
+            named = named_strategies(self.strategies)  # unknown or repeated names: usage errors
+            if all(s.context.dense_windows for s in named) and set(self.rankers) == {"bm25"}:
+                # Fail before the work, not with a table that lacks every row asked for.
+                raise UsageError(f"--strategy {','.join(self.strategies)}: {NEEDS_VECTORS}")
         unused = sorted(
             key for key in self.chunker_options if not any(key in v.takes for v in variants)
         )
