@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from bench_rankers import HELD, sweep_sets
@@ -60,24 +61,28 @@ def set_figures(corpus: Path, questions: Path) -> dict[str, list[float]]:
 def show(name: str, figures: dict[str, list[float]]) -> None:
     """Print one set's rows."""
     print(name)
+    width = max(12, *map(len, figures))
     for fusion, cells in figures.items():
         pairs = zip(BUDGETS, cells, strict=True)
-        print(f"  {fusion:12s}" + "".join(f"  c@{b} {c:5.1f}" for b, c in pairs))
+        print(f"  {fusion:{width}s}" + "".join(f"  c@{b} {c:5.1f}" for b, c in pairs))
 
 
-def choose(table: Table) -> str:
-    """Print each fusion's worst and mean over sets; return the one whose worst is best."""
-    print("\nfusion        worst set c@100 c@200 c@400 (sum)   mean c@100 c@200 c@400")
+def choose(table: Table, names: Sequence[str] = ()) -> str:
+    """Print each fusion's (or named row's) worst and mean over sets; return the one whose
+    worst is best (dense alone is never chosen)."""
+    names = list(names) or [f for f, _ in FUSIONS]
+    width = max(12, *map(len, names))
+    print(f"\n{'fusion':{width}s}  worst set c@100 c@200 c@400 (sum)   mean c@100 c@200 c@400")
     keys = {}
-    for fusion, _ in FUSIONS:
+    for fusion in names:
         rows = [table[s][fusion] for s in table]
         worst = [min(r[i] for r in rows) for i in range(len(BUDGETS))]
         mean = [sum(r[i] for r in rows) / len(rows) for i in range(len(BUDGETS))]
         keys[fusion] = (round(sum(worst), 6), round(sum(mean), 6))  # equal counts tie exactly
         cells = " ".join(f"{w:5.1f}" for w in worst)
         means = " ".join(f"{m:5.1f}" for m in mean)
-        print(f"{fusion:12s}  {cells} ({sum(worst):5.1f})        {means}")
-    best = max((f for f, _ in FUSIONS if f != "dense"), key=lambda f: keys[f])
+        print(f"{fusion:{width}s}  {cells} ({sum(worst):5.1f})        {means}")
+    best = max((f for f in names if f != "dense"), key=lambda f: keys[f])
     print(f"best fusion by its worst set: {best}")
     return best
 
