@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench_rankers import HELD, sweep_sets
@@ -39,11 +39,13 @@ FUSIONS: list[tuple[str, RankerSettings]] = [
     *[(f"max w={w}", RankerSettings("hybrid", weight=w, norm="max")) for w in (1, 2)],
     ("rrf", RankerSettings("hybrid", "rrf")),
 ]
-Table = dict[str, dict[str, list[float]]]
-"""complete@B in percent per budget, by fusion name, by set."""
+Figures = dict[str, list[float]]
+"""complete@B in percent per budget, by fusion name."""
+Table = dict[str, Figures]
+"""Figures by set."""
 
 
-def set_figures(corpus: Path, questions: Path) -> dict[str, list[float]]:
+def set_figures(corpus: Path, questions: Path) -> Figures:
     """Return complete@B per budget for every fusion on one set."""
     docs = parse_path(corpus).documents
     asked = usable_questions(Path(os.path.relpath(questions)), docs).questions  # printed
@@ -87,23 +89,32 @@ def choose(table: Table, names: Sequence[str] = ()) -> str:
     return best
 
 
-def main() -> None:
-    """Measure every fusion on every fetched set, choose, then print the held-out set."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parse_args(parser)
+def sweep(
+    figures: Callable[[Path, Path], Figures], after: Callable[[], None] | None = None
+) -> None:
+    """Print figures(corpus, questions) of every fetched set, each row's worst set (choose),
+    what after() says, then the held-out sets, which decide nothing."""
     named = sweep_sets()
     started, table = time.perf_counter(), {}
     for name, (corpus, questions) in named.items():
         if name not in HELD:
-            table[name] = set_figures(corpus, questions)
+            table[name] = figures(corpus, questions)
             show(name, table[name])
-    choose(table)
-    default = next((f for f, r in FUSIONS if r == HYBRID_UNITS), str(HYBRID_UNITS))
-    print(f"settings.HYBRID_UNITS: {default}")
+    choose(table, list(next(iter(table.values()), {})))
+    if after:
+        after()
     for name in (n for n in HELD if n in named):
         print()
-        show(f"{name} (held out: decides nothing)", set_figures(*named[name]))
+        show(f"{name} (held out: decides nothing)", figures(*named[name]))
     print(f"{time.perf_counter() - started:.0f} s")
+
+
+def main() -> None:
+    """Measure every fusion on every fetched set, choose, then print the held-out set."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parse_args(parser)
+    default = next((f for f, r in FUSIONS if r == HYBRID_UNITS), str(HYBRID_UNITS))
+    sweep(set_figures, lambda: print(f"settings.HYBRID_UNITS: {default}"))
 
 
 if __name__ == "__main__":

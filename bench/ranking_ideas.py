@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -34,8 +33,7 @@ from typing import Any
 from unittest import mock
 
 import numpy as np
-from bench_rankers import HELD, sweep_sets
-from context_fusion import choose, show
+from context_fusion import sweep
 from eval_context import MODEL, usable_questions
 from results import parse_args, recording, write_section
 
@@ -174,17 +172,7 @@ def main() -> None:
     """Measure every idea on every fetched set, summarise by worst set, then the held-out."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parse_args(parser)
-    named = sweep_sets()
-    started, table = time.perf_counter(), {}
-    for name, (corpus, questions) in named.items():
-        if name not in HELD:
-            table[name] = set_figures(corpus, questions)
-            show(name, table[name])
-    choose(table, list(next(iter(table.values()))))
-    for name in (n for n in HELD if n in named):
-        print()
-        show(f"{name} (held out: decides nothing)", set_figures(*named[name]))
-    print(f"{time.perf_counter() - started:.0f} s")
+    sweep(set_figures)
 
 
 if __name__ == "__main__":
