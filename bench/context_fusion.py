@@ -2,6 +2,7 @@
 
     python bench/context_fusion.py            # the bundled set and every fetched external set
     python bench/context_fusion.py --write    # and record the table in bench/RESULTS.md
+    python bench/context_fusion.py --neighbours 2   # a trial of another embedding recipe
 
 bench/bench_rankers.py chooses the chunk ranker's fusion by hit@5 over chunks. A context is
 assembled from retrieval units, much smaller than chunks, where a unit's BM25 score sees one
@@ -29,6 +30,7 @@ from results import parse_args, recording, write_section
 
 from policy_assistant.evaluate.strategies import NAMED_STRATEGIES, score_strategy, strategy_units
 from policy_assistant.index.settings import HYBRID_UNITS, RankerSettings
+from policy_assistant.index.store import vectors
 from policy_assistant.parse import parse_path
 
 BUDGETS = (100, 200, 400)
@@ -112,7 +114,18 @@ def sweep(
 def main() -> None:
     """Measure every fusion on every fetched set, choose, then print the held-out set."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parse_args(parser)
+    parser.add_argument(
+        "--neighbours",
+        type=int,
+        default=vectors.UNIT_NEIGHBOURS,
+        help="units either side embedded with each unit (a trial: printed, never written)",
+    )
+    args = parse_args(parser)
+    if args.neighbours != vectors.UNIT_NEIGHBOURS:
+        if args.write:
+            parser.error("--write records the product's own recipe: drop --neighbours")
+        vectors.UNIT_NEIGHBOURS = args.neighbours  # unit_texts reads it at each call
+        print(f"units embedded with {args.neighbours} neighbours either side (a trial)")
     default = next((f for f, r in FUSIONS if r == HYBRID_UNITS), str(HYBRID_UNITS))
     sweep(set_figures, lambda: print(f"settings.HYBRID_UNITS: {default}"))
 
