@@ -50,12 +50,15 @@ BUDGETS = (100, 200, 400)
 FEEDBACK = [(f, t, lam) for f in (5, 10) for t in (10, 20) for lam in (0.3, 0.6)]
 """(units read, terms added, the added terms' weight) of each feedback variant."""
 Found = list[tuple[int, int, float]]
+Key = tuple[int, int]
 
 
 class Feedback:
     """A unit index whose BM25 ranking adds the terms of its first units to the question."""
 
-    def __init__(self, index: Any, df: Counter[str], blocks: int, shape: tuple) -> None:
+    def __init__(
+        self, index: Any, df: Counter[str], blocks: int, shape: tuple[int, int, float]
+    ) -> None:
         """Wrap index; df and blocks give each term's idf; shape is (units, terms, weight)."""
         self.index, self.df, self.blocks = index, df, blocks
         self.units, self.terms, self.weight = shape
@@ -68,19 +71,21 @@ class Feedback:
         terms = tokenize(query)
         level = ACCESS_LABELS.index(access or ACCESS_LABELS[0])
         first = self.index.answer(*self.index.scored(Counter(terms), max(n, self.units), level))
-        counts: Counter[str] = Counter(terms)
+        counts: dict[str, float] = dict(Counter(terms))
         for term, weight in self.expansion(first[0], first[1][: self.units], set(terms)):
-            counts[term] += weight * len(terms)  # type: ignore[assignment]
+            counts[term] = counts.get(term, 0.0) + weight * len(terms)
         return self.index.answer(*self.index.scored(counts, n, level))
 
-    def expansion(self, units: Any, hits: Sequence[tuple[int, float]], own: set[str]) -> list:
+    def expansion(
+        self, units: Any, hits: Sequence[tuple[int, float]], own: set[str]
+    ) -> list[tuple[str, float]]:
         """Return the added terms and their weights (summing to self.weight)."""
-        found: Counter[str] = Counter()
+        found: dict[str, float] = {}
         top = hits[0][1] if hits and hits[0][1] > 0 else 1.0
         for row, score in hits:
             words = tokenize(unit_index_text(units, row))
             for term, count in Counter(words).items():
-                found[term] += count / len(words) * score / top  # type: ignore[assignment]
+                found[term] = found.get(term, 0.0) + count / len(words) * score / top
         idf = {t: math.log(1 + self.blocks / (1 + self.df[t])) for t in found}
         ranked = sorted(((w * idf[t], t) for t, w in found.items() if t not in own), reverse=True)
         chosen = ranked[: self.terms]
@@ -98,7 +103,7 @@ def peak(scores: Sequence[float]) -> float:
 def adaptive_fuse(mode: str, weight: float) -> Callable[..., Found]:
     """Return a fuse() that weighs the lists by their peaks ("peak") or sums z-scores ("z")."""
 
-    def fused(bm25: Found, dense: Found, more: Mapping, settings: Any, k: int) -> Found:
+    def fused(bm25: Found, dense: Found, more: Mapping[Key, float], settings: Any, k: int) -> Found:
         lists = [{(s, r): x for s, r, x in bm25}, {**more, **{(s, r): x for s, r, x in dense}}]
         total = dict.fromkeys(lists[0].keys() | lists[1].keys(), 0.0)
         for values, share in zip(lists, (1.0, weight), strict=True):
@@ -115,7 +120,7 @@ def adaptive_fuse(mode: str, weight: float) -> Callable[..., Found]:
     return fused
 
 
-def _normed(values: Mapping, mode: str) -> dict:
+def _normed(values: Mapping[Key, float], mode: str) -> dict[Key, float]:
     """Return each candidate's z-score ("z") or its share of the best times the list's peak."""
     ordered = sorted(values.values(), reverse=True)
     mean, spread = float(np.mean(ordered)), float(np.std(ordered)) or 1.0
@@ -144,7 +149,9 @@ def idf_counts(docs: Sequence[Document]) -> tuple[Counter[str], int]:
     return df, blocks
 
 
-def complete(index: Any, asked: Sequence[Any], ranker: Any = None, encoder: Any = None) -> list:
+def complete(
+    index: Any, asked: Sequence[Any], ranker: Any = None, encoder: Any = None
+) -> list[float]:
     """Return complete@B in percent of the default strategy, per budget."""
     window = NAMED_STRATEGIES["window"]
     found = [score_strategy(index, q, window, 5, BUDGETS, ranker, encoder) for q in asked]
