@@ -119,10 +119,14 @@ class EvalSettings:
             raise UsageError(f"k must be at least 1, got {self.k}")
         check_rankers(self.rankers)
         if self.strategies:
-            from policy_assistant.evaluate.strategies import NEEDS_VECTORS, named_strategies
+            from policy_assistant.evaluate.strategies import (
+                NEEDS_VECTORS,
+                named_strategies,
+                runs_under,
+            )
 
             named = named_strategies(self.strategies)  # unknown or repeated names: usage errors
-            if all(s.context.dense_windows for s in named) and set(self.rankers) == {"bm25"}:
+            if not any(runs_under(s.context, r) for s in named for r in self.rankers):
                 # Fail before the work, not with a table that lacks every row asked for.
                 raise UsageError(f"--strategy {','.join(self.strategies)}: {NEEDS_VECTORS}")
         unused = sorted(

@@ -82,6 +82,13 @@ units only: eval leaves its BM25 row out)."""
 NEEDS_VECTORS = "it orders hits by their window's meaning, which needs --retriever dense or hybrid"
 """Why a strategy with dense_windows has no BM25 row."""
 
+
+def runs_under(context: ContextSettings, ranker: str) -> bool:
+    """Return whether a strategy can rank under ranker: ordering by a window's meaning needs
+    a question vector, which BM25 has not."""
+    return ranker != "bm25" or not context.dense_windows
+
+
 DEFAULT_NAME = next(name for name, c in NAMED_STRATEGIES.items() if c == DEFAULT_CONTEXT)
 """The strategy `search --budget` assembles, which eval shows beside the default chunkers."""
 
@@ -138,8 +145,7 @@ def unit_strategy_runs(
     by the index's own writer, as `ingest --embed` writes them."""
     named, runs, skipped = named_strategies(names), [], []
     for ranker in settings.rankers:
-        # Ordering by a window's meaning needs a question vector, which BM25 has not.
-        chosen = [s for s in named if ranker != "bm25" or not s.context.dense_windows]
+        chosen = [s for s in named if runs_under(s.context, ranker)]
         left = [ranker_row(s.name, ranker) for s in named if s not in chosen]
         skipped += [f"left out {row}: {NEEDS_VECTORS}" for row in left]
         if not chosen:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,10 @@ from policy_assistant.index.store.manifest import FORMAT_VERSION, DocumentEntry,
 from policy_assistant.index.tokenize import TOKENIZER_SETTINGS
 from policy_assistant.jsonio import loads
 from policy_assistant.records import Chunk
+
+if TYPE_CHECKING:  # imported when a context is asked for, not when an index opens
+    from policy_assistant.index.context.assembler import ContextSettings
+    from policy_assistant.index.store.vectors import WindowScorer
 
 
 def _read_manifest(index_dir: Path, generation: Path) -> Manifest:
@@ -158,7 +162,8 @@ class LoadedIndex(Index):
         return damaged(self.index_dir, problem)
 
     def context(
-        self, query: str, budget: int, access: str | None = None, settings: Any = None,
+        self, query: str, budget: int, access: str | None = None,
+        settings: ContextSettings | None = None,
         ranker: Ranker | RankerSettings | None = None,
     ) -> list[Any]:  # fmt: skip
         """Return the context for query: whole passages within budget words, best first.
@@ -182,7 +187,7 @@ class LoadedIndex(Index):
             raise self.damage("units disagree with their documents' labels")
         return passages
 
-    def _window_scorer(self, settings: Any, vector: Any) -> Any:
+    def _window_scorer(self, settings: ContextSettings | None, vector: Any) -> WindowScorer | None:
         """Return the scorer of hit windows a context's settings ask for (dense_windows with
         a query vector), else None."""
         weight = 0.0 if settings is None else settings.dense_windows
